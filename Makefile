@@ -1,0 +1,37 @@
+# Two commands: `make run` opens the shell on the sample store, `make test`
+# runs the whole suite. Both install the system libraries they need first.
+SWIFT ?= swift
+SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
+SAMPLE_STORE := .build/samples/people.sqlite
+MRQ := .build/debug/mrq
+
+.PHONY: run test build deps sample-store bench clean
+
+deps:
+	@missing=""; \
+	[ -f /usr/include/editline/readline.h ] || missing="$$missing libedit-dev"; \
+	[ -f /usr/include/sqlite3.h ] || missing="$$missing libsqlite3-dev"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing$$missing"; \
+		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $$missing; \
+	fi
+
+build: deps
+	$(SWIFT) build
+
+sample-store: build
+	@mkdir -p .build/samples
+	@if [ ! -f $(SAMPLE_STORE) ]; then \
+		$(MRQ) --model Samples/People.xcdatamodeld --store $(SAMPLE_STORE) Samples/people-load.mrq >/dev/null && \
+		echo "built the sample store $(SAMPLE_STORE)"; \
+	fi
+
+run: sample-store
+	@$(MRQ) --model Samples/People.xcdatamodeld --store $(SAMPLE_STORE)
+
+test: deps
+	$(SWIFT) build --build-tests
+	$(SWIFT) test --skip-build
+
+clean:
+	rm -rf .build

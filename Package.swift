@@ -1,0 +1,52 @@
+// swift-tools-version:6.1
+import PackageDescription
+
+let package = Package(
+    name: "mrq",
+    platforms: [.macOS(.v13)],
+    products: [
+        .executable(name: "mrq", targets: ["mrq"]),
+        .library(name: "Predicates", targets: ["Predicates"]),
+        .library(name: "ObjectStore", targets: ["ObjectStore"]),
+        .library(name: "ActiveRecord", targets: ["ActiveRecord"]),
+        .library(name: "Shell", targets: ["Shell"]),
+    ],
+    dependencies: [
+        .package(url: "https://github.com/apple/swift-argument-parser", from: "1.8.2"),
+        .package(url: "https://github.com/apple/swift-log", from: "1.16.2"),
+    ],
+    targets: [
+        .systemLibrary(
+            name: "CSQLite",
+            pkgConfig: "sqlite3",
+            providers: [.apt(["libsqlite3-dev"])]
+        ),
+        .systemLibrary(
+            name: "CEditLine",
+            providers: [.apt(["libedit-dev"])]
+        ),
+        .target(name: "Predicates"),
+        .target(
+            name: "ObjectStore",
+            dependencies: [
+                "Predicates", "CSQLite",
+                .product(name: "Logging", package: "swift-log"),
+            ]
+        ),
+        .target(name: "ActiveRecord", dependencies: ["ObjectStore", "Predicates"]),
+        .target(name: "Shell", dependencies: ["ActiveRecord", "ObjectStore", "Predicates"]),
+        .executableTarget(
+            name: "mrq",
+            dependencies: [
+                "Shell", "CEditLine",
+                .product(name: "ArgumentParser", package: "swift-argument-parser"),
+            ]
+        ),
+        .testTarget(name: "PredicatesTests", dependencies: ["Predicates"]),
+        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "Predicates"]),
+        .testTarget(name: "ActiveRecordTests", dependencies: ["ActiveRecord", "ObjectStore"]),
+        .testTarget(name: "ShellTests", dependencies: ["Shell"]),
+        .testTarget(name: "mrqTests", dependencies: ["Shell"]),
+    ],
+    swiftLanguageModes: [.v6]
+)

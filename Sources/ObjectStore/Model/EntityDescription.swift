@@ -1,0 +1,119 @@
+import Foundation
+import Predicates
+
+/// An entity: a named type of object with attributes and relationships.
+///
+/// ```swift
+/// let person = EntityDescription(name: "Person")
+/// person.add(AttributeDescription(name: "age", type: .integer16))
+/// ```
+///
+/// Entities are mutable while a model is built and frozen by
+/// `ManagedObjectModel.init`, which resolves relationship destinations,
+/// inverses and inheritance. Don't change an entity after that.
+public final class EntityDescription: @unchecked Sendable, CustomStringConvertible {
+    public let name: String
+    public var isAbstract: Bool
+    public var parentName: String?
+    public var userInfo: [String: String]
+    /// The Swift class name the model names for this entity, if any.
+    public var className: String?
+    /// Properties this entity declares itself, in declaration order.
+    public private(set) var declaredProperties: [PropertyDescription] = []
+    /// Uniqueness constraints: each is a list of property names.
+    public var uniquenessConstraints: [[String]] = []
+    /// Fetch indexes: name and the property names with their order.
+    public var fetchIndexes: [FetchIndexDescription] = []
+    public var renamingIdentifier: String?
+
+    // Resolved by the model.
+    public internal(set) weak var parent: EntityDescription?
+    public internal(set) var subentities: [EntityDescription] = []
+    public internal(set) weak var model: ManagedObjectModel?
+    /// Every attribute, inherited ones first, in a fixed order: the slot
+    /// order of an object's values.
+    public internal(set) var attributes: [AttributeDescription] = []
+    /// Every relationship, inherited ones first.
+    public internal(set) var relationships: [RelationshipDescription] = []
+    public internal(set) var fetchedProperties: [FetchedPropertyDescription] = []
+    public internal(set) var attributeIndex: [String: Int] = [:]
+    public internal(set) var relationshipIndex: [String: Int] = [:]
+
+    public init(name: String, isAbstract: Bool = false, parent: String? = nil, userInfo: [String: String] = [:]) {
+        self.name = name
+        self.isAbstract = isAbstract
+        self.parentName = parent
+        self.userInfo = userInfo
+    }
+
+    public func add(_ property: PropertyDescription) {
+        property.entity = self
+        declaredProperties.append(property)
+    }
+
+    public var description: String { name }
+
+    /// The entity at the top of this entity's inheritance chain.
+    public var rootEntity: EntityDescription {
+        var entity = self
+        while let parent = entity.parent { entity = parent }
+        return entity
+    }
+
+    /// This entity and every entity below it.
+    public var selfAndDescendants: [EntityDescription] {
+        [self] + subentities.flatMap(\.selfAndDescendants)
+    }
+
+    /// Whether `other` is this entity or one of its descendants.
+    public func isKind(of other: EntityDescription) -> Bool {
+        var entity: EntityDescription? = self
+        while let e = entity {
+            if e === other { return true }
+            entity = e.parent
+        }
+        return false
+    }
+
+    public func attribute(named name: String) -> AttributeDescription? {
+        attributeIndex[name].map { attributes[$0] }
+    }
+
+    public func relationship(named name: String) -> RelationshipDescription? {
+        relationshipIndex[name].map { relationships[$0] }
+    }
+
+    public func property(named name: String) -> PropertyDescription? {
+        attribute(named: name) ?? relationship(named: name)
+            ?? fetchedProperties.first { $0.name == name }
+    }
+
+    /// The names of every property, for suggestions and completion.
+    public var propertyNames: [String] {
+        attributes.map(\.name) + relationships.map(\.name) + fetchedProperties.map(\.name)
+    }
+}
+
+/// A fetch index: a named list of properties, each ascending or descending.
+public struct FetchIndexDescription: Sendable, Hashable {
+    public var name: String
+    public var elements: [(property: String, ascending: Bool)]
+
+    public init(name: String, elements: [(property: String, ascending: Bool)]) {
+        self.name = name
+        self.elements = elements
+    }
+
+    public static func == (a: Self, b: Self) -> Bool {
+        a.name == b.name && a.elements.map(\.property) == b.elements.map(\.property)
+            && a.elements.map(\.ascending) == b.elements.map(\.ascending)
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(name)
+        for element in elements {
+            hasher.combine(element.property)
+            hasher.combine(element.ascending)
+        }
+    }
+}

@@ -1,0 +1,97 @@
+import Foundation
+import Predicates
+
+/// What every property of an entity has: a name, optionality, transience
+/// and a user-info dictionary.
+public class PropertyDescription: @unchecked Sendable {
+    public let name: String
+    public var isOptional: Bool
+    public var isTransient: Bool
+    public var userInfo: [String: String]
+    /// The entity that declares the property (not a sub-entity inheriting it).
+    public internal(set) weak var entity: EntityDescription?
+    /// The name this property had in the previous model version.
+    public var renamingIdentifier: String?
+
+    init(name: String, isOptional: Bool, isTransient: Bool, userInfo: [String: String]) {
+        self.name = name
+        self.isOptional = isOptional
+        self.isTransient = isTransient
+        self.userInfo = userInfo
+    }
+}
+
+/// An attribute: a typed value of an entity.
+///
+/// ```swift
+/// let age = AttributeDescription(name: "age", type: .integer16, defaultValue: .int(0))
+/// ```
+public final class AttributeDescription: PropertyDescription, @unchecked Sendable {
+    public var type: AttributeType
+    public var defaultValue: Value
+    public var minValue: Value?
+    public var maxValue: Value?
+    /// A regular expression a string value must match as a whole.
+    public var regularExpression: String?
+    /// Predicates (format strings) the value must satisfy, each with its
+    /// message.
+    public var validationPredicates: [(format: String, message: String)]
+    public var allowsExternalBinaryDataStorage: Bool = false
+
+    public init(
+        name: String, type: AttributeType, isOptional: Bool = true, isTransient: Bool = false,
+        defaultValue: Value = .null, userInfo: [String: String] = [:]
+    ) {
+        self.type = type
+        self.defaultValue = defaultValue
+        self.validationPredicates = []
+        super.init(name: name, isOptional: isOptional, isTransient: isTransient, userInfo: userInfo)
+    }
+}
+
+/// A relationship from one entity to another.
+public final class RelationshipDescription: PropertyDescription, @unchecked Sendable {
+    public var destinationName: String
+    public var inverseName: String?
+    public var isToMany: Bool
+    public var isOrdered: Bool
+    public var deleteRule: DeleteRule
+    public var minCount: Int
+    /// 0 means unbounded.
+    public var maxCount: Int
+
+    public internal(set) weak var destination: EntityDescription?
+    public internal(set) weak var inverse: RelationshipDescription?
+
+    public var isToOne: Bool { !isToMany }
+    /// A to-many whose inverse is to-many too (or that has no inverse): stored in a join table.
+    public var isManyToMany: Bool { isToMany && (inverse?.isToMany ?? true) }
+
+    public init(
+        name: String, destination: String, inverse: String? = nil, isToMany: Bool = false,
+        isOrdered: Bool = false, deleteRule: DeleteRule = .nullify, isOptional: Bool = true,
+        isTransient: Bool = false, minCount: Int = 0, maxCount: Int = 0,
+        userInfo: [String: String] = [:]
+    ) {
+        self.destinationName = destination
+        self.inverseName = inverse
+        self.isToMany = isToMany
+        self.isOrdered = isOrdered
+        self.deleteRule = deleteRule
+        self.minCount = minCount
+        self.maxCount = maxCount
+        super.init(name: name, isOptional: isOptional, isTransient: isTransient, userInfo: userInfo)
+    }
+}
+
+/// A fetched property: a predicate-based, read-only to-many.
+public final class FetchedPropertyDescription: PropertyDescription, @unchecked Sendable {
+    public var destinationName: String
+    public var predicateFormat: String
+
+    public init(name: String, destination: String, predicate: String, userInfo: [String: String] = [:]) {
+        self.destinationName = destination
+        self.predicateFormat = predicate
+        super.init(name: name, isOptional: true, isTransient: true, userInfo: userInfo)
+    }
+}
