@@ -1,0 +1,372 @@
+import Foundation
+import Predicates
+
+/// An object of the graph: an entity's values, tracked by a context.
+///
+/// ```swift
+/// let person = context.insertObject(forEntityName: "Person")
+/// person["age"] = .int(42)
+/// person.setValue("Ada", forKey: "firstName")
+/// try context.save()
+/// ```
+///
+/// A managed object's state is a few words plus one slot per attribute and
+/// relationship; it belongs to one context and is used on that context's
+/// queue only. Subclass it for typed properties (see `Managed`).
+open class ManagedObject: CustomStringConvertible {
+    public let entity: EntityDescription
+    public internal(set) var objectID: ObjectID
+    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+
+    /// Attribute values in `entity.attributes` order.
+    var values: [Value]
+    /// Relationship contents in `entity.relationships` order.
+    var relationshipSlots: [RelationshipSlot]
+    /// The values as last read from or written to the parent store.
+    var committed: Snapshot?
+    var version: Int64 = 0
+    package internal(set) var isFault: Bool
+    var state: State = .clean
+    /// Order of first change in the context, for stable change lists.
+    var changeOrder = 0
+    /// Relationships changed since the last save.
+    var changedRelationshipSet: Set<Int> = []
+
+    enum State { case clean, inserted, updated, deleted }
+
+    /// Creates an object of `entity`; the context, if any, inserts it.
+    public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
+        self.entity = entity
+        self.objectID = ObjectID.temporary(for: entity)
+        self.values = entity.attributes.map(\.defaultValue)
+        self.relationshipSlots = entity.relationships.map { $0.isToMany ? .toMany(ObjectIDSet()) : .toOne(nil) }
+        self.isFault = false
+        if let context { context.insert(self) }
+    }
+
+    /// A typed subclass names its entity: its class name by default.
+    open class var entityName: String {
+        String(describing: self)
+    }
+
+    /// Creates an object of this class's entity in `context`.
+    public convenience init(context: ManagedObjectContext) {
+        let entity = context.entity(forClass: Self.self)
+        self.init(entity: entity, insertInto: context)
+    }
+
+    // MARK: - Lifecycle hooks (override in subclasses)
+
+    /// Called once, when the object is first inserted into a context.
+    open func awakeFromInsert() {}
+    /// Called when a fault is fulfilled from its store.
+    open func awakeFromFetch() {}
+    /// Called before the object is saved.
+    open func willSave() {}
+    /// Called after the object was saved.
+    open func didSave() {}
+    /// Called when the object is being deleted, before delete rules run.
+    open func prepareForDeletion() {}
+    /// Extra checks at save time; throw `ValidationError` to refuse.
+    open func validateForInsert() throws {}
+    open func validateForUpdate() throws {}
+    open func validateForDelete() throws {}
+
+    // MARK: - State
+
+    public var isInserted: Bool { state == .inserted }
+    public var isUpdated: Bool { state == .updated && hasChanges }
+    public var isDeleted: Bool { state == .deleted }
+
+    /// Whether the object has unsaved changes.
+    public var hasChanges: Bool {
+        switch state {
+        case .inserted, .deleted: return true
+        case .updated: return !changedAttributeIndexes.isEmpty || !changedRelationshipIndexes.isEmpty
+        case .clean: return false
+        }
+    }
+
+    public var description: String {
+        var text = "<\(entity.name) \(objectID)"
+        if isFault { return text + " fault>" }
+        for (i, attribute) in entity.attributes.enumerated() {
+            text += " \(attribute.name)=\(values[i])"
+        }
+        return text + ">"
+    }
+
+    /// Loads the object's values if it is a fault.
+    @inline(__always)
+    func willAccessValues() {
+        if isFault { managedObjectContext?.fulfillFault(self) }
+    }
+
+    // MARK: - Attribute access
+
+    /// An attribute's value by name.
+    public subscript(key: String) -> Value {
+        get { attributeValue(forKey: key) }
+        set { setAttributeValue(newValue, forKey: key) }
+    }
+
+    public func attributeValue(forKey key: String) -> Value {
+        guard let index = entity.attributeIndex[key] else {
+            preconditionFailure("entity \(entity.name) has no attribute '\(key)'")
+        }
+        willAccessValues()
+        return values[index]
+    }
+
+    public func setAttributeValue(_ value: Value, forKey key: String) {
+        guard let index = entity.attributeIndex[key] else {
+            preconditionFailure("entity \(entity.name) has no attribute '\(key)'")
+        }
+        setAttribute(at: index, to: value)
+    }
+
+    func setAttribute(at index: Int, to value: Value) {
+        willAccessValues()
+        let attribute = entity.attributes[index]
+        let coerced = (try? attribute.type.coerceValue(value)) ?? value
+        let old = values[index]
+        guard old != coerced else { return }
+        values[index] = coerced
+        managedObjectContext?.didChange(self, attribute: index, from: old)
+    }
+
+    /// The value without fault firing or change tracking: Core Data's
+    /// primitive accessors, for use inside custom accessors.
+    public func primitiveValue(forKey key: String) -> Value {
+        guard let index = entity.attributeIndex[key] else { return .null }
+        willAccessValues()
+        return values[index]
+    }
+
+    public func setPrimitiveValue(_ value: Value, forKey key: String) {
+        guard let index = entity.attributeIndex[key] else { return }
+        willAccessValues()
+        values[index] = value
+    }
+
+    // MARK: - Relationship access
+
+    /// The destination of a to-one relationship.
+    public func object(forKey key: String) -> ManagedObject? {
+        guard let index = entity.relationshipIndex[key], entity.relationships[index].isToOne else {
+            preconditionFailure("entity \(entity.name) has no to-one relationship '\(key)'")
+        }
+        willAccessValues()
+        guard case .toOne(let id?) = relationshipSlots[index] else { return nil }
+        return managedObjectContext?.object(with: id)
+    }
+
+    /// Sets a to-one relationship; the inverse follows.
+    public func setObject(_ object: ManagedObject?, forKey key: String) {
+        guard let index = entity.relationshipIndex[key], entity.relationships[index].isToOne else {
+            preconditionFailure("entity \(entity.name) has no to-one relationship '\(key)'")
+        }
+        managedObjectContext?.setToOne(self, relationship: index, to: object)
+    }
+
+    /// The destinations of a to-many relationship, in order when ordered.
+    public func objects(forKey key: String) -> [ManagedObject] {
+        guard let index = entity.relationshipIndex[key], entity.relationships[index].isToMany else {
+            preconditionFailure("entity \(entity.name) has no to-many relationship '\(key)'")
+        }
+        guard let context = managedObjectContext else { return [] }
+        return context.toManyIDs(self, relationship: index).ids.map { context.object(with: $0) }
+    }
+
+    /// Adds `object` to a to-many relationship; the inverse follows.
+    public func add(_ object: ManagedObject, toKey key: String) {
+        guard let index = entity.relationshipIndex[key], entity.relationships[index].isToMany else {
+            preconditionFailure("entity \(entity.name) has no to-many relationship '\(key)'")
+        }
+        managedObjectContext?.addToMany(self, relationship: index, object, at: nil)
+    }
+
+    /// Inserts `object` at `position` in an ordered to-many relationship.
+    public func insert(_ object: ManagedObject, at position: Int, inKey key: String) {
+        guard let index = entity.relationshipIndex[key], entity.relationships[index].isToMany else {
+            preconditionFailure("entity \(entity.name) has no to-many relationship '\(key)'")
+        }
+        managedObjectContext?.addToMany(self, relationship: index, object, at: position)
+    }
+
+    /// Removes `object` from a to-many relationship; the inverse follows.
+    public func remove(_ object: ManagedObject, fromKey key: String) {
+        guard let index = entity.relationshipIndex[key], entity.relationships[index].isToMany else {
+            preconditionFailure("entity \(entity.name) has no to-many relationship '\(key)'")
+        }
+        managedObjectContext?.removeFromMany(self, relationship: index, object)
+    }
+
+    /// Replaces the whole contents of a to-many relationship.
+    public func setObjects(_ objects: [ManagedObject], forKey key: String) {
+        for existing in self.objects(forKey: key) where !objects.contains(where: { $0 === existing }) {
+            remove(existing, fromKey: key)
+        }
+        for (position, object) in objects.enumerated() {
+            if entity.relationships[entity.relationshipIndex[key]!].isOrdered {
+                remove(object, fromKey: key)
+                insert(object, at: position, inKey: key)
+            } else {
+                add(object, toKey: key)
+            }
+        }
+    }
+
+    // MARK: - Key-value coding
+
+    /// A property's value as a Swift value: attributes as their natural type
+    /// (`String`, `Int64`, `Double`, `Bool`, `Date`, ...), to-one as a
+    /// `ManagedObject`, to-many as `[ManagedObject]`; nil for null.
+    public func value(forKey key: String) -> Any? {
+        if let index = entity.attributeIndex[key] {
+            willAccessValues()
+            return values[index].anyValue
+        }
+        if let index = entity.relationshipIndex[key] {
+            return entity.relationships[index].isToMany ? objects(forKey: key) : object(forKey: key)
+        }
+        preconditionFailure("entity \(entity.name) has no property '\(key)'")
+    }
+
+    /// Sets a property from a Swift value (see `value(forKey:)`).
+    public func setValue(_ value: Any?, forKey key: String) {
+        if let index = entity.attributeIndex[key] {
+            setAttribute(at: index, to: Value(any: value))
+        } else if let index = entity.relationshipIndex[key] {
+            if entity.relationships[index].isToMany {
+                setObjects((value as? [ManagedObject]) ?? [], forKey: key)
+            } else {
+                setObject(value as? ManagedObject, forKey: key)
+            }
+        } else {
+            preconditionFailure("entity \(entity.name) has no property '\(key)'")
+        }
+    }
+
+    /// Follows a dotted key path: through to-one relationships to a value,
+    /// or through a to-many to an array of values.
+    public func value(forKeyPath keyPath: String) -> Any? {
+        var current: [ManagedObject] = [self]
+        var isCollection = false
+        let parts = keyPath.split(separator: ".").map(String.init)
+        for (n, part) in parts.enumerated() {
+            let last = n == parts.count - 1
+            if last {
+                let values = current.map { $0.value(forKey: part) }
+                return isCollection ? values.map { $0 ?? NSNull() } : values.first ?? nil
+            }
+            var next: [ManagedObject] = []
+            for object in current {
+                guard let index = object.entity.relationshipIndex[part] else {
+                    preconditionFailure("entity \(object.entity.name) has no relationship '\(part)'")
+                }
+                if object.entity.relationships[index].isToMany {
+                    isCollection = true
+                    next += object.objects(forKey: part)
+                } else if let destination = object.object(forKey: part) {
+                    next.append(destination)
+                }
+            }
+            if next.isEmpty && !isCollection { return nil }
+            current = next
+        }
+        return nil
+    }
+
+    // MARK: - Changes
+
+    var changedAttributeIndexes: [Int] {
+        guard let committed else { return state == .inserted ? Array(values.indices) : [] }
+        return values.indices.filter { values[$0] != committed.values[$0] }
+    }
+
+    var changedRelationshipIndexes: [Int] {
+        changedRelationshipSet.sorted().filter { i in
+            guard case .toOne(let id) = relationshipSlots[i] else { return true }
+            guard let committed else { return id != nil }
+            return committed.toOne[i] != id
+        }
+    }
+
+    /// The keys and new values of every changed property.
+    public var changedValues: [String: Any] {
+        var result: [String: Any] = [:]
+        for i in changedAttributeIndexes {
+            result[entity.attributes[i].name] = values[i].anyValue ?? NSNull()
+        }
+        for i in changedRelationshipIndexes {
+            let name = entity.relationships[i].name
+            result[name] = value(forKey: name) ?? NSNull()
+        }
+        return result
+    }
+
+    /// The values as last saved or fetched, for the given keys (all when nil).
+    public func committedValues(forKeys keys: [String]? = nil) -> [String: Any] {
+        guard let committed else { return [:] }
+        var result: [String: Any] = [:]
+        for (i, attribute) in entity.attributes.enumerated() where keys?.contains(attribute.name) ?? true {
+            result[attribute.name] = committed.values[i].anyValue ?? NSNull()
+        }
+        for (i, relationship) in entity.relationships.enumerated()
+        where relationship.isToOne && (keys?.contains(relationship.name) ?? true) {
+            if let id = committed.toOne[i], let context = managedObjectContext {
+                result[relationship.name] = context.object(with: id)
+            } else {
+                result[relationship.name] = NSNull()
+            }
+        }
+        return result
+    }
+}
+
+extension Value {
+    /// The natural Swift value, or nil for null.
+    public var anyValue: Any? {
+        switch self {
+        case .null: return nil
+        case .bool(let b): return b
+        case .int(let i): return i
+        case .double(let d): return d
+        case .decimal(let d): return d
+        case .string(let s): return s
+        case .date(let d): return d
+        case .data(let d): return d
+        case .uuid(let u): return u
+        case .url(let u): return u
+        }
+    }
+
+    /// Wraps a Swift value; unknown types become their description.
+    public init(any value: Any?) {
+        switch value {
+        case nil, is NSNull: self = .null
+        case let v as Value: self = v
+        case let b as Bool: self = .bool(b)
+        case let i as Int: self = .int(Int64(i))
+        case let i as Int64: self = .int(i)
+        case let i as Int32: self = .int(Int64(i))
+        case let i as Int16: self = .int(Int64(i))
+        case let i as Int8: self = .int(Int64(i))
+        case let i as UInt: self = .int(Int64(i))
+        case let i as UInt32: self = .int(Int64(i))
+        case let i as UInt16: self = .int(Int64(i))
+        case let d as Double: self = .double(d)
+        case let f as Float: self = .double(Double(f))
+        case let d as Decimal: self = .decimal(d)
+        case let s as String: self = .string(s)
+        case let s as Substring: self = .string(String(s))
+        case let d as Date: self = .date(d)
+        case let d as Data: self = .data(d)
+        case let u as UUID: self = .uuid(u)
+        case let u as URL: self = .url(u)
+        case let n as NSNumber: self = .double(n.doubleValue)
+        case let some?: self = .string(String(describing: some))
+        }
+    }
+}

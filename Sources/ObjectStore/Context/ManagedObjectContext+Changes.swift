@@ -1,0 +1,211 @@
+import Foundation
+import Predicates
+
+extension ManagedObjectContext {
+    // MARK: - Attribute changes
+
+    func didChange(_ object: ManagedObject, attribute index: Int, from old: Value) {
+        if object.state == .clean { object.state = .updated }
+        markChanged(object)
+        undoManager?.registerUndo { [object] in object.setAttribute(at: index, to: old) }
+    }
+
+    // MARK: - Primitive relationship changes (one side, with undo)
+
+    /// Loads a to-many relationship if it is a fault and returns its IDs.
+    func toManyIDs(_ object: ManagedObject, relationship index: Int) -> ObjectIDSet {
+        object.willAccessValues()
+        switch object.relationshipSlots[index] {
+        case .toMany(let ids): return ids
+        case .toManyFault:
+            let ids = ObjectIDSet(loadToMany(object, relationship: index))
+            object.relationshipSlots[index] = .toMany(ids)
+            return ids
+        case .toOne:
+            preconditionFailure("not a to-many relationship")
+        }
+    }
+
+    private func loadToMany(_ object: ManagedObject, relationship index: Int) -> [ObjectID] {
+        let relationship = object.entity.relationships[index]
+        if object.objectID.isTemporaryID && parent == nil { return [] }
+        do {
+            if let parent {
+                return try parent.performAndWait { () throws -> [ObjectID] in
+                    let source = parent.object(with: object.objectID)
+                    guard parent.registered[object.objectID] != nil else { return [] }
+                    return parent.toManyIDs(source, relationship: index).ids
+                }
+            }
+            return try persistentStoreCoordinator!.store.destinations(of: relationship, from: object.objectID)
+        } catch {
+            storeLogger.error("cannot load \(object.entity.name).\(relationship.name): \(error)")
+            return []
+        }
+    }
+
+    private func touch(_ object: ManagedObject, relationship index: Int) {
+        if object.state == .clean { object.state = .updated }
+        markChanged(object)
+        let key = ObjectIdentifier(object)
+        if object.entity.relationships[index].isToMany, committedToMany[key]?[index] == nil,
+           case .toMany(let ids) = object.relationshipSlots[index] {
+            committedToMany[key, default: [:]][index] = ids
+        }
+        object.changedRelationshipSet.insert(index)
+    }
+
+    func primitiveSetToOne(_ object: ManagedObject, _ index: Int, _ id: ObjectID?) {
+        object.willAccessValues()
+        guard case .toOne(let old) = object.relationshipSlots[index], old != id else { return }
+        touch(object, relationship: index)
+        object.relationshipSlots[index] = .toOne(id)
+        undoManager?.registerUndo { [weak self, object] in self?.primitiveSetToOne(object, index, old) }
+    }
+
+    func primitiveAdd(_ object: ManagedObject, _ index: Int, _ id: ObjectID, at position: Int?) {
+        var ids = toManyIDs(object, relationship: index)
+        guard !ids.contains(id) else { return }
+        touch(object, relationship: index)
+        if let position { ids.insert(id, at: position) } else { ids.insert(id) }
+        object.relationshipSlots[index] = .toMany(ids)
+        undoManager?.registerUndo { [weak self, object] in self?.primitiveRemove(object, index, id) }
+    }
+
+    func primitiveRemove(_ object: ManagedObject, _ index: Int, _ id: ObjectID) {
+        var ids = toManyIDs(object, relationship: index)
+        guard let position = ids.ids.firstIndex(of: id) else { return }
+        touch(object, relationship: index)
+        ids.remove(id)
+        object.relationshipSlots[index] = .toMany(ids)
+        undoManager?.registerUndo { [weak self, object] in self?.primitiveAdd(object, index, id, at: position) }
+    }
+
+    // MARK: - Relationship changes with inverses
+
+    func setToOne(_ object: ManagedObject, relationship index: Int, to destination: ManagedObject?) {
+        precondition(destination == nil || destination!.managedObjectContext === self,
+                     "the destination belongs to another context")
+        object.willAccessValues()
+        let relationship = object.entity.relationships[index]
+        guard case .toOne(let oldID) = object.relationshipSlots[index], oldID != destination?.objectID else { return }
+        if let inverse = relationship.inverse {
+            if let oldID {
+                let old = self.object(with: oldID)
+                if let inverseIndex = old.entity.relationshipIndex[inverse.name] {
+                    if inverse.isToMany {
+                        primitiveRemove(old, inverseIndex, object.objectID)
+                    } else {
+                        primitiveSetToOne(old, inverseIndex, nil)
+                    }
+                }
+            }
+            if let destination, let inverseIndex = destination.entity.relationshipIndex[inverse.name] {
+                if inverse.isToMany {
+                    primitiveAdd(destination, inverseIndex, object.objectID, at: nil)
+                } else {
+                    // One-to-one: the destination leaves its previous partner.
+                    destination.willAccessValues()
+                    if case .toOne(let previous?) = destination.relationshipSlots[inverseIndex], previous != object.objectID {
+                        primitiveSetToOne(self.object(with: previous), index, nil)
+                    }
+                    primitiveSetToOne(destination, inverseIndex, object.objectID)
+                }
+            }
+        }
+        primitiveSetToOne(object, index, destination?.objectID)
+    }
+
+    func addToMany(_ object: ManagedObject, relationship index: Int, _ destination: ManagedObject, at position: Int?) {
+        precondition(destination.managedObjectContext === self, "the destination belongs to another context")
+        let relationship = object.entity.relationships[index]
+        if toManyIDs(object, relationship: index).contains(destination.objectID) {
+            guard let position else { return }
+            primitiveRemove(object, index, destination.objectID)
+            primitiveAdd(object, index, destination.objectID, at: position)
+            return
+        }
+        if let inverse = relationship.inverse, let inverseIndex = destination.entity.relationshipIndex[inverse.name] {
+            if inverse.isToMany {
+                primitiveAdd(destination, inverseIndex, object.objectID, at: nil)
+            } else {
+                // The destination leaves its previous owner.
+                destination.willAccessValues()
+                if case .toOne(let previous?) = destination.relationshipSlots[inverseIndex], previous != object.objectID {
+                    primitiveRemove(self.object(with: previous), index, destination.objectID)
+                }
+                primitiveSetToOne(destination, inverseIndex, object.objectID)
+            }
+        }
+        primitiveAdd(object, index, destination.objectID, at: position)
+    }
+
+    func removeFromMany(_ object: ManagedObject, relationship index: Int, _ destination: ManagedObject) {
+        let relationship = object.entity.relationships[index]
+        guard toManyIDs(object, relationship: index).contains(destination.objectID) else { return }
+        if let inverse = relationship.inverse, let inverseIndex = destination.entity.relationshipIndex[inverse.name] {
+            if inverse.isToMany {
+                primitiveRemove(destination, inverseIndex, object.objectID)
+            } else {
+                primitiveSetToOne(destination, inverseIndex, nil)
+            }
+        }
+        primitiveRemove(object, index, destination.objectID)
+    }
+
+    // MARK: - Delete
+
+    /// Marks `object` deleted and runs its delete rules now: nullify
+    /// clears the inverse side, cascade deletes the destinations; deny is
+    /// checked when saving.
+    public func delete(_ object: ManagedObject) {
+        precondition(object.managedObjectContext === self, "the object belongs to another context")
+        guard object.state != .deleted else { return }
+        object.willAccessValues()
+        object.prepareForDeletion()
+        let previous = object.state
+        object.state = .deleted
+        markChanged(object)
+        undoManager?.registerUndo { [weak self, object] in self?.undoDelete(object, previous: previous) }
+        for (index, relationship) in object.entity.relationships.enumerated() where !relationship.isTransient {
+            switch relationship.deleteRule {
+            case .deny, .noAction:
+                continue
+            case .nullify:
+                for destination in destinations(of: object, relationship: index) {
+                    nullifyInverse(of: object, relationship: relationship, destination: destination)
+                }
+            case .cascade:
+                for destination in destinations(of: object, relationship: index) {
+                    nullifyInverse(of: object, relationship: relationship, destination: destination)
+                    delete(destination)
+                }
+            }
+        }
+    }
+
+    private func undoDelete(_ object: ManagedObject, previous: ManagedObject.State) {
+        guard object.state == .deleted else { return }
+        object.state = previous
+        undoManager?.registerUndo { [weak self, object] in self?.delete(object) }
+    }
+
+    func destinations(of object: ManagedObject, relationship index: Int) -> [ManagedObject] {
+        switch object.relationshipSlots[index] {
+        case .toOne(let id): return id.map { [self.object(with: $0)] } ?? []
+        case .toMany, .toManyFault: return toManyIDs(object, relationship: index).ids.map { self.object(with: $0) }
+        }
+    }
+
+    private func nullifyInverse(of object: ManagedObject, relationship: RelationshipDescription, destination: ManagedObject) {
+        guard let inverse = relationship.inverse, let inverseIndex = destination.entity.relationshipIndex[inverse.name] else { return }
+        if inverse.isToMany {
+            primitiveRemove(destination, inverseIndex, object.objectID)
+        } else {
+            destination.willAccessValues()
+            if case .toOne(object.objectID?) = destination.relationshipSlots[inverseIndex] {
+                primitiveSetToOne(destination, inverseIndex, nil)
+            }
+        }
+    }
+}

@@ -1,0 +1,435 @@
+import Foundation
+import Predicates
+
+extension ManagedObjectContext {
+    /// Writes every pending change to the parent context, or to the store in
+    /// one transaction. On failure nothing is written and the context is as
+    /// it was.
+    ///
+    /// Validates every inserted, changed and deleted object first and
+    /// throws one `ValidationError` holding all failures.
+    public func save() throws {
+        guard hasChanges else { return }
+        let inserted = insertedObjects
+        let updated = updatedObjects
+        let deleted = deletedObjects
+        for object in inserted + updated { object.willSave() }
+        try validate(inserted: inserted, updated: updated, deleted: deleted)
+        if let parent {
+            try push(inserted: inserted, updated: updated, deleted: deleted, into: parent)
+            let note = didSave(inserted: inserted, updated: updated, deleted: deleted, permanentIDs: [:])
+            parent.performAndWait { parent.childDidSave(note) }
+            return
+        }
+        var changes = storeChanges(inserted: inserted, updated: updated, deleted: deleted)
+        var permanentIDs: [ObjectID: ObjectID] = [:]
+        let store = persistentStoreCoordinator!.store
+        var attempts = 0
+        while true {
+            do {
+                permanentIDs = try store.save(changes)
+                break
+            } catch let conflict as StoreConflictError {
+                attempts += 1
+                guard mergePolicy != .error, attempts < 3 else {
+                    throw mergeConflictError(conflict)
+                }
+                resolve(conflict, policy: mergePolicy)
+                changes = storeChanges(inserted: inserted, updated: updatedObjects, deleted: deletedObjects)
+            }
+        }
+        let note = didSave(inserted: inserted, updated: updated, deleted: deleted, permanentIDs: permanentIDs)
+        post(note)
+    }
+
+    // MARK: - Validation
+
+    func validate(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) throws {
+        var failures: [ValidationError.Failure] = []
+        for object in inserted + updated {
+            failures += validationFailures(of: object)
+            do {
+                if object.isInserted { try object.validateForInsert() } else { try object.validateForUpdate() }
+            } catch let error as ValidationError {
+                failures += error.failures
+            } catch {
+                failures.append(.init(objectID: object.objectID, key: nil, message: "\(error)"))
+            }
+        }
+        for object in deleted {
+            for (index, relationship) in object.entity.relationships.enumerated() where relationship.deleteRule == .deny {
+                let remaining = destinations(of: object, relationship: index).filter { !$0.isDeleted }
+                if !remaining.isEmpty {
+                    failures.append(.init(
+                        objectID: object.objectID, key: relationship.name,
+                        message: "cannot delete \(object.entity.name): its '\(relationship.name)' still has \(remaining.count) object\(remaining.count == 1 ? "" : "s") (delete rule Deny)"))
+                }
+            }
+            do { try object.validateForDelete() } catch let error as ValidationError {
+                failures += error.failures
+            } catch {
+                failures.append(.init(objectID: object.objectID, key: nil, message: "\(error)"))
+            }
+        }
+        if !failures.isEmpty { throw ValidationError(failures: failures) }
+    }
+
+    /// The model's rules for one object: attribute values and relationship
+    /// counts.
+    func validationFailures(of object: ManagedObject) -> [ValidationError.Failure] {
+        var failures: [ValidationError.Failure] = []
+        let entity = object.entity
+        for (i, attribute) in entity.attributes.enumerated() where !attribute.isTransient {
+            for message in attribute.validationMessages(for: object.values[i]) {
+                failures.append(.init(objectID: object.objectID, key: attribute.name, message: "\(entity.name).\(message)"))
+            }
+        }
+        for (i, relationship) in entity.relationships.enumerated() where !relationship.isTransient {
+            let count: Int
+            switch object.relationshipSlots[i] {
+            case .toOne(let id): count = id == nil ? 0 : 1
+            case .toMany(let ids): count = ids.count
+            case .toManyFault:
+                if relationship.minCount == 0 && relationship.maxCount == 0 && relationship.isOptional { continue }
+                count = toManyIDs(object, relationship: i).count
+            }
+            if let message = relationship.countValidationMessage(count) {
+                failures.append(.init(objectID: object.objectID, key: relationship.name, message: "\(entity.name).\(message)"))
+            }
+        }
+        return failures
+    }
+
+    // MARK: - Writing to the store
+
+    func storeChanges(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) -> StoreChanges {
+        var changes = StoreChanges()
+        changes.inserted.reserveCapacity(inserted.count)
+        for object in inserted {
+            var snapshot = currentSnapshot(of: object)
+            snapshot.version = 1
+            changes.inserted.append(snapshot)
+            for (i, relationship) in object.entity.relationships.enumerated()
+            where relationship.isToMany && !relationship.isTransient && (relationship.isManyToMany || relationship.isOrdered) {
+                if case .toMany(let ids) = object.relationshipSlots[i], ids.count > 0 {
+                    changes.toMany.append(.init(source: object.objectID, relationship: relationship, destinations: ids.ids))
+                }
+            }
+        }
+        for object in updated {
+            var snapshot = currentSnapshot(of: object)
+            snapshot.version = object.version + 1
+            let changedRelationships = object.changedRelationshipIndexes
+            changes.updated.append(.init(
+                snapshot: snapshot, expectedVersion: object.version,
+                changedAttributes: object.changedAttributeIndexes,
+                changedToOne: changedRelationships.filter { object.entity.relationships[$0].isToOne }))
+            for i in changedRelationships {
+                let relationship = object.entity.relationships[i]
+                guard relationship.isToMany, !relationship.isTransient,
+                      relationship.isManyToMany || relationship.isOrdered,
+                      case .toMany(let ids) = object.relationshipSlots[i] else { continue }
+                changes.toMany.append(.init(source: object.objectID, relationship: relationship, destinations: ids.ids))
+            }
+        }
+        for object in deleted where !object.objectID.isTemporaryID {
+            changes.deleted.append((object.objectID, object.version))
+        }
+        return changes
+    }
+
+    private func mergeConflictError(_ error: StoreConflictError) -> MergeConflictError {
+        MergeConflictError(conflicts: error.conflicts.map { conflict in
+            guard let current = conflict.current else {
+                return .init(objectID: conflict.id, keys: [], isDeletedInStore: true)
+            }
+            var keys: [String] = []
+            if let object = registered[conflict.id], let committed = object.committed {
+                for (i, attribute) in object.entity.attributes.enumerated() where committed.values[i] != current.values[i] {
+                    keys.append(attribute.name)
+                }
+                for (i, relationship) in object.entity.relationships.enumerated()
+                where relationship.isToOne && committed.toOne[i] != current.toOne[i] {
+                    keys.append(relationship.name)
+                }
+            }
+            return .init(objectID: conflict.id, keys: keys, isDeletedInStore: false)
+        })
+    }
+
+    private func resolve(_ error: StoreConflictError, policy: MergePolicy) {
+        for conflict in error.conflicts {
+            guard let object = registered[conflict.id] else { continue }
+            guard let current = conflict.current else {
+                // Deleted in the store: nothing left to update; drop our changes.
+                object.state = .clean
+                changed[ObjectIdentifier(object)] = nil
+                continue
+            }
+            let committed = object.committed ?? current
+            for i in object.values.indices {
+                let mine = object.values[i] != committed.values[i]
+                let theirs = current.values[i] != committed.values[i]
+                switch policy {
+                case .mergeByPropertyObjectTrump:
+                    if !mine { object.values[i] = current.values[i] }
+                case .mergeByPropertyStoreTrump:
+                    if theirs || !mine { object.values[i] = current.values[i] }
+                case .rollback:
+                    object.values[i] = current.values[i]
+                case .overwrite, .error:
+                    break
+                }
+            }
+            for (i, relationship) in object.entity.relationships.enumerated() where relationship.isToOne {
+                guard case .toOne(let id) = object.relationshipSlots[i] else { continue }
+                let mine = id != committed.toOne[i]
+                let theirs = current.toOne[i] != committed.toOne[i]
+                switch policy {
+                case .mergeByPropertyObjectTrump: if !mine { object.relationshipSlots[i] = .toOne(current.toOne[i]) }
+                case .mergeByPropertyStoreTrump: if theirs || !mine { object.relationshipSlots[i] = .toOne(current.toOne[i]) }
+                case .rollback: object.relationshipSlots[i] = .toOne(current.toOne[i])
+                case .overwrite, .error: break
+                }
+            }
+            object.committed = current
+            object.version = current.version
+            if policy == .overwrite {
+                // Write every attribute: compare against a snapshot that matches nothing.
+                var forced = current
+                forced.values = current.values.map { _ in .null }
+                if forced.values == object.values { forced.values = object.values.map { $0.isNull ? .bool(false) : .null } }
+                object.committed = forced
+            }
+        }
+    }
+
+    // MARK: - Pushing to a parent context
+
+    private func push(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject],
+                      into parent: ManagedObjectContext) throws {
+        let insertedSnapshots = inserted.map { (currentSnapshot(of: $0), $0) }
+        let updatedSnapshots = updated.map { (currentSnapshot(of: $0), $0) }
+        func toManyContents(_ object: ManagedObject, all: Bool) -> [(Int, [ObjectID])] {
+            let indexes = all ? Array(object.entity.relationships.indices) : object.changedRelationshipIndexes
+            return indexes.compactMap { i in
+                guard object.entity.relationships[i].isToMany, case .toMany(let ids) = object.relationshipSlots[i] else { return nil }
+                return (i, ids.ids)
+            }
+        }
+        let insertedToMany = inserted.map { toManyContents($0, all: true) }
+        let updatedToMany = updated.map { toManyContents($0, all: false) }
+        let deletedIDs = deleted.map(\.objectID)
+        parent.performAndWait {
+            parent.undoManager?.disableUndoRegistration()
+            defer { parent.undoManager?.enableUndoRegistration() }
+            for ((snapshot, object), toMany) in zip(insertedSnapshots, insertedToMany) {
+                let target: ManagedObject
+                if let existing = parent.registered[snapshot.id] {
+                    target = existing
+                } else {
+                    let type = EntityClassRegistry.shared.objectClass(for: object.entity)
+                    target = type.init(entity: object.entity, insertInto: nil)
+                    target.objectID = snapshot.id
+                    target.managedObjectContext = parent
+                    target.state = .inserted
+                    parent.registered[snapshot.id] = target
+                    parent.markChanged(target)
+                }
+                parent.apply(snapshot, toMany: toMany, to: target)
+            }
+            for ((snapshot, _), toMany) in zip(updatedSnapshots, updatedToMany) {
+                let target = parent.object(with: snapshot.id)
+                target.willAccessValues()
+                parent.apply(snapshot, toMany: toMany, to: target)
+            }
+            for id in deletedIDs {
+                guard let target = parent.registered[id] ?? (id.isTemporaryID ? nil : parent.object(with: id)) else { continue }
+                target.willAccessValues()
+                if target.state == .inserted {
+                    parent.forget(target)
+                } else {
+                    target.state = .deleted
+                    parent.markChanged(target)
+                }
+            }
+        }
+    }
+
+    /// Copies a child's state of an object into this context's object,
+    /// tracking the change.
+    private func apply(_ snapshot: Snapshot, toMany: [(Int, [ObjectID])], to target: ManagedObject) {
+        if target.state == .clean { target.state = .updated }
+        markChanged(target)
+        target.values = snapshot.values
+        for (i, relationship) in target.entity.relationships.enumerated() where relationship.isToOne {
+            if case .toOne(let old) = target.relationshipSlots[i], old != snapshot.toOne[i] {
+                target.changedRelationshipSet.insert(i)
+                target.relationshipSlots[i] = .toOne(snapshot.toOne[i])
+            }
+        }
+        for (i, ids) in toMany {
+            let key = ObjectIdentifier(target)
+            if committedToMany[key]?[i] == nil, case .toMany(let old) = target.relationshipSlots[i] {
+                committedToMany[key, default: [:]][i] = old
+            }
+            target.relationshipSlots[i] = .toMany(ObjectIDSet(ids))
+            target.changedRelationshipSet.insert(i)
+        }
+    }
+
+    /// Drops an object from the context entirely.
+    func forget(_ object: ManagedObject) {
+        registered[object.objectID] = nil
+        changed[ObjectIdentifier(object)] = nil
+        committedToMany[ObjectIdentifier(object)] = nil
+        object.state = .clean
+        object.managedObjectContext = nil
+    }
+
+    // MARK: - After a save
+
+    /// Marks everything saved, swaps temporary IDs for permanent ones and
+    /// builds the notification.
+    private func didSave(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject],
+                         permanentIDs: [ObjectID: ObjectID]) -> ContextDidSaveNotification {
+        if !permanentIDs.isEmpty { adoptPermanentIDs(permanentIDs) }
+        var snapshots: [ObjectID: Snapshot] = [:]
+        var toMany: [ObjectID: [Int: [ObjectID]]] = [:]
+        let isRoot = parent == nil
+        for object in inserted + updated {
+            if isRoot { object.version = object.state == .inserted ? 1 : object.version + 1 }
+            let snapshot = currentSnapshot(of: object)
+            object.committed = snapshot
+            object.state = .clean
+            object.changedRelationshipSet.removeAll()
+            snapshots[object.objectID] = snapshot
+            for (i, slot) in object.relationshipSlots.enumerated() {
+                if case .toMany(let ids) = slot { toMany[object.objectID, default: [:]][i] = ids.ids }
+            }
+        }
+        for object in deleted {
+            registered[object.objectID] = nil
+            object.managedObjectContext = nil
+            object.state = .clean
+        }
+        changed.removeAll()
+        committedToMany.removeAll()
+        for object in inserted + updated { object.didSave() }
+        return ContextDidSaveNotification(
+            insertedObjectIDs: inserted.map(\.objectID), updatedObjectIDs: updated.map(\.objectID),
+            deletedObjectIDs: deleted.map(\.objectID), permanentIDs: permanentIDs,
+            snapshots: snapshots, toMany: toMany, context: self)
+    }
+
+    /// Replaces temporary IDs by permanent ones everywhere in this context.
+    func adoptPermanentIDs(_ permanentIDs: [ObjectID: ObjectID]) {
+        for (temporary, permanent) in permanentIDs {
+            guard let object = registered.removeValue(forKey: temporary) else { continue }
+            object.objectID = permanent
+            registered[permanent] = object
+        }
+        for object in registered.values where !object.isFault {
+            for (i, slot) in object.relationshipSlots.enumerated() {
+                switch slot {
+                case .toOne(let id?):
+                    if let permanent = permanentIDs[id] { object.relationshipSlots[i] = .toOne(permanent) }
+                case .toMany(var ids):
+                    var replaced = false
+                    for id in ids.ids where id.isTemporaryID {
+                        if let permanent = permanentIDs[id] { ids.replace(id, with: permanent); replaced = true }
+                    }
+                    if replaced { object.relationshipSlots[i] = .toMany(ids) }
+                default:
+                    break
+                }
+            }
+        }
+    }
+
+    func post(_ note: ContextDidSaveNotification) {
+        let observers = Array(self.observers.values)
+        for observer in observers { observer(note) }
+        for child in childObservers.values.compactMap(\.context) {
+            child.perform(andWaitIfConfined: true) {
+                if !note.permanentIDs.isEmpty { child.adoptPermanentIDs(note.permanentIDs) }
+                if child.automaticallyMergesChangesFromParent { child.mergeChanges(fromContextDidSave: note) }
+            }
+        }
+        NotificationCenter.default.post(name: ContextDidSaveNotification.name, object: self)
+    }
+
+    /// A child pushed its changes here: pass the news on to this context's
+    /// other children that merge automatically.
+    func childDidSave(_ note: ContextDidSaveNotification) {
+        for child in childObservers.values.compactMap(\.context) where child !== note.context {
+            guard child.automaticallyMergesChangesFromParent else { continue }
+            child.perform(andWaitIfConfined: true) { child.mergeChanges(fromContextDidSave: note) }
+        }
+        let observers = Array(self.observers.values)
+        for observer in observers { observer(note) }
+    }
+
+    func perform(andWaitIfConfined: Bool, _ body: @escaping () -> Void) {
+        if queue == nil || isOnQueue {
+            body()
+        } else {
+            nonisolated(unsafe) let work = body
+            queue!.sync { work() }
+        }
+    }
+
+    // MARK: - Observing and merging
+
+    /// Calls `observer` after every save of this context (and every save a
+    /// child pushes into it). Keep the token to remove the observer.
+    @discardableResult
+    public func addDidSaveObserver(_ observer: @escaping @Sendable (ContextDidSaveNotification) -> Void) -> UUID {
+        let token = UUID()
+        performAndWait { observers[token] = observer }
+        return token
+    }
+
+    public func removeDidSaveObserver(_ token: UUID) {
+        performAndWait { observers[token] = nil }
+    }
+
+    /// Brings another context's save into this one: updated objects take
+    /// the saved values (keeping this context's own unsaved changes on
+    /// top), deleted objects leave, and temporary IDs become permanent.
+    public func mergeChanges(fromContextDidSave note: ContextDidSaveNotification) {
+        performAndWait {
+            if !note.permanentIDs.isEmpty { adoptPermanentIDs(note.permanentIDs) }
+            for id in note.updatedObjectIDs + note.insertedObjectIDs {
+                let id = note.permanentIDs[id] ?? id
+                guard let object = registered[id], let snapshot = note.snapshots[id] else { continue }
+                if object.isFault { continue }
+                merge(snapshot, toMany: note.toMany[id] ?? [:], into: object)
+            }
+            for id in note.deletedObjectIDs {
+                guard let object = registered[id] else { continue }
+                forget(object)
+            }
+        }
+    }
+
+    private func merge(_ snapshot: Snapshot, toMany: [Int: [ObjectID]], into object: ManagedObject) {
+        let local = object.changedAttributeIndexes
+        let localRelationships = Set(object.changedRelationshipIndexes)
+        var values = snapshot.values
+        for i in local { values[i] = object.values[i] }
+        object.values = values
+        for (i, relationship) in object.entity.relationships.enumerated() where !localRelationships.contains(i) {
+            if relationship.isToOne {
+                object.relationshipSlots[i] = .toOne(snapshot.toOne[i])
+            } else if let ids = toMany[i] {
+                object.relationshipSlots[i] = .toMany(ObjectIDSet(ids))
+            } else if case .toMany = object.relationshipSlots[i], parent == nil {
+                object.relationshipSlots[i] = .toManyFault
+            }
+        }
+        object.committed = snapshot
+        object.version = snapshot.version
+        if object.state == .updated && !object.hasChanges { changed[ObjectIdentifier(object)] = nil; object.state = .clean }
+    }
+}

@@ -1,0 +1,336 @@
+import Foundation
+import Predicates
+
+/// A scratch pad of objects: inserts, changes and deletes stay here until
+/// `save()` writes them, in one transaction, to the parent store or to the
+/// parent context.
+///
+/// ```swift
+/// let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+/// try context.performAndWait {
+///     let person = context.insertObject(forEntityName: "Person")
+///     person["age"] = .int(30)
+///     try context.save()
+/// }
+/// ```
+///
+/// A context holds one object per ID (uniquing). Use a context and its
+/// objects on its own queue only: inside `perform`/`performAndWait` for
+/// queue-based contexts, or from one thread at a time for `.confined` ones.
+public final class ManagedObjectContext: @unchecked Sendable, CustomStringConvertible {
+    public enum ConcurrencyType: Sendable {
+        /// Work runs on a private serial queue.
+        case privateQueue
+        /// Work runs on the main queue.
+        case mainQueue
+        /// Work runs on whichever thread calls; the caller keeps to one
+        /// thread at a time (the shell and tests use this).
+        case confined
+    }
+
+    public let concurrencyType: ConcurrencyType
+    public let persistentStoreCoordinator: PersistentStoreCoordinator?
+    public let parent: ManagedObjectContext?
+    public var name: String?
+    public var mergePolicy: MergePolicy = .error
+    /// Records changes for undo and redo; nil (the default) records nothing.
+    public var undoManager: UndoManager?
+    /// Whether saves of the parent are merged into this context.
+    public var automaticallyMergesChangesFromParent = false
+
+    let queue: DispatchQueue?
+    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+
+    /// Every object this context holds, by ID.
+    var registered: [ObjectID: ManagedObject] = [:]
+    /// Objects with pending changes (inserted, updated or deleted).
+    var changed: [ObjectIdentifier: ManagedObject] = [:]
+    var changeCounter = 0
+    /// Contents of to-many relationships changed since the last save, kept
+    /// as they were before the first change (for rollback).
+    var committedToMany: [ObjectIdentifier: [Int: ObjectIDSet]] = [:]
+    var observers: [UUID: @Sendable (ContextDidSaveNotification) -> Void] = [:]
+    var childObservers: [ObjectIdentifier: Weak] = [:]
+
+    struct Weak { weak var context: ManagedObjectContext? }
+
+    public init(concurrencyType: ConcurrencyType, coordinator: PersistentStoreCoordinator) {
+        self.concurrencyType = concurrencyType
+        self.persistentStoreCoordinator = coordinator
+        self.parent = nil
+        self.queue = Self.makeQueue(concurrencyType)
+        queue?.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+    }
+
+    /// A child context: its saves go to `parent`, not to the store.
+    public init(concurrencyType: ConcurrencyType, parent: ManagedObjectContext) {
+        self.concurrencyType = concurrencyType
+        self.persistentStoreCoordinator = parent.persistentStoreCoordinator
+        self.parent = parent
+        self.queue = Self.makeQueue(concurrencyType)
+        queue?.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+        parent.perform(andWait: true) {
+            parent.childObservers[ObjectIdentifier(self)] = Weak(context: self)
+        }
+    }
+
+    private static func makeQueue(_ type: ConcurrencyType) -> DispatchQueue? {
+        switch type {
+        case .privateQueue: return DispatchQueue(label: "mrq.context")
+        case .mainQueue: return DispatchQueue.main
+        case .confined: return nil
+        }
+    }
+
+    public var description: String {
+        "<ManagedObjectContext \(name ?? "") \(registered.count) objects, \(changed.count) changed>"
+    }
+
+    var model: ManagedObjectModel {
+        guard let coordinator = persistentStoreCoordinator else {
+            preconditionFailure("the context has no coordinator")
+        }
+        return coordinator.model
+    }
+
+    // MARK: - Queues
+
+    /// Runs `body` on the context's queue and waits; runs inline when
+    /// already on it (so nested calls do not deadlock).
+    public func performAndWait<T>(_ body: () throws -> T) rethrows -> T {
+        guard let queue, !isOnQueue else { return try body() }
+        if concurrencyType == .mainQueue && Thread.isMainThread { return try body() }
+        return try queue.sync(execute: body)
+    }
+
+    /// Schedules `body` on the context's queue and returns at once.
+    public func perform(_ body: @escaping @Sendable () -> Void) {
+        guard let queue else { return body() }
+        queue.async(execute: body)
+    }
+
+    /// Runs `body` on the context's queue and returns its result.
+    public func perform<T: Sendable>(_ body: @escaping @Sendable () throws -> T) async throws -> T {
+        guard let queue else { return try body() }
+        return try await withCheckedThrowingContinuation { continuation in
+            queue.async {
+                continuation.resume(with: Result { try body() })
+            }
+        }
+    }
+
+    func perform(andWait: Bool, _ body: () -> Void) {
+        performAndWait(body)
+    }
+
+    var isOnQueue: Bool {
+        DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
+    }
+
+    // MARK: - Registration
+
+    public var registeredObjects: [ManagedObject] { Array(registered.values) }
+
+    public var insertedObjects: [ManagedObject] { changedObjects(in: .inserted) }
+    public var updatedObjects: [ManagedObject] {
+        changedObjects(in: .updated).filter { $0.hasChanges }
+    }
+    public var deletedObjects: [ManagedObject] { changedObjects(in: .deleted) }
+
+    func changedObjects(in state: ManagedObject.State) -> [ManagedObject] {
+        changed.values.filter { $0.state == state }.sorted { $0.changeOrder < $1.changeOrder }
+    }
+
+    /// Whether anything is inserted, deleted or changed.
+    public var hasChanges: Bool {
+        changed.values.contains { $0.hasChanges }
+    }
+
+    /// Inserts a new object of the named entity.
+    @discardableResult
+    public func insertObject(forEntityName name: String) -> ManagedObject {
+        guard let entity = model.entity(named: name) else {
+            preconditionFailure("the model has no entity '\(name)'")
+        }
+        let type = EntityClassRegistry.shared.objectClass(for: entity)
+        return type.init(entity: entity, insertInto: self)
+    }
+
+    /// Inserts `object` into this context.
+    public func insert(_ object: ManagedObject) {
+        precondition(!object.entity.isAbstract, "cannot insert an object of abstract entity \(object.entity.name)")
+        if let owner = object.managedObjectContext, owner === self { return }
+        precondition(object.managedObjectContext == nil, "the object belongs to another context")
+        object.managedObjectContext = self
+        object.state = .inserted
+        registered[object.objectID] = object
+        markChanged(object)
+        undoManager?.registerUndo { [weak self, object] in self?.undoInsert(object) }
+        object.awakeFromInsert()
+    }
+
+    private func undoInsert(_ object: ManagedObject) {
+        guard object.state == .inserted else { return }
+        // Relationship changes made after the insert are undone by their own
+        // entries, which run first.
+        registered[object.objectID] = nil
+        changed[ObjectIdentifier(object)] = nil
+        committedToMany[ObjectIdentifier(object)] = nil
+        object.state = .clean
+        object.managedObjectContext = nil
+        undoManager?.registerUndo { [weak self, object] in self?.insert(object) }
+    }
+
+    func markChanged(_ object: ManagedObject) {
+        let key = ObjectIdentifier(object)
+        if changed[key] == nil {
+            changeCounter += 1
+            object.changeOrder = changeCounter
+            changed[key] = object
+        }
+    }
+
+    /// The object for `id`, registered or a new fault; never nil.
+    public func object(with id: ObjectID) -> ManagedObject {
+        if let object = registered[id] { return object }
+        let type = EntityClassRegistry.shared.objectClass(for: id.entity)
+        let object = type.init(entity: id.entity, insertInto: nil)
+        object.objectID = id
+        object.managedObjectContext = self
+        object.isFault = true
+        object.relationshipSlots = id.entity.relationships.map { $0.isToMany ? .toManyFault : .toOne(nil) }
+        registered[id] = object
+        return object
+    }
+
+    /// The object for `id`, fulfilled; throws if it does not exist.
+    public func existingObject(with id: ObjectID) throws -> ManagedObject {
+        if let object = registered[id], !object.isFault { return object }
+        if id.isTemporaryID {
+            throw StoreError(.notFound, "no object with ID \(id) in this context")
+        }
+        guard let snapshot = try snapshotFromSource(id) else {
+            throw StoreError(.notFound, "no object with ID \(id)")
+        }
+        let object = self.object(with: snapshot.id)
+        if object.isFault { fill(object, from: snapshot) }
+        return object
+    }
+
+    /// The object ID named by a URI from `ObjectID.uriRepresentation`.
+    public func objectID(forURIRepresentation uri: URL) -> ObjectID? {
+        guard uri.scheme == "x-coredata" else { return nil }
+        let parts = uri.path.split(separator: "/").map(String.init)
+        guard parts.count == 2, let entity = model.entity(named: parts[0]),
+              parts[1].hasPrefix("p"), let pk = Int64(parts[1].dropFirst()) else {
+            if parts.count == 2, parts[1].hasPrefix("t"), let n = Int64(parts[1].dropFirst()) {
+                return registered.keys.first { $0.primaryKey == -n }
+            }
+            return nil
+        }
+        return ObjectID(entity: entity, primaryKey: pk, storeIdentifier: uri.host)
+    }
+
+    func entity(forClass type: ManagedObject.Type) -> EntityDescription {
+        let name = type.entityName
+        guard let entity = model.entity(named: name) else {
+            preconditionFailure("the model has no entity '\(name)' for class \(type)")
+        }
+        EntityClassRegistry.shared.register(type, for: entity)
+        return entity
+    }
+
+    // MARK: - Faults
+
+    func fulfillFault(_ object: ManagedObject) {
+        guard object.isFault else { return }
+        do {
+            if let snapshot = try snapshotFromSource(object.objectID) {
+                fill(object, from: snapshot)
+                return
+            }
+        } catch {
+            storeLogger.error("cannot fulfil fault \(object.objectID): \(error)")
+        }
+        // The row is gone: Core Data raises here; mrq leaves the object empty.
+        object.isFault = false
+    }
+
+    func fill(_ object: ManagedObject, from snapshot: Snapshot) {
+        object.values = snapshot.values
+        for (i, relationship) in object.entity.relationships.enumerated() where relationship.isToOne {
+            object.relationshipSlots[i] = .toOne(snapshot.toOne[i])
+        }
+        object.committed = snapshot
+        object.version = snapshot.version
+        object.isFault = false
+        object.awakeFromFetch()
+    }
+
+    /// Registers or refreshes objects from fetched snapshots; keeps the
+    /// in-memory state of objects that have changes.
+    func register(_ snapshots: [Snapshot]) -> [ManagedObject] {
+        snapshots.map { snapshot in
+            let object = self.object(with: snapshot.id)
+            if object.isFault { fill(object, from: snapshot) }
+            return object
+        }
+    }
+
+    func snapshotFromSource(_ id: ObjectID) throws -> Snapshot? {
+        if let parent {
+            return try parent.performAndWait { try parent.snapshotForChild(id) }
+        }
+        return try persistentStoreCoordinator!.store.snapshots(for: [id]).first
+    }
+
+    /// This context's current state of an object, for a child context.
+    func snapshotForChild(_ id: ObjectID) throws -> Snapshot? {
+        let object: ManagedObject
+        if let registeredObject = registered[id] {
+            object = registeredObject
+        } else if id.isTemporaryID {
+            return nil
+        } else {
+            guard let snapshot = try snapshotFromSource(id) else { return nil }
+            return snapshot
+        }
+        if object.isDeleted { return nil }
+        object.willAccessValues()
+        return currentSnapshot(of: object)
+    }
+
+    func currentSnapshot(of object: ManagedObject) -> Snapshot {
+        var toOne: [ObjectID?] = []
+        toOne.reserveCapacity(object.relationshipSlots.count)
+        for slot in object.relationshipSlots {
+            if case .toOne(let id) = slot { toOne.append(id) } else { toOne.append(nil) }
+        }
+        return Snapshot(id: object.objectID, version: object.version, values: object.values, toOne: toOne)
+    }
+}
+
+/// Which Swift class stands for each entity.
+final class EntityClassRegistry: @unchecked Sendable {
+    static let shared = EntityClassRegistry()
+    private let lock = NSLock()
+    private var classes: [ObjectIdentifier: ManagedObject.Type] = [:]
+
+    func register(_ type: ManagedObject.Type, for entity: EntityDescription) {
+        lock.withLock { classes[ObjectIdentifier(entity)] = type }
+    }
+
+    func objectClass(for entity: EntityDescription) -> ManagedObject.Type {
+        lock.withLock { classes[ObjectIdentifier(entity)] } ?? ManagedObject.self
+    }
+}
+
+extension ManagedObjectModel {
+    /// Makes `type` the class of its entity's objects in every context.
+    public func register(_ type: ManagedObject.Type) {
+        guard let entity = entity(named: type.entityName) else {
+            preconditionFailure("the model has no entity '\(type.entityName)' for class \(type)")
+        }
+        EntityClassRegistry.shared.register(type, for: entity)
+    }
+}

@@ -1,0 +1,57 @@
+import Foundation
+import Synchronization
+
+/// The identity of one object: its entity and its row, or a temporary
+/// number before its first save.
+///
+/// ```swift
+/// let id = person.objectID
+/// id.isTemporaryID          // true until saved
+/// id.uriRepresentation      // x-coredata://<store>/Person/p42
+/// ```
+///
+/// Two IDs are equal when they name the same row of the same inheritance
+/// hierarchy; the entity may be a more specific one once known.
+public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
+    public let entity: EntityDescription
+    /// The row's primary key when permanent; a negative number when temporary.
+    public let primaryKey: Int64
+    /// The identifier of the store holding the row.
+    public let storeIdentifier: String?
+
+    public init(entity: EntityDescription, primaryKey: Int64, storeIdentifier: String?) {
+        self.entity = entity
+        self.primaryKey = primaryKey
+        self.storeIdentifier = storeIdentifier
+    }
+
+    private static let temporaryCounter = Atomic<Int64>(0)
+
+    /// A new temporary ID, unique in this process.
+    static func temporary(for entity: EntityDescription) -> ObjectID {
+        let n = temporaryCounter.add(1, ordering: .relaxed).newValue
+        return ObjectID(entity: entity, primaryKey: -n, storeIdentifier: nil)
+    }
+
+    public var isTemporaryID: Bool { primaryKey < 0 }
+
+    public static func == (a: ObjectID, b: ObjectID) -> Bool {
+        a.primaryKey == b.primaryKey && a.entity.rootEntity === b.entity.rootEntity
+    }
+
+    public func hash(into hasher: inout Hasher) {
+        hasher.combine(primaryKey)
+        hasher.combine(ObjectIdentifier(entity.rootEntity))
+    }
+
+    /// Core Data's URI form: `x-coredata://STORE/Entity/pN`, or
+    /// `x-coredata:///Entity/tN` while temporary.
+    public var uriRepresentation: URL {
+        if isTemporaryID {
+            return URL(string: "x-coredata:///\(entity.name)/t\(-primaryKey)")!
+        }
+        return URL(string: "x-coredata://\(storeIdentifier ?? "")/\(entity.name)/p\(primaryKey)")!
+    }
+
+    public var description: String { uriRepresentation.absoluteString }
+}

@@ -1,0 +1,46 @@
+import Foundation
+import Predicates
+
+/// Connects contexts to the persistent store of a model.
+///
+/// ```swift
+/// let coordinator = PersistentStoreCoordinator(model: model)
+/// try coordinator.addSQLiteStore(at: URL(fileURLWithPath: "people.sqlite"))
+/// let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
+/// ```
+public final class PersistentStoreCoordinator: @unchecked Sendable {
+    public let model: ManagedObjectModel
+    private let lock = NSLock()
+    private var _store: SQLiteStore?
+
+    public init(model: ManagedObjectModel) {
+        self.model = model
+    }
+
+    /// Adds a SQLite store at `url`, or in memory when `url` is nil.
+    /// Migrates the store when the model changed and the change can be
+    /// inferred; with `deleteOnModelMismatch`, deletes and recreates it instead
+    /// of failing.
+    @discardableResult
+    public func addSQLiteStore(at url: URL?, readOnly: Bool = false, deleteOnModelMismatch: Bool = false) throws -> String {
+        var options = SQLiteStore.Options()
+        options.readOnly = readOnly
+        options.deleteOnModelMismatch = deleteOnModelMismatch
+        let store = try SQLiteStore(path: url?.path ?? ":memory:", model: model, options: options)
+        lock.withLock { _store = store }
+        return store.identifier
+    }
+
+    package var store: SQLiteStore {
+        guard let store = lock.withLock({ _store }) else {
+            preconditionFailure("the coordinator has no persistent store: call addSQLiteStore first")
+        }
+        return store
+    }
+
+    public var hasStore: Bool { lock.withLock { _store != nil } }
+
+    public func removeStores() {
+        lock.withLock { _store = nil }
+    }
+}

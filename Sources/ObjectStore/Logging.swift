@@ -1,0 +1,3 @@
+import Logging
+
+let storeLogger = Logger(label: "mrq.store")

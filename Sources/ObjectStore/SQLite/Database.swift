@@ -1,0 +1,138 @@
+import CSQLite
+import Foundation
+import Predicates
+
+/// One SQLite connection, used from one queue at a time.
+///
+/// ```swift
+/// let db = try Database(path: ":memory:")
+/// try db.execute("CREATE TABLE t (x)")
+/// ```
+///
+/// The connection is opened with `SQLITE_OPEN_NOMUTEX`: the store that owns
+/// it serialises every use, so SQLite's own mutex would be pure cost.
+package final class Database: @unchecked Sendable {
+    package let path: String
+    let handle: OpaquePointer
+    private var statementCache: [String: Statement] = [:]
+    private var savepointDepth = 0
+
+    package init(path: String, readOnly: Bool = false) throws {
+        self.path = path
+        var db: OpaquePointer?
+        let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
+            | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
+        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        guard rc == SQLITE_OK, let db else {
+            let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
+            if let db { sqlite3_close_v2(db) }
+            throw StoreError(code: rc, message: "cannot open '\(path)': \(message)", sql: nil)
+        }
+        self.handle = db
+        sqlite3_extended_result_codes(db, 1)
+        sqlite3_busy_timeout(db, 5_000)
+        SQLFunctions.register(on: db)
+    }
+
+    deinit {
+        statementCache.removeAll()
+        sqlite3_close_v2(handle)
+    }
+
+    /// Runs one or more statements with no parameters.
+    package func execute(_ sql: String) throws {
+        var errorMessage: UnsafeMutablePointer<CChar>?
+        let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
+        if rc != SQLITE_OK {
+            let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
+            sqlite3_free(errorMessage)
+            throw StoreError(code: rc, message: message, sql: sql)
+        }
+    }
+
+    /// Runs one statement with bound values.
+    package func execute(_ sql: String, _ values: [Value]) throws {
+        let statement = try cachedStatement(sql)
+        try statement.bind(values)
+        while try statement.step() {}
+    }
+
+    /// A new prepared statement, not cached.
+    package func prepare(_ sql: String) throws -> Statement {
+        try Statement(database: self, sql: sql)
+    }
+
+    /// A prepared statement from the connection's cache, reset and with
+    /// its bindings cleared.
+    package func cachedStatement(_ sql: String) throws -> Statement {
+        if let statement = statementCache[sql] {
+            statement.reset()
+            return statement
+        }
+        let statement = try Statement(database: self, sql: sql)
+        statementCache[sql] = statement
+        return statement
+    }
+
+    /// Rows of a query as arrays of raw values.
+    package func rows(_ sql: String, _ values: [Value] = []) throws -> [[Value]] {
+        let statement = try cachedStatement(sql)
+        try statement.bind(values)
+        var rows: [[Value]] = []
+        while try statement.step() {
+            rows.append((0..<statement.columnCount).map { statement.value(at: $0) })
+        }
+        statement.reset()
+        return rows
+    }
+
+    /// The first column of the first row, or nil.
+    package func scalar(_ sql: String, _ values: [Value] = []) throws -> Value? {
+        try rows(sql, values).first?.first
+    }
+
+    package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
+    package var changes: Int { Int(sqlite3_changes(handle)) }
+
+    /// Runs `body` in a transaction (a savepoint when nested): all or nothing.
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
+        let name = "mrq\(savepointDepth)"
+        if savepointDepth == 0 {
+            try execute("BEGIN IMMEDIATE")
+        } else {
+            try execute("SAVEPOINT \(name)")
+        }
+        savepointDepth += 1
+        do {
+            let result = try body()
+            savepointDepth -= 1
+            if savepointDepth == 0 {
+                try execute("COMMIT")
+            } else {
+                try execute("RELEASE \(name)")
+            }
+            return result
+        } catch {
+            savepointDepth -= 1
+            if savepointDepth == 0 {
+                try? execute("ROLLBACK")
+            } else {
+                try? execute("ROLLBACK TO \(name); RELEASE \(name)")
+            }
+            throw error
+        }
+    }
+
+    package func tableExists(_ name: String) throws -> Bool {
+        try scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.string(name)]) != nil
+    }
+
+    func error(_ rc: Int32, sql: String?) -> StoreError {
+        StoreError(code: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+}
+
+/// Quotes an identifier that comes from the model, never from input.
+package func quoteIdentifier(_ name: String) -> String {
+    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+}

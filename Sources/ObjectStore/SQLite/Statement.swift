@@ -1,0 +1,108 @@
+import CSQLite
+import Foundation
+import Predicates
+
+let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+
+/// A prepared statement: bind by position, step, read columns by position.
+package final class Statement {
+    let handle: OpaquePointer
+    unowned let database: Database
+    package let sql: String
+    package let columnCount: Int32
+
+    init(database: Database, sql: String) throws {
+        var statement: OpaquePointer?
+        let rc = sqlite3_prepare_v3(database.handle, sql, -1, UInt32(SQLITE_PREPARE_PERSISTENT), &statement, nil)
+        guard rc == SQLITE_OK, let statement else {
+            throw database.error(rc, sql: sql)
+        }
+        self.handle = statement
+        self.database = database
+        self.sql = sql
+        self.columnCount = sqlite3_column_count(statement)
+    }
+
+    deinit { sqlite3_finalize(handle) }
+
+    package func reset() {
+        sqlite3_reset(handle)
+        sqlite3_clear_bindings(handle)
+    }
+
+    package func bind(_ values: [Value]) throws {
+        for (index, value) in values.enumerated() {
+            try bind(value, at: Int32(index + 1))
+        }
+    }
+
+    /// Binds one value; `index` is 1-based, as SQLite counts.
+    package func bind(_ value: Value, at index: Int32) throws {
+        let rc: Int32
+        switch value {
+        case .null: rc = sqlite3_bind_null(handle, index)
+        case .bool(let b): rc = sqlite3_bind_int64(handle, index, b ? 1 : 0)
+        case .int(let i): rc = sqlite3_bind_int64(handle, index, i)
+        case .double(let d): rc = sqlite3_bind_double(handle, index, d)
+        case .decimal(let d): rc = sqlite3_bind_text(handle, index, "\(d)", -1, SQLITE_TRANSIENT)
+        case .string(let s): rc = sqlite3_bind_text(handle, index, s, -1, SQLITE_TRANSIENT)
+        case .date(let date): rc = sqlite3_bind_double(handle, index, date.timeIntervalSinceReferenceDate)
+        case .data(let data):
+            rc = data.withUnsafeBytes { buffer in
+                sqlite3_bind_blob(handle, index, buffer.baseAddress ?? UnsafeRawPointer(bitPattern: 1), Int32(buffer.count), SQLITE_TRANSIENT)
+            }
+        case .uuid(let uuid): rc = sqlite3_bind_text(handle, index, uuid.uuidString, -1, SQLITE_TRANSIENT)
+        case .url(let url): rc = sqlite3_bind_text(handle, index, url.absoluteString, -1, SQLITE_TRANSIENT)
+        }
+        guard rc == SQLITE_OK else { throw database.error(rc, sql: sql) }
+    }
+
+    /// Advances to the next row; false when done.
+    @inline(__always)
+    package func step() throws -> Bool {
+        let rc = sqlite3_step(handle)
+        if rc == SQLITE_ROW { return true }
+        if rc == SQLITE_DONE { return false }
+        let error = database.error(rc, sql: sql)
+        sqlite3_reset(handle)
+        throw error
+    }
+
+    package func columnName(at index: Int32) -> String {
+        String(cString: sqlite3_column_name(handle, index))
+    }
+
+    @inline(__always)
+    package func isNull(at index: Int32) -> Bool {
+        sqlite3_column_type(handle, index) == SQLITE_NULL
+    }
+
+    @inline(__always)
+    package func int64(at index: Int32) -> Int64 { sqlite3_column_int64(handle, index) }
+
+    @inline(__always)
+    package func double(at index: Int32) -> Double { sqlite3_column_double(handle, index) }
+
+    package func string(at index: Int32) -> String {
+        guard let text = sqlite3_column_text(handle, index) else { return "" }
+        let count = Int(sqlite3_column_bytes(handle, index))
+        return String(decoding: UnsafeBufferPointer(start: text, count: count), as: UTF8.self)
+    }
+
+    package func data(at index: Int32) -> Data {
+        let count = Int(sqlite3_column_bytes(handle, index))
+        guard let bytes = sqlite3_column_blob(handle, index), count > 0 else { return Data() }
+        return Data(bytes: bytes, count: count)
+    }
+
+    /// The column as SQLite stores it: integer, real, text, blob or null.
+    package func value(at index: Int32) -> Value {
+        switch sqlite3_column_type(handle, index) {
+        case SQLITE_INTEGER: return .int(int64(at: index))
+        case SQLITE_FLOAT: return .double(double(at: index))
+        case SQLITE_TEXT: return .string(string(at: index))
+        case SQLITE_BLOB: return .data(data(at: index))
+        default: return .null
+        }
+    }
+}

@@ -1,0 +1,87 @@
+import Foundation
+import Predicates
+
+/// Where one entity's slots sit in its table's select list, and how to
+/// decode them: computed once per entity, so decoding a row is a loop over
+/// positions, never a lookup by name.
+package struct RowLayout {
+    package struct AttributeSlot {
+        /// Index in the select list; nil for a transient attribute.
+        let column: Int32?
+        let type: AttributeType
+    }
+
+    package struct ToOneSlot {
+        let foreignKey: Int32
+        let entityColumn: Int32?
+        let destinationRoot: EntityDescription
+    }
+
+    package let entity: EntityDescription
+    let attributes: [AttributeSlot]
+    /// One per relationship slot; nil for to-many and transient ones.
+    let toOne: [ToOneSlot?]
+    let columnNames: [String]
+
+    init(entity: EntityDescription, mapping: SchemaMapping) {
+        self.entity = entity
+        let table = mapping.table(for: entity)
+        var position: [String: Int32] = [:]
+        for (i, column) in table.columns.enumerated() { position[column.name] = Int32(i + 3) }
+        self.columnNames = table.columns.map(\.name)
+        attributes = entity.attributes.map { attribute in
+            let column = mapping.column(for: attribute.name, of: entity)
+            return AttributeSlot(column: column.flatMap { position[$0.name] }, type: attribute.type)
+        }
+        toOne = entity.relationships.map { relationship in
+            guard relationship.isToOne, !relationship.isTransient,
+                  let columns = mapping.toOne(relationship.name, of: entity),
+                  let destination = relationship.destination else { return nil }
+            return ToOneSlot(foreignKey: position[columns.foreignKey]!,
+                             entityColumn: columns.entity.flatMap { position[$0] },
+                             destinationRoot: destination.rootEntity)
+        }
+    }
+
+    func decode(_ statement: Statement, pk: Int64, store: SQLiteStore) -> Snapshot {
+        var values: [Value] = []
+        values.reserveCapacity(attributes.count)
+        for slot in attributes {
+            guard let column = slot.column, !statement.isNull(at: column) else {
+                values.append(.null)
+                continue
+            }
+            values.append(Self.decode(statement, column: column, type: slot.type))
+        }
+        var toOneIDs: [ObjectID?] = []
+        toOneIDs.reserveCapacity(toOne.count)
+        for slot in toOne {
+            guard let slot, !statement.isNull(at: slot.foreignKey) else {
+                toOneIDs.append(nil)
+                continue
+            }
+            let code = slot.entityColumn.flatMap { statement.isNull(at: $0) ? nil : statement.int64(at: $0) }
+            toOneIDs.append(store.objectID(pk: statement.int64(at: slot.foreignKey), entityCode: code,
+                                           root: slot.destinationRoot))
+        }
+        return Snapshot(
+            id: ObjectID(entity: entity, primaryKey: pk, storeIdentifier: store.identifier),
+            version: statement.int64(at: 2), values: values, toOne: toOneIDs)
+    }
+
+    @inline(__always)
+    static func decode(_ statement: Statement, column: Int32, type: AttributeType) -> Value {
+        switch type {
+        case .integer16, .integer32, .integer64: return .int(statement.int64(at: column))
+        case .boolean: return .bool(statement.int64(at: column) != 0)
+        case .double, .float: return .double(statement.double(at: column))
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: statement.double(at: column)))
+        case .string: return .string(statement.string(at: column))
+        case .decimal: return Decimal(string: statement.string(at: column)).map(Value.decimal) ?? .null
+        case .uuid: return UUID(uuidString: statement.string(at: column)).map(Value.uuid) ?? .null
+        case .uri: return URL(string: statement.string(at: column)).map(Value.url) ?? .null
+        case .binary, .transformable: return .data(statement.data(at: column))
+        case .objectID: return .string(statement.string(at: column))
+        }
+    }
+}

@@ -1,0 +1,264 @@
+import CSQLite
+import Foundation
+import Predicates
+
+/// A persistent store in one SQLite file (or `:memory:`).
+///
+/// ```swift
+/// let store = try SQLiteStore(path: "people.sqlite", model: model)
+/// ```
+///
+/// Every access is serialised by the store's lock; the connection is opened
+/// without SQLite's own mutex. Saves run in one `BEGIN IMMEDIATE`
+/// transaction; the journal is WAL.
+package final class SQLiteStore: @unchecked Sendable {
+    package let path: String
+    package let model: ManagedObjectModel
+    package let mapping: SchemaMapping
+    package let identifier: String
+    package let database: Database
+    private let lock = NSRecursiveLock()
+    private var layouts: [ObjectIdentifier: RowLayout] = [:]
+
+    package struct Options: Sendable {
+        package var readOnly = false
+        /// MagicalRecord's `shouldDeleteStoreOnModelMismatch`.
+        package var deleteOnModelMismatch = false
+        package init() {}
+    }
+
+    package init(path: String, model: ManagedObjectModel, options: Options = Options()) throws {
+        self.path = path
+        self.model = model
+        self.mapping = SchemaMapping(model: model)
+        if path != ":memory:" {
+            let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+            if !options.readOnly && !FileManager.default.isWritableFile(atPath: directory) {
+                throw StoreError(.readOnly, "cannot create or write the store: directory '\(directory)' is not writable")
+            }
+        }
+        var database = try Database(path: path, readOnly: options.readOnly)
+        var identifier: String
+        do {
+            identifier = try Self.prepareSchema(database, mapping: mapping, model: model, readOnly: options.readOnly)
+        } catch let error as StoreError where error.kind == .modelMismatch && options.deleteOnModelMismatch {
+            database = try Self.deleteAndReopen(path: path, database: database)
+            identifier = try Self.prepareSchema(database, mapping: mapping, model: model, readOnly: false)
+        }
+        self.database = database
+        self.identifier = identifier
+        for entity in model.entities {
+            layouts[ObjectIdentifier(entity)] = RowLayout(entity: entity, mapping: mapping)
+        }
+    }
+
+    private static func deleteAndReopen(path: String, database: Database) throws -> Database {
+        _ = database  // closed when released
+        for suffix in ["", "-wal", "-shm", "-journal"] {
+            try? FileManager.default.removeItem(atPath: path + suffix)
+        }
+        return try Database(path: path)
+    }
+
+    package func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    // MARK: - Schema
+
+    static let metadataTable = "_mrq_metadata"
+
+    /// Creates the tables of a new store, or checks an existing store's
+    /// fingerprint. Returns the store's identifier.
+    private static func prepareSchema(
+        _ db: Database, mapping: SchemaMapping, model: ManagedObjectModel, readOnly: Bool
+    ) throws -> String {
+        let fingerprint = SchemaBuilder.fingerprint(mapping: mapping)
+        do {
+            let exists = try db.tableExists(metadataTable)
+            if exists {
+                let stored = try db.scalar("SELECT value FROM \(metadataTable) WHERE key = 'fingerprint'")
+                guard case .string(let storedFingerprint)? = stored else {
+                    throw StoreError(.corrupt, "the store has no model fingerprint")
+                }
+                guard case .string(let id)? = try db.scalar("SELECT value FROM \(metadataTable) WHERE key = 'identifier'") else {
+                    throw StoreError(.corrupt, "the store has no identifier")
+                }
+                if storedFingerprint != fingerprint {
+                    try StoreMigrator.migrate(db, to: model, mapping: mapping, readOnly: readOnly)
+                }
+                return id
+            }
+            if readOnly {
+                throw StoreError(.readOnly, "the store is empty and opened read-only")
+            }
+            let userTables = try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            if !userTables.isEmpty {
+                throw StoreError(.modelMismatch, "'\(db.path)' is a SQLite database but not an mrq store")
+            }
+            let id = UUID().uuidString
+            try db.execute("PRAGMA journal_mode = WAL")
+            try db.transaction {
+                for statement in SchemaBuilder.createStatements(mapping: mapping, model: model) {
+                    try db.execute(statement)
+                }
+                try db.execute("CREATE TABLE \(metadataTable) (key TEXT PRIMARY KEY, value)")
+                try db.execute("INSERT INTO \(metadataTable) (key, value) VALUES ('fingerprint', ?), ('identifier', ?), ('model', ?)",
+                               [.string(fingerprint), .string(id), .data(model.storedArchive)])
+            }
+            return id
+        } catch let error as StoreError {
+            throw error
+        }
+    }
+
+    // MARK: - Reading
+
+    package func layout(for entity: EntityDescription) -> RowLayout {
+        layouts[ObjectIdentifier(entity)]!
+    }
+
+    /// The select list for a hierarchy's table under alias `t`.
+    package func selectList(for entity: EntityDescription, alias: String = "t") -> String {
+        let table = mapping.table(for: entity)
+        var parts = ["\(alias).\(table.primaryKey)"]
+        parts.append(table.entityColumn.map { "\(alias).\($0)" } ?? "NULL")
+        parts.append("\(alias).\(table.versionColumn)")
+        for column in table.columns { parts.append("\(alias).\(quoteIdentifier(column.name))") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// Decodes a row selected with `selectList`.
+    package func decodeSnapshot(_ statement: Statement, root: EntityDescription) -> Snapshot {
+        let pk = statement.int64(at: 0)
+        var entity = root
+        if !statement.isNull(at: 1), let name = mapping.entityNamesByCode[statement.int64(at: 1)],
+           let concrete = model.entity(named: name) {
+            entity = concrete
+        }
+        return layout(for: entity).decode(statement, pk: pk, store: self)
+    }
+
+    /// Runs a SELECT built on `selectList` and decodes each row.
+    package func snapshots(sql: String, bindings: [Value], root: EntityDescription) throws -> [Snapshot] {
+        try withLock {
+            let statement = try database.cachedStatement(sql)
+            try statement.bind(bindings)
+            var result: [Snapshot] = []
+            while try statement.step() {
+                result.append(decodeSnapshot(statement, root: root))
+            }
+            statement.reset()
+            return result
+        }
+    }
+
+    /// Object IDs of a query whose first two columns are `_pk` and `_ent`.
+    package func objectIDs(sql: String, bindings: [Value], root: EntityDescription) throws -> [ObjectID] {
+        try withLock {
+            let statement = try database.cachedStatement(sql)
+            try statement.bind(bindings)
+            var result: [ObjectID] = []
+            while try statement.step() {
+                result.append(objectID(pk: statement.int64(at: 0), entityCode: statement.isNull(at: 1) ? nil : statement.int64(at: 1), root: root))
+            }
+            statement.reset()
+            return result
+        }
+    }
+
+    package func objectID(pk: Int64, entityCode: Int64?, root: EntityDescription) -> ObjectID {
+        var entity = root
+        if let code = entityCode, let name = mapping.entityNamesByCode[code], let e = model.entity(named: name) {
+            entity = e
+        }
+        return ObjectID(entity: entity, primaryKey: pk, storeIdentifier: identifier)
+    }
+
+    /// The current rows of the given objects (missing rows are left out).
+    package func snapshots(for ids: [ObjectID]) throws -> [Snapshot] {
+        var result: [Snapshot] = []
+        let byRoot = Dictionary(grouping: ids) { ObjectIdentifier($0.entity.rootEntity) }
+        for group in byRoot.values {
+            let root = group[0].entity.rootEntity
+            let table = mapping.table(for: root)
+            for chunk in stride(from: 0, to: group.count, by: 500) {
+                let slice = group[chunk..<Swift.min(chunk + 500, group.count)]
+                let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
+                let sql = "SELECT \(selectList(for: root)) FROM \(quoteIdentifier(table.name)) t WHERE t._pk IN (\(marks))"
+                result += try snapshots(sql: sql, bindings: slice.map { .int($0.primaryKey) }, root: root)
+            }
+        }
+        return result
+    }
+
+    /// The destinations of a to-many relationship of one object, in order
+    /// for ordered relationships.
+    package func destinations(of relationship: RelationshipDescription, from source: ObjectID) throws -> [ObjectID] {
+        guard let destination = relationship.destination else { return [] }
+        let sourceEntity = source.entity
+        let root = destination.rootEntity
+        let destinationTable = mapping.table(for: root)
+        let entityColumn = destinationTable.entityColumn.map { "t.\($0)" } ?? "NULL"
+        let sql: String
+        if let join = mapping.joinTable(relationship.name, of: sourceEntity) {
+            let order = join.orderColumn.map { "j.\($0), " } ?? ""
+            sql = "SELECT t._pk, \(entityColumn) FROM \(quoteIdentifier(join.name)) j JOIN \(quoteIdentifier(destinationTable.name)) t ON t._pk = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) = ? ORDER BY \(order)t._pk"
+        } else if let inverse = relationship.inverse,
+                  let columns = mapping.toOne(inverse.name, of: destination) {
+            let order = columns.order.map { "t.\(quoteIdentifier($0)), " } ?? ""
+            sql = "SELECT t._pk, \(entityColumn) FROM \(quoteIdentifier(destinationTable.name)) t WHERE t.\(quoteIdentifier(columns.foreignKey)) = ? ORDER BY \(order)t._pk"
+        } else {
+            return []
+        }
+        return try objectIDs(sql: sql, bindings: [.int(source.primaryKey)], root: root)
+    }
+
+    package func count(sql: String, bindings: [Value]) throws -> Int {
+        try withLock {
+            guard case .int(let n)? = try database.scalar(sql, bindings) else { return 0 }
+            return Int(n)
+        }
+    }
+
+    // MARK: - Writing
+
+    /// Writes one save in one transaction and returns the permanent IDs of
+    /// the inserted objects. Checks every updated and deleted row's version
+    /// first: if any changed, throws `StoreConflictError` and writes nothing.
+    package func save(_ changes: StoreChanges) throws -> [ObjectID: ObjectID] {
+        try withLock {
+            try database.transaction {
+                try checkVersions(changes)
+                return try SaveWriter(store: self, changes: changes).write()
+            }
+        }
+    }
+
+    private func checkVersions(_ changes: StoreChanges) throws {
+        var expected: [ObjectID: Int64] = [:]
+        for update in changes.updated { expected[update.snapshot.id] = update.expectedVersion }
+        for delete in changes.deleted { expected[delete.id] = delete.expectedVersion }
+        guard !expected.isEmpty else { return }
+        let current = try snapshots(for: Array(expected.keys))
+        var byID: [ObjectID: Snapshot] = [:]
+        for snapshot in current { byID[snapshot.id] = snapshot }
+        var conflicts: [StoreConflict] = []
+        for (id, version) in expected {
+            let now = byID[id]
+            if now?.version != version {
+                conflicts.append(StoreConflict(id: id, expectedVersion: version, current: now))
+            }
+        }
+        if !conflicts.isEmpty {
+            throw StoreConflictError(conflicts: conflicts.sorted { $0.id.primaryKey < $1.id.primaryKey })
+        }
+    }
+}
+
+/// Rows changed in the store since the saving context read them.
+package struct StoreConflictError: Error {
+    package var conflicts: [StoreConflict]
+}

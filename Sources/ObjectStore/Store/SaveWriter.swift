@@ -1,0 +1,160 @@
+import Foundation
+import Predicates
+
+/// Writes one `StoreChanges` inside the store's transaction: deletes, then
+/// inserts (primary keys handed out first, so rows inserted together can
+/// point at each other), then updates, then to-many contents.
+///
+/// Statements are prepared once per entity and bound by position.
+struct SaveWriter {
+    let store: SQLiteStore
+    let changes: StoreChanges
+    var mapping: SchemaMapping { store.mapping }
+    var db: Database { store.database }
+
+    func write() throws -> [ObjectID: ObjectID] {
+        for deleted in changes.deleted { try delete(deleted.id) }
+        let permanent = try assignPrimaryKeys()
+        func resolve(_ id: ObjectID) -> ObjectID { permanent[id] ?? id }
+        for snapshot in changes.inserted {
+            try insert(snapshot, resolve: resolve)
+        }
+        for update in changes.updated {
+            try self.update(update, resolve: resolve)
+        }
+        // Owning sides first: they write the join rows the other sides order.
+        let owning = changes.toMany.filter { mapping.joinTable($0.relationship.name, of: $0.source.entity)?.sourceColumn != "target" }
+        let other = changes.toMany.filter { mapping.joinTable($0.relationship.name, of: $0.source.entity)?.sourceColumn == "target" }
+        for contents in owning + other {
+            try writeToMany(contents, resolve: resolve)
+        }
+        return permanent
+    }
+
+    private func assignPrimaryKeys() throws -> [ObjectID: ObjectID] {
+        var next: [ObjectIdentifier: Int64] = [:]
+        var permanent: [ObjectID: ObjectID] = [:]
+        for snapshot in changes.inserted {
+            let root = snapshot.id.entity.rootEntity
+            let key = ObjectIdentifier(root)
+            if next[key] == nil {
+                let table = mapping.table(for: root)
+                let max = try db.scalar("SELECT COALESCE(MAX(_pk), 0) FROM \(quoteIdentifier(table.name))")
+                if case .int(let n)? = max { next[key] = n + 1 } else { next[key] = 1 }
+            }
+            let pk = next[key]!
+            next[key] = pk + 1
+            permanent[snapshot.id] = ObjectID(entity: snapshot.id.entity, primaryKey: pk, storeIdentifier: store.identifier)
+        }
+        return permanent
+    }
+
+    private func insert(_ snapshot: Snapshot, resolve: (ObjectID) -> ObjectID) throws {
+        let entity = snapshot.id.entity
+        let table = mapping.table(for: entity)
+        var names = ["_pk"]
+        var values: [Value] = [.int(resolve(snapshot.id).primaryKey)]
+        if let entityColumn = table.entityColumn {
+            names.append(entityColumn)
+            values.append(.int(mapping.entityCode(entity)))
+        }
+        names.append(table.versionColumn)
+        values.append(.int(snapshot.version))
+        for (i, attribute) in entity.attributes.enumerated() where !attribute.isTransient {
+            guard let column = mapping.column(for: attribute.name, of: entity) else { continue }
+            names.append(quoteIdentifier(column.name))
+            values.append(snapshot.values[i])
+        }
+        for (i, relationship) in entity.relationships.enumerated() where relationship.isToOne && !relationship.isTransient {
+            guard let columns = mapping.toOne(relationship.name, of: entity) else { continue }
+            let target = snapshot.toOne[i].map(resolve)
+            names.append(quoteIdentifier(columns.foreignKey))
+            values.append(target.map { .int($0.primaryKey) } ?? .null)
+            if let entityColumn = columns.entity {
+                names.append(quoteIdentifier(entityColumn))
+                values.append(target.map { .int(mapping.entityCode($0.entity)) } ?? .null)
+            }
+        }
+        let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
+        let sql = "INSERT INTO \(quoteIdentifier(table.name)) (\(names.joined(separator: ", "))) VALUES (\(marks))"
+        try db.execute(sql, values)
+    }
+
+    private func update(_ update: StoreChanges.Update, resolve: (ObjectID) -> ObjectID) throws {
+        let snapshot = update.snapshot
+        let entity = snapshot.id.entity
+        let table = mapping.table(for: entity)
+        var assignments: [String] = []
+        var values: [Value] = []
+        for i in update.changedAttributes {
+            let attribute = entity.attributes[i]
+            guard !attribute.isTransient, let column = mapping.column(for: attribute.name, of: entity) else { continue }
+            assignments.append("\(quoteIdentifier(column.name)) = ?")
+            values.append(snapshot.values[i])
+        }
+        for i in update.changedToOne {
+            let relationship = entity.relationships[i]
+            guard let columns = mapping.toOne(relationship.name, of: entity) else { continue }
+            let target = snapshot.toOne[i].map(resolve)
+            assignments.append("\(quoteIdentifier(columns.foreignKey)) = ?")
+            values.append(target.map { .int($0.primaryKey) } ?? .null)
+            if let entityColumn = columns.entity {
+                assignments.append("\(quoteIdentifier(entityColumn)) = ?")
+                values.append(target.map { .int(mapping.entityCode($0.entity)) } ?? .null)
+            }
+        }
+        assignments.append("\(table.versionColumn) = ?")
+        values.append(.int(snapshot.version))
+        values.append(.int(snapshot.id.primaryKey))
+        let sql = "UPDATE \(quoteIdentifier(table.name)) SET \(assignments.joined(separator: ", ")) WHERE _pk = ?"
+        try db.execute(sql, values)
+    }
+
+    private func delete(_ id: ObjectID) throws {
+        let entity = id.entity
+        let table = mapping.table(for: entity)
+        try db.execute("DELETE FROM \(quoteIdentifier(table.name)) WHERE _pk = ?", [.int(id.primaryKey)])
+        // Join rows on either side go with the object.
+        for relationship in entity.relationships where relationship.isManyToMany {
+            if let join = mapping.joinTable(relationship.name, of: entity) {
+                try db.execute("DELETE FROM \(quoteIdentifier(join.name)) WHERE \(join.sourceColumn) = ?", [.int(id.primaryKey)])
+            }
+        }
+    }
+
+    private func writeToMany(_ contents: StoreChanges.ToManyContents, resolve: (ObjectID) -> ObjectID) throws {
+        let relationship = contents.relationship
+        let source = resolve(contents.source)
+        let entity = source.entity
+        let destinations = contents.destinations.map(resolve)
+        if let join = mapping.joinTable(relationship.name, of: entity) {
+            guard join.sourceColumn == "source" else {
+                // The other side: the owner's contents carry the rows; only
+                // this side's positions are written here.
+                guard let order = join.orderColumn else { return }
+                for (position, destination) in destinations.enumerated() {
+                    try db.execute("UPDATE \(quoteIdentifier(join.name)) SET \(order) = ? WHERE target = ? AND source = ?",
+                                   [.int(Int64(position)), .int(source.primaryKey), .int(destination.primaryKey)])
+                }
+                return
+            }
+            try db.execute("DELETE FROM \(quoteIdentifier(join.name)) WHERE source = ?", [.int(source.primaryKey)])
+            for (position, destination) in destinations.enumerated() {
+                var names = ["source", "target"]
+                var values: [Value] = [.int(source.primaryKey), .int(destination.primaryKey)]
+                if let c = join.sourceEntityColumn { names.append(c); values.append(.int(mapping.entityCode(entity))) }
+                if let c = join.destinationEntityColumn { names.append(c); values.append(.int(mapping.entityCode(destination.entity))) }
+                if let c = join.orderColumn { names.append(c); values.append(.int(Int64(position))) }
+                let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
+                try db.execute("INSERT INTO \(quoteIdentifier(join.name)) (\(names.joined(separator: ", "))) VALUES (\(marks))", values)
+            }
+        } else if relationship.isOrdered, let inverse = relationship.inverse, let destinationEntity = relationship.destination,
+                  let columns = mapping.toOne(inverse.name, of: destinationEntity), let order = columns.order {
+            let table = mapping.table(for: destinationEntity)
+            for (position, destination) in destinations.enumerated() {
+                try db.execute("UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(order)) = ? WHERE _pk = ?",
+                               [.int(Int64(position)), .int(destination.primaryKey)])
+            }
+        }
+    }
+}

@@ -1,0 +1,229 @@
+import Foundation
+import Predicates
+
+/// How a model is laid out in SQLite: entity → table, property → column,
+/// to-one → foreign-key column, many-to-many → join table.
+///
+/// ```swift
+/// let mapping = SchemaMapping(model: model)
+/// mapping.table(for: person).name   // "Person"
+/// ```
+///
+/// The store and the SQL translator ask this one value for every
+/// identifier they write; no other code names a table or a column. The
+/// layout here is the readable one: one table per root entity, named after
+/// it, with `_pk`, `_ent` (when the hierarchy has sub-entities) and `_opt`
+/// (the optimistic-locking version), then a column per attribute and per
+/// to-one relationship, named after the property.
+public struct SchemaMapping: Sendable {
+    /// The table of one inheritance hierarchy.
+    public struct Table: Sendable {
+        public let name: String
+        public let primaryKey: String
+        /// Holds the entity code when the hierarchy has sub-entities.
+        public let entityColumn: String?
+        public let versionColumn: String
+        /// Every column after the three bookkeeping ones, in order.
+        public let columns: [Column]
+    }
+
+    public struct Column: Sendable {
+        public let name: String
+        public let sqlType: String
+        /// The property this column stores.
+        public let property: String
+        /// The entity that declares the property.
+        public let entity: String
+        public let kind: Kind
+
+        public enum Kind: Sendable, Equatable {
+            case attribute(AttributeType)
+            /// The foreign key of a to-one relationship.
+            case foreignKey
+            /// The destination's entity code, beside a foreign key into a
+            /// hierarchy with sub-entities.
+            case foreignEntity
+            /// The position of this row in an ordered to-many whose
+            /// inverse is this to-one.
+            case order
+        }
+    }
+
+    /// The join table of a many-to-many relationship (or a to-many with no
+    /// inverse).
+    public struct JoinTable: Sendable {
+        public let name: String
+        public let sourceColumn: String
+        public let destinationColumn: String
+        /// The source's entity code when the source hierarchy has sub-entities.
+        public let sourceEntityColumn: String?
+        /// The destination's entity code when the destination hierarchy has
+        /// sub-entities.
+        public let destinationEntityColumn: String?
+        /// The destination's position among the source's, when this side is
+        /// ordered.
+        public let orderColumn: String?
+        /// The source's position among the destination's, when the inverse
+        /// side is ordered.
+        public let inverseOrderColumn: String?
+    }
+
+    public struct AttributeColumn: Sendable {
+        public let name: String
+        public let type: AttributeType
+    }
+
+    public struct ToOneColumns: Sendable {
+        public let foreignKey: String
+        public let entity: String?
+        /// For an ordered inverse to-many: where this row's position lives.
+        public let order: String?
+    }
+
+    private var tables: [String: Table] = [:]  // by root entity name
+    private var attributeColumns: [String: [String: AttributeColumn]] = [:]  // entity → attribute → column
+    private var toOneColumns: [String: [String: ToOneColumns]] = [:]  // entity → relationship
+    private var joinTables: [String: [String: JoinTable]] = [:]  // entity → relationship
+    /// Entity name → code stored in the entity column (1-based, model order).
+    public private(set) var entityCodes: [String: Int64] = [:]
+    public private(set) var entityNamesByCode: [Int64: String] = [:]
+
+    public init(model: ManagedObjectModel) {
+        for (offset, entity) in model.entities.enumerated() {
+            entityCodes[entity.name] = Int64(offset + 1)
+            entityNamesByCode[Int64(offset + 1)] = entity.name
+        }
+        for root in model.rootEntities {
+            let hierarchy = root.selfAndDescendants
+            let hasSubentities = hierarchy.count > 1
+            var columns: [Column] = []
+            var taken: Set<String> = ["_pk", "_ent", "_opt"]
+            func unique(_ base: String, entity: EntityDescription) -> String {
+                var name = base
+                if taken.contains(name) { name = "\(entity.name)_\(base)" }
+                var n = 1
+                while taken.contains(name) { n += 1; name = "\(entity.name)_\(base)\(n)" }
+                taken.insert(name)
+                return name
+            }
+            for entity in hierarchy {
+                for property in entity.declaredProperties where !property.isTransient {
+                    switch property {
+                    case let attribute as AttributeDescription:
+                        let name = unique(attribute.name, entity: entity)
+                        columns.append(Column(name: name, sqlType: Self.sqlType(attribute.type),
+                                              property: attribute.name, entity: entity.name,
+                                              kind: .attribute(attribute.type)))
+                        let column = AttributeColumn(name: name, type: attribute.type)
+                        for e in entity.selfAndDescendants {
+                            attributeColumns[e.name, default: [:]][attribute.name] = column
+                        }
+                    case let relationship as RelationshipDescription where relationship.isToOne:
+                        let fk = unique(relationship.name, entity: entity)
+                        columns.append(Column(name: fk, sqlType: "INTEGER", property: relationship.name,
+                                              entity: entity.name, kind: .foreignKey))
+                        var entityColumn: String?
+                        if let destination = relationship.destination,
+                           destination.rootEntity.selfAndDescendants.count > 1 {
+                            let name = unique("\(relationship.name)_ent", entity: entity)
+                            columns.append(Column(name: name, sqlType: "INTEGER", property: relationship.name,
+                                                  entity: entity.name, kind: .foreignEntity))
+                            entityColumn = name
+                        }
+                        var orderColumn: String?
+                        if let inverse = relationship.inverse, inverse.isToMany, inverse.isOrdered {
+                            let name = unique("\(relationship.name)_order", entity: entity)
+                            columns.append(Column(name: name, sqlType: "INTEGER", property: relationship.name,
+                                                  entity: entity.name, kind: .order))
+                            orderColumn = name
+                        }
+                        let mapped = ToOneColumns(foreignKey: fk, entity: entityColumn, order: orderColumn)
+                        for e in entity.selfAndDescendants {
+                            toOneColumns[e.name, default: [:]][relationship.name] = mapped
+                        }
+                    default:
+                        break
+                    }
+                }
+            }
+            tables[root.name] = Table(
+                name: root.name, primaryKey: "_pk",
+                entityColumn: hasSubentities ? "_ent" : nil, versionColumn: "_opt", columns: columns)
+        }
+        // Join tables: one per many-to-many pair (named after the side that
+        // sorts first, so both sides share it) and per inverse-less to-many.
+        for entity in model.entities {
+            for case let relationship as RelationshipDescription in entity.declaredProperties
+            where relationship.isManyToMany && !relationship.isTransient {
+                let owner: (entity: String, relationship: String)
+                if let inverse = relationship.inverse, let inverseEntity = inverse.entity,
+                   (inverseEntity.name, inverse.name) < (entity.name, relationship.name) {
+                    owner = (inverseEntity.name, inverse.name)
+                } else {
+                    owner = (entity.name, relationship.name)
+                }
+                let isOwner = owner.entity == entity.name && owner.relationship == relationship.name
+                let name = "\(owner.entity)_\(owner.relationship)"
+                let sourceIsHierarchy = entity.rootEntity.selfAndDescendants.count > 1
+                let destinationIsHierarchy = (relationship.destination?.rootEntity.selfAndDescendants.count ?? 1) > 1
+                // The owner's rows are `source`; the other side reads the table the other way round.
+                let inverseOrdered = relationship.inverse?.isOrdered ?? false
+                let join = JoinTable(
+                    name: name,
+                    sourceColumn: isOwner ? "source" : "target",
+                    destinationColumn: isOwner ? "target" : "source",
+                    sourceEntityColumn: sourceIsHierarchy ? (isOwner ? "source_ent" : "target_ent") : nil,
+                    destinationEntityColumn: destinationIsHierarchy ? (isOwner ? "target_ent" : "source_ent") : nil,
+                    orderColumn: relationship.isOrdered ? (isOwner ? "target_order" : "source_order") : nil,
+                    inverseOrderColumn: inverseOrdered ? (isOwner ? "source_order" : "target_order") : nil)
+                for e in entity.selfAndDescendants {
+                    joinTables[e.name, default: [:]][relationship.name] = join
+                }
+            }
+        }
+    }
+
+    public static func sqlType(_ type: AttributeType) -> String {
+        switch type {
+        case .integer16, .integer32, .integer64, .boolean: return "INTEGER"
+        case .double, .float, .date: return "REAL"
+        case .decimal, .string, .uuid, .uri: return "TEXT"
+        case .binary, .transformable: return "BLOB"
+        case .objectID: return "TEXT"
+        }
+    }
+
+    public func table(for entity: EntityDescription) -> Table {
+        tables[entity.rootEntity.name]!
+    }
+
+    public var allTables: [Table] { tables.values.sorted { $0.name < $1.name } }
+
+    public func column(for attribute: String, of entity: EntityDescription) -> AttributeColumn? {
+        attributeColumns[entity.name]?[attribute]
+    }
+
+    public func toOne(_ relationship: String, of entity: EntityDescription) -> ToOneColumns? {
+        toOneColumns[entity.name]?[relationship]
+    }
+
+    public func joinTable(_ relationship: String, of entity: EntityDescription) -> JoinTable? {
+        joinTables[entity.name]?[relationship]
+    }
+
+    /// Every join table once, with the columns its owner side uses.
+    public var allJoinTables: [JoinTable] {
+        var seen: Set<String> = []
+        var result: [JoinTable] = []
+        for byRelationship in joinTables.values {
+            for join in byRelationship.values where join.sourceColumn == "source" && seen.insert(join.name).inserted {
+                result.append(join)
+            }
+        }
+        // A self-referencing many-to-many whose two sides are both "target"
+        // readers cannot happen: one side always owns.
+        return result.sorted { $0.name < $1.name }
+    }
+
+    public func entityCode(_ entity: EntityDescription) -> Int64 { entityCodes[entity.name]! }
+}

@@ -1,0 +1,147 @@
+import Foundation
+import Testing
+@testable import ObjectStore
+import Predicates
+
+@Suite struct StoreRoundTripTests {
+    @Test func savedObjectsComeBackInANewContextWithTheirRelationships() throws {
+        let path = TestModels.temporaryStorePath()
+        let model = try TestModels.people()
+        do {
+            let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try TestModels.coordinator(model, path: path))
+            let eng = context.insertObject(forEntityName: "Department")
+            eng["name"] = .string("Engineering")
+            let ada = context.insertObject(forEntityName: "Person")
+            ada["firstName"] = .string("Ada")
+            ada["age"] = .int(36)
+            ada["born"] = .date(Date(timeIntervalSince1970: -4_000_000_000))
+            ada["photo"] = .data(Data([1, 2, 3]))
+            ada.setObject(eng, forKey: "department")
+            let boss = context.insertObject(forEntityName: "Manager")
+            boss["firstName"] = .string("Grace")
+            boss.add(ada, toKey: "reports")
+            boss.setObject(eng, forKey: "department")
+            #expect(eng.objects(forKey: "people").count == 2)
+            #expect(ada.objectID.isTemporaryID)
+            try context.save()
+            #expect(!ada.objectID.isTemporaryID)
+            #expect(!context.hasChanges)
+        }
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try TestModels.coordinator(model, path: path))
+        let store = context.persistentStoreCoordinator!.store
+        let ids = try store.objectIDs(sql: "SELECT _pk, _ent FROM Person ORDER BY _pk", bindings: [], root: model.entity(named: "Person")!)
+        #expect(ids.count == 2)
+        #expect(ids.map(\.entity.name) == ["Person", "Manager"])
+        let ada = try context.existingObject(with: ids[0])
+        #expect(ada["firstName"] == .string("Ada"))
+        #expect(ada["age"] == .int(36))
+        #expect(ada["photo"] == .data(Data([1, 2, 3])))
+        #expect(ada["born"] == .date(Date(timeIntervalSince1970: -4_000_000_000)))
+        #expect(ada["active"] == .bool(true))
+        let department = try #require(ada.object(forKey: "department"))
+        #expect(department["name"] == .string("Engineering"))
+        #expect(department.objects(forKey: "people").count == 2)
+        let boss = context.object(with: ids[1])
+        #expect(boss.objects(forKey: "reports").map { $0.objectID } == [ada.objectID])
+        #expect(boss["level"] == .int(1))
+    }
+
+    @Test func aFailedSaveChangesNeitherTheStoreNorTheContext() throws {
+        let model = try TestModels.people()
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try TestModels.coordinator(model))
+        let good = context.insertObject(forEntityName: "Department")
+        good["name"] = .string("Ok")
+        _ = context.insertObject(forEntityName: "Department")  // name is required
+        #expect(throws: ValidationError.self) { try context.save() }
+        #expect(context.insertedObjects.count == 2)
+        #expect(good.objectID.isTemporaryID)
+        let count = try context.persistentStoreCoordinator!.store.count(sql: "SELECT COUNT(*) FROM Department", bindings: [])
+        #expect(count == 0)
+    }
+
+    @Test func deleteRulesCascadeAndNullify() throws {
+        let model = try TestModels.people()
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try TestModels.coordinator(model))
+        let department = context.insertObject(forEntityName: "Department")
+        department["name"] = .string("Sales")
+        let person = context.insertObject(forEntityName: "Person")
+        person.setObject(department, forKey: "department")
+        let tag = context.insertObject(forEntityName: "Tag")
+        person.add(tag, toKey: "tags")
+        #expect(tag.objects(forKey: "people").count == 1)
+        try context.save()
+        context.delete(department)
+        #expect(person.isDeleted)
+        #expect(tag.objects(forKey: "people").isEmpty)
+        try context.save()
+        let store = context.persistentStoreCoordinator!.store
+        #expect(try store.count(sql: "SELECT COUNT(*) FROM Person", bindings: []) == 0)
+        #expect(try store.count(sql: "SELECT COUNT(*) FROM Person_tags", bindings: []) == 0)
+        #expect(try store.count(sql: "SELECT COUNT(*) FROM Tag", bindings: []) == 1)
+    }
+
+    @Test func undoAndRedoWalkBackAndForth() throws {
+        let model = try TestModels.people()
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try TestModels.coordinator(model))
+        let undo = UndoManager()
+        context.undoManager = undo
+        let person = context.insertObject(forEntityName: "Person")
+        undo.endUndoGrouping()
+        person["age"] = .int(5)
+        person["age"] = .int(6)
+        undo.endUndoGrouping()
+        #expect(undo.undo())
+        #expect(person["age"] == .int(0))
+        #expect(undo.redo())
+        #expect(person["age"] == .int(6))
+        #expect(undo.undo())
+        #expect(undo.undo())
+        #expect(context.insertedObjects.isEmpty)
+        #expect(undo.redo())
+        #expect(context.insertedObjects.count == 1)
+    }
+
+    @Test func childSaveReachesTheParentButNotTheStore() throws {
+        let model = try TestModels.people()
+        let root = ManagedObjectContext(concurrencyType: .confined, coordinator: try TestModels.coordinator(model))
+        let child = ManagedObjectContext(concurrencyType: .confined, parent: root)
+        let person = child.insertObject(forEntityName: "Person")
+        person["firstName"] = .string("Kid")
+        try child.save()
+        let store = root.persistentStoreCoordinator!.store
+        #expect(try store.count(sql: "SELECT COUNT(*) FROM Person", bindings: []) == 0)
+        #expect(root.insertedObjects.count == 1)
+        #expect(root.insertedObjects.first?["firstName"] == .string("Kid"))
+        try root.save()
+        #expect(try store.count(sql: "SELECT COUNT(*) FROM Person", bindings: []) == 1)
+        #expect(!person.objectID.isTemporaryID)
+    }
+
+    @Test func conflictingSavesFailUnderTheErrorPolicyAndResolveUnderTrumps() throws {
+        let model = try TestModels.people()
+        let coordinator = try TestModels.coordinator(model, path: TestModels.temporaryStorePath())
+        let a = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let person = a.insertObject(forEntityName: "Person")
+        person["firstName"] = .string("Original")
+        try a.save()
+        let b = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let other = try b.existingObject(with: person.objectID)
+        person["firstName"] = .string("From A")
+        person["age"] = .int(1)
+        try a.save()
+        other["firstName"] = .string("From B")
+        do {
+            try b.save()
+            Issue.record("expected a merge conflict")
+        } catch let error as MergeConflictError {
+            #expect(error.conflicts.count == 1)
+            #expect(error.conflicts[0].keys == ["firstName", "age"])
+        }
+        b.mergePolicy = .mergeByPropertyObjectTrump
+        try b.save()
+        let check = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let saved = try check.existingObject(with: person.objectID)
+        #expect(saved["firstName"] == .string("From B"))
+        #expect(saved["age"] == .int(1))
+    }
+}
