@@ -350,7 +350,7 @@ extension ManagedObjectContext {
     func post(_ note: ContextDidSaveNotification) {
         let observers = Array(self.observers.values)
         for observer in observers { observer(note) }
-        for child in childObservers.values.compactMap(\.context) {
+        for child in children {
             child.perform(andWaitIfConfined: true) {
                 if !note.permanentIDs.isEmpty { child.adoptPermanentIDs(note.permanentIDs) }
                 if child.automaticallyMergesChangesFromParent { child.mergeChanges(fromContextDidSave: note) }
@@ -362,7 +362,7 @@ extension ManagedObjectContext {
     /// A child pushed its changes here: pass the news on to this context's
     /// other children that merge automatically.
     func childDidSave(_ note: ContextDidSaveNotification) {
-        for child in childObservers.values.compactMap(\.context) where child !== note.context {
+        for child in children where child !== note.context {
             guard child.automaticallyMergesChangesFromParent else { continue }
             child.perform(andWaitIfConfined: true) { child.mergeChanges(fromContextDidSave: note) }
         }
@@ -370,12 +370,15 @@ extension ManagedObjectContext {
         for observer in observers { observer(note) }
     }
 
+    /// Runs `body` now when confined or already on the queue, else later
+    /// on the queue: a save never waits for another context's queue, so a
+    /// main-queue child cannot deadlock its parent's save.
     func perform(andWaitIfConfined: Bool, _ body: @escaping () -> Void) {
         if queue == nil || isOnQueue {
             body()
         } else {
             nonisolated(unsafe) let work = body
-            queue!.sync { work() }
+            queue!.async { work() }
         }
     }
 

@@ -50,7 +50,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// as they were before the first change (for rollback).
     var committedToMany: [ObjectIdentifier: [Int: ObjectIDSet]] = [:]
     var observers: [UUID: @Sendable (ContextDidSaveNotification) -> Void] = [:]
-    var childObservers: [ObjectIdentifier: Weak] = [:]
+    private var childContexts: [ObjectIdentifier: Weak] = [:]
+    private let childLock = NSLock()
+
+    /// The live child contexts.
+    var children: [ManagedObjectContext] {
+        childLock.withLock { childContexts.values.compactMap(\.context) }
+    }
 
     struct Weak { weak var context: ManagedObjectContext? }
 
@@ -69,8 +75,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         self.parent = parent
         self.queue = Self.makeQueue(concurrencyType)
         queue?.setSpecific(key: queueKey, value: ObjectIdentifier(self))
-        parent.perform(andWait: true) {
-            parent.childObservers[ObjectIdentifier(self)] = Weak(context: self)
+        parent.childLock.withLock {
+            parent.childContexts = parent.childContexts.filter { $0.value.context != nil }
+            parent.childContexts[ObjectIdentifier(self)] = Weak(context: self)
         }
     }
 
@@ -117,10 +124,6 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
                 continuation.resume(with: Result { try body() })
             }
         }
-    }
-
-    func perform(andWait: Bool, _ body: () -> Void) {
-        performAndWait(body)
     }
 
     var isOnQueue: Bool {

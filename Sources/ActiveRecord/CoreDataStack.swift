@@ -1,0 +1,99 @@
+import Foundation
+import ObjectStore
+import Predicates
+
+/// A model, a coordinator with its store, a private-queue root saving
+/// context and a main-queue default context on top of it: MagicalRecord's
+/// stack in one value.
+///
+/// ```swift
+/// try MagicalRecord.setupCoreDataStack(model: model, storeNamed: "People.sqlite")
+/// let context = MagicalRecord.defaultContext
+/// ```
+public final class CoreDataStack: @unchecked Sendable {
+    public let model: ManagedObjectModel
+    public let coordinator: PersistentStoreCoordinator
+    /// Private queue, on the coordinator: the context that writes to disk.
+    public let rootSavingContext: ManagedObjectContext
+    /// Main queue, a child of the root saving context: for the UI or shell.
+    public let defaultContext: ManagedObjectContext
+    /// Where the store lives; nil in memory.
+    public let storeURL: URL?
+
+    public enum StoreLocation: Sendable {
+        /// In the XDG data directory, under the app's name.
+        case named(String)
+        case url(URL)
+        case inMemory
+    }
+
+    public struct Options: Sendable {
+        /// Migrate automatically when the model changed (inferred migration).
+        public var autoMigrate = true
+        /// Delete and recreate the store when it cannot be migrated.
+        public var deleteStoreOnModelMismatch = false
+        /// The default context's concurrency: `.mainQueue` in apps;
+        /// `.confined` for a single-threaded tool like the shell.
+        public var defaultContextType: ManagedObjectContext.ConcurrencyType = .mainQueue
+        public init() {}
+    }
+
+    public init(model: ManagedObjectModel, store: StoreLocation, options: Options = Options()) throws {
+        self.model = model
+        coordinator = PersistentStoreCoordinator(model: model)
+        switch store {
+        case .inMemory:
+            storeURL = nil
+        case .url(let url):
+            storeURL = url
+        case .named(let name):
+            storeURL = try Self.defaultDirectory().appendingPathComponent(name)
+        }
+        if let storeURL {
+            try FileManager.default.createDirectory(at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
+        }
+        try coordinator.addSQLiteStore(at: storeURL, deleteOnModelMismatch: options.deleteStoreOnModelMismatch)
+        let rootType: ManagedObjectContext.ConcurrencyType = options.defaultContextType == .confined ? .confined : .privateQueue
+        rootSavingContext = ManagedObjectContext(concurrencyType: rootType, coordinator: coordinator)
+        rootSavingContext.name = "root saving context"
+        rootSavingContext.mergePolicy = .mergeByPropertyObjectTrump
+        defaultContext = ManagedObjectContext(concurrencyType: options.defaultContextType, parent: rootSavingContext)
+        defaultContext.name = "default context"
+        defaultContext.mergePolicy = .mergeByPropertyObjectTrump
+        defaultContext.automaticallyMergesChangesFromParent = true
+    }
+
+    /// `$XDG_DATA_HOME/<app>` or `~/.local/share/<app>`, where `<app>` is the
+    /// executable's name.
+    public static func defaultDirectory() throws -> URL {
+        let environment = ProcessInfo.processInfo.environment
+        let base: URL
+        if let xdg = environment["XDG_DATA_HOME"], !xdg.isEmpty {
+            base = URL(fileURLWithPath: xdg)
+        } else {
+            base = FileManager.default.homeDirectoryForCurrentUser.appendingPathComponent(".local/share")
+        }
+        let app = ProcessInfo.processInfo.processName
+        return base.appendingPathComponent(app)
+    }
+
+    // MARK: - Contexts
+
+    /// A private-queue child of the root saving context: its saves go
+    /// through the root to the store.
+    public func newPrivateContext() -> ManagedObjectContext {
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, parent: rootSavingContext)
+        context.mergePolicy = .mergeByPropertyObjectTrump
+        return context
+    }
+
+    /// A main-queue child of the root saving context.
+    public func newMainQueueContext() -> ManagedObjectContext {
+        ManagedObjectContext(concurrencyType: .mainQueue, parent: rootSavingContext)
+    }
+
+    /// A context of `type` with `parent`.
+    public func newContext(_ type: ManagedObjectContext.ConcurrencyType, parent: ManagedObjectContext) -> ManagedObjectContext {
+        ManagedObjectContext(concurrencyType: type, parent: parent)
+    }
+}

@@ -1,0 +1,273 @@
+import Foundation
+
+/// A JSON value, as the importer reads it.
+///
+/// ```swift
+/// let json = try JSON(parsing: #"{"name": "Ada", "age": 36}"#)
+/// json["name"]      // .string("Ada")
+/// ```
+public enum JSON: Sendable, Hashable {
+    case null
+    case bool(Bool)
+    case int(Int64)
+    case double(Double)
+    case string(String)
+    case array([JSON])
+    case object([String: JSON])
+
+    public subscript(key: String) -> JSON? {
+        if case .object(let members) = self { return members[key] }
+        return nil
+    }
+
+    /// Follows a dotted key path through nested objects.
+    public func value(atKeyPath keyPath: String) -> JSON? {
+        var current: JSON = self
+        for part in keyPath.split(separator: ".", omittingEmptySubsequences: false) {
+            guard case .object(let members) = current, let next = members[String(part)] else { return nil }
+            current = next
+        }
+        return current
+    }
+
+    public var isNull: Bool { self == .null }
+
+    /// Parses JSON text; errors give the line and column.
+    public init(parsing text: String) throws {
+        var parser = JSONParser(bytes: Array(text.utf8))
+        self = try parser.parseDocument()
+    }
+
+    public init(data: Data) throws {
+        var parser = JSONParser(bytes: Array(data))
+        self = try parser.parseDocument()
+    }
+
+    /// Wraps a value from `JSONSerialization` or Swift literals.
+    public init(any value: Any?) {
+        switch value {
+        case nil, is NSNull: self = .null
+        case let json as JSON: self = json
+        case let b as Bool: self = .bool(b)
+        case let i as Int: self = .int(Int64(i))
+        case let i as Int64: self = .int(i)
+        case let d as Double: self = .double(d)
+        case let s as String: self = .string(s)
+        case let a as [Any?]: self = .array(a.map(JSON.init(any:)))
+        case let o as [String: Any?]: self = .object(o.mapValues(JSON.init(any:)))
+        case let some?: self = .string(String(describing: some))
+        }
+    }
+}
+
+/// A JSON syntax error with its position.
+public struct JSONSyntaxError: Error, CustomStringConvertible {
+    public let message: String
+    public let line: Int
+    public let column: Int
+    public var description: String { "invalid JSON at \(line):\(column): \(message)" }
+}
+
+/// A strict RFC 8259 parser over UTF-8 bytes.
+struct JSONParser {
+    let bytes: [UInt8]
+    var position = 0
+    var depth = 0
+
+    init(bytes: [UInt8]) {
+        self.bytes = bytes
+        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
+    }
+
+    mutating func parseDocument() throws -> JSON {
+        let value = try parseValue()
+        skipWhitespace()
+        guard position == bytes.count else { throw error("unexpected text after the value") }
+        return value
+    }
+
+    func error(_ message: String) -> JSONSyntaxError {
+        var line = 1
+        var column = 1
+        for byte in bytes[..<min(position, bytes.count)] {
+            if byte == UInt8(ascii: "\n") { line += 1; column = 1 } else if byte & 0xC0 != 0x80 { column += 1 }
+        }
+        return JSONSyntaxError(message: message, line: line, column: column)
+    }
+
+    mutating func skipWhitespace() {
+        while position < bytes.count {
+            switch bytes[position] {
+            case 0x20, 0x0A, 0x0D, 0x09: position += 1
+            default: return
+            }
+        }
+    }
+
+    mutating func parseValue() throws -> JSON {
+        skipWhitespace()
+        guard position < bytes.count else { throw error("unexpected end of input") }
+        switch bytes[position] {
+        case UInt8(ascii: "{"): return try parseObject()
+        case UInt8(ascii: "["): return try parseArray()
+        case UInt8(ascii: "\""): return .string(try parseString())
+        case UInt8(ascii: "t"): try expectWord("true"); return .bool(true)
+        case UInt8(ascii: "f"): try expectWord("false"); return .bool(false)
+        case UInt8(ascii: "n"): try expectWord("null"); return .null
+        case UInt8(ascii: "-"), UInt8(ascii: "0")...UInt8(ascii: "9"): return try parseNumber()
+        default: throw error("unexpected character '\(Character(Unicode.Scalar(bytes[position])))'")
+        }
+    }
+
+    mutating func expectWord(_ word: String) throws {
+        let utf8 = Array(word.utf8)
+        guard bytes.count - position >= utf8.count, Array(bytes[position..<position + utf8.count]) == utf8 else {
+            throw error("expected '\(word)'")
+        }
+        position += utf8.count
+    }
+
+    mutating func parseObject() throws -> JSON {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth < 512 else { throw error("nested too deeply") }
+        position += 1
+        var members: [String: JSON] = [:]
+        skipWhitespace()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "}") { position += 1; return .object(members) }
+        while true {
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw error("expected a key string") }
+            let key = try parseString()
+            skipWhitespace()
+            guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':' after key") }
+            position += 1
+            members[key] = try parseValue()
+            skipWhitespace()
+            guard position < bytes.count else { throw error("unexpected end of input in object") }
+            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
+            if bytes[position] == UInt8(ascii: "}") { position += 1; return .object(members) }
+            throw error("expected ',' or '}' in object")
+        }
+    }
+
+    mutating func parseArray() throws -> JSON {
+        depth += 1
+        defer { depth -= 1 }
+        guard depth < 512 else { throw error("nested too deeply") }
+        position += 1
+        var elements: [JSON] = []
+        skipWhitespace()
+        if position < bytes.count, bytes[position] == UInt8(ascii: "]") { position += 1; return .array(elements) }
+        while true {
+            elements.append(try parseValue())
+            skipWhitespace()
+            guard position < bytes.count else { throw error("unexpected end of input in array") }
+            if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
+            if bytes[position] == UInt8(ascii: "]") { position += 1; return .array(elements) }
+            throw error("expected ',' or ']' in array")
+        }
+    }
+
+    mutating func parseString() throws -> String {
+        position += 1
+        let start = position
+        // Fast path: no escapes.
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                let s = String(decoding: bytes[start..<position], as: UTF8.self)
+                position += 1
+                return s
+            }
+            if byte == UInt8(ascii: "\\") { break }
+            if byte < 0x20 { throw error("control character in string") }
+            position += 1
+        }
+        var scalars = Array(bytes[start..<position])
+        while position < bytes.count {
+            let byte = bytes[position]
+            if byte == UInt8(ascii: "\"") {
+                position += 1
+                return String(decoding: scalars, as: UTF8.self)
+            }
+            if byte < 0x20 { throw error("control character in string") }
+            if byte != UInt8(ascii: "\\") { scalars.append(byte); position += 1; continue }
+            position += 1
+            guard position < bytes.count else { break }
+            let escape = bytes[position]
+            position += 1
+            switch escape {
+            case UInt8(ascii: "\""): scalars.append(0x22)
+            case UInt8(ascii: "\\"): scalars.append(0x5C)
+            case UInt8(ascii: "/"): scalars.append(0x2F)
+            case UInt8(ascii: "b"): scalars.append(0x08)
+            case UInt8(ascii: "f"): scalars.append(0x0C)
+            case UInt8(ascii: "n"): scalars.append(0x0A)
+            case UInt8(ascii: "r"): scalars.append(0x0D)
+            case UInt8(ascii: "t"): scalars.append(0x09)
+            case UInt8(ascii: "u"):
+                var code = try parseHex4()
+                if (0xD800...0xDBFF).contains(code) {
+                    guard position + 1 < bytes.count, bytes[position] == UInt8(ascii: "\\"), bytes[position + 1] == UInt8(ascii: "u") else {
+                        throw error("unpaired surrogate in \\u escape")
+                    }
+                    position += 2
+                    let low = try parseHex4()
+                    guard (0xDC00...0xDFFF).contains(low) else { throw error("unpaired surrogate in \\u escape") }
+                    code = 0x10000 + ((code - 0xD800) << 10) + (low - 0xDC00)
+                }
+                guard let scalar = Unicode.Scalar(code) else { throw error("invalid \\u escape") }
+                scalars.append(contentsOf: Array(String(Character(scalar)).utf8))
+            default:
+                throw error("invalid escape '\\\(Character(Unicode.Scalar(escape)))'")
+            }
+        }
+        throw error("unterminated string")
+    }
+
+    mutating func parseHex4() throws -> UInt32 {
+        guard position + 4 <= bytes.count else { throw error("incomplete \\u escape") }
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            let byte = bytes[position]
+            let digit: UInt32
+            switch byte {
+            case UInt8(ascii: "0")...UInt8(ascii: "9"): digit = UInt32(byte - UInt8(ascii: "0"))
+            case UInt8(ascii: "a")...UInt8(ascii: "f"): digit = UInt32(byte - UInt8(ascii: "a") + 10)
+            case UInt8(ascii: "A")...UInt8(ascii: "F"): digit = UInt32(byte - UInt8(ascii: "A") + 10)
+            default: throw error("invalid hex digit in \\u escape")
+            }
+            value = value * 16 + digit
+            position += 1
+        }
+        return value
+    }
+
+    mutating func parseNumber() throws -> JSON {
+        let start = position
+        var isInteger = true
+        if bytes[position] == UInt8(ascii: "-") { position += 1 }
+        func digits() -> Int {
+            let s = position
+            while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) { position += 1 }
+            return position - s
+        }
+        guard digits() > 0 else { throw error("expected digits") }
+        if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
+            isInteger = false
+            position += 1
+            guard digits() > 0 else { throw error("expected digits after '.'") }
+        }
+        if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
+            isInteger = false
+            position += 1
+            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
+            guard digits() > 0 else { throw error("expected exponent digits") }
+        }
+        let text = String(decoding: bytes[start..<position], as: UTF8.self)
+        if isInteger, let n = Int64(text) { return .int(n) }
+        guard let d = Double(text) else { throw error("invalid number") }
+        return .double(d)
+    }
+}

@@ -1,0 +1,117 @@
+import Foundation
+import ObjectStore
+import Synchronization
+
+/// MagicalRecord's one-line façade: set up the default stack, then save
+/// with a block.
+///
+/// ```swift
+/// try MagicalRecord.setupAutoMigratingCoreDataStack(model: model, storeNamed: "People.sqlite")
+/// try MagicalRecord.saveAndWait { context in
+///     let person = Person(context: context)
+///     person.firstName = "Ada"
+/// }
+/// ```
+public enum MagicalRecord {
+    private static let current = Mutex<CoreDataStack?>(nil)
+
+    /// The stack set up last; set-up must come first.
+    public static var stack: CoreDataStack {
+        guard let stack = current.withLock({ $0 }) else {
+            preconditionFailure("no Core Data stack: call MagicalRecord.setupCoreDataStack first")
+        }
+        return stack
+    }
+
+    public static var defaultContext: ManagedObjectContext { stack.defaultContext }
+    public static var rootSavingContext: ManagedObjectContext { stack.rootSavingContext }
+
+    /// Uses `stack` as the default stack.
+    public static func use(_ stack: CoreDataStack) {
+        current.withLock { $0 = stack }
+    }
+
+    /// A SQLite store named `storeNamed` in the app's data directory.
+    @discardableResult
+    public static func setupCoreDataStack(model: ManagedObjectModel, storeNamed name: String,
+                                          options: CoreDataStack.Options = .init()) throws -> CoreDataStack {
+        let stack = try CoreDataStack(model: model, store: .named(name), options: options)
+        use(stack)
+        return stack
+    }
+
+    /// Like `setupCoreDataStack`, migrating the store automatically.
+    @discardableResult
+    public static func setupAutoMigratingCoreDataStack(model: ManagedObjectModel, storeNamed name: String) throws -> CoreDataStack {
+        var options = CoreDataStack.Options()
+        options.autoMigrate = true
+        return try setupCoreDataStack(model: model, storeNamed: name, options: options)
+    }
+
+    /// A SQLite store at `url`.
+    @discardableResult
+    public static func setupCoreDataStack(model: ManagedObjectModel, storeAt url: URL,
+                                          options: CoreDataStack.Options = .init()) throws -> CoreDataStack {
+        let stack = try CoreDataStack(model: model, store: .url(url), options: options)
+        use(stack)
+        return stack
+    }
+
+    /// A store in memory: for tests and previews.
+    @discardableResult
+    public static func setupInMemoryStack(model: ManagedObjectModel, options: CoreDataStack.Options = .init()) throws -> CoreDataStack {
+        let stack = try CoreDataStack(model: model, store: .inMemory, options: options)
+        use(stack)
+        return stack
+    }
+
+    /// Drops the default stack; its contexts must no longer be used.
+    public static func cleanUp() {
+        current.withLock { $0 = nil }
+    }
+
+    // MARK: - Save blocks
+
+    /// Runs `block` on a new private context, saves it to the store, merges
+    /// into the default context, and calls `completion` on the main queue:
+    /// `(true, nil)` after a save, `(false, nil)` when there was nothing to
+    /// save, `(false, error)` on failure.
+    public static func save(_ block: @escaping @Sendable (ManagedObjectContext) throws -> Void,
+                            completion: (@Sendable (Bool, Error?) -> Void)? = nil) {
+        let stack = self.stack
+        let context = stack.newPrivateContext()
+        context.perform {
+            let result = Result { () throws -> Bool in
+                try block(context)
+                return try context.saveToPersistentStoreAndWait()
+            }
+            DispatchQueue.main.async {
+                switch result {
+                case .success(let saved): completion?(saved, nil)
+                case .failure(let error): completion?(false, error)
+                }
+            }
+        }
+    }
+
+    /// Runs `block` on a new private context and saves it to the store
+    /// before returning. Returns whether anything was saved.
+    @discardableResult
+    public static func saveAndWait(_ block: (ManagedObjectContext) throws -> Void) throws -> Bool {
+        let context = stack.newPrivateContext()
+        return try context.performAndWait {
+            try block(context)
+            return try context.saveToPersistentStoreAndWait()
+        }
+    }
+
+    /// Runs `block` on a new private context and saves it to the store.
+    @discardableResult
+    public static func save(_ block: @escaping @Sendable (ManagedObjectContext) throws -> Void) async throws -> Bool {
+        let context = stack.newPrivateContext()
+        return try await context.perform {
+            try block(context)
+            return try context.saveToPersistentStoreAndWait()
+        }
+    }
+}

@@ -1,0 +1,181 @@
+import Foundation
+import Testing
+@testable import ActiveRecord
+import ObjectStore
+import Predicates
+
+/// A model with MagicalRecord import keys, built in code.
+private func importModel() throws -> ManagedObjectModel {
+    let department = EntityDescription(name: "Department", userInfo: ["relatedByAttribute": "code"])
+    department.add(AttributeDescription(name: "code", type: .string))
+    department.add(AttributeDescription(name: "name", type: .string))
+    department.add(RelationshipDescription(name: "people", destination: "Person", inverse: "department", isToMany: true))
+
+    let person = EntityDescription(name: "Person")
+    person.add(AttributeDescription(name: "personID", type: .integer64, userInfo: ["mappedKeyName": "id"]))
+    person.add(AttributeDescription(name: "firstName", type: .string, userInfo: ["mappedKeyName": "first_name", "mappedKeyName.1": "given"]))
+    person.add(AttributeDescription(name: "city", type: .string, userInfo: ["mappedKeyName": "address.city"]))
+    person.add(AttributeDescription(name: "age", type: .integer16, defaultValue: .int(18), userInfo: ["useDefaultValueWhenNotPresent": "YES"]))
+    person.add(AttributeDescription(name: "score", type: .double, defaultValue: .double(1.5)))
+    person.add(AttributeDescription(name: "active", type: .boolean))
+    person.add(AttributeDescription(name: "note", type: .string))
+    person.add(AttributeDescription(name: "joined", type: .date))
+    person.add(AttributeDescription(name: "born", type: .date, userInfo: ["dateFormat": "dd/MM/yyyy"]))
+    person.add(AttributeDescription(name: "lastSeen", type: .date, userInfo: ["dateFormat": "UnixTime"]))
+    person.add(AttributeDescription(name: "token", type: .uuid))
+    person.add(AttributeDescription(name: "balance", type: .decimal))
+    person.add(RelationshipDescription(name: "department", destination: "Department", inverse: "people"))
+    person.add(RelationshipDescription(name: "pets", destination: "Pet", inverse: "owner", isToMany: true))
+
+    let pet = EntityDescription(name: "Pet", isAbstract: true)
+    pet.add(AttributeDescription(name: "petID", type: .integer64))
+    pet.add(AttributeDescription(name: "name", type: .string))
+    pet.add(RelationshipDescription(name: "owner", destination: "Person", inverse: "pets"))
+    let dog = EntityDescription(name: "Dog", parent: "Pet")
+    dog.add(AttributeDescription(name: "barks", type: .boolean))
+    let cat = EntityDescription(name: "Cat", parent: "Pet")
+    return try ManagedObjectModel(entities: [department, person, pet, dog, cat])
+}
+
+private func setup() throws -> (ManagedObjectContext, ManagedObjectModel) {
+    let model = try importModel()
+    let coordinator = PersistentStoreCoordinator(model: model)
+    try coordinator.addSQLiteStore(at: nil)
+    return (ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator), model)
+}
+
+private func importOne(_ text: String, _ entity: String = "Person", options: ImportOptions = ImportOptions()) throws -> (ManagedObject, ManagedObjectContext) {
+    let (context, model) = try setup()
+    let object = try Importer(context: context, options: options).importObject(try JSON(parsing: text), into: model.entity(named: entity)!)
+    return (try #require(object), context)
+}
+
+@Suite struct ImportTests {
+    @Test func importsEveryTypeFromPlainAndMappedKeys() throws {
+        let (p, _) = try importOne("""
+            {"id": 7, "first_name": "Ada", "address": {"city": "London"}, "age": 36, "score": 2.5, "active": true,
+             "joined": "2011-07-23T22:30:40GMT", "born": "10/12/1815", "lastSeen": 1300000000123,
+             "token": "E621E1F8-C36C-495A-93FC-0C247A3E6E5F", "balance": "12.50"}
+            """)
+        #expect(p["personID"] == .int(7))
+        #expect(p["firstName"] == .string("Ada"))
+        #expect(p["city"] == .string("London"))
+        #expect(p["age"] == .int(36))
+        #expect(p["score"] == .double(2.5))
+        #expect(p["active"] == .bool(true))
+        #expect(p["joined"] == .date(Date(timeIntervalSince1970: 1_311_460_240)))
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "GMT")!
+        #expect(p["born"] == .date(calendar.date(from: DateComponents(year: 1815, month: 12, day: 10))!))
+        #expect(p["lastSeen"] == .date(Date(timeIntervalSince1970: 1_300_000_000.123)))
+        #expect(p["token"] == .uuid(UUID(uuidString: "E621E1F8-C36C-495A-93FC-0C247A3E6E5F")!))
+        #expect(p["balance"] == .decimal(Decimal(string: "12.50")!))
+    }
+
+    @Test func secondaryMappingIsUsedWhenThePrimaryKeyIsAbsent() throws {
+        let (p, _) = try importOne(#"{"given": "Grace"}"#)
+        #expect(p["firstName"] == .string("Grace"))
+    }
+
+    @Test func nullSetsNilEvenWithADefaultAndAbsentKeysUseTheDefaultWhenAsked() throws {
+        let (p, _) = try importOne(#"{"score": null}"#)
+        #expect(p["score"] == .null)
+        #expect(p["age"] == .int(18))
+    }
+
+    @Test func numbersBecomeStringsAndTrueStringsBecomeBooleans() throws {
+        let (p, _) = try importOne(#"{"note": 42, "active": "true", "age": "33"}"#)
+        #expect(p["note"] == .string("42"))
+        #expect(p["active"] == .bool(true))
+        #expect(p["age"] == .int(33))
+    }
+
+    @Test func epochSecondsWithoutUnixTimeFormat() throws {
+        let (p, _) = try importOne(#"{"joined": 86400}"#)
+        #expect(p["joined"] == .date(Date(timeIntervalSince1970: 86400)))
+    }
+
+    @Test func aBadValueNamesItsJSONPath() throws {
+        let (context, model) = try setup()
+        let importer = Importer(context: context)
+        #expect {
+            try importer.importArray(try JSON(parsing: #"[{"id": 1}, {"id": 2, "age": "old"}]"#), into: model.entity(named: "Person")!)
+        } throws: { error in
+            (error as? ImportError)?.path == "$[1].age"
+        }
+    }
+
+    @Test func toOneByDefaultKeyAndMappedKeyDoesNotDuplicate() throws {
+        let (context, model) = try setup()
+        let importer = Importer(context: context)
+        let people = try importer.importArray(try JSON(parsing: """
+            [{"id": 1, "department": {"code": "ENG", "name": "Engineering"}},
+             {"id": 2, "department": "ENG"},
+             {"id": 3, "department": {"code": "OPS"}}]
+            """), into: model.entity(named: "Person")!)
+        #expect(people.count == 3)
+        #expect(people[0].object(forKey: "department") === people[1].object(forKey: "department"))
+        #expect(context.insertedObjects.filter { $0.entity.name == "Department" }.count == 2)
+        try context.save()
+        // Importing again updates instead of duplicating.
+        let again = Importer(context: context)
+        _ = try again.importArray(try JSON(parsing: #"[{"id": 1, "first_name": "Ann", "department": "OPS"}]"#), into: model.entity(named: "Person")!)
+        #expect(context.insertedObjects.isEmpty)
+        #expect(people[0]["firstName"] == .string("Ann"))
+        #expect(people[0].object(forKey: "department")?["code"] == .string("OPS"))
+    }
+
+    @Test func duplicatesInsideOneBatchBecomeOneObject() throws {
+        let (context, model) = try setup()
+        let people = try Importer(context: context).importArray(try JSON(parsing: #"[{"id": 5, "age": 1}, {"id": 5, "age": 2}]"#), into: model.entity(named: "Person")!)
+        #expect(people.count == 2)
+        #expect(people[0] === people[1])
+        #expect(people[0]["age"] == .int(2))
+        #expect(context.insertedObjects.count == 1)
+    }
+
+    @Test func toManyFromFourObjectsThenEmptyObjectThenNull() throws {
+        let (context, model) = try setup()
+        let person = model.entity(named: "Person")!
+        let importer = Importer(context: context)
+        let p = try #require(try importer.importObject(try JSON(parsing: """
+            {"id": 1, "pets": [{"petID": 1, "entity": "Dog"}, {"petID": 2, "entity": "Cat"}, {"petID": 3, "entity": "Dog"}, {"petID": 4, "entity": "Cat"}]}
+            """), into: person))
+        #expect(p.objects(forKey: "pets").count == 4)
+        #expect(Set(p.objects(forKey: "pets").map(\.entity.name)) == ["Dog", "Cat"])
+        _ = try importer.importObject(try JSON(parsing: #"{"id": 1}"#), into: person)
+        #expect(p.objects(forKey: "pets").count == 4)
+        _ = try importer.importObject(try JSON(parsing: #"{"id": 1, "pets": null}"#), into: person)
+        #expect(p.objects(forKey: "pets").isEmpty)
+    }
+
+    @Test func anAbstractDestinationWithoutAnEntityKeyIsAClearError() throws {
+        let (context, model) = try setup()
+        #expect {
+            try Importer(context: context).importObject(try JSON(parsing: #"{"id": 1, "pets": [{"petID": 9}]}"#), into: model.entity(named: "Person")!)
+        } throws: { error in
+            let e = error as? ImportError
+            return e?.path == "$.pets[0]" && e?.message.contains("abstract entity Pet") == true
+        }
+    }
+
+    @Test func replacingModeMakesTheToManyExactlyTheImportedObjects() throws {
+        let (context, model) = try setup()
+        var options = ImportOptions()
+        options.toManyMode = .replacing
+        let importer = Importer(context: context, options: options)
+        let department = model.entity(named: "Department")!
+        let d = try #require(try importer.importObject(try JSON(parsing: #"{"code": "X", "people": [1, 2, 3]}"#), into: department))
+        #expect(d.objects(forKey: "people").count == 3)
+        _ = try importer.importObject(try JSON(parsing: #"{"code": "X", "people": [3]}"#), into: department)
+        #expect(d.objects(forKey: "people").map { $0["personID"] } == [.int(3)])
+    }
+
+    @Test func normalizedKeysMatchSnakeCase() throws {
+        var options = ImportOptions()
+        options.normalizesKeys = true
+        let (p, _) = try importOne(#"{"ID": 3, "first_name": "Lin", "NOTE": "n"}"#, options: options)
+        #expect(p["note"] == .string("n"))
+        #expect(p["personID"] == .int(3))
+    }
+}
