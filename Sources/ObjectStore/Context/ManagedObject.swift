@@ -44,6 +44,10 @@ open class ManagedObject: CustomStringConvertible {
         if let context { context.insert(self) }
     }
 
+    deinit {
+        managedObjectContext?.registered.remove(objectID, ifSameAs: ObjectIdentifier(self))
+    }
+
     /// A typed subclass names its entity: its class name by default.
     open class var entityName: String {
         String(describing: self)

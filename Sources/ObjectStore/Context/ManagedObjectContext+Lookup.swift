@@ -19,6 +19,7 @@ extension ManagedObjectContext {
         let type = entity.attributes[index].type
         let wanted = Set(values.map { (try? type.coerceValue($0)) ?? $0 })
         var ids: [Value: ObjectID] = [:]
+        var loaded: [ManagedObject] = []  // keeps fetched objects alive until returned
         if let parent {
             let found = try parent.performAndWait {
                 try parent.objects(of: entity, where: attribute, in: Array(wanted)).mapValues(\.objectID)
@@ -29,6 +30,7 @@ extension ManagedObjectContext {
             for snapshot in try store.snapshots(of: entity, where: attribute, in: Array(wanted)) {
                 let object = self.object(with: snapshot.id)
                 if object.isFault { fill(object, from: snapshot) }
+                loaded.append(object)
                 ids[snapshot.values[index]] = snapshot.id
             }
         }
@@ -39,6 +41,7 @@ extension ManagedObjectContext {
             if object.isDeleted || object.attributeValue(forKey: attribute) != value { continue }
             result[value] = object
         }
+        withExtendedLifetime(loaded) {}
         for object in changed.values where !object.isDeleted && object.entity.isKind(of: entity) {
             let value = object.values[index]
             if wanted.contains(value) && result[value] == nil { result[value] = object }

@@ -41,8 +41,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     let queue: DispatchQueue?
     private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
 
-    /// Every object this context holds, by ID.
-    var registered: [ObjectID: ManagedObject] = [:]
+    /// Every object this context holds, by ID (clean ones unretained).
+    var registered = ObjectRegistry()
     /// Objects with pending changes (inserted, updated or deleted).
     var changed: [ObjectIdentifier: ManagedObject] = [:]
     var changeCounter = 0
@@ -132,7 +132,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     // MARK: - Registration
 
-    public var registeredObjects: [ManagedObject] { Array(registered.values) }
+    public var registeredObjects: [ManagedObject] { registered.values }
 
     public var insertedObjects: [ManagedObject] { changedObjects(in: .inserted) }
     public var updatedObjects: [ManagedObject] {

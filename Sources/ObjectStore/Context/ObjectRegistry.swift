@@ -1,0 +1,35 @@
+import Foundation
+
+/// The context's identity map: one object per ID, held without retaining
+/// it.
+///
+/// A context keeps its changed objects alive (in its change set), but not
+/// the clean ones: an object nobody uses any more leaves the map when it is
+/// deallocated, so iterating a million fetched rows keeps memory bounded,
+/// as Core Data's weakly held registered objects do.
+struct ObjectRegistry {
+    private var objects: [ObjectID: Unmanaged<ManagedObject>] = [:]
+
+    subscript(id: ObjectID) -> ManagedObject? {
+        get { objects[id]?.takeUnretainedValue() }
+        set { objects[id] = newValue.map { Unmanaged.passUnretained($0) } }
+    }
+
+    @discardableResult
+    mutating func removeValue(forKey id: ObjectID) -> ManagedObject? {
+        objects.removeValue(forKey: id)?.takeUnretainedValue()
+    }
+
+    /// Called from the object's deinit: forgets it if it is still the one
+    /// registered under `id`.
+    mutating func remove(_ id: ObjectID, ifSameAs object: ObjectIdentifier) {
+        if let current = objects[id], ObjectIdentifier(current.takeUnretainedValue()) == object {
+            objects[id] = nil
+        }
+    }
+
+    var values: [ManagedObject] { objects.values.map { $0.takeUnretainedValue() } }
+    var keys: Dictionary<ObjectID, Unmanaged<ManagedObject>>.Keys { objects.keys }
+    var count: Int { objects.count }
+    mutating func removeAll() { objects.removeAll() }
+}

@@ -1,0 +1,89 @@
+import Foundation
+import Predicates
+import struct Predicates.Predicate
+
+/// A fetch request turned into SQL for one store: the FROM clause with its
+/// joins, the WHERE condition, the ORDER BY, the bound values, and the part
+/// of the predicate left to evaluate in memory.
+struct FetchPlan {
+    let entity: EntityDescription
+    let root: EntityDescription
+    let from: String
+    let condition: String
+    let bindings: [Value]
+    /// nil when some sort key cannot be expressed in SQL.
+    let order: String?
+    /// What SQL could not express; evaluated in memory on the rows SQL returns.
+    let residual: Predicate?
+    let table: SchemaMapping.Table
+
+    init(request: FetchRequest, entity: EntityDescription, store: SQLiteStore, predicate: Predicate?) throws {
+        self.entity = entity
+        self.root = entity.rootEntity
+        let mapping = store.mapping
+        table = mapping.table(for: entity)
+        var translator = SQLTranslator(store: store, entity: entity)
+        var conditions: [String] = []
+        if let entityColumn = table.entityColumn {
+            let entities = request.includesSubentities ? entity.selfAndDescendants : [entity]
+            if entities.count < root.selfAndDescendants.count {
+                conditions.append("t.\(entityColumn) IN (\(entities.map { String(mapping.entityCode($0)) }.joined(separator: ",")))")
+            }
+        }
+        var residual: Predicate?
+        if let predicate {
+            let (sql, rest) = try translator.split(predicate)
+            if let sql { conditions.append(sql) }
+            residual = rest
+        }
+        self.residual = residual
+        var orderParts: [String] = []
+        var orderable = true
+        for key in request.sortDescriptors {
+            do {
+                guard case .attribute(let sql, _) = try translator.resolve(key.keyPath, in: translator.root, range: key.range) else {
+                    orderable = false
+                    break
+                }
+                orderParts.append(sql + (key.ascending ? "" : " DESC"))
+            } catch is SQLTranslator.Untranslatable {
+                orderable = false
+                break
+            }
+        }
+        if orderable { orderParts.append("t._pk") }
+        order = orderable ? orderParts.joined(separator: ", ") : nil
+        condition = conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")
+        bindings = translator.bindings
+        let joins = translator.joins.joined(separator: " ")
+        from = "\(quoteIdentifier(table.name)) t" + (joins.isEmpty ? "" : " " + joins)
+    }
+
+    /// The SELECT for whole rows, with an optional window.
+    func selectRows(store: SQLiteStore, limit: Int, offset: Int) -> String {
+        var sql = "SELECT \(store.selectList(for: root)) FROM \(from) WHERE \(condition)"
+        if let order { sql += " ORDER BY \(order)" }
+        sql += window(limit: limit, offset: offset)
+        return sql
+    }
+
+    func selectIDs(limit: Int, offset: Int) -> String {
+        var sql = "SELECT t._pk, \(table.entityColumn.map { "t.\($0)" } ?? "NULL") FROM \(from) WHERE \(condition)"
+        if let order { sql += " ORDER BY \(order)" }
+        sql += window(limit: limit, offset: offset)
+        return sql
+    }
+
+    func selectCount(limit: Int, offset: Int) -> String {
+        if limit == 0 && offset == 0 {
+            return "SELECT COUNT(*) FROM \(from) WHERE \(condition)"
+        }
+        return "SELECT COUNT(*) FROM (SELECT 1 FROM \(from) WHERE \(condition)\(window(limit: limit, offset: offset)))"
+    }
+
+    private func window(limit: Int, offset: Int) -> String {
+        if limit > 0 { return " LIMIT \(limit)" + (offset > 0 ? " OFFSET \(offset)" : "") }
+        if offset > 0 { return " LIMIT -1 OFFSET \(offset)" }
+        return ""
+    }
+}

@@ -1,0 +1,248 @@
+import Foundation
+import Predicates
+import struct Predicates.Predicate
+
+extension ManagedObjectContext {
+    /// Runs a fetch request and returns the matching objects.
+    ///
+    /// ```swift
+    /// var request = FetchRequest(entityName: "Person")
+    /// request.predicate = try Predicate(format: "age > 18")
+    /// for person in try context.fetch(request) { print(person["firstName"]) }
+    /// ```
+    ///
+    /// Unsaved changes count unless `includesPendingChanges` is false:
+    /// matching inserts are included, deleted objects left out, changed
+    /// objects re-evaluated and re-sorted. With a `fetchBatchSize`, only
+    /// IDs are read at first and objects are loaded batch by batch as the
+    /// results are read.
+    public func fetch(_ request: FetchRequest) throws -> FetchResults {
+        try performAndWait {
+            let entity = try entity(for: request)
+            var request = request
+            request.resultType = .managedObject
+            if request.fetchBatchSize > 0 {
+                let ids = try matchingIDs(request, entity: entity)
+                return FetchResults(context: self, ids: ids, batchSize: request.fetchBatchSize)
+            }
+            return FetchResults(objects: try matchingObjects(request, entity: entity))
+        }
+    }
+
+    /// The IDs of the matching objects, in order.
+    public func fetchObjectIDs(_ request: FetchRequest) throws -> [ObjectID] {
+        try performAndWait {
+            try matchingIDs(request, entity: try entity(for: request))
+        }
+    }
+
+    /// How many objects match, counting unsaved changes as `fetch` does.
+    public func count(for request: FetchRequest) throws -> Int {
+        try performAndWait {
+            let entity = try entity(for: request)
+            if let count = try countInSQL(request, entity: entity) { return count }
+            return try matchingIDs(request, entity: entity).count
+        }
+    }
+
+    func entity(for request: FetchRequest) throws -> EntityDescription {
+        guard let entity = model.entity(named: request.entityName) else {
+            var message = "unknown entity '\(request.entityName)'"
+            if let suggestion = Suggestions.closest(to: request.entityName, in: model.entities.map(\.name)) {
+                message += "; did you mean '\(suggestion)'?"
+            }
+            throw StoreError(.notFound, message)
+        }
+        return entity
+    }
+
+    /// Whether unsaved changes of this context (or of its parents, for a
+    /// child) can change the answer for `entity`.
+    func hasPendingChanges(affecting entity: EntityDescription) -> Bool {
+        let root = entity.rootEntity
+        return changed.values.contains { $0.entity.rootEntity === root && $0.hasChanges }
+    }
+
+    private func countInSQL(_ request: FetchRequest, entity: EntityDescription) throws -> Int? {
+        guard parent == nil else { return nil }
+        if request.includesPendingChanges && hasPendingChanges(affecting: entity) { return nil }
+        let store = persistentStoreCoordinator!.store
+        let plan = try FetchPlan(request: request, entity: entity, store: store, predicate: try resolvedPredicate(request))
+        guard plan.residual == nil else { return nil }
+        return try store.count(sql: plan.selectCount(limit: request.fetchLimit, offset: request.fetchOffset), bindings: plan.bindings)
+    }
+
+    func resolvedPredicate(_ request: FetchRequest) throws -> Predicate? {
+        request.predicate
+    }
+
+    /// The matching objects, in order, windowed.
+    func matchingObjects(_ request: FetchRequest, entity: EntityDescription) throws -> [ManagedObject] {
+        let pending = request.includesPendingChanges && hasPendingChanges(affecting: entity)
+        let predicate = try resolvedPredicate(request)
+        var objects: [ManagedObject]
+        var sorted: Bool
+        if let parent {
+            // The parent answers with its own unsaved state; then this
+            // context's changes are merged on top.
+            var upstream = request
+            if pending { upstream.fetchLimit = 0; upstream.fetchOffset = 0 }
+            upstream.fetchBatchSize = 0
+            let snapshots = try parent.performAndWait { () throws -> [Snapshot] in
+                let found = try parent.matchingObjects(upstream, entity: entity)
+                return found.map { parent.currentSnapshot(of: $0) }
+            }
+            objects = register(snapshots)
+            sorted = true
+            if !pending { return objects }
+        } else {
+            let store = persistentStoreCoordinator!.store
+            let plan = try FetchPlan(request: request, entity: entity, store: store, predicate: predicate)
+            let inMemory = pending || plan.residual != nil || plan.order == nil
+            let sql = inMemory ? plan.selectRows(store: store, limit: 0, offset: 0)
+                : plan.selectRows(store: store, limit: request.fetchLimit, offset: request.fetchOffset)
+            objects = register(try store.snapshots(sql: sql, bindings: plan.bindings, root: plan.root))
+            if !inMemory { return objects }
+            sorted = plan.order != nil
+            if let residual = plan.residual {
+                objects = try objects.filter { try $0.matches(residual) }
+            }
+        }
+        if pending {
+            var seen = Set(objects.map { ObjectIdentifier($0) })
+            var merged: [ManagedObject] = []
+            merged.reserveCapacity(objects.count)
+            for object in objects {
+                if object.isDeleted { continue }
+                if object.state == .updated, let predicate, !(try object.matches(predicate)) { continue }
+                merged.append(object)
+            }
+            let kinds = request.includesSubentities ? Set(entity.selfAndDescendants.map(ObjectIdentifier.init)) : [ObjectIdentifier(entity)]
+            for object in changed.values.sorted(by: { $0.changeOrder < $1.changeOrder })
+            where (object.state == .inserted || object.state == .updated) && kinds.contains(ObjectIdentifier(object.entity)) {
+                guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
+                if let predicate, !(try object.matches(predicate)) { continue }
+                merged.append(object)
+            }
+            objects = merged
+            sorted = false
+        }
+        if !sorted || !request.sortDescriptors.isEmpty && pending {
+            objects = sortInMemory(objects, by: request.sortDescriptors)
+        }
+        return window(objects, limit: request.fetchLimit, offset: request.fetchOffset)
+    }
+
+    func matchingIDs(_ request: FetchRequest, entity: EntityDescription) throws -> [ObjectID] {
+        if parent == nil, !(request.includesPendingChanges && hasPendingChanges(affecting: entity)) {
+            let store = persistentStoreCoordinator!.store
+            let plan = try FetchPlan(request: request, entity: entity, store: store, predicate: try resolvedPredicate(request))
+            if plan.residual == nil && plan.order != nil {
+                return try store.objectIDs(sql: plan.selectIDs(limit: request.fetchLimit, offset: request.fetchOffset),
+                                           bindings: plan.bindings, root: plan.root)
+            }
+        }
+        return try matchingObjects(request, entity: entity).map(\.objectID)
+    }
+
+    func sortInMemory(_ objects: [ManagedObject], by keys: [SortKey]) -> [ManagedObject] {
+        let rows = objects.map { object in (object, keys.map { object.sortValue($0.keyPath) }) }
+        return rows.sorted { a, b in
+            for (i, key) in keys.enumerated() {
+                let c = ValueOrdering.compare(a.1[i], b.1[i])
+                if c != 0 { return key.ascending ? c < 0 : c > 0 }
+            }
+            return a.0.objectID.primaryKey < b.0.objectID.primaryKey
+        }.map(\.0)
+    }
+
+    private func window(_ objects: [ManagedObject], limit: Int, offset: Int) -> [ManagedObject] {
+        let start = min(max(offset, 0), objects.count)
+        let end = limit > 0 ? min(start + limit, objects.count) : objects.count
+        return Array(objects[start..<end])
+    }
+
+    /// Loads a batch of faults in one query.
+    func fulfill(_ objects: [ManagedObject]) throws {
+        let faults = objects.filter(\.isFault)
+        guard !faults.isEmpty else { return }
+        let snapshots: [Snapshot]
+        if let parent {
+            snapshots = try parent.performAndWait { try faults.compactMap { try parent.snapshotForChild($0.objectID) } }
+        } else {
+            snapshots = try persistentStoreCoordinator!.store.snapshots(for: faults.map(\.objectID))
+        }
+        for snapshot in snapshots {
+            if let object = registered[snapshot.id], object.isFault { fill(object, from: snapshot) }
+        }
+    }
+}
+
+/// The results of a fetch: all loaded, or loaded batch by batch.
+///
+/// With a batch size, the results hold only object IDs and the current
+/// batch; reading an element loads its batch in one query, so iterating a
+/// million rows keeps memory bounded.
+public struct FetchResults: RandomAccessCollection {
+    private let storage: Storage
+    private enum Storage {
+        case objects([ManagedObject])
+        case batched(Batcher)
+    }
+
+    final class Batcher {
+        let context: ManagedObjectContext
+        let ids: [ObjectID]
+        let batchSize: Int
+        var batchStart = -1
+        var batch: [ManagedObject] = []
+
+        init(context: ManagedObjectContext, ids: [ObjectID], batchSize: Int) {
+            self.context = context
+            self.ids = ids
+            self.batchSize = batchSize
+        }
+
+        func object(at index: Int) -> ManagedObject {
+            let start = index - index % batchSize
+            if start != batchStart {
+                let slice = ids[start..<min(start + batchSize, ids.count)]
+                batch = context.performAndWait {
+                    let objects = slice.map { context.object(with: $0) }
+                    try? context.fulfill(objects)
+                    return objects
+                }
+                batchStart = start
+            }
+            return batch[index - start]
+        }
+    }
+
+    init(objects: [ManagedObject]) { storage = .objects(objects) }
+    init(context: ManagedObjectContext, ids: [ObjectID], batchSize: Int) {
+        storage = .batched(Batcher(context: context, ids: ids, batchSize: batchSize))
+    }
+
+    public var startIndex: Int { 0 }
+    public var endIndex: Int {
+        switch storage {
+        case .objects(let objects): return objects.count
+        case .batched(let batcher): return batcher.ids.count
+        }
+    }
+
+    public subscript(position: Int) -> ManagedObject {
+        switch storage {
+        case .objects(let objects): return objects[position]
+        case .batched(let batcher): return batcher.object(at: position)
+        }
+    }
+
+    /// The IDs, without loading anything.
+    public var objectIDs: [ObjectID] {
+        switch storage {
+        case .objects(let objects): return objects.map(\.objectID)
+        case .batched(let batcher): return batcher.ids
+        }
+    }
+}

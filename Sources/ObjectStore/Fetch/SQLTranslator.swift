@@ -1,0 +1,550 @@
+import Foundation
+import Predicates
+import struct Predicates.Predicate
+import struct Predicates.Expression
+
+/// Turns a predicate into a SQL condition over the schema mapping, with
+/// every value bound as a parameter.
+///
+/// ```swift
+/// var translator = SQLTranslator(store: store, entity: person)
+/// let condition = try translator.condition(for: predicate)   // "t."age" > ?"
+/// translator.bindings                                       // [.int(18)]
+/// ```
+///
+/// The in-memory evaluator is the reference. What SQLite cannot express
+/// with the same meaning (division, most functions, comparisons across
+/// types, objects as values) throws `Untranslatable`; the fetch then keeps
+/// that part as a residual predicate and evaluates it in memory after the
+/// SQL pre-filter. Null follows the evaluator: `!=` is true against nil,
+/// every other operator false; under NOT, conditions are made two-valued so
+/// SQL's unknown never leaks.
+struct SQLTranslator {
+    /// A part that SQL cannot express with the evaluator's meaning.
+    struct Untranslatable: Error {
+        let reason: String
+    }
+
+    /// A key that the entity does not have: a real error, not a fallback.
+    struct UnknownKey: Error, CustomStringConvertible {
+        let key: String
+        let entity: EntityDescription
+        let range: SourceRange
+        var description: String {
+            var text = "unknown key '\(key)' on \(entity.name)"
+            if let suggestion = Suggestions.closest(to: key, in: entity.propertyNames) {
+                text += "; did you mean '\(suggestion)'?"
+            }
+            return text
+        }
+    }
+
+    /// One FROM item and its to-one joins: the main query or a subquery.
+    final class Scope {
+        let alias: String
+        let entity: EntityDescription
+        var joins: [String] = []
+        var joinAliases: [String: (alias: String, entity: EntityDescription)] = [:]
+        /// SUBQUERY variables visible here, by name.
+        var variables: [String: Scope]
+
+        init(alias: String, entity: EntityDescription, variables: [String: Scope] = [:]) {
+            self.alias = alias
+            self.entity = entity
+            self.variables = variables
+        }
+    }
+
+    enum Category { case number, string, date, data, boolean, object, unknown }
+
+    /// A translated scalar: its SQL, and what kind of value it holds.
+    struct Operand {
+        var sql: String
+        var category: Category
+        /// A bound constant (for null checks and type decisions).
+        var constant: Value?
+        var isNullConstant: Bool { constant?.isNull ?? false }
+    }
+
+    let store: SQLiteStore
+    var mapping: SchemaMapping { store.mapping }
+    let root: Scope
+    private(set) var bindings: [Value] = []
+    private var aliasCounter = 0
+
+    init(store: SQLiteStore, entity: EntityDescription) {
+        self.store = store
+        self.root = Scope(alias: "t", entity: entity)
+    }
+
+    var joins: [String] { root.joins }
+
+    private mutating func newAlias() -> String {
+        aliasCounter += 1
+        return "a\(aliasCounter)"
+    }
+
+    private mutating func bind(_ value: Value) -> String {
+        bindings.append(value)
+        return "?"
+    }
+
+    // MARK: - Predicates
+
+    /// The condition for `predicate`, two-valued when `negated` context
+    /// needs it.
+    mutating func condition(for predicate: Predicate, in scope: Scope? = nil, twoValued: Bool = false) throws -> String {
+        let scope = scope ?? root
+        switch predicate.kind {
+        case .constant(let value):
+            return value ? "1" : "0"
+        case .not(let inner):
+            return "NOT (\(try condition(for: inner, in: scope, twoValued: true)))"
+        case .and(let parts):
+            return "(" + (try parts.map { try condition(for: $0, in: scope, twoValued: twoValued) }).joined(separator: " AND ") + ")"
+        case .or(let parts):
+            return "(" + (try parts.map { try condition(for: $0, in: scope, twoValued: twoValued) }).joined(separator: " OR ") + ")"
+        case .comparison(let comparison):
+            let sql = try self.comparison(comparison, in: scope)
+            return twoValued ? "IFNULL(\(sql), 0)" : sql
+        }
+    }
+
+    /// Splits `predicate` into what SQL can run and what must be evaluated
+    /// in memory: each top-level conjunct goes to one side or the other.
+    mutating func split(_ predicate: Predicate) throws -> (sql: String?, residual: Predicate?) {
+        let conjuncts: [Predicate]
+        if case .and(let parts) = predicate.kind { conjuncts = parts } else { conjuncts = [predicate] }
+        var sqlParts: [String] = []
+        var residual: [Predicate] = []
+        for conjunct in conjuncts {
+            let savedBindings = bindings
+            let savedJoins = (root.joins, root.joinAliases, aliasCounter)
+            do {
+                sqlParts.append(try condition(for: conjunct))
+            } catch is Untranslatable {
+                bindings = savedBindings
+                (root.joins, root.joinAliases, aliasCounter) = savedJoins
+                residual.append(conjunct)
+            }
+        }
+        let sql = sqlParts.isEmpty ? nil : sqlParts.joined(separator: " AND ")
+        let rest: Predicate? = residual.isEmpty ? nil : residual.count == 1 ? residual[0] : Predicate(.and(residual))
+        return (sql, rest)
+    }
+
+    // MARK: - Comparisons
+
+    private mutating func comparison(_ c: Comparison, in scope: Scope) throws -> String {
+        // A key path through a to-many on the left: ANY (or the modifier) over it.
+        if let path = c.lhs.keyPathComponents, let split = try toManySplit(path, in: scope) {
+            return try quantified(c, path: split, in: scope)
+        }
+        if c.modifier != .direct {
+            throw Untranslatable(reason: "\(c.modifier.rawValue) needs a to-many key path")
+        }
+        if let path = c.rhs.keyPathComponents, try toManySplit(path, in: scope) != nil {
+            if c.op == .in || c.op == .contains {
+                throw Untranslatable(reason: "membership in a to-many relationship")
+            }
+            throw Untranslatable(reason: "to-many key path on the right")
+        }
+        return try scalarComparison(c, in: scope)
+    }
+
+    /// `prefix` (to-one hops), the to-many relationship, and what follows.
+    private func toManySplit(_ path: [String], in scope: Scope) throws -> (prefix: [String], relationship: RelationshipDescription, owner: EntityDescription, rest: [String])? {
+        var entity = scope.entity
+        var components = path
+        if let first = components.first, let variableScope = scope.variables[first] {
+            entity = variableScope.entity
+            components.removeFirst()
+        }
+        for (i, key) in components.enumerated() {
+            if let relationship = entity.relationship(named: key) {
+                if relationship.isToMany {
+                    return (Array(path.prefix(path.count - components.count + i)), relationship, entity, Array(components[(i + 1)...]))
+                }
+                guard let destination = relationship.destination else { return nil }
+                entity = destination
+            } else {
+                return nil
+            }
+        }
+        return nil
+    }
+
+    private mutating func quantified(_ c: Comparison, path split: (prefix: [String], relationship: RelationshipDescription, owner: EntityDescription, rest: [String]),
+                                     in scope: Scope) throws -> String {
+        guard !split.rest.isEmpty else {
+            throw Untranslatable(reason: "comparing a to-many relationship itself")
+        }
+        if split.rest.contains(where: { $0.hasPrefix("@") }) {
+            throw Untranslatable(reason: "collection operator after a to-many")
+        }
+        let (from, correlation, inner) = try toManyFrom(split.prefix, relationship: split.relationship, owner: split.owner, in: scope)
+        var element = c
+        element.modifier = .direct
+        element.lhs = Expression(.keyPath(split.rest))
+        let condition: String
+        switch c.modifier {
+        case .direct, .any:
+            condition = "EXISTS (SELECT 1 FROM \(from)\(inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")) WHERE \(correlation) AND \(try scalarComparison(element, in: inner)))"
+            return condition
+        case .none:
+            let test = try scalarComparison(element, in: inner)
+            return "NOT EXISTS (SELECT 1 FROM \(from)\(inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")) WHERE \(correlation) AND \(test))"
+        case .all:
+            let test = try scalarComparison(element, in: inner)
+            return "NOT EXISTS (SELECT 1 FROM \(from)\(inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")) WHERE \(correlation) AND NOT IFNULL(\(test), 0))"
+        }
+    }
+
+    /// The FROM clause and correlation of a subquery over a to-many.
+    /// The returned scope's joins must be placed after the FROM item.
+    private mutating func toManyFrom(_ prefix: [String], relationship: RelationshipDescription, owner: EntityDescription,
+                                     in scope: Scope) throws -> (from: String, correlation: String, scope: Scope) {
+        guard let destination = relationship.destination else { throw Untranslatable(reason: "no destination") }
+        let ownerColumn: String
+        if prefix.isEmpty {
+            ownerColumn = "\(scope.alias)._pk"
+        } else if let variableScope = scope.variables[prefix[0]], prefix.count == 1 {
+            ownerColumn = "\(variableScope.alias)._pk"
+        } else {
+            let resolved = try resolve(prefix, in: scope)
+            guard case .toOne(let sql, _) = resolved else { throw Untranslatable(reason: "path before to-many") }
+            ownerColumn = sql
+        }
+        let alias = newAlias()
+        let inner = Scope(alias: alias, entity: destination, variables: scope.variables)
+        let destinationTable = mapping.table(for: destination)
+        var entityFilter = ""
+        if let entityColumn = destinationTable.entityColumn, destination.rootEntity !== destination {
+            let codes = destination.selfAndDescendants.map { String(mapping.entityCode($0)) }.joined(separator: ",")
+            entityFilter = " AND \(alias).\(entityColumn) IN (\(codes))"
+        }
+        if let join = mapping.joinTable(relationship.name, of: owner) {
+            let joinAlias = newAlias()
+            let from = "\(quoteIdentifier(join.name)) \(joinAlias) JOIN \(quoteIdentifier(destinationTable.name)) \(alias) ON \(alias)._pk = \(joinAlias).\(join.destinationColumn)"
+            return (from, "\(joinAlias).\(join.sourceColumn) = \(ownerColumn)\(entityFilter)", inner)
+        }
+        guard let inverse = relationship.inverse, let columns = mapping.toOne(inverse.name, of: destination) else {
+            throw Untranslatable(reason: "to-many without a mapping")
+        }
+        return ("\(quoteIdentifier(destinationTable.name)) \(alias)", "\(alias).\(quoteIdentifier(columns.foreignKey)) = \(ownerColumn)\(entityFilter)", inner)
+    }
+
+    private mutating func scalarComparison(_ c: Comparison, in scope: Scope) throws -> String {
+        if c.op == .between { return try between(c, in: scope) }
+        if c.op == .in { return try membership(c, in: scope) }
+        let lhs = try operand(c.lhs, in: scope)
+        let rhs = try operand(c.rhs, in: scope)
+        try checkCategories(lhs, rhs, op: c.op)
+        let options = c.options
+        switch c.op {
+        case .equal, .notEqual:
+            if lhs.isNullConstant || rhs.isNullConstant {
+                let other = lhs.isNullConstant ? rhs : lhs
+                if lhs.isNullConstant && rhs.isNullConstant { return c.op == .equal ? "1" : "0" }
+                return c.op == .equal ? "\(other.sql) IS NULL" : "\(other.sql) IS NOT NULL"
+            }
+            if lhs.category == .object || rhs.category == .object {
+                throw Untranslatable(reason: "object comparison")
+            }
+            let (l, r) = folded(lhs, rhs, options)
+            return c.op == .equal ? "\(l) = \(r)" : "\(l) IS NOT \(r)"
+        case .less, .lessEqual, .greater, .greaterEqual:
+            if lhs.isNullConstant || rhs.isNullConstant { return "0" }
+            if lhs.category == .object || rhs.category == .object || lhs.category == .data {
+                throw Untranslatable(reason: "ordering of objects or data")
+            }
+            let (l, r) = folded(lhs, rhs, options)
+            return "\(l) \(c.op.rawValue) \(r)"
+        case .beginsWith, .endsWith, .contains:
+            guard lhs.category == .string || lhs.category == .unknown, rhs.category == .string else {
+                throw Untranslatable(reason: "string operator on a non-string")
+            }
+            if !options.isEmpty {
+                return "mrq_string(\(stringOpCode(c.op)), \(lhs.sql), \(rhs.sql), \(options.rawValue))"
+            }
+            switch c.op {
+            case .beginsWith: return "(length(\(rhs.sql)) > 0 AND substr(\(lhs.sql), 1, length(\(rhs.sql))) = \(rhs.sql))"
+            case .endsWith: return "(length(\(rhs.sql)) > 0 AND length(\(lhs.sql)) >= length(\(rhs.sql)) AND substr(\(lhs.sql), -length(\(rhs.sql))) = \(rhs.sql))"
+            default: return "(length(\(rhs.sql)) > 0 AND instr(\(lhs.sql), \(rhs.sql)) > 0)"
+            }
+        case .like, .matches:
+            guard lhs.category == .string || lhs.category == .unknown, rhs.category == .string else {
+                throw Untranslatable(reason: "string operator on a non-string")
+            }
+            return "mrq_string(\(stringOpCode(c.op)), \(lhs.sql), \(rhs.sql), \(options.rawValue))"
+        case .between, .in:
+            preconditionFailure("handled above")
+        }
+    }
+
+    private func stringOpCode(_ op: Comparison.Operator) -> Int {
+        SQLFunctions.code(for: op)
+    }
+
+    /// Applies `[c] [d] [n]` folding to both sides when asked.
+    private func folded(_ lhs: Operand, _ rhs: Operand, _ options: Comparison.Options) -> (String, String) {
+        guard !options.isEmpty, lhs.category == .string || rhs.category == .string else { return (lhs.sql, rhs.sql) }
+        return ("mrq_fold(\(lhs.sql), \(options.rawValue))", "mrq_fold(\(rhs.sql), \(options.rawValue))")
+    }
+
+    /// SQLite compares across types by its own rules (and column affinity
+    /// converts bound values); the evaluator does not: send mixed
+    /// comparisons to memory.
+    private func checkCategories(_ lhs: Operand, _ rhs: Operand, op: Comparison.Operator) throws {
+        if lhs.isNullConstant || rhs.isNullConstant { return }
+        func compatible(_ a: Category, _ b: Category) -> Bool {
+            if a == .unknown || b == .unknown { return a == b ? false : true }
+            if a == b { return true }
+            let numeric: Set<Category> = [.number, .boolean]
+            return numeric.contains(a) && numeric.contains(b)
+        }
+        if lhs.category == .unknown && rhs.category == .unknown {
+            throw Untranslatable(reason: "types unknown")
+        }
+        guard compatible(lhs.category, rhs.category) else {
+            throw Untranslatable(reason: "comparing \(lhs.category) with \(rhs.category)")
+        }
+    }
+
+    private mutating func between(_ c: Comparison, in scope: Scope) throws -> String {
+        guard case .aggregate(let bounds) = c.rhs.kind, bounds.count == 2 else {
+            throw Untranslatable(reason: "BETWEEN needs two constant bounds")
+        }
+        let value = try operand(c.lhs, in: scope)
+        let low = try operand(bounds[0], in: scope)
+        let high = try operand(bounds[1], in: scope)
+        if low.isNullConstant || high.isNullConstant { return "0" }
+        try checkCategories(value, low, op: .greaterEqual)
+        try checkCategories(value, high, op: .lessEqual)
+        if !c.options.isEmpty && value.category == .string {
+            let v = "mrq_fold(\(value.sql), \(c.options.rawValue))"
+            return "\(v) BETWEEN mrq_fold(\(low.sql), \(c.options.rawValue)) AND mrq_fold(\(high.sql), \(c.options.rawValue))"
+        }
+        return "\(value.sql) BETWEEN \(low.sql) AND \(high.sql)"
+    }
+
+    private mutating func membership(_ c: Comparison, in scope: Scope) throws -> String {
+        switch c.rhs.kind {
+        case .aggregate(let elements):
+            let value = try operand(c.lhs, in: scope)
+            if elements.isEmpty { return "0" }
+            var items: [Operand] = []
+            for element in elements {
+                let item = try operand(element, in: scope)
+                if item.isNullConstant { throw Untranslatable(reason: "nil inside IN") }
+                try checkCategories(value, item, op: .equal)
+                items.append(item)
+            }
+            if !c.options.isEmpty && value.category == .string {
+                let list = items.map { "mrq_fold(\($0.sql), \(c.options.rawValue))" }.joined(separator: ", ")
+                return "mrq_fold(\(value.sql), \(c.options.rawValue)) IN (\(list))"
+            }
+            return "\(value.sql) IN (\(items.map(\.sql).joined(separator: ", ")))"
+        default:
+            // `needle IN haystack` where the haystack is a string: substring.
+            let needle = try operand(c.lhs, in: scope)
+            let haystack = try operand(c.rhs, in: scope)
+            guard haystack.category == .string, needle.category == .string else {
+                throw Untranslatable(reason: "IN over a non-collection")
+            }
+            var reversed = c
+            reversed.op = .contains
+            reversed.lhs = c.rhs
+            reversed.rhs = c.lhs
+            return try scalarComparison(reversed, in: scope)
+        }
+    }
+
+    // MARK: - Operands
+
+    enum Resolved {
+        case attribute(String, AttributeType)
+        case toOne(String, EntityDescription)
+    }
+
+    /// A to-one key path: joins as needed, then the column.
+    mutating func resolve(_ path: [String], in scope: Scope, range: SourceRange = .unknown) throws -> Resolved {
+        var current = scope
+        var components = path
+        if let first = components.first, let variableScope = scope.variables[first] {
+            current = variableScope
+            components.removeFirst()
+            if components.isEmpty { return .toOne("\(variableScope.alias)._pk", variableScope.entity) }
+        }
+        var alias = current.alias
+        var entity = current.entity
+        var prefix = ""
+        for (i, key) in components.enumerated() {
+            let isLast = i == components.count - 1
+            if let attribute = entity.attribute(named: key) {
+                guard isLast else { throw Untranslatable(reason: "key path through an attribute") }
+                if attribute.isTransient { throw Untranslatable(reason: "transient attribute") }
+                guard let column = mapping.column(for: key, of: entity) else { throw Untranslatable(reason: "unmapped attribute") }
+                return .attribute("\(alias).\(quoteIdentifier(column.name))", attribute.type)
+            }
+            guard let relationship = entity.relationship(named: key) else {
+                throw UnknownKey(key: key, entity: entity, range: range)
+            }
+            guard relationship.isToOne, !relationship.isTransient, let destination = relationship.destination,
+                  let columns = mapping.toOne(key, of: entity) else {
+                throw Untranslatable(reason: "to-many in a scalar key path")
+            }
+            let fk = "\(alias).\(quoteIdentifier(columns.foreignKey))"
+            if isLast { return .toOne(fk, destination) }
+            prefix += (prefix.isEmpty ? "" : ".") + key
+            if let existing = current.joinAliases[prefix] {
+                alias = existing.alias
+            } else {
+                let joined = newAlias()
+                let table = mapping.table(for: destination)
+                current.joins.append("LEFT JOIN \(quoteIdentifier(table.name)) \(joined) ON \(joined)._pk = \(fk)")
+                current.joinAliases[prefix] = (joined, destination)
+                alias = joined
+            }
+            entity = destination
+        }
+        throw Untranslatable(reason: "empty key path")
+    }
+
+    private static func category(of type: AttributeType) -> Category {
+        switch type {
+        case .integer16, .integer32, .integer64, .double, .float, .decimal: return .number
+        case .boolean: return .boolean
+        case .string, .uuid, .uri: return .string
+        case .date: return .date
+        case .binary, .transformable, .objectID: return .data
+        }
+    }
+
+    private static func category(of value: Value) -> Category {
+        switch value {
+        case .null: return .unknown
+        case .bool: return .boolean
+        case .int, .double, .decimal: return .number
+        case .string, .uuid, .url: return .string
+        case .date: return .date
+        case .data: return .data
+        }
+    }
+
+    mutating func operand(_ expression: Expression, in scope: Scope) throws -> Operand {
+        switch expression.kind {
+        case .constant(let value):
+            switch value {
+            case .decimal(let d): return Operand(sql: bind(.double(NSDecimalNumber(decimal: d).doubleValue)), category: .number, constant: value)
+            case .uuid(let u): return Operand(sql: bind(.string(u.uuidString)), category: .string, constant: value)
+            case .url(let u): return Operand(sql: bind(.string(u.absoluteString)), category: .string, constant: value)
+            case .null: return Operand(sql: "NULL", category: .unknown, constant: value)
+            default: return Operand(sql: bind(value), category: Self.category(of: value), constant: value)
+            }
+        case .keyPath(let path):
+            switch try resolve(path, in: scope, range: expression.range) {
+            case .attribute(let sql, let type):
+                if type == .decimal { throw Untranslatable(reason: "decimal attributes compare exactly only in memory") }
+                return Operand(sql: sql, category: Self.category(of: type))
+            case .toOne(let sql, _):
+                return Operand(sql: sql, category: .object)
+            }
+        case .variable(let name):
+            if let variableScope = scope.variables[name] {
+                return Operand(sql: "\(variableScope.alias)._pk", category: .object)
+            }
+            throw Untranslatable(reason: "unbound variable $\(name)")
+        case .member(let base, let path):
+            if case .variable(let name) = base.kind, scope.variables[name] != nil {
+                return try operand(Expression(.keyPath([name] + path), range: expression.range), in: scope)
+            }
+            throw Untranslatable(reason: "key path on an expression")
+        case .binary(let op, let l, let r):
+            guard op == .add || op == .subtract || op == .multiply else {
+                throw Untranslatable(reason: "\(op.rawValue) is evaluated in memory")
+            }
+            let left = try operand(l, in: scope)
+            let right = try operand(r, in: scope)
+            guard left.category == .number, right.category == .number else {
+                throw Untranslatable(reason: "arithmetic on non-numbers")
+            }
+            return Operand(sql: "(\(left.sql) \(op.rawValue) \(right.sql))", category: .number)
+        case .negate(let inner):
+            let value = try operand(inner, in: scope)
+            guard value.category == .number else { throw Untranslatable(reason: "negating a non-number") }
+            return Operand(sql: "(-\(value.sql))", category: .number)
+        case .function(.now, []):
+            return Operand(sql: bind(.date(Date())), category: .date, constant: .date(Date()))
+        case .collection(let op, let base, let key):
+            return try collection(op, base: base, key: key, in: scope)
+        case .subquery:
+            throw Untranslatable(reason: "SUBQUERY outside @count")
+        case .cast(let inner, .date):
+            if case .constant(let v) = inner.kind, let seconds = v.numericValue {
+                let date = Date(timeIntervalSinceReferenceDate: seconds)
+                return Operand(sql: bind(.date(date)), category: .date, constant: .date(date))
+            }
+            throw Untranslatable(reason: "CAST of a non-constant")
+        default:
+            throw Untranslatable(reason: "expression evaluated in memory")
+        }
+    }
+
+    /// `rel.@count`, `rel.@sum.key`..., and `SUBQUERY(...).@count`, as
+    /// correlated subqueries.
+    private mutating func collection(_ op: CollectionOperator, base: Expression, key: [String], in scope: Scope) throws -> Operand {
+        if case .subquery(let collection, let variable, let predicate) = base.kind {
+            guard op == .count, key.isEmpty, let path = collection.keyPathComponents,
+                  let split = try toManySplit(path, in: scope), split.rest.isEmpty else {
+                throw Untranslatable(reason: "SUBQUERY form")
+            }
+            let (from, correlation, inner) = try toManyFrom(split.prefix, relationship: split.relationship, owner: split.owner, in: scope)
+            inner.variables[variable] = inner
+            let condition = try self.condition(for: predicate, in: inner)
+            let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
+            return Operand(sql: "(SELECT COUNT(*) FROM \(from)\(joins) WHERE \(correlation) AND \(condition))", category: .number)
+        }
+        guard let path = base.keyPathComponents, let split = try toManySplit(path, in: scope), split.rest.isEmpty else {
+            throw Untranslatable(reason: "collection operator on a non-relationship")
+        }
+        let (from, correlation, inner) = try toManyFrom(split.prefix, relationship: split.relationship, owner: split.owner, in: scope)
+        let function: String
+        var column = "*"
+        switch op {
+        case .count:
+            guard key.isEmpty else { throw Untranslatable(reason: "@count with a key") }
+            function = "COUNT"
+        case .sum, .avg, .min, .max:
+            guard !key.isEmpty, case .attribute(let sql, let type) = try resolve(key, in: inner),
+                  Self.category(of: type) == .number || (type == .date && (op == .min || op == .max)) else {
+                throw Untranslatable(reason: "aggregate of a non-number")
+            }
+            column = sql
+            function = op == .sum ? "TOTAL" : op.rawValue.uppercased()
+        default:
+            throw Untranslatable(reason: "@\(op.rawValue) is evaluated in memory")
+        }
+        let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
+        var sql = "(SELECT \(function)(\(column)) FROM \(from)\(joins) WHERE \(correlation))"
+        let category: Category = (op == .min || op == .max) && column != "*" ? .number : .number
+        if op == .sum {
+            // TOTAL is a float; keep integer sums integral as the evaluator does.
+            sql = "(SELECT COALESCE(SUM(\(column)), 0) FROM \(from)\(joins) WHERE \(correlation))"
+        }
+        return Operand(sql: sql, category: category)
+    }
+}
+
+extension Value {
+    /// The value as a Double when it is a number (or a boolean).
+    var numericValue: Double? {
+        switch self {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        case .bool(let b): return b ? 1 : 0
+        case .decimal(let d): return NSDecimalNumber(decimal: d).doubleValue
+        default: return nil
+        }
+    }
+}
