@@ -70,8 +70,30 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
         if let message = nsError.userInfo["NSXMLParserErrorMessage"] as? String {
             return message.trimmingCharacters(in: .whitespacesAndNewlines)
         }
-        return "XML parser error \(nsError.code)"
+        return libxml2Messages[nsError.code] ?? "XML error \(nsError.code)"
     }
+
+    /// The parser reports libxml2's error numbers without their text.
+    private static let libxml2Messages: [Int: String] = [
+        4: "the document is empty",
+        5: "extra content at the end of the document",
+        9: "invalid character",
+        23: "entity reference without ';'",
+        26: "undeclared entity",
+        38: "'<' in an attribute value",
+        39: "attribute value does not start with a quote",
+        40: "attribute value is not closed",
+        41: "attribute without a value",
+        42: "attribute given twice",
+        45: "comment is not closed",
+        65: "expected a space",
+        68: "expected a name",
+        73: "expected '>'",
+        74: "expected '</'",
+        75: "expected '='",
+        76: "closing tag does not match the opening tag",
+        77: "element is not closed",
+    ]
 
     // MARK: XMLParserDelegate
 
@@ -98,6 +120,12 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
         } catch {
             fail(parser, ModelError(String(describing: error)))
         }
+    }
+
+    func parser(_ parser: XMLParser, parseErrorOccurred parseError: Error) {
+        // swift-corelibs-foundation's parser recovers and goes on, and
+        // `parse()` may still return true: the first error is the one.
+        fail(parser, ModelError.malformedXML(Self.describe(parseError)))
     }
 
     private func fail(_ parser: XMLParser, _ error: ModelError) {
