@@ -149,6 +149,7 @@ public struct Attribute: Sendable {
     public var renamingIdentifier: String?
     public var isIndexed = false
     public var allowsExternalBinaryDataStorage = false
+    public var valueTransformerName: String?
 
     /// A validation predicate (a format string) and its message.
     public struct ValidationRule: Sendable, Hashable {
@@ -191,6 +192,8 @@ public struct Attribute: Sendable {
     }
     public func userInfo(_ key: String, _ value: String) -> Attribute { with { $0.userInfo[key] = value } }
     public func renamed(from identifier: String) -> Attribute { with { $0.renamingIdentifier = identifier } }
+    /// The value transformer a Transformable attribute names.
+    public func transformer(_ name: String) -> Attribute { with { $0.valueTransformerName = name } }
 
     func makeDescription() -> AttributeDescription {
         let a = AttributeDescription(
@@ -203,6 +206,7 @@ public struct Attribute: Sendable {
         a.renamingIdentifier = renamingIdentifier
         a.isIndexed = isIndexed
         a.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage
+        a.valueTransformerName = valueTransformerName
         return a
     }
 }

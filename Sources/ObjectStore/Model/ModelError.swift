@@ -29,6 +29,11 @@ public struct ModelError: Error, CustomStringConvertible, Equatable, Sendable {
 
     public init(_ message: String) { self.message = message }
 
+    /// Errors are equal when they say the same thing at the same place.
+    public static func == (a: ModelError, b: ModelError) -> Bool {
+        a.message == b.message && a.file == b.file && a.line == b.line
+    }
+
     init(_ message: String, entity: String, property: String? = nil) {
         self.message = message
         self.subject = Subject(entity: entity, property: property)
