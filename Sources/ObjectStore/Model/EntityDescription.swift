@@ -24,7 +24,12 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public var uniquenessConstraints: [[String]] = []
     /// Fetch indexes: name and the property names with their order.
     public var fetchIndexes: [FetchIndexDescription] = []
+    /// The name this entity had in the previous model version (Xcode's
+    /// `elementID`).
     public var renamingIdentifier: String?
+    /// Changes the fingerprint without another change, as Core Data's
+    /// `versionHashModifier` does.
+    public var versionHashModifier: String?
 
     // Resolved by the model.
     public internal(set) weak var parent: EntityDescription?

@@ -108,34 +108,56 @@ public final class ManagedObjectModel: @unchecked Sendable {
                     }
                     relationship.inverse = inverse
                 }
+                if relationship.isToOne {
+                    relationship.maxCount = 1
+                    relationship.minCount = relationship.isOptional ? 0 : 1
+                }
+            }
+        }
+        for entity in entities {
+            for case let relationship as RelationshipDescription in entity.declaredProperties {
+                if let inverse = relationship.inverse, let back = inverse.destination,
+                    !entity.isKind(of: back) && !back.isKind(of: entity)
+                {
+                    throw ModelError.inverseMismatch(
+                        entity: entity.name, relationship: relationship.name,
+                        inverse: inverse.name, destination: relationship.destinationName)
+                }
+            }
+            for case let fetched as FetchedPropertyDescription in entity.declaredProperties
+            where entitiesByName[fetched.destinationName] == nil {
+                throw ModelError.unknownFetchedPropertyEntity(
+                    entity: entity.name, property: fetched.name, destination: fetched.destinationName)
+            }
+            for case let attribute as AttributeDescription in entity.declaredProperties {
+                if let pattern = attribute.regularExpression, attribute.compiledRegularExpression == nil {
+                    throw ModelError.invalidRegularExpression(
+                        entity: entity.name, attribute: attribute.name, pattern: pattern)
+                }
+            }
+            for constraint in entity.uniquenessConstraints {
+                for name in constraint where entity.attribute(named: name) == nil && entity.relationship(named: name) == nil {
+                    throw ModelError.unknownConstraintProperty(entity: entity.name, property: name)
+                }
+            }
+            for index in entity.fetchIndexes {
+                for element in index.elements
+                where entity.attribute(named: element.property) == nil && entity.relationship(named: element.property) == nil {
+                    throw ModelError.unknownIndexProperty(entity: entity.name, index: index.name, property: element.property)
+                }
+            }
+        }
+        for (configuration, members) in configurations.sorted(by: { $0.key < $1.key }) {
+            for member in members where entitiesByName[member] == nil {
+                throw ModelError.unknownConfigurationEntity(configuration: configuration, entity: member)
             }
         }
     }
-}
 
-/// A model that cannot be resolved or loaded.
-public struct ModelError: Error, CustomStringConvertible, Equatable {
-    public let message: String
-
-    public init(_ message: String) { self.message = message }
-    public var description: String { message }
-
-    static func duplicateEntity(_ name: String) -> ModelError {
-        ModelError("duplicate entity '\(name)'")
-    }
-    static func unknownParent(entity: String, parent: String) -> ModelError {
-        ModelError("entity '\(entity)' names unknown parent entity '\(parent)'")
-    }
-    static func inheritanceCycle(_ entity: String) -> ModelError {
-        ModelError("entity '\(entity)' inherits from itself")
-    }
-    static func duplicateProperty(entity: String, property: String) -> ModelError {
-        ModelError("entity '\(entity)' has property '\(property)' twice")
-    }
-    static func unknownDestination(entity: String, relationship: String, destination: String) -> ModelError {
-        ModelError("relationship '\(entity).\(relationship)' names unknown destination entity '\(destination)'")
-    }
-    static func unknownInverse(entity: String, relationship: String, inverse: String) -> ModelError {
-        ModelError("relationship '\(entity).\(relationship)' names unknown inverse '\(inverse)'")
+    /// The entities of a configuration, or every entity for nil or an unknown
+    /// name (Core Data's default configuration holds every entity).
+    public func entities(forConfiguration name: String?) -> [EntityDescription] {
+        guard let name, let members = configurations[name] else { return entities }
+        return members.compactMap { entitiesByName[$0] }
     }
 }

@@ -10,8 +10,12 @@ public class PropertyDescription: @unchecked Sendable {
     public var userInfo: [String: String]
     /// The entity that declares the property (not a sub-entity inheriting it).
     public internal(set) weak var entity: EntityDescription?
-    /// The name this property had in the previous model version.
+    /// The name this property had in the previous model version (Xcode's
+    /// `elementID`): a migration matches it against the old property names.
     public var renamingIdentifier: String?
+    /// Changes the fingerprint without another change, as Core Data's
+    /// `versionHashModifier` does.
+    public var versionHashModifier: String?
 
     init(name: String, isOptional: Bool, isTransient: Bool, userInfo: [String: String]) {
         self.name = name
@@ -32,11 +36,22 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     public var minValue: Value?
     public var maxValue: Value?
     /// A regular expression a string value must match as a whole.
-    public var regularExpression: String?
+    public var regularExpression: String? {
+        didSet { compiledRegularExpression = Self.compile(regularExpression) }
+    }
+    /// The expression compiled to match a whole string; nil when there is
+    /// none or it does not compile.
+    private(set) var compiledRegularExpression: NSRegularExpression?
     /// Predicates (format strings) the value must satisfy, each with its
     /// message.
     public var validationPredicates: [(format: String, message: String)]
     public var allowsExternalBinaryDataStorage: Bool = false
+    /// Whether the store should index this attribute (Xcode's old
+    /// `indexed="YES"`; new models use fetch indexes).
+    public var isIndexed: Bool = false
+    /// The value transformer a `Transformable` attribute names; mrq stores
+    /// the value as opaque data and keeps the name for round trips.
+    public var valueTransformerName: String?
 
     public init(
         name: String, type: AttributeType, isOptional: Bool = true, isTransient: Bool = false,
@@ -47,6 +62,11 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
         self.validationPredicates = []
         super.init(name: name, isOptional: isOptional, isTransient: isTransient, userInfo: userInfo)
     }
+
+    private static func compile(_ pattern: String?) -> NSRegularExpression? {
+        guard let pattern else { return nil }
+        return try? NSRegularExpression(pattern: "\\A(?:\(pattern))\\z")
+    }
 }
 
 /// A relationship from one entity to another.
@@ -56,8 +76,10 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
     public var isToMany: Bool
     public var isOrdered: Bool
     public var deleteRule: DeleteRule
+    /// The fewest objects a to-many must hold (0 for none); a to-one has 0
+    /// when optional and 1 when required.
     public var minCount: Int
-    /// 0 means unbounded.
+    /// 0 means unbounded; a to-one has 1.
     public var maxCount: Int
 
     public internal(set) weak var destination: EntityDescription?
@@ -87,7 +109,10 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
 /// A fetched property: a predicate-based, read-only to-many.
 public final class FetchedPropertyDescription: PropertyDescription, @unchecked Sendable {
     public var destinationName: String
+    /// The predicate as its format string; the `Predicates` module parses it.
     public var predicateFormat: String
+    /// The name of the fetch request, as Xcode writes it.
+    public var fetchRequestName: String = "fetchedPropertyFetchRequest"
 
     public init(name: String, destination: String, predicate: String, userInfo: [String: String] = [:]) {
         self.destinationName = destination

@@ -1,0 +1,274 @@
+import Foundation
+import Predicates
+
+extension ManagedObjectModel {
+    /// The whole model as JSON, so that a store can keep the model it was
+    /// built from and compare it with the one it is opened with later.
+    ///
+    /// ```swift
+    /// let data = model.archived()
+    /// let again = try ManagedObjectModel(archive: data)
+    /// again.fingerprint == model.fingerprint   // true
+    /// ```
+    ///
+    /// The JSON has sorted keys and keeps declaration order, so the same
+    /// model always gives the same bytes.
+    public func archived() -> Data {
+        let encoder = JSONEncoder()
+        encoder.outputFormatting = [.sortedKeys, .prettyPrinted]
+        // Every field is a string, a number, a bool or an array of them:
+        // encoding cannot fail.
+        return try! encoder.encode(ModelArchive(self))
+    }
+
+    /// Rebuilds a model from `archived()`.
+    public convenience init(archive data: Data) throws {
+        let archive: ModelArchive
+        do {
+            archive = try JSONDecoder().decode(ModelArchive.self, from: data)
+        } catch {
+            throw ModelError.invalidArchive(String(describing: error))
+        }
+        guard archive.format == ModelArchive.currentFormat else {
+            throw ModelError.invalidArchive("unknown format \(archive.format)")
+        }
+        try self.init(entities: archive.entities.map { try $0.entity() }, configurations: archive.configurations)
+        versionIdentifier = archive.versionIdentifier
+        localizationDictionary = archive.localization
+    }
+
+    /// Whether two models describe the same thing, down to user info,
+    /// validation rules and declaration order.
+    public func isEquivalent(to other: ManagedObjectModel) -> Bool {
+        ModelArchive(self) == ModelArchive(other)
+    }
+}
+
+struct ModelArchive: Codable, Equatable {
+    static let currentFormat = 1
+
+    var format = currentFormat
+    var versionIdentifier: String?
+    var configurations: [String: [String]]
+    var localization: [String: String]
+    var entities: [EntityArchive]
+
+    init(_ model: ManagedObjectModel) {
+        versionIdentifier = model.versionIdentifier
+        configurations = model.configurations
+        localization = model.localizationDictionary
+        entities = model.entities.map(EntityArchive.init)
+    }
+}
+
+struct EntityArchive: Codable, Equatable {
+    var name: String
+    var parent: String?
+    var isAbstract: Bool
+    var className: String?
+    var userInfo: [String: String]
+    var renamingIdentifier: String?
+    var versionHashModifier: String?
+    var uniquenessConstraints: [[String]]
+    var fetchIndexes: [FetchIndexArchive]
+    var properties: [PropertyArchive]
+
+    init(_ entity: EntityDescription) {
+        name = entity.name
+        parent = entity.parentName
+        isAbstract = entity.isAbstract
+        className = entity.className
+        userInfo = entity.userInfo
+        renamingIdentifier = entity.renamingIdentifier
+        versionHashModifier = entity.versionHashModifier
+        uniquenessConstraints = entity.uniquenessConstraints
+        fetchIndexes = entity.fetchIndexes.map {
+            FetchIndexArchive(name: $0.name, elements: $0.elements.map { .init(property: $0.property, ascending: $0.ascending) })
+        }
+        properties = entity.declaredProperties.map(PropertyArchive.init)
+    }
+
+    func entity() throws -> EntityDescription {
+        let entity = EntityDescription(name: name, isAbstract: isAbstract, parent: parent, userInfo: userInfo)
+        entity.className = className
+        entity.renamingIdentifier = renamingIdentifier
+        entity.versionHashModifier = versionHashModifier
+        entity.uniquenessConstraints = uniquenessConstraints
+        entity.fetchIndexes = fetchIndexes.map {
+            FetchIndexDescription(name: $0.name, elements: $0.elements.map { ($0.property, $0.ascending) })
+        }
+        for property in properties { entity.add(try property.property(in: name)) }
+        return entity
+    }
+}
+
+struct FetchIndexArchive: Codable, Equatable {
+    struct Element: Codable, Equatable {
+        var property: String
+        var ascending: Bool
+    }
+    var name: String
+    var elements: [Element]
+}
+
+struct PropertyArchive: Codable, Equatable {
+    enum Kind: String, Codable { case attribute, relationship, fetchedProperty }
+    struct Rule: Codable, Equatable {
+        var predicate: String
+        var message: String
+    }
+
+    var kind: Kind
+    var name: String
+    var isOptional: Bool
+    var isTransient: Bool
+    var userInfo: [String: String]
+    var renamingIdentifier: String?
+    var versionHashModifier: String?
+    // Attributes
+    var type: String?
+    var defaultValue: ValueArchive?
+    var minValue: ValueArchive?
+    var maxValue: ValueArchive?
+    var regularExpression: String?
+    var validationPredicates: [Rule]?
+    var allowsExternalBinaryDataStorage: Bool?
+    var isIndexed: Bool?
+    var valueTransformerName: String?
+    // Relationships and fetched properties
+    var destination: String?
+    var inverse: String?
+    var isToMany: Bool?
+    var isOrdered: Bool?
+    var deleteRule: String?
+    var minCount: Int?
+    var maxCount: Int?
+    var predicate: String?
+    var fetchRequestName: String?
+
+    init(_ property: PropertyDescription) {
+        name = property.name
+        isOptional = property.isOptional
+        isTransient = property.isTransient
+        userInfo = property.userInfo
+        renamingIdentifier = property.renamingIdentifier
+        versionHashModifier = property.versionHashModifier
+        switch property {
+        case let a as AttributeDescription:
+            kind = .attribute
+            type = a.type.rawValue
+            defaultValue = a.defaultValue.isNull ? nil : ValueArchive(a.defaultValue)
+            minValue = a.minValue.map(ValueArchive.init)
+            maxValue = a.maxValue.map(ValueArchive.init)
+            regularExpression = a.regularExpression
+            validationPredicates = a.validationPredicates.isEmpty
+                ? nil : a.validationPredicates.map { Rule(predicate: $0.format, message: $0.message) }
+            allowsExternalBinaryDataStorage = a.allowsExternalBinaryDataStorage ? true : nil
+            isIndexed = a.isIndexed ? true : nil
+            valueTransformerName = a.valueTransformerName
+        case let r as RelationshipDescription:
+            kind = .relationship
+            destination = r.destinationName
+            inverse = r.inverseName
+            isToMany = r.isToMany
+            isOrdered = r.isOrdered
+            deleteRule = r.deleteRule.rawValue
+            minCount = r.minCount
+            maxCount = r.maxCount
+        case let f as FetchedPropertyDescription:
+            kind = .fetchedProperty
+            destination = f.destinationName
+            predicate = f.predicateFormat
+            fetchRequestName = f.fetchRequestName
+        default:
+            preconditionFailure("unknown property class \(Swift.type(of: property))")
+        }
+    }
+
+    func property(in entity: String) throws -> PropertyDescription {
+        func require<T>(_ value: T?, _ field: String) throws -> T {
+            guard let value else { throw ModelError.invalidArchive("property '\(entity).\(name)' has no \(field)") }
+            return value
+        }
+        let property: PropertyDescription
+        switch kind {
+        case .attribute:
+            let typeName = try require(type, "type")
+            guard let type = AttributeType(rawValue: typeName) else {
+                throw ModelError.invalidArchive("attribute '\(entity).\(name)' has unknown type '\(typeName)'")
+            }
+            let a = AttributeDescription(
+                name: name, type: type, isOptional: isOptional, isTransient: isTransient,
+                defaultValue: try defaultValue?.decoded() ?? .null, userInfo: userInfo)
+            a.minValue = try minValue?.decoded()
+            a.maxValue = try maxValue?.decoded()
+            a.regularExpression = regularExpression
+            a.validationPredicates = (validationPredicates ?? []).map { ($0.predicate, $0.message) }
+            a.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage ?? false
+            a.isIndexed = isIndexed ?? false
+            a.valueTransformerName = valueTransformerName
+            property = a
+        case .relationship:
+            let ruleName = try require(deleteRule, "deleteRule")
+            guard let rule = DeleteRule(rawValue: ruleName) else {
+                throw ModelError.invalidArchive("relationship '\(entity).\(name)' has unknown delete rule '\(ruleName)'")
+            }
+            property = RelationshipDescription(
+                name: name, destination: try require(destination, "destination"), inverse: inverse,
+                isToMany: isToMany ?? false, isOrdered: isOrdered ?? false, deleteRule: rule,
+                isOptional: isOptional, isTransient: isTransient, minCount: minCount ?? 0,
+                maxCount: maxCount ?? 0, userInfo: userInfo)
+        case .fetchedProperty:
+            let f = FetchedPropertyDescription(
+                name: name, destination: try require(destination, "destination"),
+                predicate: try require(predicate, "predicate"), userInfo: userInfo)
+            f.fetchRequestName = fetchRequestName ?? f.fetchRequestName
+            f.isOptional = isOptional
+            property = f
+        }
+        property.renamingIdentifier = renamingIdentifier
+        property.versionHashModifier = versionHashModifier
+        return property
+    }
+}
+
+/// A value as two strings, exact for every case (doubles print their
+/// shortest round-tripping form).
+struct ValueArchive: Codable, Equatable {
+    var type: String
+    var value: String
+
+    init(_ value: Value) {
+        switch value {
+        case .null: (type, self.value) = ("null", "")
+        case .bool(let b): (type, self.value) = ("bool", b ? "true" : "false")
+        case .int(let i): (type, self.value) = ("int", String(i))
+        case .double(let d): (type, self.value) = ("double", String(d))
+        case .decimal(let d): (type, self.value) = ("decimal", d.description)
+        case .string(let s): (type, self.value) = ("string", s)
+        case .date(let d): (type, self.value) = ("date", String(d.timeIntervalSinceReferenceDate))
+        case .data(let d): (type, self.value) = ("data", d.base64EncodedString())
+        case .uuid(let u): (type, self.value) = ("uuid", u.uuidString)
+        case .url(let u): (type, self.value) = ("url", u.absoluteString)
+        }
+    }
+
+    func decoded() throws -> Value {
+        let decoded: Value?
+        switch type {
+        case "null": decoded = .null
+        case "bool": decoded = value == "true" ? .bool(true) : value == "false" ? .bool(false) : nil
+        case "int": decoded = Int64(value).map(Value.int)
+        case "double": decoded = Double(value).map(Value.double)
+        case "decimal": decoded = Decimal(string: value, locale: Locale(identifier: "en_US_POSIX")).map(Value.decimal)
+        case "string": decoded = .string(value)
+        case "date": decoded = Double(value).map { .date(Date(timeIntervalSinceReferenceDate: $0)) }
+        case "data": decoded = Data(base64Encoded: value).map(Value.data)
+        case "uuid": decoded = UUID(uuidString: value).map(Value.uuid)
+        case "url": decoded = URL(string: value).map(Value.url)
+        default: decoded = nil
+        }
+        guard let decoded else { throw ModelError.invalidArchive("bad \(type) value '\(value)'") }
+        return decoded
+    }
+}
