@@ -43,7 +43,7 @@ let package = Package(
             ]
         ),
         .testTarget(name: "PredicatesTests", dependencies: ["Predicates"]),
-        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "Predicates"]),
+        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "Predicates"], exclude: ["Fixtures"]),
         .testTarget(name: "ActiveRecordTests", dependencies: ["ActiveRecord", "ObjectStore"]),
         .testTarget(name: "ShellTests", dependencies: ["Shell"]),
         .testTarget(name: "mrqTests", dependencies: ["Shell"]),

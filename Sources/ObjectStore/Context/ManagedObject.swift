@@ -132,7 +132,7 @@ open class ManagedObject: CustomStringConvertible {
     func setAttribute(at index: Int, to value: Value) {
         willAccessValues()
         let attribute = entity.attributes[index]
-        let coerced = (try? attribute.type.coerceValue(value)) ?? value
+        let coerced = (try? attribute.type.coerce(value)) ?? value
         let old = values[index]
         guard old != coerced else { return }
         values[index] = coerced

@@ -17,7 +17,7 @@ extension ManagedObjectContext {
             throw StoreError(.notFound, "entity \(entity.name) has no attribute '\(attribute)'")
         }
         let type = entity.attributes[index].type
-        let wanted = Set(values.map { (try? type.coerceValue($0)) ?? $0 })
+        let wanted = Set(values.map { (try? type.coerce($0)) ?? $0 })
         var ids: [Value: ObjectID] = [:]
         var loaded: [ManagedObject] = []  // keeps fetched objects alive until returned
         if let parent {

@@ -80,8 +80,8 @@ extension ManagedObjectContext {
         var failures: [ValidationError.Failure] = []
         let entity = object.entity
         for (i, attribute) in entity.attributes.enumerated() where !attribute.isTransient {
-            for message in attribute.validationMessages(for: object.values[i]) {
-                failures.append(.init(objectID: object.objectID, key: attribute.name, message: "\(entity.name).\(message)"))
+            for issue in attribute.validate(object.values[i], in: entity) {
+                failures.append(.init(objectID: object.objectID, key: attribute.name, message: issue.message))
             }
         }
         for (i, relationship) in entity.relationships.enumerated() where !relationship.isTransient {
@@ -93,8 +93,8 @@ extension ManagedObjectContext {
                 if relationship.minCount == 0 && relationship.maxCount == 0 && relationship.isOptional { continue }
                 count = toManyIDs(object, relationship: i).count
             }
-            if let message = relationship.countValidationMessage(count) {
-                failures.append(.init(objectID: object.objectID, key: relationship.name, message: "\(entity.name).\(message)"))
+            for issue in relationship.validateCount(count, in: entity) {
+                failures.append(.init(objectID: object.objectID, key: relationship.name, message: issue.message))
             }
         }
         return failures

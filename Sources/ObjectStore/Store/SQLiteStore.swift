@@ -75,7 +75,7 @@ package final class SQLiteStore: @unchecked Sendable {
     private static func prepareSchema(
         _ db: Database, mapping: SchemaMapping, model: ManagedObjectModel, readOnly: Bool
     ) throws -> String {
-        let fingerprint = SchemaBuilder.fingerprint(mapping: mapping)
+        let fingerprint = SchemaBuilder.fingerprint(mapping: mapping, model: model)
         do {
             let exists = try db.tableExists(metadataTable)
             if exists {
@@ -106,7 +106,7 @@ package final class SQLiteStore: @unchecked Sendable {
                 }
                 try db.execute("CREATE TABLE \(metadataTable) (key TEXT PRIMARY KEY, value)")
                 try db.execute("INSERT INTO \(metadataTable) (key, value) VALUES ('fingerprint', ?), ('identifier', ?), ('model', ?)",
-                               [.string(fingerprint), .string(id), .data(model.storedArchive)])
+                               [.string(fingerprint), .string(id), .data(model.archived())])
             }
             return id
         } catch let error as StoreError {

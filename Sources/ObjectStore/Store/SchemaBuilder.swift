@@ -64,8 +64,9 @@ package enum SchemaBuilder {
 
     /// A digest of everything that decides how rows are stored: two models
     /// with the same fingerprint read and write the same file the same way.
-    package static func fingerprint(mapping: SchemaMapping) -> String {
+    package static func fingerprint(mapping: SchemaMapping, model: ManagedObjectModel) -> String {
         var text = mapping.allTables.map(createTable).joined(separator: ";")
+        text += indexes(mapping: mapping, model: model).joined(separator: ";")
         text += mapping.allJoinTables.map(createJoinTable).joined(separator: ";")
         text += mapping.entityCodes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
         return fnv1a(text)

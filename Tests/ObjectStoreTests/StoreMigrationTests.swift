@@ -1,0 +1,83 @@
+import Foundation
+import Testing
+@testable import ObjectStore
+import Predicates
+
+@Suite struct StoreMigrationTests {
+    private func v1() throws -> ManagedObjectModel {
+        let person = EntityDescription(name: "Person")
+        person.add(AttributeDescription(name: "name", type: .string))
+        person.add(AttributeDescription(name: "age", type: .integer16))
+        person.add(RelationshipDescription(name: "friends", destination: "Person", inverse: "friends", isToMany: true))
+        return try ManagedObjectModel(entities: [person])
+    }
+
+    private func seed(_ path: String) throws {
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try TestModels.coordinator(try v1(), path: path))
+        let a = context.insertObject(forEntityName: "Person")
+        a["name"] = .string("Ada")
+        a["age"] = .int(36)
+        let b = context.insertObject(forEntityName: "Person")
+        b["name"] = .string("Bob")
+        a.add(b, toKey: "friends")
+        try context.save()
+    }
+
+    @Test func addedRenamedAndRequiredWithDefaultMigrateWithDataKept() throws {
+        let path = TestModels.temporaryStorePath()
+        try seed(path)
+        let person = EntityDescription(name: "Person")
+        let fullName = AttributeDescription(name: "fullName", type: .string)
+        fullName.renamingIdentifier = "name"
+        person.add(fullName)
+        person.add(AttributeDescription(name: "age", type: .integer16, isOptional: false, defaultValue: .int(0)))
+        person.add(AttributeDescription(name: "email", type: .string, defaultValue: .string("none")))
+        person.add(RelationshipDescription(name: "friends", destination: "Person", inverse: "friends", isToMany: true))
+        let pet = EntityDescription(name: "Pet")
+        pet.add(AttributeDescription(name: "name", type: .string))
+        let v2 = try ManagedObjectModel(entities: [person, pet])
+
+        let coordinator = try TestModels.coordinator(v2, path: path)
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let store = coordinator.store
+        let ids = try store.objectIDs(sql: "SELECT _pk, NULL FROM Person ORDER BY _pk", bindings: [], root: v2.entity(named: "Person")!)
+        let ada = try context.existingObject(with: ids[0])
+        let bob = try context.existingObject(with: ids[1])
+        #expect(ada["fullName"] == .string("Ada"))
+        #expect(ada["age"] == .int(36))
+        #expect(bob["age"] == .int(0))
+        #expect(ada["email"] == .string("none"))
+        #expect(ada.objects(forKey: "friends").map(\.objectID) == [bob.objectID])
+        #expect(try store.database.tableExists("Pet"))
+        #expect(try store.database.scalar("PRAGMA integrity_check") == .string("ok"))
+    }
+
+    @Test func aChangeThatCannotBeInferredIsANamedErrorAndChangesNothing() throws {
+        let path = TestModels.temporaryStorePath()
+        try seed(path)
+        let before = try Data(contentsOf: URL(fileURLWithPath: path))
+        let person = EntityDescription(name: "Person")
+        person.add(AttributeDescription(name: "name", type: .string))
+        person.add(AttributeDescription(name: "age", type: .string))
+        person.add(RelationshipDescription(name: "friends", destination: "Person", inverse: "friends", isToMany: true))
+        let changed = try ManagedObjectModel(entities: [person])
+        #expect {
+            _ = try TestModels.coordinator(changed, path: path)
+        } throws: { error in
+            let e = error as? StoreError
+            return e?.kind == .modelMismatch && e?.message.contains("Person.age") == true
+        }
+        #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == before)
+    }
+
+    @Test func deleteOnMismatchRemovesTheStoreAndItsSidecars() throws {
+        let path = TestModels.temporaryStorePath()
+        try seed(path)
+        let person = EntityDescription(name: "Person")
+        person.add(AttributeDescription(name: "age", type: .string))
+        let changed = try ManagedObjectModel(entities: [person])
+        let coordinator = PersistentStoreCoordinator(model: changed)
+        try coordinator.addSQLiteStore(at: URL(fileURLWithPath: path), deleteOnModelMismatch: true)
+        #expect(try coordinator.store.count(sql: "SELECT COUNT(*) FROM Person", bindings: []) == 0)
+    }
+}
