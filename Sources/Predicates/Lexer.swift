@@ -1,0 +1,567 @@
+import Foundation
+
+/// Turns source text into tokens, scanning UTF-8 bytes.
+///
+/// ```swift
+/// let tokens = try Lexer.tokenize("age > 18 AND name BEGINSWITH[c] 'eng'")
+/// ```
+///
+/// The lexer knows nothing about predicates beyond their words, so the
+/// shell reuses it for whole statement lines (`insert Person { age: 3 }`,
+/// `let x = 3; count Person`). The token array always ends with `.end`.
+/// Unknown characters throw a ``SyntaxError`` with the character's range.
+public struct Lexer: Sendable {
+    /// Lexer options.
+    public struct Options: OptionSet, Sendable, Hashable {
+        public let rawValue: Int
+        public init(rawValue: Int) { self.rawValue = rawValue }
+
+        /// `#` followed by a space, a tab or the end of the line starts a
+        /// comment running to the end of the line; `#word` stays an escaped
+        /// key.
+        public static let shellComments = Options(rawValue: 1)
+    }
+
+    public let source: String
+    public let options: Options
+
+    public init(source: String, options: Options = []) {
+        self.source = source
+        self.options = options
+    }
+
+    /// All tokens of `source`, ending with an `.end` token.
+    public static func tokenize(_ source: String, options: Options = []) throws(SyntaxError) -> [Token] {
+        try Lexer(source: source, options: options).tokenize()
+    }
+
+    /// All tokens of the source, ending with an `.end` token.
+    public func tokenize() throws(SyntaxError) -> [Token] {
+        var copy = source
+        let options = self.options
+        let result: Result<[Token], SyntaxError> = copy.withUTF8 { buffer in
+            var scanner = Scanner(bytes: buffer, options: options)
+            do throws(SyntaxError) {
+                return .success(try scanner.scanAll())
+            } catch {
+                return .failure(error)
+            }
+        }
+        return try result.get()
+    }
+
+    /// A one-token-per-line dump for `explain`: `1:1-1:4 identifier age`.
+    public static func dump(_ tokens: [Token]) -> String {
+        tokens.map { token in
+            "\(token.range.start)-\(token.range.end) \(token.kind.dumpName)"
+        }.joined(separator: "\n")
+    }
+}
+
+extension TokenKind {
+    var dumpName: String {
+        switch self {
+        case .string(let s): return "string \(Printer.quote(s))"
+        case .integer(let n): return "integer \(n)"
+        case .double(let d): return "double \(d)"
+        case .date(let d): return "date \(Printer.dateLiteral(d) ?? "\(d)")"
+        case .identifier(let name): return "identifier \(name)"
+        case .variable(let name): return "variable $\(name)"
+        case .collectionOperator(let name): return "collectionOperator @\(name)"
+        case .formatArgument(let spec): return "formatArgument \(spec.rawValue)"
+        case .keyword(let keyword): return "keyword \(keyword.rawValue)"
+        case .end: return "end"
+        default: return "punctuation \(TokenKind.spelling(of: self) ?? "?")"
+        }
+    }
+}
+
+// MARK: - Scanner
+
+private struct Scanner {
+    let bytes: UnsafeBufferPointer<UInt8>
+    let options: Lexer.Options
+    var pos = 0
+    var line = 1
+    var column = 1
+
+    init(bytes: UnsafeBufferPointer<UInt8>, options: Lexer.Options) {
+        self.bytes = bytes
+        self.options = options
+    }
+
+    var location: SourceLocation { SourceLocation(line: line, column: column, offset: pos) }
+
+    @inline(__always) func byte(at index: Int) -> UInt8? {
+        index < bytes.count ? bytes[index] : nil
+    }
+
+    @inline(__always) mutating func bump() {
+        let b = bytes[pos]
+        pos += 1
+        if b == UInt8(ascii: "\n") {
+            line += 1
+            column = 1
+        } else if b & 0xC0 != 0x80 {
+            column += 1
+        }
+    }
+
+    @inline(__always) mutating func bump(_ count: Int) {
+        for _ in 0..<count { bump() }
+    }
+
+    mutating func scanAll() throws(SyntaxError) -> [Token] {
+        var tokens: [Token] = []
+        tokens.reserveCapacity(bytes.count / 3 + 2)
+        while true {
+            skipTrivia()
+            let start = location
+            guard pos < bytes.count else {
+                tokens.append(Token(kind: .end, range: SourceRange(at: start)))
+                return tokens
+            }
+            let kind = try scanToken(start: start)
+            tokens.append(Token(kind: kind, range: SourceRange(start: start, end: location)))
+        }
+    }
+
+    mutating func skipTrivia() {
+        while pos < bytes.count {
+            switch bytes[pos] {
+            case UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), 0x0B, 0x0C:
+                bump()
+            case UInt8(ascii: "#") where options.contains(.shellComments):
+                let next = byte(at: pos + 1)
+                guard next == nil || next == UInt8(ascii: " ") || next == UInt8(ascii: "\t")
+                    || next == UInt8(ascii: "\n") || next == UInt8(ascii: "\r") else { return }
+                while pos < bytes.count, bytes[pos] != UInt8(ascii: "\n") { bump() }
+            default:
+                return
+            }
+        }
+    }
+
+    mutating func scanToken(start: SourceLocation) throws(SyntaxError) -> TokenKind {
+        let b = bytes[pos]
+        let next = byte(at: pos + 1)
+        switch b {
+        case UInt8(ascii: "("): bump(); return .leftParen
+        case UInt8(ascii: ")"): bump(); return .rightParen
+        case UInt8(ascii: "{"): bump(); return .leftBrace
+        case UInt8(ascii: "}"): bump(); return .rightBrace
+        case UInt8(ascii: "["): bump(); return .leftBracket
+        case UInt8(ascii: "]"): bump(); return .rightBracket
+        case UInt8(ascii: ","): bump(); return .comma
+        case UInt8(ascii: "."): bump(); return .dot
+        case UInt8(ascii: ":"): bump(); return .colon
+        case UInt8(ascii: ";"): bump(); return .semicolon
+        case UInt8(ascii: "+"): bump(); return .plus
+        case UInt8(ascii: "-"): bump(); return .minus
+        case UInt8(ascii: "/"): bump(); return .slash
+        case UInt8(ascii: "*"):
+            if next == UInt8(ascii: "*") { bump(2); return .power }
+            bump(); return .star
+        case UInt8(ascii: "="):
+            if next == UInt8(ascii: "=") { bump(2); return .equal }
+            if next == UInt8(ascii: "<") { bump(2); return .lessEqual }
+            if next == UInt8(ascii: ">") { bump(2); return .greaterEqual }
+            bump(); return .assign
+        case UInt8(ascii: "!"):
+            if next == UInt8(ascii: "=") { bump(2); return .notEqual }
+            bump(); return .keyword(.not)
+        case UInt8(ascii: "<"):
+            if next == UInt8(ascii: "=") { bump(2); return .lessEqual }
+            if next == UInt8(ascii: ">") { bump(2); return .notEqual }
+            bump(); return .less
+        case UInt8(ascii: ">"):
+            if next == UInt8(ascii: "=") { bump(2); return .greaterEqual }
+            bump(); return .greater
+        case UInt8(ascii: "&"):
+            if next == UInt8(ascii: "&") { bump(2); return .keyword(.and) }
+            throw unexpectedCharacter(start)
+        case UInt8(ascii: "|"):
+            if next == UInt8(ascii: "|") { bump(2); return .keyword(.or) }
+            throw unexpectedCharacter(start)
+        case UInt8(ascii: "\""), UInt8(ascii: "'"):
+            return try scanString(start: start)
+        case UInt8(ascii: "0")...UInt8(ascii: "9"):
+            return try scanNumber(start: start)
+        case UInt8(ascii: "#"):
+            guard let n = next, Scanner.isIdentifierStart(n) else { throw unexpectedCharacter(start) }
+            bump()
+            return .identifier(scanIdentifierText())
+        case UInt8(ascii: "$"):
+            guard let n = next, Scanner.isIdentifierStart(n) else {
+                bump()
+                throw SyntaxError(.expectedVariableName, at: SourceRange(start: start, end: location))
+            }
+            bump()
+            return .variable(scanIdentifierText())
+        case UInt8(ascii: "@"):
+            if let n = next, Scanner.isDigit(n) { return try scanDate(start: start) }
+            guard let n = next, Scanner.isIdentifierStart(n) else {
+                bump()
+                throw SyntaxError(.expectedCollectionOperator, at: SourceRange(start: start, end: location))
+            }
+            bump()
+            return .collectionOperator(scanIdentifierText())
+        case UInt8(ascii: "%"):
+            return try scanFormatArgument(start: start)
+        default:
+            if Scanner.isIdentifierStart(b) { return scanWord() }
+            throw unexpectedCharacter(start)
+        }
+    }
+
+    mutating func unexpectedCharacter(_ start: SourceLocation) -> SyntaxError {
+        // Consume one whole scalar so the range covers it.
+        let first = pos
+        bump()
+        while pos < bytes.count, bytes[pos] & 0xC0 == 0x80 { bump() }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<pos]), as: UTF8.self)
+        return SyntaxError(.unexpectedCharacter(text), at: SourceRange(start: start, end: location))
+    }
+
+    // MARK: Names
+
+    @inline(__always) static func isIdentifierStart(_ b: UInt8) -> Bool {
+        (b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z")) || (b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z"))
+            || b == UInt8(ascii: "_") || b >= 0x80
+    }
+
+    @inline(__always) static func isIdentifierContinue(_ b: UInt8) -> Bool {
+        isIdentifierStart(b) || isDigit(b)
+    }
+
+    @inline(__always) static func isDigit(_ b: UInt8) -> Bool {
+        b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")
+    }
+
+    mutating func scanIdentifierText() -> String {
+        let first = pos
+        while pos < bytes.count, Scanner.isIdentifierContinue(bytes[pos]) {
+            pos += 1
+            if bytes[pos - 1] & 0xC0 != 0x80 { column += 1 }
+        }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<pos]), as: UTF8.self)
+    }
+
+    mutating func scanWord() -> TokenKind {
+        let first = pos
+        var ascii = true
+        while pos < bytes.count, Scanner.isIdentifierContinue(bytes[pos]) {
+            if bytes[pos] >= 0x80 { ascii = false }
+            pos += 1
+            if bytes[pos - 1] & 0xC0 != 0x80 { column += 1 }
+        }
+        let length = pos - first
+        if ascii, length >= 2, length <= 15 {
+            let upper = String(unsafeUninitializedCapacity: length) { out in
+                for i in 0..<length {
+                    let c = bytes[first + i]
+                    out[i] = (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z")) ? c - 32 : c
+                }
+                return length
+            }
+            if let keyword = Keyword.lookupUppercased(upper) { return .keyword(keyword) }
+        }
+        return .identifier(String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<pos]), as: UTF8.self))
+    }
+
+    mutating func scanFormatArgument(start: SourceLocation) throws(SyntaxError) -> TokenKind {
+        let a = byte(at: pos + 1), b = byte(at: pos + 2), c = byte(at: pos + 3)
+        var spec: FormatSpecifier?
+        var length = 2
+        switch a {
+        case UInt8(ascii: "@"): spec = .object
+        case UInt8(ascii: "K"): spec = .keyPath
+        case UInt8(ascii: "d"): spec = .int
+        case UInt8(ascii: "i"): spec = .integer
+        case UInt8(ascii: "f"): spec = .float
+        case UInt8(ascii: "u"): spec = .unsigned
+        case UInt8(ascii: "%"): spec = .percent
+        case UInt8(ascii: "l"):
+            if b == UInt8(ascii: "d") { spec = .long; length = 3 }
+            else if b == UInt8(ascii: "l"), c == UInt8(ascii: "d") { spec = .longLong; length = 4 }
+        default: break
+        }
+        guard let spec else {
+            bump()
+            if pos < bytes.count, bytes[pos] > 0x20 {
+                bump()
+                while pos < bytes.count, bytes[pos] & 0xC0 == 0x80 { bump() }
+            }
+            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start.offset..<pos]), as: UTF8.self)
+            throw SyntaxError(.unknownFormatSpecifier(text), at: SourceRange(start: start, end: location))
+        }
+        bump(length)
+        return .formatArgument(spec)
+    }
+
+    // MARK: Strings
+
+    mutating func scanString(start: SourceLocation) throws(SyntaxError) -> TokenKind {
+        let quote = bytes[pos]
+        bump()
+        let contentStart = pos
+        // Fast path: no escapes.
+        while pos < bytes.count {
+            let b = bytes[pos]
+            if b == quote {
+                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[contentStart..<pos]), as: UTF8.self)
+                bump()
+                return .string(text)
+            }
+            if b == UInt8(ascii: "\\") { break }
+            if b == UInt8(ascii: "\n") {
+                throw SyntaxError(.unterminatedString, at: SourceRange(start: start, end: location))
+            }
+            bump()
+        }
+        var out = [UInt8](UnsafeBufferPointer(rebasing: bytes[contentStart..<pos]))
+        while pos < bytes.count {
+            let b = bytes[pos]
+            if b == quote {
+                bump()
+                return .string(String(decoding: out, as: UTF8.self))
+            }
+            if b == UInt8(ascii: "\n") { break }
+            if b != UInt8(ascii: "\\") {
+                out.append(b)
+                bump()
+                continue
+            }
+            let escapeStart = location
+            bump()
+            guard let e = byte(at: pos) else { break }
+            switch e {
+            case UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "\\"): out.append(e); bump()
+            case UInt8(ascii: "n"): out.append(0x0A); bump()
+            case UInt8(ascii: "t"): out.append(0x09); bump()
+            case UInt8(ascii: "r"): out.append(0x0D); bump()
+            case UInt8(ascii: "0"): out.append(0x00); bump()
+            case UInt8(ascii: "u"):
+                bump()
+                guard var scalar = scanHex4() else {
+                    throw SyntaxError(.invalidUnicodeEscape, at: SourceRange(start: escapeStart, end: location))
+                }
+                if (0xD800...0xDBFF).contains(scalar) {
+                    // A high surrogate must be followed by `\u` and a low one.
+                    guard byte(at: pos) == UInt8(ascii: "\\"), byte(at: pos + 1) == UInt8(ascii: "u") else {
+                        throw SyntaxError(.invalidUnicodeEscape, at: SourceRange(start: escapeStart, end: location))
+                    }
+                    bump(2)
+                    guard let low = scanHex4(), (0xDC00...0xDFFF).contains(low) else {
+                        throw SyntaxError(.invalidUnicodeEscape, at: SourceRange(start: escapeStart, end: location))
+                    }
+                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+                }
+                guard let value = Unicode.Scalar(scalar) else {
+                    throw SyntaxError(.invalidUnicodeEscape, at: SourceRange(start: escapeStart, end: location))
+                }
+                out.append(contentsOf: Array(String(Character(value)).utf8))
+            default:
+                // Unknown escapes keep their backslash, so regular
+                // expressions and LIKE patterns read naturally: "\d+".
+                out.append(UInt8(ascii: "\\"))
+            }
+        }
+        throw SyntaxError(.unterminatedString, at: SourceRange(start: start, end: location))
+    }
+
+    mutating func scanHex4() -> UInt32? {
+        var value: UInt32 = 0
+        for _ in 0..<4 {
+            guard let b = byte(at: pos), let digit = Scanner.hexValue(b) else { return nil }
+            value = value << 4 | UInt32(digit)
+            bump()
+        }
+        return value
+    }
+
+    static func hexValue(_ b: UInt8) -> UInt8? {
+        switch b {
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): return b - UInt8(ascii: "0")
+        case UInt8(ascii: "a")...UInt8(ascii: "f"): return b - UInt8(ascii: "a") + 10
+        case UInt8(ascii: "A")...UInt8(ascii: "F"): return b - UInt8(ascii: "A") + 10
+        default: return nil
+        }
+    }
+
+    // MARK: Numbers
+
+    mutating func scanNumber(start: SourceLocation) throws(SyntaxError) -> TokenKind {
+        let first = pos
+        if bytes[pos] == UInt8(ascii: "0"), let p = byte(at: pos + 1) {
+            let radix: UInt64
+            switch p {
+            case UInt8(ascii: "x"), UInt8(ascii: "X"): radix = 16
+            case UInt8(ascii: "o"), UInt8(ascii: "O"): radix = 8
+            case UInt8(ascii: "b"), UInt8(ascii: "B"): radix = 2
+            default: radix = 0
+            }
+            if radix != 0 {
+                bump(2)
+                var value: UInt64 = 0
+                var digits = 0
+                var overflow = false
+                while let b = byte(at: pos), let d = Scanner.hexValue(b), UInt64(d) < radix {
+                    let (m, o1) = value.multipliedReportingOverflow(by: radix)
+                    let (s, o2) = m.addingReportingOverflow(UInt64(d))
+                    overflow = overflow || o1 || o2
+                    value = s
+                    digits += 1
+                    bump()
+                }
+                try finishNumber(first: first, start: start, valid: digits > 0)
+                guard !overflow, value <= UInt64(Int64.max) else {
+                    throw SyntaxError(.integerTooLarge(text(from: first)), at: SourceRange(start: start, end: location))
+                }
+                return .integer(Int64(value))
+            }
+        }
+        var value: Int64 = 0
+        var overflow = false
+        while let b = byte(at: pos), Scanner.isDigit(b) {
+            let (m, o1) = value.multipliedReportingOverflow(by: 10)
+            let (s, o2) = m.addingReportingOverflow(Int64(b - UInt8(ascii: "0")))
+            overflow = overflow || o1 || o2
+            value = s
+            bump()
+        }
+        var isDouble = false
+        if byte(at: pos) == UInt8(ascii: "."), let d = byte(at: pos + 1), Scanner.isDigit(d) {
+            isDouble = true
+            bump()
+            while let b = byte(at: pos), Scanner.isDigit(b) { bump() }
+        }
+        if let e = byte(at: pos), e == UInt8(ascii: "e") || e == UInt8(ascii: "E") {
+            var look = pos + 1
+            if let s = byte(at: look), s == UInt8(ascii: "+") || s == UInt8(ascii: "-") { look += 1 }
+            if let d = byte(at: look), Scanner.isDigit(d) {
+                isDouble = true
+                bump(look - pos)
+                while let b = byte(at: pos), Scanner.isDigit(b) { bump() }
+            }
+        }
+        try finishNumber(first: first, start: start, valid: true)
+        if isDouble || overflow {
+            guard let d = Double(text(from: first)) else {
+                throw SyntaxError(.invalidNumber(text(from: first)), at: SourceRange(start: start, end: location))
+            }
+            return .double(d)
+        }
+        return .integer(value)
+    }
+
+    /// Rejects numbers running into letters, such as `18abc` or `0x`.
+    mutating func finishNumber(first: Int, start: SourceLocation, valid: Bool) throws(SyntaxError) {
+        if !valid || (pos < bytes.count && Scanner.isIdentifierContinue(bytes[pos])) {
+            while pos < bytes.count, Scanner.isIdentifierContinue(bytes[pos]) { bump() }
+            throw SyntaxError(.invalidNumber(text(from: first)), at: SourceRange(start: start, end: location))
+        }
+    }
+
+    func text(from first: Int) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<pos]), as: UTF8.self)
+    }
+
+    // MARK: Dates
+
+    /// `@YYYY-MM-DD[THH:MM[:SS[.fff]][Z|±HH:MM]]`, UTC unless a zone is given.
+    mutating func scanDate(start: SourceLocation) throws(SyntaxError) -> TokenKind {
+        let first = pos
+        bump()
+        func digits(_ count: Int) -> Int? {
+            var value = 0
+            for i in 0..<count {
+                guard let b = byte(at: pos + i), Scanner.isDigit(b) else { return nil }
+                value = value * 10 + Int(b - UInt8(ascii: "0"))
+            }
+            bump(count)
+            return value
+        }
+        func take(_ c: Character) -> Bool {
+            guard byte(at: pos) == c.asciiValue else { return false }
+            bump()
+            return true
+        }
+        func fail() -> SyntaxError {
+            while pos < bytes.count, Scanner.isIdentifierContinue(bytes[pos])
+                || bytes[pos] == UInt8(ascii: ":") || bytes[pos] == UInt8(ascii: "-")
+                || bytes[pos] == UInt8(ascii: "+") || bytes[pos] == UInt8(ascii: ".") { bump() }
+            return SyntaxError(.invalidDate(text(from: first)), at: SourceRange(start: start, end: location))
+        }
+        guard let year = digits(4), take("-"), let month = digits(2), take("-"), let day = digits(2) else {
+            throw fail()
+        }
+        guard (1...12).contains(month), day >= 1, day <= DateMath.daysIn(month: month, year: year) else {
+            throw fail()
+        }
+        var seconds = Double(DateMath.daysFromCivil(year: year, month: month, day: day) * 86_400)
+        if take("T") {
+            guard let hour = digits(2), take(":"), let minute = digits(2), hour < 24, minute < 60 else { throw fail() }
+            var second = 0
+            var fraction = 0.0
+            if take(":") {
+                guard let s = digits(2), s < 60 else { throw fail() }
+                second = s
+                if byte(at: pos) == UInt8(ascii: "."), let d = byte(at: pos + 1), Scanner.isDigit(d) {
+                    let fracStart = pos
+                    bump()
+                    while let b = byte(at: pos), Scanner.isDigit(b) { bump() }
+                    fraction = Double("0" + text(from: fracStart)) ?? 0
+                }
+            }
+            var zoneOffset = 0
+            if take("Z") {
+                zoneOffset = 0
+            } else if let s = byte(at: pos), s == UInt8(ascii: "+") || s == UInt8(ascii: "-"),
+                      let d = byte(at: pos + 1), Scanner.isDigit(d) {
+                bump()
+                guard let zh = digits(2), take(":"), let zm = digits(2), zh < 24, zm < 60 else { throw fail() }
+                zoneOffset = (zh * 3600 + zm * 60) * (s == UInt8(ascii: "-") ? -1 : 1)
+            }
+            seconds += Double(hour * 3600 + minute * 60 + second - zoneOffset) + fraction
+        }
+        if pos < bytes.count, Scanner.isIdentifierContinue(bytes[pos]) { throw fail() }
+        return .date(Date(timeIntervalSince1970: seconds))
+    }
+}
+
+/// Calendar arithmetic for date literals, proleptic Gregorian, UTC.
+enum DateMath {
+    static func isLeap(_ year: Int) -> Bool { (year % 4 == 0 && year % 100 != 0) || year % 400 == 0 }
+
+    static func daysIn(month: Int, year: Int) -> Int {
+        switch month {
+        case 2: return isLeap(year) ? 29 : 28
+        case 4, 6, 9, 11: return 30
+        default: return 31
+        }
+    }
+
+    /// Days since 1970-01-01 (Howard Hinnant's algorithm).
+    static func daysFromCivil(year: Int, month: Int, day: Int) -> Int {
+        let y = month <= 2 ? year - 1 : year
+        let era = (y >= 0 ? y : y - 399) / 400
+        let yoe = y - era * 400
+        let mp = (month + 9) % 12
+        let doy = (153 * mp + 2) / 5 + day - 1
+        let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy
+        return era * 146_097 + doe - 719_468
+    }
+
+    static func civilFromDays(_ days: Int) -> (year: Int, month: Int, day: Int) {
+        let z = days + 719_468
+        let era = (z >= 0 ? z : z - 146_096) / 146_097
+        let doe = z - era * 146_097
+        let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365
+        let doy = doe - (365 * yoe + yoe / 4 - yoe / 100)
+        let mp = (5 * doy + 2) / 153
+        let day = doy - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        return (yoe + era * 400 + (month <= 2 ? 1 : 0), month, day)
+    }
+}

@@ -1,0 +1,446 @@
+import Foundation
+
+extension Parser {
+    /// Parses an expression and stops before the first token that cannot
+    /// continue it (a comparison operator, `,`, `}`, `sort`…).
+    ///
+    /// expression → additive
+    public mutating func parseExpression() throws(SyntaxError) -> Expression {
+        try parseAdditive()
+    }
+
+    /// additive → multiplicative { ( "+" | "-" ) multiplicative }
+    mutating func parseAdditive() throws(SyntaxError) -> Expression {
+        var lhs = try parseMultiplicative()
+        while true {
+            let op: ArithmeticOperator
+            switch peek().kind {
+            case .plus: op = .add
+            case .minus: op = .subtract
+            default: return lhs
+            }
+            let opToken = advance()
+            let rhs = try parseOperand(after: opToken) { p throws(SyntaxError) in try p.parseMultiplicative() }
+            lhs = Expression(.binary(op, lhs, rhs), range: lhs.range.union(rhs.range))
+        }
+    }
+
+    /// multiplicative → power { ( "*" | "/" ) power }
+    mutating func parseMultiplicative() throws(SyntaxError) -> Expression {
+        var lhs = try parsePower()
+        while true {
+            let op: ArithmeticOperator
+            switch peek().kind {
+            case .star: op = .multiply
+            case .slash: op = .divide
+            default: return lhs
+            }
+            let opToken = advance()
+            let rhs = try parseOperand(after: opToken) { p throws(SyntaxError) in try p.parsePower() }
+            lhs = Expression(.binary(op, lhs, rhs), range: lhs.range.union(rhs.range))
+        }
+    }
+
+    /// power → unary [ "**" power ]
+    mutating func parsePower() throws(SyntaxError) -> Expression {
+        let lhs = try parseUnary()
+        guard check(.power) else { return lhs }
+        let opToken = advance()
+        try enter()
+        defer { leave() }
+        let rhs = try parseOperand(after: opToken) { p throws(SyntaxError) in try p.parsePower() }
+        return Expression(.binary(.power, lhs, rhs), range: lhs.range.union(rhs.range))
+    }
+
+    /// unary → "-" unary | postfix
+    mutating func parseUnary() throws(SyntaxError) -> Expression {
+        guard check(.minus) else { return try parsePostfix() }
+        let minus = advance()
+        try enter()
+        defer { leave() }
+        let literal = peek()
+        let operand = try parseOperand(after: minus) { p throws(SyntaxError) in try p.parseUnary() }
+        let range = range(from: minus)
+        // `-5` is the constant -5; `-(5)` and `- -5` stay negations.
+        if operand.range == literal.range, case .constant(let value) = operand.kind {
+            switch (literal.kind, value) {
+            case (.integer, .int(let n)): return Expression(.constant(.int(-n)), range: range)
+            case (.double, .double(let d)): return Expression(.constant(.double(-d)), range: range)
+            default: break
+            }
+        }
+        return Expression(.negate(operand), range: range)
+    }
+
+    /// Parses the operand after a binary or unary operator, reporting
+    /// "expected value after '+'" when none follows.
+    mutating func parseOperand(after op: Token,
+                               _ parse: (inout Parser) throws(SyntaxError) -> Expression) throws(SyntaxError) -> Expression {
+        guard canStartExpression else {
+            if isAtEnd { throw incompleteInput() }
+            throw SyntaxError(.expectedValue(after: op.description), at: peek().range)
+        }
+        return try parse(&self)
+    }
+
+    /// postfix → primary { "." ( IDENTIFIER | collectionOperator ) | index }
+    mutating func parsePostfix() throws(SyntaxError) -> Expression {
+        var base = try parsePrimary()
+        while true {
+            if check(.dot) {
+                let dot = advance()
+                switch peek().kind {
+                case .identifier(let name):
+                    advance()
+                    base = Parser.appending([name], to: base, range: range(from: base.range))
+                case .collectionOperator:
+                    base = try parseCollectionOperator(base: base)
+                case .keyword(let keyword):
+                    throw SyntaxError(.reservedWord(keyword.rawValue), at: peek().range)
+                default:
+                    if isAtEnd { throw incompleteInput() }
+                    throw SyntaxError(.expectedKey(after: dot.description), at: peek().range)
+                }
+            } else if check(.leftBracket) {
+                base = try parseIndex(base: base)
+            } else {
+                return base
+            }
+        }
+    }
+
+    /// Appends keys to an expression: `SELF` and key paths grow into key
+    /// paths, members grow, anything else becomes a member access.
+    static func appending(_ keys: [String], to base: Expression, range: SourceRange) -> Expression {
+        switch base.kind {
+        case .evaluatedObject: return Expression(.keyPath(keys), range: range)
+        case .keyPath(let path): return Expression(.keyPath(path + keys), range: range)
+        case .member(let inner, let path): return Expression(.member(inner, path + keys), range: range)
+        default: return Expression(.member(base, keys), range: range)
+        }
+    }
+
+    /// index → "[" ( "FIRST" | "LAST" | "SIZE" | expression ) "]"
+    mutating func parseIndex(base: Expression) throws(SyntaxError) -> Expression {
+        let open = advance()
+        let index: Index
+        switch peek().kind {
+        case .keyword(.first): advance(); index = .first
+        case .keyword(.last): advance(); index = .last
+        case .keyword(.size): advance(); index = .size
+        default:
+            try enter()
+            defer { leave() }
+            index = .at(try parseOperand(after: open) { p throws(SyntaxError) in try p.parseExpression() })
+        }
+        _ = try expectClosing(.rightBracket, opening: open)
+        return Expression(.index(base, index), range: range(from: base.range))
+    }
+
+    /// collectionOperator → COLLECTION_OPERATOR { "." IDENTIFIER }
+    mutating func parseCollectionOperator(base: Expression) throws(SyntaxError) -> Expression {
+        let token = advance()
+        guard case .collectionOperator(let name) = token.kind else { throw SyntaxError(.unexpected(token.description), at: token.range) }
+        guard let op = CollectionOperator(name: name) else {
+            let suggestion = Suggestions.closest(to: name, in: CollectionOperator.allCases.map(\.rawValue))
+            throw SyntaxError(.unknownCollectionOperator(name, suggestion: suggestion.map { "@" + $0 }), at: token.range)
+        }
+        var key: [String] = []
+        while check(.dot), case .identifier(let name) = peek(1).kind {
+            advance()
+            advance()
+            key.append(name)
+        }
+        let start = base.range == .unknown ? token.range : base.range
+        return Expression(.collection(op, base, key: key), range: range(from: start))
+    }
+
+    /// primary → literal | function | keyPath | VARIABLE | "SELF" | collectionOperator | aggregate | subquery | functionExpression | cast | formatArgument | "(" expression ")" | reserved
+    mutating func parsePrimary() throws(SyntaxError) -> Expression {
+        let token = peek()
+        switch token.kind {
+        case .string, .integer, .double, .date,
+             .keyword(.true), .keyword(.yes), .keyword(.false), .keyword(.no), .keyword(.null), .keyword(.nil):
+            return try parseLiteral()
+        case .identifier:
+            if peek(1).kind == .leftParen || selectorLength() != nil { return try parseFunction() }
+            let (path, range) = try parseKeyPath()
+            return Expression(.keyPath(path), range: range)
+        case .variable(let name):
+            advance()
+            return Expression(.variable(name), range: token.range)
+        case .keyword(.self):
+            advance()
+            return Expression(.evaluatedObject, range: token.range)
+        case .collectionOperator:
+            return try parseCollectionOperator(base: Expression(.evaluatedObject, range: .unknown))
+        case .leftBrace:
+            return try parseAggregate()
+        case .keyword(.subquery):
+            return try parseSubquery()
+        case .keyword(.function):
+            return try parseFunctionExpression()
+        case .keyword(.cast):
+            return try parseCast()
+        case .formatArgument:
+            return try parseFormatArgument()
+        case .leftParen:
+            advance()
+            try enter()
+            defer { leave() }
+            let inner = try parseOperand(after: token) { p throws(SyntaxError) in try p.parseExpression() }
+            _ = try expectClosing(.rightParen, opening: token)
+            return Expression(inner.kind, range: range(from: token))
+        case .keyword(let keyword) where keyword.isReservedOnly:
+            try parseReserved()
+            throw unexpected()
+        default:
+            throw unexpected()
+        }
+    }
+
+    /// literal → STRING | INTEGER | DOUBLE | DATE | "TRUE" | "YES" | "FALSE" | "NO" | "NULL" | "NIL"
+    mutating func parseLiteral() throws(SyntaxError) -> Expression {
+        let token = advance()
+        let value: Value
+        switch token.kind {
+        case .string(let s): value = .string(s)
+        case .integer(let n): value = .int(n)
+        case .double(let d): value = .double(d)
+        case .date(let d): value = .date(d)
+        case .keyword(.true), .keyword(.yes): value = .bool(true)
+        case .keyword(.false), .keyword(.no): value = .bool(false)
+        case .keyword(.null), .keyword(.nil): value = .null
+        default: throw SyntaxError(.unexpected(token.description), at: token.range)
+        }
+        return Expression(.constant(value), range: token.range)
+    }
+
+    /// keyPath → IDENTIFIER { "." IDENTIFIER }
+    public mutating func parseKeyPath() throws(SyntaxError) -> (path: [String], range: SourceRange) {
+        let first = peek()
+        guard case .identifier(let name) = first.kind else { throw unexpected() }
+        advance()
+        var path = [name]
+        while check(.dot), case .identifier(let next) = peek(1).kind {
+            advance()
+            advance()
+            path.append(next)
+        }
+        return (path, range(from: first))
+    }
+
+    /// The number of tokens of a selector call prefix `name:(` or
+    /// `add:to:(`, without the `(`; nil when the tokens are not one.
+    func selectorLength() -> Int? {
+        var offset = 0
+        while case .identifier = peek(offset).kind, peek(offset + 1).kind == .colon {
+            offset += 2
+            if peek(offset).kind == .leftParen { return offset }
+        }
+        return nil
+    }
+
+    /// function → IDENTIFIER "(" [ arguments ] ")" | IDENTIFIER ":" { IDENTIFIER ":" } "(" [ arguments ] ")"
+    mutating func parseFunction() throws(SyntaxError) -> Expression {
+        let start = peek()
+        var name = ""
+        var isSelector = false
+        if let length = selectorLength() {
+            isSelector = true
+            for _ in 0..<length {
+                let token = advance()
+                if case .identifier(let part) = token.kind { name += part } else { name += ":" }
+            }
+        } else if case .identifier(let part) = advance().kind {
+            name = part
+        }
+        let nameRange = range(from: start)
+        let open = try expect(.leftParen)
+        var arguments: [Expression] = []
+        if !check(.rightParen) {
+            try enter()
+            defer { leave() }
+            arguments = try parseArguments(after: open)
+        }
+        _ = try expectClosing(.rightParen, opening: open)
+        let function: Function?
+        if isSelector {
+            function = Function(selector: name)
+        } else {
+            function = Function.readable(name, argumentCount: arguments.count)
+        }
+        guard let function else {
+            let candidates = isSelector ? Function.allCases.map(\.selector) : Function.readableNames
+            throw SyntaxError(.unknownFunction(name, suggestion: Suggestions.closest(to: name, in: candidates)),
+                              at: nameRange)
+        }
+        if let arity = function.arity, arity != arguments.count {
+            throw SyntaxError(.functionArity(name, expected: "\(arity)", got: arguments.count), at: range(from: start))
+        }
+        if function.arity == nil, arguments.isEmpty {
+            throw SyntaxError(.functionArity(name, expected: "1 or more", got: 0), at: range(from: start))
+        }
+        return Expression(.function(function, arguments), range: range(from: start))
+    }
+
+    /// arguments → expression { "," expression }
+    mutating func parseArguments(after open: Token) throws(SyntaxError) -> [Expression] {
+        var arguments = [try parseOperand(after: open) { p throws(SyntaxError) in try p.parseExpression() }]
+        while check(.comma) {
+            let comma = advance()
+            arguments.append(try parseOperand(after: comma) { p throws(SyntaxError) in try p.parseExpression() })
+        }
+        return arguments
+    }
+
+    /// functionExpression → "FUNCTION" "(" expression "," STRING { "," expression } ")"
+    mutating func parseFunctionExpression() throws(SyntaxError) -> Expression {
+        let start = advance()
+        let open = try expect(.leftParen)
+        try enter()
+        defer { leave() }
+        let receiver = try parseOperand(after: open) { p throws(SyntaxError) in try p.parseExpression() }
+        _ = try expect(.comma)
+        guard case .string(let selector) = peek().kind else {
+            if isAtEnd { throw incompleteInput() }
+            throw SyntaxError(.selectorMustBeString, at: peek().range)
+        }
+        advance()
+        var arguments: [Expression] = []
+        while check(.comma) {
+            let comma = advance()
+            arguments.append(try parseOperand(after: comma) { p throws(SyntaxError) in try p.parseExpression() })
+        }
+        _ = try expectClosing(.rightParen, opening: open)
+        return Expression(.method(receiver: receiver, selector: selector, arguments: arguments), range: range(from: start))
+    }
+
+    /// aggregate → "{" [ arguments ] "}"
+    mutating func parseAggregate() throws(SyntaxError) -> Expression {
+        let open = advance()
+        try enter()
+        defer { leave() }
+        var elements: [Expression] = []
+        if !check(.rightBrace) {
+            elements = try parseArguments(after: open)
+        }
+        _ = try expectClosing(.rightBrace, opening: open)
+        return Expression(.aggregate(elements), range: range(from: open))
+    }
+
+    /// subquery → "SUBQUERY" "(" expression "," VARIABLE "," predicate ")"
+    mutating func parseSubquery() throws(SyntaxError) -> Expression {
+        let start = advance()
+        let open = try expect(.leftParen)
+        try enter()
+        defer { leave() }
+        let collection = try parseOperand(after: open) { p throws(SyntaxError) in try p.parseExpression() }
+        let comma = try expect(.comma)
+        guard case .variable(let variable) = peek().kind else {
+            if isAtEnd { throw incompleteInput() }
+            throw SyntaxError(.expected("a variable such as $x", after: comma.description), at: peek().range)
+        }
+        advance()
+        let secondComma = try expect(.comma)
+        guard canStartPredicate else {
+            if isAtEnd { throw incompleteInput() }
+            throw SyntaxError(.expectedPredicate(after: secondComma.description), at: peek().range)
+        }
+        let predicate = try parsePredicate()
+        _ = try expectClosing(.rightParen, opening: open)
+        return Expression(.subquery(collection: collection, variable: variable, predicate: predicate),
+                          range: range(from: start))
+    }
+
+    /// cast → "CAST" "(" expression "," STRING ")"
+    mutating func parseCast() throws(SyntaxError) -> Expression {
+        let start = advance()
+        let open = try expect(.leftParen)
+        try enter()
+        defer { leave() }
+        let operand = try parseOperand(after: open) { p throws(SyntaxError) in try p.parseExpression() }
+        _ = try expect(.comma)
+        let typeToken = peek()
+        guard case .string(let typeName) = typeToken.kind else {
+            if isAtEnd { throw incompleteInput() }
+            throw SyntaxError(.castTypeMustBeString, at: typeToken.range)
+        }
+        advance()
+        _ = try expectClosing(.rightParen, opening: open)
+        guard let type = CastType(rawValue: typeName) else {
+            let suggestion = Suggestions.closest(to: typeName, in: CastType.allCases.map(\.rawValue))
+            throw SyntaxError(.unknownCastType(typeName, suggestion: suggestion), at: typeToken.range)
+        }
+        let range = range(from: start)
+        if case .constant(let value) = operand.kind {
+            // The printer writes constants without a literal syntax this
+            // way; fold them back (Apple folds CAST of a literal too).
+            if let folded = Parser.foldCast(value, to: type) {
+                return Expression(.constant(folded), range: range)
+            }
+            if Parser.castIsFolded(value, to: type) {
+                throw SyntaxError(.invalidCastConstant(Printer.format(.constant(value)), type: type.rawValue),
+                                  at: operand.range)
+            }
+        }
+        return Expression(.cast(operand, type), range: range)
+    }
+
+    /// The kinds of CAST of a literal the parser folds into a constant.
+    static func castIsFolded(_ value: Value, to type: CastType) -> Bool {
+        switch (value, type) {
+        case (.int, .date), (.double, .date): return true
+        case (.string, .number), (.string, .decimal), (.string, .uuid), (.string, .url), (.string, .data): return true
+        default: return false
+        }
+    }
+
+    static func foldCast(_ value: Value, to type: CastType) -> Value? {
+        switch (value, type) {
+        case (.int(let n), .date): return .date(Date(timeIntervalSinceReferenceDate: Double(n)))
+        case (.double(let d), .date): return .date(Date(timeIntervalSinceReferenceDate: d))
+        case (.string(let s), .number):
+            if let n = Int64(s) { return .int(n) }
+            if let d = Double(s) { return .double(d) }
+            return nil
+        case (.string(let s), .decimal): return Decimal(string: s, locale: Locale(identifier: "en_US_POSIX")).map { .decimal($0) }
+        case (.string(let s), .uuid): return UUID(uuidString: s).map { .uuid($0) }
+        case (.string(let s), .url): return URL(string: s).map { .url($0) }
+        case (.string(let s), .data): return Data(base64Encoded: s).map { .data($0) }
+        default: return nil
+        }
+    }
+
+    /// formatArgument → "%@" | "%K" | "%d" | "%i" | "%f" | "%ld" | "%lld" | "%u" | "%%"
+    mutating func parseFormatArgument() throws(SyntaxError) -> Expression {
+        let token = advance()
+        guard case .formatArgument(let spec) = token.kind else { throw SyntaxError(.unexpected(token.description), at: token.range) }
+        if spec == .percent { return Expression(.constant(.string("%")), range: token.range) }
+        return Expression(.placeholder(spec), range: token.range)
+    }
+
+    /// reserved → "ANYKEY" | "FETCH" | "CASEINSENSITIVE" | "CI"
+    mutating func parseReserved() throws(SyntaxError) {
+        let token = peek()
+        if case .keyword(let keyword) = token.kind, keyword.isReservedOnly {
+            throw SyntaxError(.reservedWord(keyword.rawValue), at: token.range)
+        }
+    }
+
+    /// True when the current token can begin an expression.
+    public var canStartExpression: Bool {
+        switch peek().kind {
+        case .string, .integer, .double, .date, .identifier, .variable, .collectionOperator, .formatArgument,
+             .leftParen, .leftBrace, .minus:
+            return true
+        case .keyword(let keyword):
+            switch keyword {
+            case .true, .yes, .false, .no, .null, .nil, .self, .subquery, .function, .cast: return true
+            default: return keyword.isReservedOnly
+            }
+        default:
+            return false
+        }
+    }
+}

@@ -1,0 +1,202 @@
+import Foundation
+
+extension Parser {
+    /// Parses a predicate and stops before the first token that cannot
+    /// continue it.
+    ///
+    /// predicate → orPredicate
+    public mutating func parsePredicate() throws(SyntaxError) -> Predicate {
+        try parseOrPredicate()
+    }
+
+    /// orPredicate → andPredicate { ( "OR" | "||" ) andPredicate }
+    mutating func parseOrPredicate() throws(SyntaxError) -> Predicate {
+        let first = try parseAndPredicate()
+        guard check(keyword: .or) else { return first }
+        var operands = [first]
+        while match(keyword: .or) {
+            operands.append(try parseAndPredicate())
+        }
+        return Predicate(.or(operands), range: first.range.union(operands[operands.count - 1].range))
+    }
+
+    /// andPredicate → notPredicate { ( "AND" | "&&" ) notPredicate }
+    mutating func parseAndPredicate() throws(SyntaxError) -> Predicate {
+        let first = try parseNotPredicate()
+        guard check(keyword: .and) else { return first }
+        var operands = [first]
+        while match(keyword: .and) {
+            operands.append(try parseNotPredicate())
+        }
+        return Predicate(.and(operands), range: first.range.union(operands[operands.count - 1].range))
+    }
+
+    /// notPredicate → ( "NOT" | "!" ) notPredicate | primaryPredicate
+    mutating func parseNotPredicate() throws(SyntaxError) -> Predicate {
+        guard check(keyword: .not) else { return try parsePrimaryPredicate() }
+        let not = advance()
+        try enter()
+        defer { leave() }
+        if !canStartPredicate {
+            if isAtEnd { throw incompleteInput() }
+            throw SyntaxError(.expectedPredicate(after: not.description), at: peek().range)
+        }
+        let operand = try parseNotPredicate()
+        return Predicate(.not(operand), range: range(from: not))
+    }
+
+    /// primaryPredicate → "TRUEPREDICATE" | "FALSEPREDICATE" | "(" predicate ")" | comparison
+    mutating func parsePrimaryPredicate() throws(SyntaxError) -> Predicate {
+        let token = peek()
+        switch token.kind {
+        case .keyword(.truePredicate):
+            advance()
+            return Predicate(.constant(true), range: token.range)
+        case .keyword(.falsePredicate):
+            advance()
+            return Predicate(.constant(false), range: token.range)
+        case .leftParen:
+            // `(` opens either a predicate or an expression such as
+            // `(a + b) * 2 > 3`: try the predicate, then fall back.
+            let start = cursor
+            let savedDepth = depth
+            let predicateError: SyntaxError
+            do throws(SyntaxError) {
+                advance()
+                try enter()
+                defer { leave() }
+                let inner = try parsePredicate()
+                _ = try expectClosing(.rightParen, opening: token)
+                return Predicate(inner.kind, range: range(from: token))
+            } catch {
+                if error.kind == .tooDeep { throw error }
+                predicateError = error
+            }
+            cursor = start
+            depth = savedDepth
+            do throws(SyntaxError) {
+                return try parseComparison()
+            } catch {
+                if error.kind == .tooDeep { throw error }
+                // Report whichever reading got further.
+                throw error.range.start.offset >= predicateError.range.start.offset ? error : predicateError
+            }
+        default:
+            if !canStartExpression && !isModifier {
+                throw SyntaxError(.expectedPredicate, at: token.range).orIncomplete(self)
+            }
+            return try parseComparison()
+        }
+    }
+
+    /// comparison → [ modifier ] expression comparisonOperator [ options ] expression
+    mutating func parseComparison() throws(SyntaxError) -> Predicate {
+        let start = peek()
+        let modifier = parseModifier()
+        if modifier != .direct, !canStartExpression {
+            if isAtEnd { throw incompleteInput() }
+            throw SyntaxError(.modifierNeedsComparison(previous.kind.description.trimmingCharacters(in: ["'"])),
+                              at: peek().range)
+        }
+        let lhs = try parseExpression()
+        let lastOfLhs = previous
+        guard let op = try parseComparisonOperator() else {
+            if isAtEnd { throw incompleteInput() }
+            var found: String? = nil
+            if case .identifier(let word) = peek().kind {
+                found = Suggestions.closest(to: word, in: Parser.operatorWords)
+            }
+            throw SyntaxError(.expectedOperator(after: lastOfLhs.description, found: peek().description,
+                                                suggestion: found), at: peek().range)
+        }
+        let opToken = previous
+        let options = try parseOptions()
+        guard canStartExpression else {
+            if isAtEnd { throw incompleteInput() }
+            throw SyntaxError(.expectedValue(after: opToken.description), at: peek().range)
+        }
+        let rhs = try parseExpression()
+        let range = range(from: start)
+        return Predicate(.comparison(Comparison(modifier, op, lhs, rhs, options: options, range: range)), range: range)
+    }
+
+    /// modifier → "ANY" | "SOME" | "ALL" | "NONE"
+    mutating func parseModifier() -> Comparison.Modifier {
+        switch peek().kind {
+        case .keyword(.any), .keyword(.some): advance(); return .any
+        case .keyword(.all): advance(); return .all
+        case .keyword(.none): advance(); return .none
+        default: return .direct
+        }
+    }
+
+    /// comparisonOperator → "=" | "==" | "!=" | "<>" | "<" | "<=" | "=<" | ">" | ">=" | "=>" | "BETWEEN" | "IN" | "CONTAINS" | "BEGINSWITH" | "ENDSWITH" | "LIKE" | "MATCHES"
+    mutating func parseComparisonOperator() throws(SyntaxError) -> Comparison.Operator? {
+        let op: Comparison.Operator
+        switch peek().kind {
+        case .assign, .equal: op = .equal
+        case .notEqual: op = .notEqual
+        case .less: op = .less
+        case .lessEqual: op = .lessEqual
+        case .greater: op = .greater
+        case .greaterEqual: op = .greaterEqual
+        case .keyword(.between): op = .between
+        case .keyword(.in): op = .in
+        case .keyword(.contains): op = .contains
+        case .keyword(.beginsWith): op = .beginsWith
+        case .keyword(.endsWith): op = .endsWith
+        case .keyword(.like): op = .like
+        case .keyword(.matches): op = .matches
+        default: return nil
+        }
+        advance()
+        return op
+    }
+
+    /// options → "[" IDENTIFIER "]"
+    mutating func parseOptions() throws(SyntaxError) -> Comparison.Options {
+        guard check(.leftBracket) else { return [] }
+        let open = advance()
+        let letters = advance()
+        guard case .identifier(let text) = letters.kind else {
+            if letters.kind == .end { throw incompleteInput() }
+            throw SyntaxError(.unknownOption(letters.kind.description.trimmingCharacters(in: ["'"])),
+                              at: letters.range)
+        }
+        var options: Comparison.Options = []
+        for letter in text.lowercased() {
+            switch letter {
+            case "c": options.insert(.caseInsensitive)
+            case "d": options.insert(.diacriticInsensitive)
+            case "n": options.insert(.normalized)
+            default: throw SyntaxError(.unknownOption(text), at: letters.range)
+            }
+        }
+        _ = try expectClosing(.rightBracket, opening: open)
+        return options
+    }
+
+    static let operatorWords = ["BETWEEN", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES",
+                                "AND", "OR", "NOT", "ANY", "ALL", "NONE", "SOME"]
+
+    var isModifier: Bool {
+        switch peek().kind {
+        case .keyword(.any), .keyword(.some), .keyword(.all), .keyword(.none): return true
+        default: return false
+        }
+    }
+
+    var canStartPredicate: Bool {
+        switch peek().kind {
+        case .keyword(.truePredicate), .keyword(.falsePredicate), .keyword(.not): return true
+        default: return canStartExpression || isModifier
+        }
+    }
+}
+
+extension SyntaxError {
+    /// Turns an error at the end of input into "incomplete input".
+    func orIncomplete(_ parser: Parser) -> SyntaxError {
+        parser.isAtEnd ? parser.incompleteInput() : self
+    }
+}

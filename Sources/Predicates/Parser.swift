@@ -1,0 +1,192 @@
+import Foundation
+
+/// A recursive-descent parser over a token array, with a public cursor so
+/// another parser (the shell's) can parse a predicate in the middle of a
+/// statement and carry on after it.
+///
+/// ```swift
+/// var parser = try Parser(source: "age > 18 sort name limit 10")
+/// let predicate = try parser.parsePredicate()   // stops before `sort`
+/// parser.peek().isWord("sort")                  // true
+/// ```
+///
+/// Parsing stops without consuming the first token that cannot continue
+/// what is being parsed (`sort`, `,`, `}`, `;`, end of input). Format
+/// placeholders (`%@`, `%K`) stay in the tree as `.placeholder`; call
+/// ``Predicate/substituting(arguments:)`` to fill them in.
+public struct Parser {
+    public let tokens: [Token]
+    /// The index of the next token to read.
+    public var cursor: Int
+    /// Nesting of parentheses, braces, NOT and unary minus.
+    var depth = 0
+
+    /// How deeply predicates and expressions may nest.
+    public static let maximumDepth = 256
+
+    /// A parser over `tokens`, which must end with an `.end` token.
+    public init(tokens: [Token]) {
+        var tokens = tokens
+        if tokens.last?.kind != .end {
+            let end = tokens.last?.range.end ?? .start
+            tokens.append(Token(kind: .end, range: SourceRange(at: end)))
+        }
+        self.tokens = tokens
+        self.cursor = 0
+    }
+
+    /// Lexes `source` and makes a parser over its tokens.
+    public init(source: String, options: Lexer.Options = []) throws(SyntaxError) {
+        self.init(tokens: try Lexer.tokenize(source, options: options))
+    }
+
+    // MARK: Cursor
+
+    /// The token `offset` places ahead; the `.end` token past the end.
+    @inline(__always)
+    public func peek(_ offset: Int = 0) -> Token {
+        let index = cursor + offset
+        return index < tokens.count ? tokens[index] : tokens[tokens.count - 1]
+    }
+
+    /// The token just consumed (the first token when nothing was).
+    public var previous: Token { tokens[max(0, min(cursor, tokens.count) - 1)] }
+
+    /// True at the `.end` token.
+    public var isAtEnd: Bool { peek().kind == .end }
+
+    /// Consumes and returns the current token; stays put at the end.
+    @discardableResult
+    public mutating func advance() -> Token {
+        let token = peek()
+        if cursor < tokens.count - 1 { cursor += 1 }
+        return token
+    }
+
+    /// True when the current token is of `kind`, payload included.
+    public func check(_ kind: TokenKind) -> Bool { peek().kind == kind }
+
+    /// True when the current token is `keyword`.
+    public func check(keyword: Keyword) -> Bool { peek().kind == .keyword(keyword) }
+
+    /// True when the current token is the identifier or keyword `word`, in
+    /// any case.
+    public func check(word: String) -> Bool { peek().isWord(word) }
+
+    /// Consumes the current token when it is of `kind`.
+    public mutating func match(_ kind: TokenKind) -> Bool {
+        guard check(kind) else { return false }
+        advance()
+        return true
+    }
+
+    /// Consumes the current token when it is `keyword`.
+    public mutating func match(keyword: Keyword) -> Bool { match(.keyword(keyword)) }
+
+    /// Consumes a token of `kind` or throws "expected 'x' after 'y'".
+    public mutating func expect(_ kind: TokenKind, after what: Token? = nil) throws(SyntaxError) -> Token {
+        guard check(kind) else {
+            if isAtEnd { throw incompleteInput() }
+            let after = what ?? previous
+            throw SyntaxError(.expected(kind.description, after: after.description), at: peek().range)
+        }
+        return advance()
+    }
+
+    /// Consumes a closing token, or throws "expected ')' to close '(' at 1:7".
+    mutating func expectClosing(_ kind: TokenKind, opening: Token) throws(SyntaxError) -> Token {
+        guard check(kind) else {
+            if isAtEnd { throw incompleteInput() }
+            throw SyntaxError(.expectedClosing(TokenKind.spelling(of: kind) ?? "?",
+                                               opening: TokenKind.spelling(of: opening.kind) ?? "?",
+                                               at: opening.range.start), at: peek().range)
+        }
+        return advance()
+    }
+
+    /// Throws unless the whole input has been consumed.
+    public mutating func expectEnd() throws(SyntaxError) {
+        guard isAtEnd else { throw SyntaxError(.unexpected(peek().description), at: peek().range) }
+    }
+
+    /// "unexpected 'x'" at the current token, or "incomplete input".
+    public func unexpected() -> SyntaxError {
+        if isAtEnd { return incompleteInput() }
+        if case .keyword(let keyword) = peek().kind, keyword.isReservedOnly {
+            return SyntaxError(.reservedWord(keyword.rawValue), at: peek().range)
+        }
+        return SyntaxError(.unexpected(peek().description), at: peek().range)
+    }
+
+    func incompleteInput() -> SyntaxError {
+        SyntaxError(.incompleteInput, at: peek().range)
+    }
+
+    /// Skips to just after the next `;`, or to the first token on a later
+    /// line, so the shell can report one error per statement and go on.
+    ///
+    /// recovery → { ANY_TOKEN } ( ";" | NEWLINE | END )
+    public mutating func synchronize() {
+        let line = peek().range.start.line
+        while !isAtEnd {
+            if match(.semicolon) { return }
+            if peek().range.start.line > line { return }
+            advance()
+        }
+    }
+
+    mutating func enter() throws(SyntaxError) {
+        depth += 1
+        if depth > Parser.maximumDepth {
+            throw SyntaxError(.tooDeep, at: peek().range)
+        }
+    }
+
+    mutating func leave() { depth -= 1 }
+
+    func range(from start: Token) -> SourceRange {
+        SourceRange(start: start.range.start, end: previous.range.end)
+    }
+
+    func range(from start: SourceRange) -> SourceRange {
+        SourceRange(start: start.start, end: max(start.end, previous.range.end))
+    }
+}
+
+extension Predicate {
+    /// Parses a whole predicate; placeholders take `args` in order.
+    ///
+    /// ```swift
+    /// let p = try Predicate(format: "age > %d AND name == %@", 18, "x")
+    /// ```
+    public init(format: String, _ args: FormatArgument...) throws(SyntaxError) {
+        try self.init(format: format, arguments: args)
+    }
+
+    /// Parses a whole predicate; placeholders take `arguments` in order.
+    public init(format: String, arguments: [FormatArgument]) throws(SyntaxError) {
+        var parser = try Parser(source: format)
+        let parsed = try parser.parsePredicate()
+        try parser.expectEnd()
+        self = try parsed.substituting(arguments: arguments)
+    }
+}
+
+extension Expression {
+    /// Parses a whole expression; placeholders take `args` in order.
+    ///
+    /// ```swift
+    /// let e = try Expression(format: "sum:(%@)", .array([1, 2, 3]))
+    /// ```
+    public init(format: String, _ args: FormatArgument...) throws(SyntaxError) {
+        try self.init(format: format, arguments: args)
+    }
+
+    /// Parses a whole expression; placeholders take `arguments` in order.
+    public init(format: String, arguments: [FormatArgument]) throws(SyntaxError) {
+        var parser = try Parser(source: format)
+        let parsed = try parser.parseExpression()
+        try parser.expectEnd()
+        self = try parsed.substituting(arguments: arguments)
+    }
+}
