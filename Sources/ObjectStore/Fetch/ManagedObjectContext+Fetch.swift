@@ -157,8 +157,8 @@ extension ManagedObjectContext {
     }
 
     private func window(_ objects: [ManagedObject], limit: Int, offset: Int) -> [ManagedObject] {
-        let start = min(max(offset, 0), objects.count)
-        let end = limit > 0 ? min(start + limit, objects.count) : objects.count
+        let start = Swift.min(Swift.max(offset, 0), objects.count)
+        let end = limit > 0 ? Swift.min(start + limit, objects.count) : objects.count
         return Array(objects[start..<end])
     }
 
@@ -206,7 +206,7 @@ public struct FetchResults: RandomAccessCollection {
         func object(at index: Int) -> ManagedObject {
             let start = index - index % batchSize
             if start != batchStart {
-                let slice = ids[start..<min(start + batchSize, ids.count)]
+                let slice = ids[start..<Swift.min(start + batchSize, ids.count)]
                 batch = context.performAndWait {
                     let objects = slice.map { context.object(with: $0) }
                     try? context.fulfill(objects)

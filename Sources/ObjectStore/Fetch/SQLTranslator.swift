@@ -55,7 +55,7 @@ struct SQLTranslator {
         }
     }
 
-    enum Category { case number, string, date, data, boolean, object, unknown }
+    enum Category { case number, string, date, data, boolean, uuid, url, object, unknown }
 
     /// A translated scalar: its SQL, and what kind of value it holds.
     struct Operand {
@@ -84,9 +84,11 @@ struct SQLTranslator {
         return "a\(aliasCounter)"
     }
 
+    /// A numbered parameter, so the same operand can appear twice in the
+    /// SQL (`length(?3) > 0 AND substr(x, 1, length(?3)) = ?3`).
     private mutating func bind(_ value: Value) -> String {
         bindings.append(value)
-        return "?"
+        return "?\(bindings.count)"
     }
 
     // MARK: - Predicates
@@ -415,7 +417,9 @@ struct SQLTranslator {
         switch type {
         case .integer16, .integer32, .integer64, .double, .float, .decimal: return .number
         case .boolean: return .boolean
-        case .string, .uuid, .uri: return .string
+        case .string: return .string
+        case .uuid: return .uuid
+        case .uri: return .url
         case .date: return .date
         case .binary, .transformable, .objectID: return .data
         }
@@ -426,7 +430,9 @@ struct SQLTranslator {
         case .null: return .unknown
         case .bool: return .boolean
         case .int, .double, .decimal: return .number
-        case .string, .uuid, .url: return .string
+        case .string: return .string
+        case .uuid: return .uuid
+        case .url: return .url
         case .date: return .date
         case .data: return .data
         }
@@ -437,8 +443,8 @@ struct SQLTranslator {
         case .constant(let value):
             switch value {
             case .decimal(let d): return Operand(sql: bind(.double(NSDecimalNumber(decimal: d).doubleValue)), category: .number, constant: value)
-            case .uuid(let u): return Operand(sql: bind(.string(u.uuidString)), category: .string, constant: value)
-            case .url(let u): return Operand(sql: bind(.string(u.absoluteString)), category: .string, constant: value)
+            case .uuid(let u): return Operand(sql: bind(.string(u.uuidString)), category: .uuid, constant: value)
+            case .url(let u): return Operand(sql: bind(.string(u.absoluteString)), category: .url, constant: value)
             case .null: return Operand(sql: "NULL", category: .unknown, constant: value)
             default: return Operand(sql: bind(value), category: Self.category(of: value), constant: value)
             }

@@ -1,0 +1,47 @@
+import Foundation
+import Predicates
+import struct Predicates.Predicate
+
+extension ManagedObject: PredicateObject {
+    /// Attributes as values, to-one relationships as objects (or null),
+    /// to-many as collections: what the evaluator reads.
+    public func predicateValue(forKey key: String) throws -> Operand {
+        if let index = entity.attributeIndex[key] {
+            willAccessValues()
+            return .value(values[index])
+        }
+        if let index = entity.relationshipIndex[key] {
+            if entity.relationships[index].isToMany {
+                return .collection(objects(forKey: key).map { .object($0) })
+            }
+            return object(forKey: key).map { .object($0) } ?? .value(.null)
+        }
+        var message = "unknown key '\(key)' on \(entity.name)"
+        if let suggestion = Suggestions.closest(to: key, in: entity.propertyNames) {
+            message += "; did you mean '\(suggestion)'?"
+        }
+        throw EvaluationError(message: message)
+    }
+
+    /// Whether the object satisfies `predicate`, by the reference evaluator.
+    public func matches(_ predicate: Predicate) throws -> Bool {
+        try Evaluator().evaluate(predicate, on: self)
+    }
+
+    /// The value at a key path through to-one relationships; null past a
+    /// nil relationship or a to-many.
+    func sortValue(_ keyPath: [String]) -> Value {
+        var object: ManagedObject = self
+        for (i, key) in keyPath.enumerated() {
+            if i == keyPath.count - 1 {
+                guard let index = object.entity.attributeIndex[key] else { return .null }
+                object.willAccessValues()
+                return object.values[index]
+            }
+            guard let index = object.entity.relationshipIndex[key], object.entity.relationships[index].isToOne,
+                  let next = object.object(forKey: key) else { return .null }
+            object = next
+        }
+        return .null
+    }
+}
