@@ -288,7 +288,8 @@ public struct Evaluator {
             case .at(let i):
                 let key = try value(i, root, scope)
                 switch (target, key) {
-                case (.object(let o), .value(.string(let k))): return try o.predicateValue(forKey: k)
+                case (.value(.null), _): return target
+                case (_, .value(.string(let k))): return try step(target, k, range: e.range)
                 case (_, .value(let k)):
                     guard let n = Evaluator.integer(k) else {
                         throw EvaluationError(.typeMismatch("[]", Evaluator.describe(key)), at: e.range)

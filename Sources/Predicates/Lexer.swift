@@ -188,11 +188,11 @@ private struct Scanner {
         case UInt8(ascii: "0")...UInt8(ascii: "9"):
             return try scanNumber(start: start)
         case UInt8(ascii: "#"):
-            guard let n = next, Scanner.isIdentifierStart(n) else { throw unexpectedCharacter(start) }
+            guard next != nil, startsIdentifier(at: pos + 1) else { throw unexpectedCharacter(start) }
             bump()
             return .identifier(scanIdentifierText())
         case UInt8(ascii: "$"):
-            guard let n = next, Scanner.isIdentifierStart(n) else {
+            guard next != nil, startsIdentifier(at: pos + 1) else {
                 bump()
                 throw SyntaxError(.expectedVariableName, at: SourceRange(start: start, end: location))
             }
@@ -200,7 +200,7 @@ private struct Scanner {
             return .variable(scanIdentifierText())
         case UInt8(ascii: "@"):
             if let n = next, Scanner.isDigit(n) { return try scanDate(start: start) }
-            guard let n = next, Scanner.isIdentifierStart(n) else {
+            guard next != nil, startsIdentifier(at: pos + 1) else {
                 bump()
                 throw SyntaxError(.expectedCollectionOperator, at: SourceRange(start: start, end: location))
             }
@@ -209,7 +209,7 @@ private struct Scanner {
         case UInt8(ascii: "%"):
             return try scanFormatArgument(start: start)
         default:
-            if Scanner.isIdentifierStart(b) { return scanWord() }
+            if b < 0x80 ? Scanner.isIdentifierStart(b) : isIdentifierScalar(at: pos, start: true) { return scanWord() }
             throw unexpectedCharacter(start)
         }
     }
@@ -238,23 +238,52 @@ private struct Scanner {
         b >= UInt8(ascii: "0") && b <= UInt8(ascii: "9")
     }
 
+    func startsIdentifier(at index: Int) -> Bool {
+        guard index < bytes.count else { return false }
+        let b = bytes[index]
+        return b < 0x80 ? Scanner.isIdentifierStart(b) : isIdentifierScalar(at: index, start: true)
+    }
+
+    /// True when the non-ASCII scalar at `index` may appear in a key
+    /// (Unicode XID_Start, or XID_Continue when not at the start).
+    func isIdentifierScalar(at index: Int, start: Bool) -> Bool {
+        var end = index + 1
+        while end < bytes.count, bytes[end] & 0xC0 == 0x80, end - index < 4 { end += 1 }
+        var decoder = UTF8()
+        var iterator = UnsafeBufferPointer(rebasing: bytes[index..<end]).makeIterator()
+        guard case .scalarValue(let scalar) = decoder.decode(&iterator) else { return false }
+        return start ? scalar.properties.isXIDStart : scalar.properties.isXIDContinue
+    }
+
+    /// Consumes identifier bytes; non-ASCII scalars must be XID_Continue.
+    mutating func skipIdentifier() -> Bool {
+        var ascii = true
+        while pos < bytes.count {
+            let b = bytes[pos]
+            if b < 0x80 {
+                guard Scanner.isIdentifierContinue(b) else { break }
+                pos += 1
+                column += 1
+            } else {
+                guard isIdentifierScalar(at: pos, start: false) else { break }
+                ascii = false
+                pos += 1
+                column += 1
+                while pos < bytes.count, bytes[pos] & 0xC0 == 0x80 { pos += 1 }
+            }
+        }
+        return ascii
+    }
+
     mutating func scanIdentifierText() -> String {
         let first = pos
-        while pos < bytes.count, Scanner.isIdentifierContinue(bytes[pos]) {
-            pos += 1
-            if bytes[pos - 1] & 0xC0 != 0x80 { column += 1 }
-        }
+        _ = skipIdentifier()
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<pos]), as: UTF8.self)
     }
 
     mutating func scanWord() -> TokenKind {
         let first = pos
-        var ascii = true
-        while pos < bytes.count, Scanner.isIdentifierContinue(bytes[pos]) {
-            if bytes[pos] >= 0x80 { ascii = false }
-            pos += 1
-            if bytes[pos - 1] & 0xC0 != 0x80 { column += 1 }
-        }
+        let ascii = skipIdentifier()
         let length = pos - first
         if ascii, length >= 2, length <= 15 {
             let upper = String(unsafeUninitializedCapacity: length) { out in

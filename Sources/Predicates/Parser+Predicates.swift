@@ -82,9 +82,7 @@ extension Parser {
                 throw error.range.start.offset >= predicateError.range.start.offset ? error : predicateError
             }
         default:
-            if !canStartExpression && !isModifier {
-                throw SyntaxError(.expectedPredicate, at: token.range).orIncomplete(self)
-            }
+            if !canStartExpression && !isModifier { throw unexpected() }
             return try parseComparison()
         }
     }

@@ -1,0 +1,115 @@
+import Foundation
+import Testing
+@testable import Predicates
+
+@Suite struct LexerTests {
+    func kinds(_ source: String, _ options: Lexer.Options = []) throws -> [TokenKind] {
+        try Lexer.tokenize(source, options: options).map(\.kind)
+    }
+
+    @Test func operatorsAndPunctuation() throws {
+        let source = TokenKind.operatorSpellings.map(\.spelling).joined(separator: " ")
+        #expect(try kinds(source) == TokenKind.operatorSpellings.map(\.kind) + [.end])
+    }
+
+    @Test func keywordsAreCaseInsensitive() throws {
+        for keyword in Keyword.allCases {
+            #expect(try kinds(keyword.rawValue.lowercased()) == [.keyword(keyword), .end])
+            #expect(try kinds(keyword.rawValue) == [.keyword(keyword), .end])
+        }
+        #expect(try kinds("BeginsWith") == [.keyword(.beginsWith), .end])
+    }
+
+    @Test func escapedKeywordIsAKey() throws {
+        #expect(try kinds("#first.#SIZE") == [.identifier("first"), .dot, .identifier("SIZE"), .end])
+    }
+
+    @Test(arguments: [
+        ("42", TokenKind.integer(42)), ("0x1f", .integer(31)), ("0o17", .integer(15)), ("0b101", .integer(5)),
+        ("1.5", .double(1.5)), ("2e3", .double(2000)), ("1.25E-2", .double(0.0125)), ("1e+20", .double(1e20)),
+        ("9223372036854775807", .integer(.max)), ("9223372036854775808", .double(9223372036854775808)),
+    ])
+    func numbers(source: String, kind: TokenKind) throws {
+        #expect(try kinds(source) == [kind, .end])
+    }
+
+    @Test func strings() throws {
+        #expect(try kinds(#""a\"b" 'c\'d' "\\ \n \t \r \0""#) ==
+            [.string("a\"b"), .string("c'd"), .string("\\ \n \t \r \0"), .end])
+        #expect(try kinds(#""\u00e9\uD83D\uDE00""#) == [.string("é😀"), .end])
+        #expect(try kinds(#""\d+""#) == [.string("\\d+"), .end])
+        #expect(try kinds("'Zoë'") == [.string("Zoë"), .end])
+    }
+
+    @Test func namesVariablesOperatorsArguments() throws {
+        #expect(try kinds("$x @count %@ %K %d %i %f %ld %lld %u %% café") == [
+            .variable("x"), .collectionOperator("count"), .formatArgument(.object), .formatArgument(.keyPath),
+            .formatArgument(.int), .formatArgument(.integer), .formatArgument(.float), .formatArgument(.long),
+            .formatArgument(.longLong), .formatArgument(.unsigned), .formatArgument(.percent), .identifier("café"), .end,
+        ])
+    }
+
+    @Test func dates() throws {
+        let tokens = try kinds("@2024-01-31 @2024-01-31T10:00:00Z @2024-01-31T10:00:00.5+01:00")
+        #expect(tokens[0] == .date(Date(timeIntervalSince1970: 1_706_659_200)))
+        #expect(tokens[1] == .date(Date(timeIntervalSince1970: 1_706_695_200)))
+        #expect(tokens[2] == .date(Date(timeIntervalSince1970: 1_706_691_600.5)))
+    }
+
+    @Test func shellStatementLines() throws {
+        #expect(try kinds("Person where age > 18 sort LastName:NO,FirstName limit 10") == [
+            .identifier("Person"), .identifier("where"), .identifier("age"), .greater, .integer(18),
+            .identifier("sort"), .identifier("LastName"), .colon, .keyword(.no), .comma, .identifier("FirstName"),
+            .identifier("limit"), .integer(10), .end,
+        ])
+        #expect(try kinds("insert Person { firstName: \"John\", age: 30 }") == [
+            .identifier("insert"), .identifier("Person"), .leftBrace, .identifier("firstName"), .colon,
+            .string("John"), .comma, .identifier("age"), .colon, .integer(30), .rightBrace, .end,
+        ])
+        #expect(try kinds("let x = 3; count Person") == [
+            .identifier("let"), .identifier("x"), .assign, .integer(3), .semicolon, .identifier("count"),
+            .identifier("Person"), .end,
+        ])
+    }
+
+    @Test func shellComments() throws {
+        #expect(try kinds("# a comment\nage > 1 # trailing\n#first", .shellComments) ==
+            [.identifier("age"), .greater, .integer(1), .identifier("first"), .end])
+        #expect(throws: SyntaxError.self) { try kinds("# comment") }
+    }
+
+    @Test func locations() throws {
+        let tokens = try Lexer.tokenize("a ==\n  'é' b")
+        #expect(tokens[1].range == SourceRange(start: SourceLocation(line: 1, column: 3, offset: 2),
+                                               end: SourceLocation(line: 1, column: 5, offset: 4)))
+        #expect(tokens[2].range.start == SourceLocation(line: 2, column: 3, offset: 7))
+        #expect(tokens[3].range.start == SourceLocation(line: 2, column: 7, offset: 12))
+        #expect(tokens[4].kind == .end)
+        #expect(tokens[4].range.start.offset == 13)
+    }
+
+    @Test(arguments: [
+        ("a ~ b", "unexpected character '~'", 2, 3),
+        ("'abc", "unterminated string", 0, 4),
+        ("18abc", "invalid number '18abc'", 0, 5),
+        ("0x", "invalid number '0x'", 0, 2),
+        ("0xFFFFFFFFFFFFFFFFFF", "integer '0xFFFFFFFFFFFFFFFFFF' does not fit in 64 bits", 0, 20),
+        ("%q", "unknown format specifier '%q', expected %@ %K %d %i %f %ld %lld %u or %%", 0, 2),
+        ("@2024-13-01", "invalid date '@2024-13-01', expected @YYYY-MM-DD or @YYYY-MM-DDTHH:MM:SSZ", 0, 11),
+        ("a → b", "unexpected character '→'", 2, 5),
+    ])
+    func lexicalErrors(source: String, message: String, start: Int, end: Int) {
+        do {
+            _ = try Lexer.tokenize(source)
+            Issue.record("no error for \(source)")
+        } catch {
+            #expect(error.message == message)
+            #expect(error.range.offsets == start..<end)
+        }
+    }
+
+    @Test func dumpListsTokens() throws {
+        let dump = Lexer.dump(try Lexer.tokenize("age > 18"))
+        #expect(dump == "1:1-1:4 identifier age\n1:5-1:6 punctuation >\n1:7-1:9 integer 18\n1:9-1:9 end")
+    }
+}
