@@ -106,6 +106,18 @@ struct MRQCommand: ParsableCommand {
     }
 
     func run() throws {
+        do {
+            try runStatements()
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            FileHandle.standardError.write(Data("mrq: internal error: \(error)\n".utf8))
+            throw ExitCode(70)
+        }
+    }
+
+    /// Runs `-c` statements, then FILEs, then standard input or the prompt.
+    private func runStatements() throws {
         let options = try makeOptions()
         let output = StandardOutput()
         let session: ShellSessionProtocol
