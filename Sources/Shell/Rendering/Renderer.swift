@@ -1,0 +1,136 @@
+import Predicates
+
+/// Turns results into the text the shell prints, in one of four modes.
+///
+/// ```swift
+/// let renderer = Renderer(options: RenderOptions(mode: .table))
+/// print(renderer.render(people), terminator: "")
+/// ```
+///
+/// Rendering is pure: every method returns a string (ending in a newline
+/// unless it is empty) and never touches the terminal, so the REPL,
+/// scripts and tests share it. See ``ValueFormatter`` for how each kind
+/// of value is spelled.
+public struct Renderer: Sendable {
+    public var options: RenderOptions
+
+    public init(options: RenderOptions = RenderOptions()) {
+        self.options = options
+    }
+
+    /// A fetch result: a table with a `(3 rows)` footer, `name = value`
+    /// lines, a JSON array of objects, or CSV.
+    public func render(_ result: ResultSet) -> String {
+        renderRows(result, footer: .rows)
+    }
+
+    /// A grouped aggregate, one row per group: like ``render(_:)`` with a
+    /// `(2 groups)` footer.
+    public func render(groups: ResultSet) -> String {
+        renderRows(groups, footer: .groups)
+    }
+
+    /// A single value such as a count: the bare value, always so in JSON
+    /// mode; with a label, a one-cell table, a `label = value` line, or a
+    /// header and a value in CSV.
+    public func render(scalar: Value, label: String?) -> String {
+        guard let label, options.mode != .json else {
+            switch options.mode {
+            case .json: return ValueFormatter.json(scalar) + "\n"
+            case .csv: return csvRow([.value(scalar)])
+            case .table, .line: return styled(.value(scalar), escaping: false) + "\n"
+            }
+        }
+        return render(values: [(label: label, value: scalar)])
+    }
+
+    /// Several named values computed together, such as
+    /// `min(age), max(age)`: one record, a JSON object in JSON mode.
+    public func render(values: [(label: String, value: Value)]) -> String {
+        let record = ResultSet(
+            columns: values.map(\.label),
+            rows: [values.map { .value($0.value) }]
+        )
+        switch options.mode {
+        case .table: return table(record, footer: nil)
+        case .line: return lines(record)
+        case .csv: return csv(record)
+        case .json: return jsonObject(columns: record.columns, row: record.rows[0], indent: "") + "\n"
+        }
+    }
+
+    func renderRows(_ result: ResultSet, footer: Footer) -> String {
+        switch options.mode {
+        case .table: return table(result, footer: footer)
+        case .line: return lines(result)
+        case .json: return jsonArray(result)
+        case .csv: return csv(result)
+        }
+    }
+
+    /// The count line under a table: `(1 row)`, `(3 groups)`.
+    enum Footer {
+        case rows, groups
+
+        func text(count: Int) -> String {
+            let noun: String
+            switch self {
+            case .rows: noun = count == 1 ? "row" : "rows"
+            case .groups: noun = count == 1 ? "group" : "groups"
+            }
+            return "(\(count) \(noun))"
+        }
+    }
+
+    // MARK: Shared helpers
+
+    /// The cell in `row` under column `index`; short rows read as NULL.
+    static func cell(_ row: [Cell], _ index: Int) -> Cell {
+        index < row.count ? row[index] : .value(.null)
+    }
+
+    /// A cell's text with its colour, if colour is on. `escaping` asks for
+    /// control characters to be escaped so the text stays on one line.
+    func styled(_ cell: Cell, escaping escapeControls: Bool) -> String {
+        var text = ValueFormatter.text(cell, nullText: options.nullText)
+        if escapeControls { text = Self.escapeControls(text) }
+        guard options.color else { return text }
+        if ValueFormatter.isNull(cell) { return ANSI.dim + text + ANSI.reset }
+        if ValueFormatter.isNumeric(cell) { return ANSI.number + text + ANSI.reset }
+        return text
+    }
+
+    func styledHeader(_ name: String) -> String {
+        options.color ? ANSI.bold + name + ANSI.reset : name
+    }
+
+    /// Newlines, tabs and other control characters as `\n`, `\t`, `\u{1b}`,
+    /// so a value keeps to its line in a table.
+    static func escapeControls(_ text: String) -> String {
+        guard text.unicodeScalars.contains(where: isControl) else { return text }
+        var result = ""
+        for scalar in text.unicodeScalars {
+            switch scalar {
+            case "\n": result += "\\n"
+            case "\r": result += "\\r"
+            case "\t": result += "\\t"
+            case _ where isControl(scalar):
+                result += "\\u{" + String(scalar.value, radix: 16) + "}"
+            default: result.unicodeScalars.append(scalar)
+            }
+        }
+        return result
+    }
+
+    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
+        scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value)
+    }
+}
+
+/// The few ANSI SGR sequences the renderer uses.
+enum ANSI {
+    static let bold = "\u{1B}[1m"
+    static let dim = "\u{1B}[2m"
+    static let number = "\u{1B}[36m"
+    static let reset = "\u{1B}[0m"
+}

@@ -1,0 +1,22 @@
+import Shell
+
+/// Everything the command line asks of a session, already validated.
+///
+/// ```swift
+/// let session = try makeSession(options: options)
+/// ```
+struct CommandLineOptions {
+    /// The managed object model file or bundle, if one was given.
+    var modelPath: String?
+    /// The store to open: a SQLite file path, or `:memory:`.
+    var storePath: String
+    /// `--param name=value` bindings, in command-line order; a later
+    /// binding of the same name wins.
+    var parameters: [(name: String, value: String)]
+    /// `-c` statements, run before the files.
+    var commands: [String]
+    /// Script files, run in order.
+    var files: [String]
+    /// Output mode, colour and terminal width for the renderer.
+    var renderOptions: RenderOptions
+}

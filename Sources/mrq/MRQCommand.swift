@@ -1,0 +1,166 @@
+import ArgumentParser
+import CEditLine
+import Foundation
+import Shell
+
+/// The version `mrq --version` prints.
+let mrqVersion = "0.1.0"
+
+/// `mrq`: opens a store and runs statements from `-c`, files, standard
+/// input, or a line-edited prompt.
+///
+/// Exit status follows sysexits(3): 0 success, 64 usage error, 65 the
+/// script had errors (or the model or store could not be loaded), 70
+/// internal failure.
+@main
+struct MRQCommand: ParsableCommand {
+    static let configuration = CommandConfiguration(
+        commandName: "mrq",
+        abstract: "Query and edit Core Data stores with NSPredicate syntax.",
+        discussion: """
+            With no -c and no FILE, mrq reads statements from standard input: \
+            at a prompt with line editing when it is a terminal, as one script \
+            otherwise. History lives in ~/.mrq_history (MRQ_HISTORY overrides). \
+            Colour is used when standard output is a terminal, NO_COLOR is unset \
+            and --no-color is not given.
+            """,
+        version: mrqVersion
+    )
+
+    @Option(help: ArgumentHelp("The managed object model (.xcdatamodeld or .xcdatamodel).", valueName: "path"))
+    var model: String?
+
+    @Option(help: ArgumentHelp("The SQLite store to open, or :memory:.", valueName: "path"))
+    var store: String = ":memory:"
+
+    @Option(help: "How results are printed.")
+    var format: Format = .table
+
+    @Option(name: .customLong("param"), help: ArgumentHelp("Binds $name to value; repeatable.", valueName: "name=value"))
+    var parameters: [String] = []
+
+    @Option(name: .customShort("c"), help: ArgumentHelp("Runs a statement before any FILE; repeatable.", valueName: "statement"))
+    var commands: [String] = []
+
+    @Flag(name: .customLong("no-color"), help: "Never colour the output.")
+    var noColor = false
+
+    @Flag(name: [.customShort("i"), .long], help: "Read statements interactively after -c and FILEs, even when standard input is not a terminal.")
+    var interactive = false
+
+    @Argument(help: ArgumentHelp("Script files to run, in order.", valueName: "file.mrq"))
+    var files: [String] = []
+
+    enum Format: String, CaseIterable, ExpressibleByArgument {
+        case table, line, json, csv
+
+        var mode: OutputMode { OutputMode(rawValue: rawValue) ?? .table }
+    }
+
+    mutating func validate() throws {
+        for parameter in parameters {
+            _ = try Self.parseParameter(parameter)
+        }
+        for path in files + [model].compactMap({ $0 }) {
+            guard FileManager.default.fileExists(atPath: path) else {
+                throw ValidationError("no such file: \(path)")
+            }
+        }
+    }
+
+    static func parseParameter(_ text: String) throws -> (name: String, value: String) {
+        guard let equals = text.firstIndex(of: "=") else {
+            throw ValidationError("invalid --param '\(text)': expected name=value")
+        }
+        let name = String(text[..<equals])
+        let isIdentifier = name.first.map { $0.isLetter || $0 == "_" } == true
+            && name.allSatisfy { $0.isLetter || $0.isNumber || $0 == "_" }
+        guard isIdentifier else {
+            throw ValidationError("invalid --param '\(text)': '\(name)' is not a parameter name")
+        }
+        return (name, String(text[text.index(after: equals)...]))
+    }
+
+    func makeOptions() throws -> CommandLineOptions {
+        let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
+        let environment = ProcessInfo.processInfo.environment
+        let noColorSet = !(environment["NO_COLOR"] ?? "").isEmpty
+        return CommandLineOptions(
+            modelPath: model,
+            storePath: store,
+            parameters: try parameters.map(Self.parseParameter),
+            commands: commands,
+            files: files,
+            renderOptions: RenderOptions(
+                mode: format.mode,
+                color: stdoutIsTerminal && !noColorSet && !noColor,
+                terminalWidth: Self.terminalWidth()
+            )
+        )
+    }
+
+    /// Standard output's width, or `nil` when it is not a terminal.
+    static func terminalWidth() -> Int? {
+        let columns = Int(mrq_terminal_columns(STDOUT_FILENO))
+        return columns > 0 ? columns : nil
+    }
+
+    func run() throws {
+        do {
+            try runStatements()
+        } catch let exit as ExitCode {
+            throw exit
+        } catch {
+            FileHandle.standardError.write(Data("mrq: internal error: \(error)\n".utf8))
+            throw ExitCode(70)
+        }
+    }
+
+    /// Runs `-c` statements, then FILEs, then standard input or the prompt.
+    private func runStatements() throws {
+        let options = try makeOptions()
+        let output = StandardOutput()
+        let session: ShellSessionProtocol
+        do {
+            session = try makeSession(options: options)
+        } catch {
+            output.writeError("mrq: \(error)\n")
+            throw ExitCode(65)
+        }
+
+        let scripted = !commands.isEmpty || !files.isEmpty
+        for command in commands {
+            guard session.run(command, fileName: nil, output: output) else { throw ExitCode(65) }
+        }
+        for file in files {
+            let source: String
+            do {
+                source = try String(contentsOfFile: file, encoding: .utf8)
+            } catch {
+                output.writeError("mrq: cannot read \(file): \(error.localizedDescription)\n")
+                throw ExitCode(65)
+            }
+            guard session.run(source, fileName: file, output: output) else { throw ExitCode(65) }
+        }
+
+        let stdinIsTerminal = isatty(STDIN_FILENO) == 1
+        if interactive || (!scripted && stdinIsTerminal) {
+            let reader: LineReader = stdinIsTerminal
+                ? EditLineReader(
+                    historyPath: EditLineReader.defaultHistoryPath(),
+                    isComplete: { [unowned session] in session.isComplete($0) },
+                    completions: { [unowned session] in session.completions(in: $0, cursor: $1) })
+                : PlainLineReader(isComplete: { [unowned session] in session.isComplete($0) })
+            InteractiveLoop.run(session: session, reader: reader, output: output) { session in
+                session.renderOptions.terminalWidth = Self.terminalWidth()
+            }
+        } else if !scripted {
+            let data = FileHandle.standardInput.readDataToEndOfFile()
+            guard let source = String(data: data, encoding: .utf8) else {
+                output.writeError("mrq: standard input is not UTF-8\n")
+                throw ExitCode(65)
+            }
+            guard session.run(source, fileName: "<stdin>", output: output) else { throw ExitCode(65) }
+        }
+    }
+}

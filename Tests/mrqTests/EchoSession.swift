@@ -1,0 +1,60 @@
+import Shell
+
+/// A test double for ``ShellSessionProtocol``: records what it runs,
+/// echoes each source back, fails on sources starting with `fail`, and
+/// treats text as complete when its parentheses balance.
+final class EchoSession: ShellSessionProtocol {
+    var renderOptions = RenderOptions()
+    var prompt = "mrq> "
+    private(set) var sources: [String] = []
+
+    func run(_ source: String, fileName: String?, output: ShellOutput) -> Bool {
+        sources.append(source)
+        if source.hasPrefix("fail") {
+            output.writeError("error: \(source)\n")
+            return false
+        }
+        output.write(source + "\n")
+        return true
+    }
+
+    func isComplete(_ text: String) -> Bool {
+        text.filter { $0 == "(" }.count <= text.filter { $0 == ")" }.count
+    }
+
+    func completions(in line: String, cursor: Int) -> [String] {
+        ["Person", "Department"].filter { $0.hasPrefix(line) }
+    }
+}
+
+/// Collects what a session writes.
+final class CapturedOutput: ShellOutput {
+    private(set) var text = ""
+    private(set) var errors = ""
+
+    func write(_ text: String) { self.text += text }
+    func writeError(_ text: String) { errors += text }
+}
+
+/// A ``LineReader`` fed from a list of physical-line events, recording
+/// the prompts it was asked to show and the history it was given.
+final class ScriptedLineReader: LineReader {
+    private var events: [LineEvent]
+    private let assembler: EntryAssembler
+    private(set) var prompts: [String] = []
+    private(set) var history: [String] = []
+
+    init(_ events: [LineEvent], isComplete: @escaping (String) -> Bool) {
+        self.events = events
+        assembler = EntryAssembler(isComplete: isComplete)
+    }
+
+    func readLine(prompt: String) -> String? {
+        assembler.readEntry(prompt: prompt) { prompt in
+            prompts.append(prompt)
+            return events.isEmpty ? .endOfInput : events.removeFirst()
+        }
+    }
+
+    func addHistory(_ entry: String) { history.append(entry) }
+}
