@@ -1,0 +1,36 @@
+import Predicates
+
+/// Every message the shell's parser and interpreter show, in one place.
+enum ShellDiagnostics {
+    static func expectedStatement(_ found: Token) -> String {
+        "expected a statement (an entity name, or one of \(StatementParser.statementWords.joined(separator: ", "))), found \(found)"
+    }
+    static func expected(_ what: String, found: Token) -> String { "expected \(what), found \(found)" }
+    static func expectedEntity(after word: String) -> String { "expected an entity name after '\(word)'" }
+    static func expectedNumber(after word: String) -> String { "expected a whole number after '\(word)'" }
+    static func unexpectedAfterStatement(_ found: Token) -> String { "unexpected \(found) after the end of the statement" }
+    static func unknownEntity(_ name: String, suggestion: String?) -> String {
+        "unknown entity '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
+    }
+    static func unknownKey(_ key: String, entity: String, suggestion: String?) -> String {
+        "unknown key '\(key)' on \(entity)" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
+    }
+    static func unknownType(_ name: String, suggestion: String?) -> String {
+        "unknown attribute type '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
+    }
+    static func unknownModifier(_ name: String) -> String {
+        "unknown property modifier '\(name)'; expected required, optional, transient, unique, indexed, ordered, cascade, nullify, deny, noaction, inverse, min or max"
+    }
+    static func unknownVariable(_ name: String) -> String { "unknown variable '$\(name)'; bind it with 'let \(name) = …' or --param \(name)=…" }
+    static func unknownDotCommand(_ name: String, suggestion: String?) -> String {
+        "unknown command '.\(name)'" + (suggestion.map { "; did you mean '.\($0)'?" } ?? "") + " (try .help)"
+    }
+    static let noStore = "no store is open: start mrq with --model and --store, or use .open"
+    static func pendingChangesBlockSchema() -> String {
+        "unsaved changes: save or rollback before changing the schema"
+    }
+    static func notAToMany(_ key: String) -> String { "'\(key)' is not a to-many relationship: give it one object with 'first …'" }
+    static func notAToOne(_ key: String) -> String { "'\(key)' is a to-many relationship: give it objects with a query such as 'Tag where …'" }
+    static func noMatchForFirst(_ entity: String) -> String { "no \(entity) matches for 'first'" }
+    static func expectedValueFor(_ key: String) -> String { "expected a value for '\(key)'" }
+}

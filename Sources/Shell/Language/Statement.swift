@@ -1,0 +1,109 @@
+import Foundation
+import Predicates
+import struct Predicates.Predicate
+import struct Predicates.Expression
+
+/// A name as written, with where it was written.
+public struct Name: Sendable, Hashable, CustomStringConvertible {
+    public var text: String
+    public var range: SourceRange
+    public var description: String { text }
+}
+
+/// `Person [where PRED] [sort SPEC] [limit N] [offset N]`.
+public struct Query: Sendable {
+    public var entity: Name
+    public var predicate: Predicate?
+    public var sort: [SortKey] = []
+    public var limit: Int?
+    public var offset: Int?
+    public var range: SourceRange
+}
+
+/// Where an assigned value comes from.
+public indirect enum ValueSource: Sendable {
+    /// A predicate-language expression: `30`, `"Ada"`, `age + 1`, `nil`, `now()`.
+    case expression(Expression)
+    /// `first Department where name == "Eng"`: one object.
+    case first(Query)
+    /// `Tag where label IN {"a", "b"}`: the objects of a to-many.
+    case all(Query)
+}
+
+/// `key: value` in an insert, `key = value` in an update.
+public struct Assignment: Sendable {
+    public var key: Name
+    public var value: ValueSource
+}
+
+/// `sum salary of Person where ... group by department.name having sum > 10`.
+public struct AggregateQuery: Sendable {
+    public var function: PropertyFunction
+    /// Empty for `count of Person`.
+    public var keyPath: [String]
+    public var keyRange: SourceRange
+    public var query: Query
+    public var groupBy: [(path: [String], range: SourceRange)]
+    public var having: Predicate?
+
+    public enum PropertyFunction: String, Sendable, CaseIterable {
+        case sum, min, max, avg, count
+    }
+}
+
+/// `select [distinct] a, b.c from Person where ... sort ... limit ...`.
+public struct SelectQuery: Sendable {
+    public var distinct: Bool
+    public var keyPaths: [(path: [String], range: SourceRange)]
+    public var query: Query
+}
+
+/// `entity Person : Parent abstract { name: String required; age: Int16 = 0; ... }`.
+public struct EntityDeclaration: Sendable {
+    public struct Property: Sendable {
+        public enum Kind: Sendable {
+            case attribute(typeName: Name, defaultValue: Expression?)
+            case relationship(destination: Name, toMany: Bool)
+        }
+        public var name: Name
+        public var kind: Kind
+        public var modifiers: [Name]
+        public var inverse: Name?
+        public var minCount: Int?
+        public var maxCount: Int?
+    }
+
+    public var name: Name
+    public var parent: Name?
+    public var isAbstract: Bool
+    public var properties: [Property]
+}
+
+/// One statement of the mrq language.
+public indirect enum Statement: Sendable {
+    case query(Query)
+    case first(Query)
+    case count(Query)
+    case select(SelectQuery)
+    case aggregate(AggregateQuery)
+    case insert(entity: Name, assignments: [Assignment])
+    case update(Query, assignments: [Assignment])
+    case delete(Query)
+    case truncate(Name)
+    case importJSON(entity: Name, path: String, pathRange: SourceRange)
+    case save
+    case rollback
+    case undo
+    case redo
+    case entity(EntityDeclaration)
+    case letBinding(name: Name, value: Statement)
+    /// A bare expression (`$adults`, `1 + 2`): its value is printed.
+    case expression(Expression)
+    case explain(Statement)
+}
+
+/// A statement with its place in the source.
+public struct LocatedStatement: Sendable {
+    public var statement: Statement
+    public var range: SourceRange
+}

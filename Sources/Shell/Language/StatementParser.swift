@@ -1,0 +1,478 @@
+import Foundation
+import Predicates
+import struct Predicates.Predicate
+import struct Predicates.Expression
+
+/// Parses the mrq statement language on top of the predicate lexer and
+/// parser.
+///
+/// ```swift
+/// let statements = try StatementParser.parse("Person where age > 18 sort LastName:NO; count Person")
+/// ```
+///
+/// Statements end at `;` or at a line break outside brackets. Every parse
+/// function names its rule from Grammar/mrq.ebnf.
+public struct StatementParser {
+    var parser: Parser
+    let source: String
+
+    /// The words that start a statement (besides an entity name).
+    public static let statementWords = [
+        "first", "count", "select", "sum", "min", "max", "avg", "insert", "update", "delete",
+        "truncate", "import", "save", "rollback", "undo", "redo", "entity", "let", "explain",
+    ]
+
+    /// The words with a meaning inside statements.
+    public static let clauseWords = [
+        "where", "sort", "limit", "offset", "set", "from", "of", "group", "by", "having", "distinct",
+        "inverse", "abstract",
+    ]
+
+    /// Parses every statement of `source` (which holds no dot commands).
+    public static func parse(_ source: String) throws(SyntaxError) -> [LocatedStatement] {
+        let tokens = try Lexer.tokenize(source, options: .shellComments)
+        var result: [LocatedStatement] = []
+        for group in split(tokens) {
+            var statementParser = StatementParser(parser: Parser(tokens: group), source: source)
+            result.append(try statementParser.parseWholeStatement())
+        }
+        return result
+    }
+
+    /// Splits tokens into statements at `;` and at line breaks outside
+    /// brackets. Each group ends with an `.end` token.
+    public static func split(_ tokens: [Token]) -> [[Token]] {
+        var groups: [[Token]] = []
+        var current: [Token] = []
+        var depth = 0
+        func close() {
+            guard let last = current.last else { return }
+            current.append(Token(kind: .end, range: SourceRange(at: last.range.end)))
+            groups.append(current)
+            current = []
+        }
+        for token in tokens {
+            if token.kind == .end { break }
+            if depth == 0 && token.kind == .semicolon {
+                close()
+                continue
+            }
+            // A line break outside brackets ends the statement, unless the
+            // new line opens with `{` (a brace on its own line).
+            if depth == 0, let last = current.last, token.range.start.line > last.range.end.line, token.kind != .leftBrace {
+                close()
+            }
+            switch token.kind {
+            case .leftParen, .leftBrace, .leftBracket: depth += 1
+            case .rightParen, .rightBrace, .rightBracket: depth = max(0, depth - 1)
+            default: break
+            }
+            current.append(token)
+        }
+        close()
+        return groups
+    }
+
+    /// Whether `text` is complete: no open bracket or string.
+    public static func isComplete(_ text: String) -> Bool {
+        do {
+            let tokens = try Lexer.tokenize(text, options: .shellComments)
+            var depth = 0
+            for token in tokens {
+                switch token.kind {
+                case .leftParen, .leftBrace, .leftBracket: depth += 1
+                case .rightParen, .rightBrace, .rightBracket: depth -= 1
+                default: break
+                }
+            }
+            return depth <= 0
+        } catch {
+            return !error.isIncompleteInput
+        }
+    }
+
+    // MARK: - Statements
+
+    /// script → { statement ( ";" | newline ) }
+    mutating func parseWholeStatement() throws(SyntaxError) -> LocatedStatement {
+        let start = parser.peek().range
+        let statement = try parseStatement()
+        if !parser.isAtEnd {
+            throw SyntaxError(message: ShellDiagnostics.unexpectedAfterStatement(parser.peek()), range: parser.peek().range)
+        }
+        return LocatedStatement(statement: statement, range: start.union(parser.previous.range))
+    }
+
+    /// statement → query | first | count | select | aggregate | insert | update | delete | truncate
+    ///           | import | "save" | "rollback" | "undo" | "redo" | entityDecl | let | explain | expression
+    mutating func parseStatement() throws(SyntaxError) -> Statement {
+        let token = parser.peek()
+        if token.kind == .keyword(.first) { parser.advance(); return .first(try parseQuery(after: "first")) }
+        guard case .identifier(let word) = token.kind else {
+            if case .variable = token.kind { return .expression(try parser.parseExpression()) }
+            if case .end = token.kind { throw SyntaxError(message: ShellDiagnostics.expectedStatement(token), range: token.range) }
+            return .expression(try parser.parseExpression())
+        }
+        switch word.lowercased() {
+        case "count":
+            parser.advance()
+            if parser.peek().isWord("of") || parser.peek(1).isWord("of") {
+                return .aggregate(try parseAggregate(function: .count, word: token))
+            }
+            return .count(try parseQuery(after: "count"))
+        case "sum", "min", "max", "avg":
+            if case .identifier = parser.peek(1).kind, parser.peek(2).isWord("of") || parser.peek(1).kind != .leftParen {
+                parser.advance()
+                return .aggregate(try parseAggregate(function: AggregateQuery.PropertyFunction(rawValue: word.lowercased())!, word: token))
+            }
+        case "select":
+            parser.advance()
+            return .select(try parseSelect())
+        case "insert":
+            parser.advance()
+            return try parseInsert()
+        case "update":
+            parser.advance()
+            return try parseUpdate()
+        case "delete":
+            parser.advance()
+            return .delete(try parseQuery(after: "delete"))
+        case "truncate":
+            parser.advance()
+            return .truncate(try parseEntityName(after: "truncate"))
+        case "import":
+            parser.advance()
+            return try parseImport()
+        case "save", "rollback", "undo", "redo":
+            if parser.peek(1).kind == .end {
+                parser.advance()
+                switch word.lowercased() {
+                case "save": return .save
+                case "rollback": return .rollback
+                case "undo": return .undo
+                default: return .redo
+                }
+            }
+        case "entity":
+            if case .identifier = parser.peek(1).kind {
+                parser.advance()
+                return .entity(try parseEntityDeclaration())
+            }
+        case "let":
+            if case .identifier = parser.peek(1).kind, parser.peek(2).kind == .assign {
+                parser.advance()
+                return try parseLet()
+            }
+        case "explain":
+            parser.advance()
+            return .explain(try parseStatement())
+        default:
+            break
+        }
+        // An entity name starts a query.
+        if word.first?.isLetter == true, parser.peek(1).kind == .end || parser.peek(1).isWord("where")
+            || parser.peek(1).isWord("sort") || parser.peek(1).isWord("limit") || parser.peek(1).isWord("offset") {
+            return .query(try parseQuery(entityToken: parser.advance()))
+        }
+        return .expression(try parser.parseExpression())
+    }
+
+    mutating func parseEntityName(after word: String) throws(SyntaxError) -> Name {
+        let token = parser.peek()
+        guard case .identifier(let name) = token.kind else {
+            if token.kind == .end { throw SyntaxError(message: ShellDiagnostics.expectedEntity(after: word) , range: token.range) }
+            throw SyntaxError(message: ShellDiagnostics.expectedEntity(after: word), range: token.range)
+        }
+        parser.advance()
+        return Name(text: name, range: token.range)
+    }
+
+    /// query → entityName [ "where" predicate ] [ "sort" sortKeys ] [ "limit" integer ] [ "offset" integer ]
+    mutating func parseQuery(after word: String) throws(SyntaxError) -> Query {
+        let name = try parseEntityName(after: word)
+        return try parseQueryClauses(entity: name)
+    }
+
+    mutating func parseQuery(entityToken: Token) throws(SyntaxError) -> Query {
+        guard case .identifier(let name) = entityToken.kind else {
+            throw SyntaxError(message: ShellDiagnostics.expectedEntity(after: "query"), range: entityToken.range)
+        }
+        return try parseQueryClauses(entity: Name(text: name, range: entityToken.range))
+    }
+
+    mutating func parseQueryClauses(entity: Name) throws(SyntaxError) -> Query {
+        var query = Query(entity: entity, range: entity.range)
+        if parser.peek().isWord("where") {
+            parser.advance()
+            query.predicate = try parser.parsePredicate()
+        }
+        if parser.peek().isWord("sort") {
+            parser.advance()
+            query.sort = try parser.parseSortKeys()
+        }
+        if parser.peek().isWord("limit") {
+            parser.advance()
+            query.limit = try parseCount(after: "limit")
+        }
+        if parser.peek().isWord("offset") {
+            parser.advance()
+            query.offset = try parseCount(after: "offset")
+        }
+        query.range = entity.range.union(parser.previous.range)
+        return query
+    }
+
+    mutating func parseCount(after word: String) throws(SyntaxError) -> Int {
+        let token = parser.peek()
+        guard case .integer(let n) = token.kind, n >= 0, n <= Int64(Int32.max) else {
+            throw SyntaxError(message: ShellDiagnostics.expectedNumber(after: word), range: token.range)
+        }
+        parser.advance()
+        return Int(n)
+    }
+
+    /// keyPathList → keyPath { "," keyPath }
+    mutating func parseKeyPathList() throws(SyntaxError) -> [(path: [String], range: SourceRange)] {
+        var paths: [(path: [String], range: SourceRange)] = []
+        repeat {
+            let keyPath = try parser.parseKeyPath()
+            paths.append(keyPath)
+        } while parser.match(.comma)
+        return paths
+    }
+
+    /// select → "select" [ "distinct" ] keyPathList "from" query
+    mutating func parseSelect() throws(SyntaxError) -> SelectQuery {
+        var distinct = false
+        if parser.peek().isWord("distinct") {
+            parser.advance()
+            distinct = true
+        }
+        let paths = try parseKeyPathList()
+        guard parser.peek().isWord("from") else {
+            throw SyntaxError(message: ShellDiagnostics.expected("'from' and an entity name", found: parser.peek()), range: parser.peek().range)
+        }
+        parser.advance()
+        return SelectQuery(distinct: distinct, keyPaths: paths, query: try parseQuery(after: "from"))
+    }
+
+    /// aggregate → ( "sum" | "min" | "max" | "avg" | "count" ) [ keyPath ] "of" entityName [ "where" predicate ]
+    ///             [ "group" "by" keyPathList ] [ "having" predicate ] [ "sort" sortKeys ] [ "limit" integer ]
+    mutating func parseAggregate(function: AggregateQuery.PropertyFunction, word: Token) throws(SyntaxError) -> AggregateQuery {
+        var path: [String] = []
+        var keyRange = word.range
+        if !parser.peek().isWord("of") {
+            let keyPath = try parser.parseKeyPath()
+            path = keyPath.path
+            keyRange = keyPath.range
+        }
+        guard parser.peek().isWord("of") else {
+            throw SyntaxError(message: ShellDiagnostics.expected("'of' and an entity name", found: parser.peek()), range: parser.peek().range)
+        }
+        parser.advance()
+        let entity = try parseEntityName(after: "of")
+        var query = Query(entity: entity, range: entity.range)
+        if parser.peek().isWord("where") {
+            parser.advance()
+            query.predicate = try parser.parsePredicate()
+        }
+        var groupBy: [(path: [String], range: SourceRange)] = []
+        if parser.peek().isWord("group") {
+            parser.advance()
+            guard parser.peek().isWord("by") else {
+                throw SyntaxError(message: ShellDiagnostics.expected("'by' after 'group'", found: parser.peek()), range: parser.peek().range)
+            }
+            parser.advance()
+            groupBy = try parseKeyPathList()
+        }
+        var having: Predicate?
+        if parser.peek().isWord("having") {
+            parser.advance()
+            having = try parser.parsePredicate()
+        }
+        if parser.peek().isWord("sort") {
+            parser.advance()
+            query.sort = try parser.parseSortKeys()
+        }
+        if parser.peek().isWord("limit") {
+            parser.advance()
+            query.limit = try parseCount(after: "limit")
+        }
+        query.range = entity.range.union(parser.previous.range)
+        return AggregateQuery(function: function, keyPath: path, keyRange: keyRange, query: query, groupBy: groupBy, having: having)
+    }
+
+    /// insert → "insert" entityName "{" [ assignment { "," assignment } ] "}"
+    mutating func parseInsert() throws(SyntaxError) -> Statement {
+        let entity = try parseEntityName(after: "insert")
+        let open = try parser.expect(.leftBrace)
+        var assignments: [Assignment] = []
+        while !parser.check(.rightBrace) {
+            assignments.append(try parseAssignment(separator: .colon))
+            if !parser.match(.comma) && !parser.match(.semicolon) { break }
+        }
+        _ = try parser.expect(.rightBrace, after: open)
+        return .insert(entity: entity, assignments: assignments)
+    }
+
+    /// assignment → key ( ":" | "=" ) value
+    /// value → "first" query | entityName "where" … | expression
+    mutating func parseAssignment(separator: TokenKind) throws(SyntaxError) -> Assignment {
+        let token = parser.peek()
+        guard case .identifier(let key) = token.kind else {
+            throw SyntaxError(message: ShellDiagnostics.expected("a property name", found: token), range: token.range)
+        }
+        parser.advance()
+        _ = try parser.expect(separator)
+        return Assignment(key: Name(text: key, range: token.range), value: try parseValueSource(for: key))
+    }
+
+    mutating func parseValueSource(for key: String) throws(SyntaxError) -> ValueSource {
+        let token = parser.peek()
+        if token.kind == .keyword(.first) {
+            parser.advance()
+            return .first(try parseQuery(after: "first"))
+        }
+        if case .identifier(let name) = token.kind, name.first?.isUppercase == true,
+           parser.peek(1).isWord("where") || parser.peek(1).isWord("sort") || parser.peek(1).isWord("limit") {
+            parser.advance()
+            return .all(try parseQuery(entityToken: token))
+        }
+        if token.kind == .end || token.kind == .comma || token.kind == .rightBrace {
+            throw SyntaxError(message: ShellDiagnostics.expectedValueFor(key), range: token.range)
+        }
+        return .expression(try parser.parseExpression())
+    }
+
+    /// update → "update" query "set" assignment { "," assignment }
+    mutating func parseUpdate() throws(SyntaxError) -> Statement {
+        let entity = try parseEntityName(after: "update")
+        var query = Query(entity: entity, range: entity.range)
+        if parser.peek().isWord("where") {
+            parser.advance()
+            query.predicate = try parser.parsePredicate()
+        }
+        guard parser.peek().isWord("set") else {
+            throw SyntaxError(message: ShellDiagnostics.expected("'set'", found: parser.peek()), range: parser.peek().range)
+        }
+        parser.advance()
+        var assignments: [Assignment] = []
+        repeat {
+            assignments.append(try parseAssignment(separator: .assign))
+        } while parser.match(.comma)
+        return .update(query, assignments: assignments)
+    }
+
+    /// import → "import" entityName "from" string
+    mutating func parseImport() throws(SyntaxError) -> Statement {
+        let entity = try parseEntityName(after: "import")
+        guard parser.peek().isWord("from") else {
+            throw SyntaxError(message: ShellDiagnostics.expected("'from' and a file name in quotes", found: parser.peek()), range: parser.peek().range)
+        }
+        parser.advance()
+        let token = parser.peek()
+        guard case .string(let path) = token.kind else {
+            throw SyntaxError(message: ShellDiagnostics.expected("a file name in quotes", found: token), range: token.range)
+        }
+        parser.advance()
+        return .importJSON(entity: entity, path: path, pathRange: token.range)
+    }
+
+    /// let → "let" name "=" ( statement | expression )
+    mutating func parseLet() throws(SyntaxError) -> Statement {
+        let token = parser.advance()
+        guard case .identifier(let name) = token.kind else {
+            throw SyntaxError(message: ShellDiagnostics.expected("a variable name", found: token), range: token.range)
+        }
+        _ = try parser.expect(.assign)
+        return .letBinding(name: Name(text: name, range: token.range), value: try parseStatement())
+    }
+
+    /// entityDecl → "entity" name [ ":" name ] [ "abstract" ] "{" { propertyDecl ( ";" | "," | newline ) } "}"
+    mutating func parseEntityDeclaration() throws(SyntaxError) -> EntityDeclaration {
+        let name = try parseEntityName(after: "entity")
+        var parent: Name?
+        if parser.match(.colon) { parent = try parseEntityName(after: ":") }
+        var isAbstract = false
+        if parser.peek().isWord("abstract") {
+            parser.advance()
+            isAbstract = true
+        }
+        let open = try parser.expect(.leftBrace)
+        var properties: [EntityDeclaration.Property] = []
+        while !parser.check(.rightBrace) && !parser.isAtEnd {
+            properties.append(try parsePropertyDeclaration())
+            while parser.match(.semicolon) || parser.match(.comma) {}
+        }
+        _ = try parser.expect(.rightBrace, after: open)
+        return EntityDeclaration(name: name, parent: parent, isAbstract: isAbstract, properties: properties)
+    }
+
+    /// propertyDecl → name ":" ( typeName [ "=" expression ] | entityName | "[" entityName "]" ) { modifier }
+    /// modifier → "required" | "optional" | "transient" | "unique" | "indexed" | "ordered" | deleteRule
+    ///          | "inverse" name | "min" integer | "max" integer
+    mutating func parsePropertyDeclaration() throws(SyntaxError) -> EntityDeclaration.Property {
+        let token = parser.peek()
+        guard case .identifier(let propertyName) = token.kind else {
+            throw SyntaxError(message: ShellDiagnostics.expected("a property name", found: token), range: token.range)
+        }
+        parser.advance()
+        _ = try parser.expect(.colon)
+        let line = parser.previous.range.end.line
+        var kind: EntityDeclaration.Property.Kind
+        if parser.match(.leftBracket) {
+            let open = parser.previous
+            let destination = try parseEntityName(after: "[")
+            _ = try parser.expect(.rightBracket, after: open)
+            kind = .relationship(destination: destination, toMany: true)
+        } else {
+            let typeName = try parseEntityName(after: ":")
+            if AttributeTypeNames.type(named: typeName.text) != nil {
+                var defaultValue: Expression?
+                if parser.match(.assign) { defaultValue = try parser.parseExpression() }
+                kind = .attribute(typeName: typeName, defaultValue: defaultValue)
+            } else {
+                kind = .relationship(destination: typeName, toMany: false)
+            }
+        }
+        var property = EntityDeclaration.Property(name: Name(text: propertyName, range: token.range), kind: kind, modifiers: [])
+        // Modifiers run to the end of the line, `;`, `,` or `}`.
+        while case .identifier(let word) = parser.peek().kind, parser.peek().range.start.line == line {
+            let modifier = parser.advance()
+            switch word.lowercased() {
+            case "inverse":
+                property.inverse = try parseEntityName(after: "inverse")
+            case "min":
+                property.minCount = try parseCount(after: "min")
+            case "max":
+                property.maxCount = try parseCount(after: "max")
+            default:
+                property.modifiers.append(Name(text: word, range: modifier.range))
+            }
+        }
+        return property
+    }
+}
+
+/// The attribute type names the `entity` statement accepts.
+public enum AttributeTypeNames {
+    public static let names: [String: String] = [
+        "string": "String", "int16": "Integer 16", "int32": "Integer 32", "int64": "Integer 64", "int": "Integer 64",
+        "integer16": "Integer 16", "integer32": "Integer 32", "integer64": "Integer 64",
+        "double": "Double", "float": "Float", "decimal": "Decimal", "bool": "Boolean", "boolean": "Boolean",
+        "date": "Date", "data": "Binary", "binary": "Binary", "uuid": "UUID", "uri": "URI", "url": "URI",
+        "transformable": "Transformable",
+    ]
+
+    /// The Core Data type name for a shell type name, any case.
+    public static func type(named name: String) -> String? {
+        names[name.lowercased()]
+    }
+
+    /// The shell's name for a Core Data type.
+    public static func shellName(of coreDataName: String) -> String {
+        ["String": "String", "Integer 16": "Int16", "Integer 32": "Int32", "Integer 64": "Int64", "Double": "Double",
+         "Float": "Float", "Decimal": "Decimal", "Boolean": "Bool", "Date": "Date", "Binary": "Data", "UUID": "UUID",
+         "URI": "URI", "Transformable": "Transformable", "ObjectID": "ObjectID"][coreDataName] ?? coreDataName
+    }
+}
