@@ -38,6 +38,22 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         return store
     }
 
+    /// A coordinator for `model` on this coordinator's store, migrated to
+    /// it in one transaction. The old coordinator and its contexts must not
+    /// be used afterwards.
+    public func replacingModel(with model: ManagedObjectModel) throws -> PersistentStoreCoordinator {
+        let coordinator = PersistentStoreCoordinator(model: model)
+        let migrated = try SQLiteStore(database: store.database, model: model)
+        coordinator.lock.withLock { coordinator._store = migrated }
+        return coordinator
+    }
+
+    /// The model a store file was made with; nil when there is no such
+    /// file or it is not an mrq store.
+    public static func storedModel(at url: URL) throws -> ManagedObjectModel? {
+        try SQLiteStore.storedModel(atPath: url.path)
+    }
+
     public var hasStore: Bool { lock.withLock { _store != nil } }
 
     public func removeStores() {

@@ -52,6 +52,32 @@ package final class SQLiteStore: @unchecked Sendable {
         }
     }
 
+    /// A store over an open connection, brought up to `model` (migrated
+    /// when it changed): how a model changes under a live store, in memory
+    /// too.
+    package init(database: Database, model: ManagedObjectModel) throws {
+        self.path = database.path
+        self.model = model
+        self.mapping = SchemaMapping(model: model)
+        self.database = database
+        self.identifier = try Self.prepareSchema(database, mapping: mapping, model: model, readOnly: false)
+        for entity in model.entities {
+            layouts[ObjectIdentifier(entity)] = RowLayout(entity: entity, mapping: mapping)
+        }
+    }
+
+    /// The model a store file was made with, from its metadata; nil when
+    /// the file does not exist or is not an mrq store.
+    package static func storedModel(atPath path: String) throws -> ManagedObjectModel? {
+        guard path != ":memory:", FileManager.default.fileExists(atPath: path) else { return nil }
+        let db = try Database(path: path, readOnly: true)
+        guard try db.tableExists(metadataTable),
+              case .data(let archive)? = try db.scalar("SELECT value FROM \(metadataTable) WHERE key = 'model'") else {
+            return nil
+        }
+        return try ManagedObjectModel(archive: archive)
+    }
+
     private static func deleteAndReopen(path: String, database: Database) throws -> Database {
         _ = database  // closed when released
         for suffix in ["", "-wal", "-shm", "-journal"] {

@@ -1,0 +1,139 @@
+import Foundation
+import ObjectStore
+import Predicates
+
+extension ShellSession {
+    /// The dot commands, with their usage, for `.help` and completion.
+    static let dotCommands: [(name: String, usage: String, summary: String)] = [
+        ("help", ".help [TOPIC]", "show help; topics: statements, predicates, operators, import, dot"),
+        ("open", ".open PATH [MODEL]", "open another store (:memory: for a new one in memory)"),
+        ("model", ".model PATH", "use the model of an .xcdatamodel or .xcdatamodeld"),
+        ("read", ".read FILE", "run the statements of a file"),
+        ("mode", ".mode table|line|json|csv", "how results are shown"),
+        ("headers", ".headers on|off", "column names in table and csv modes"),
+        ("timer", ".timer on|off", "show how long each statement took"),
+        ("output", ".output [FILE]", "send results to FILE, or back to the screen"),
+        ("bail", ".bail on|off", "stop a script at its first error"),
+        ("schema", ".schema [ENTITY]", "the entity statements of the model"),
+        ("entities", ".entities", "the entities with their object counts"),
+        ("quit", ".quit", "leave mrq"),
+        ("exit", ".exit", "leave mrq"),
+    ]
+
+    func runDotCommand(_ line: String, range: SourceRange, source: String, fileName: String?, output: OutputSink) -> Bool {
+        let words = Self.shellWords(line.trimmingCharacters(in: .whitespaces).dropFirst())
+        guard let name = words.first?.lowercased() else { return true }
+        let arguments = Array(words.dropFirst())
+        func fail(_ message: String) -> Bool {
+            report(message, range: range, source: source, fileName: fileName, output: output)
+            return false
+        }
+        func onOff(_ apply: (Bool) -> Void) -> Bool {
+            guard arguments.count == 1, let flag = ["on": true, "off": false, "yes": true, "no": false][arguments[0].lowercased()] else {
+                return fail("usage: .\(name) on|off")
+            }
+            apply(flag)
+            return true
+        }
+        do {
+            switch name {
+            case "help":
+                output.result(Help.text(topic: arguments.first))
+            case "quit", "exit":
+                quitRequested = true
+            case "mode":
+                guard arguments.count == 1, let mode = OutputMode(rawValue: arguments[0].lowercased()) else {
+                    return fail("usage: .mode table|line|json|csv")
+                }
+                renderOptions.mode = mode
+            case "headers":
+                return onOff { renderOptions.headers = $0 }
+            case "timer":
+                return onOff { timer = $0 }
+            case "bail":
+                return onOff { bail = $0 }
+            case "output":
+                if arguments.isEmpty {
+                    redirect = nil
+                } else {
+                    redirect = try FileOutput(path: URL(fileURLWithPath: arguments[0], relativeTo: baseDirectory).path)
+                }
+            case "read":
+                guard arguments.count == 1 else { return fail("usage: .read FILE") }
+                let url = URL(fileURLWithPath: arguments[0], relativeTo: baseDirectory)
+                guard let data = FileManager.default.contents(atPath: url.path) else {
+                    return fail("cannot read '\(arguments[0])'")
+                }
+                let saved = baseDirectory
+                baseDirectory = url.deletingLastPathComponent()
+                defer { baseDirectory = saved }
+                return run(String(decoding: data, as: UTF8.self), fileName: arguments[0], output: output.base)
+            case "open":
+                guard arguments.count == 1 || arguments.count == 2 else { return fail("usage: .open PATH [MODEL]") }
+                try open(storePath: arguments[0], modelPath: arguments.count == 2 ? arguments[1] : nil)
+                output.status("opened \(arguments[0]) (\(Self.countText(model.entities.count, "entity", "entities")))")
+            case "model":
+                guard arguments.count == 1 else { return fail("usage: .model PATH") }
+                guard !context.hasChanges else { return fail(ShellDiagnostics.pendingChangesBlockSchema()) }
+                let newModel = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: arguments[0], relativeTo: baseDirectory))
+                try replaceModel(with: newModel)
+                output.status("model \(arguments[0]): \(Self.countText(newModel.entities.count, "entity", "entities"))")
+            case "schema":
+                let entities: [EntityDescription]
+                if let wanted = arguments.first {
+                    guard let entity = model.entity(named: wanted) else {
+                        return fail(ShellDiagnostics.unknownEntity(wanted, suggestion: Suggestions.closest(to: wanted, in: model.entities.map(\.name))))
+                    }
+                    entities = [entity]
+                } else {
+                    entities = model.entities.sorted { $0.name < $1.name }
+                }
+                output.result(entities.map(schemaText).joined(separator: "\n"))
+            case "entities":
+                var rows: [[Cell]] = []
+                for entity in model.entities.sorted(by: { $0.name < $1.name }) {
+                    var request = FetchRequest(entityName: entity.name)
+                    request.includesSubentities = false
+                    let count = try context.count(for: request)
+                    rows.append([.value(.string(entity.name)), .value(entity.isAbstract ? .string("abstract") : .int(Int64(count)))])
+                }
+                output.result(Renderer(options: renderOptions).render(ResultSet(columns: ["entity", "objects"], rows: rows)))
+            default:
+                let names = Self.dotCommands.map(\.name)
+                return fail(ShellDiagnostics.unknownDotCommand(name, suggestion: Suggestions.closest(to: name, in: names)))
+            }
+        } catch let error as LocatedError {
+            return fail(error.message)
+        } catch {
+            return fail("\(error)")
+        }
+        return true
+    }
+
+    static func countText(_ n: Int, _ one: String, _ many: String) -> String {
+        "\(n) \(n == 1 ? one : many)"
+    }
+
+    /// Splits a dot command's arguments at spaces, honouring quotes.
+    static func shellWords<S: StringProtocol>(_ text: S) -> [String] {
+        var words: [String] = []
+        var current = ""
+        var quote: Character?
+        var inWord = false
+        for character in text {
+            if let q = quote {
+                if character == q { quote = nil } else { current.append(character) }
+            } else if character == "\"" || character == "'" {
+                quote = character
+                inWord = true
+            } else if character == " " || character == "\t" {
+                if inWord { words.append(current); current = ""; inWord = false }
+            } else {
+                current.append(character)
+                inWord = true
+            }
+        }
+        if inWord { words.append(current) }
+        return words
+    }
+}

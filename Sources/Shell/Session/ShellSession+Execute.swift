@@ -1,0 +1,324 @@
+import ActiveRecord
+import Foundation
+import ObjectStore
+import Predicates
+import struct Predicates.Predicate
+import struct Predicates.Expression
+
+extension ShellSession {
+    func execute(_ statement: Statement, output: OutputSink) throws {
+        switch statement {
+        case .query(let query):
+            let (objects, entity) = try fetch(query)
+            output.result(render(objects, entity: entity))
+        case .first(var query):
+            query.limit = 1
+            let (objects, entity) = try fetch(query)
+            output.result(render(objects, entity: entity))
+        case .count(let query):
+            output.result(Renderer(options: renderOptions).render(scalar: .int(Int64(try count(query))), label: "count"))
+        case .select(let select):
+            output.result(Renderer(options: renderOptions).render(try runSelect(select)))
+        case .aggregate(let aggregate):
+            let result = try runAggregate(aggregate)
+            if aggregate.groupBy.isEmpty, result.rows.count == 1, result.columns.count == 1, case .value(let v) = result.rows[0][0] {
+                output.result(Renderer(options: renderOptions).render(scalar: v, label: result.columns[0]))
+            } else {
+                output.result(Renderer(options: renderOptions).render(result))
+            }
+        case .insert(let entityName, let assignments):
+            let entity = try self.entity(entityName)
+            guard !entity.isAbstract else {
+                throw LocatedError("cannot insert an object of abstract entity \(entity.name); insert one of: \(entity.selfAndDescendants.filter { !$0.isAbstract }.map(\.name).joined(separator: ", "))", entityName.range)
+            }
+            let object = context.insertObject(forEntityName: entity.name)
+            do {
+                for assignment in assignments { try assign(assignment, to: object) }
+            } catch {
+                context.delete(object)
+                throw error
+            }
+            output.status("inserted 1 \(entity.name)")
+        case .update(let query, let assignments):
+            let (objects, entity) = try fetch(query)
+            for object in objects {
+                for assignment in assignments { try assign(assignment, to: object) }
+            }
+            output.status("updated \(Self.count(objects.count, entity.name))")
+        case .delete(let query):
+            let (objects, entity) = try fetch(query)
+            for object in objects where !object.isDeleted { context.delete(object) }
+            output.status("deleted \(Self.count(objects.count, entity.name))")
+        case .truncate(let name):
+            let entity = try self.entity(name)
+            let objects = try context.fetch(FetchRequest(entityName: entity.name))
+            for object in objects where !object.isDeleted { context.delete(object) }
+            output.status("deleted \(Self.count(objects.count, entity.name))")
+        case .importJSON(let name, let path, let range):
+            let entity = try self.entity(name)
+            let url = URL(fileURLWithPath: path, relativeTo: baseDirectory)
+            guard let data = FileManager.default.contents(atPath: url.path) else {
+                throw LocatedError("cannot read '\(path)'", range)
+            }
+            let json: JSON
+            do { json = try JSON(data: data) } catch let error as JSONSyntaxError {
+                throw LocatedError("\(path):\(error.line):\(error.column): \(error.message)", range)
+            }
+            do {
+                let objects = try Importer(context: context).importArray(json, into: entity)
+                output.status("imported \(Self.count(objects.count, entity.name))")
+            } catch let error as ImportError {
+                throw LocatedError("\(path): \(error.path): \(error.message)", range)
+            }
+        case .save:
+            let changes = context.insertedObjects.count + context.updatedObjects.count + context.deletedObjects.count
+            guard changes > 0 else {
+                output.status("nothing to save")
+                return
+            }
+            try context.save()
+            output.status("saved \(changes) change\(changes == 1 ? "" : "s")")
+        case .rollback:
+            let changes = context.insertedObjects.count + context.updatedObjects.count + context.deletedObjects.count
+            context.rollback()
+            output.status(changes == 0 ? "nothing to roll back" : "rolled back \(changes) change\(changes == 1 ? "" : "s")")
+        case .undo:
+            output.status(undoManager.undo() ? "undone" : "nothing to undo")
+        case .redo:
+            output.status(undoManager.redo() ? "redone" : "nothing to redo")
+        case .entity(let declaration):
+            try declare(declaration, output: output)
+        case .letBinding(let name, let value):
+            variables[name.text] = try evaluateForLet(value)
+            output.status("\(name.text) = \(describe(variables[name.text]!))")
+        case .expression(let expression):
+            if case .variable(let name) = expression.kind, case .objects(let objects, let entity)? = variables[name] {
+                output.result(render(objects, entity: entity))
+                return
+            }
+            let value = try evaluate(expression)
+            output.result(Renderer(options: renderOptions).render(scalar: value, label: nil))
+        case .explain(let inner):
+            output.result(try explain(inner))
+        }
+    }
+
+    static func count(_ n: Int, _ entity: String) -> String {
+        n == 1 ? "1 \(entity)" : "\(n) \(entity) objects"
+    }
+
+    // MARK: - Fetching
+
+    /// The predicate with `$variables` filled in and its keys checked
+    /// against the entity.
+    func resolve(_ predicate: Predicate?, entity: EntityDescription) throws -> Predicate? {
+        guard var predicate else { return nil }
+        var scalars: [String: Value] = [:]
+        for (name, variable) in variables {
+            if case .value(let v) = variable { scalars[name] = v }
+        }
+        predicate = try predicate.substituting(variables: scalars)
+        try predicate.validateKeys(entity: entity.name, schema: model)
+        return predicate
+    }
+
+    func checkSortKeys(_ keys: [SortKey], entity: EntityDescription) throws {
+        for key in keys {
+            var current = entity
+            for (i, part) in key.keyPath.enumerated() {
+                if i == key.keyPath.count - 1 {
+                    guard current.attribute(named: part) != nil || current.relationship(named: part)?.isToOne == true else {
+                        throw LocatedError(ShellDiagnostics.unknownKey(part, entity: current.name,
+                            suggestion: Suggestions.closest(to: part, in: current.attributes.map(\.name))), key.range)
+                    }
+                } else {
+                    guard let relationship = current.relationship(named: part), relationship.isToOne,
+                          let destination = relationship.destination else {
+                        throw LocatedError(ShellDiagnostics.unknownKey(part, entity: current.name,
+                            suggestion: Suggestions.closest(to: part, in: current.relationships.filter(\.isToOne).map(\.name))), key.range)
+                    }
+                    current = destination
+                }
+            }
+        }
+    }
+
+    func request(for query: Query) throws -> (FetchRequest, EntityDescription) {
+        let entity = try self.entity(query.entity)
+        var request = FetchRequest(entityName: entity.name)
+        request.predicate = try resolve(query.predicate, entity: entity)
+        try checkSortKeys(query.sort, entity: entity)
+        request.sortDescriptors = query.sort
+        request.fetchLimit = query.limit ?? 0
+        request.fetchOffset = query.offset ?? 0
+        return (request, entity)
+    }
+
+    func fetch(_ query: Query) throws -> ([ManagedObject], EntityDescription) {
+        let (request, entity) = try self.request(for: query)
+        return (Array(try context.fetch(request)), entity)
+    }
+
+    func count(_ query: Query) throws -> Int {
+        let (request, _) = try self.request(for: query)
+        return try context.count(for: request)
+    }
+
+    // MARK: - Values
+
+    func scalarVariables() -> [String: Value] {
+        var scalars: [String: Value] = [:]
+        for (name, variable) in variables {
+            if case .value(let v) = variable { scalars[name] = v }
+        }
+        return scalars
+    }
+
+    /// Evaluates an expression with no object (constants, arithmetic,
+    /// variables, functions).
+    func evaluate(_ expression: Expression, on object: ManagedObject? = nil) throws -> Value {
+        if case .variable(let name) = expression.kind, variables[name] == nil {
+            throw LocatedError(ShellDiagnostics.unknownVariable(name), expression.range)
+        }
+        let filled = try expression.substituting(variables: scalarVariables())
+        let operand = try Evaluator().evaluate(filled, on: object.map { Operand.object($0) } ?? .value(.null))
+        switch operand {
+        case .value(let v): return v
+        case .object(let o as ManagedObject): return .string(keyValueText(o))
+        case .object: return .null
+        case .collection(let items):
+            return .string("{" + items.map { $0.scalar.map { ValueFormatter.text($0, nullText: "nil") } ?? "…" }.joined(separator: ", ") + "}")
+        }
+    }
+
+    func assign(_ assignment: Assignment, to object: ManagedObject) throws {
+        let entity = object.entity
+        let key = assignment.key
+        if let attribute = entity.attribute(named: key.text) {
+            guard case .expression(let expression) = assignment.value else {
+                throw LocatedError("'\(key.text)' is an attribute: give it a value, not a query", key.range)
+            }
+            let value = try evaluate(expression, on: object)
+            do {
+                object.setAttributeValue(try attribute.type.coerce(value), forKey: attribute.name)
+            } catch {
+                throw LocatedError("cannot store \(ValueFormatter.text(value, nullText: "nil")) in \(attribute.type.rawValue) attribute '\(attribute.name)': \(error)", expression.range)
+            }
+        } else if let relationship = entity.relationship(named: key.text) {
+            let destinations = try objects(for: assignment.value, key: key, relationship: relationship)
+            if relationship.isToMany {
+                object.setObjects(destinations, forKey: relationship.name)
+            } else {
+                guard destinations.count <= 1 else { throw LocatedError(ShellDiagnostics.notAToOne(key.text), key.range) }
+                object.setObject(destinations.first, forKey: relationship.name)
+            }
+        } else {
+            throw LocatedError(ShellDiagnostics.unknownKey(key.text, entity: entity.name,
+                                                           suggestion: Suggestions.closest(to: key.text, in: entity.propertyNames)), key.range)
+        }
+    }
+
+    private func objects(for source: ValueSource, key: Name, relationship: RelationshipDescription) throws -> [ManagedObject] {
+        switch source {
+        case .first(var query):
+            query.limit = 1
+            let (found, _) = try fetch(query)
+            guard let first = found.first else { throw LocatedError(ShellDiagnostics.noMatchForFirst(query.entity.text), query.range) }
+            return [first]
+        case .all(let query):
+            guard relationship.isToMany else { throw LocatedError(ShellDiagnostics.notAToOne(key.text), query.range) }
+            return try fetch(query).0
+        case .expression(let expression):
+            if case .constant(.null) = expression.kind { return [] }
+            if case .variable(let name) = expression.kind {
+                switch variables[name] {
+                case .objects(let objects, _)?:
+                    return objects
+                case .value(.null)?:
+                    return []
+                default:
+                    throw LocatedError(ShellDiagnostics.unknownVariable(name), expression.range)
+                }
+            }
+            throw LocatedError("'\(key.text)' is a relationship: give it 'first \(relationship.destinationName) where …'\(relationship.isToMany ? " or '\(relationship.destinationName) where …'" : ""), or nil", expression.range)
+        }
+    }
+
+    private func evaluateForLet(_ statement: Statement) throws -> Variable {
+        switch statement {
+        case .query(let query):
+            let (objects, entity) = try fetch(query)
+            return .objects(objects, entity: entity)
+        case .first(var query):
+            query.limit = 1
+            let (objects, entity) = try fetch(query)
+            return .objects(objects, entity: entity)
+        case .count(let query):
+            return .value(.int(Int64(try count(query))))
+        case .aggregate(let aggregate) where aggregate.groupBy.isEmpty:
+            let result = try runAggregate(aggregate)
+            if case .value(let v)? = result.rows.first?.first { return .value(v) }
+            return .value(.null)
+        case .expression(let expression):
+            if case .variable(let name) = expression.kind, let existing = variables[name] { return existing }
+            return .value(try evaluate(expression))
+        default:
+            throw LocatedError("let takes a query, a count, an aggregate without 'group by', or an expression", .unknown)
+        }
+    }
+
+    func describe(_ variable: Variable) -> String {
+        switch variable {
+        case .value(let v): return ValueFormatter.text(v, nullText: "nil")
+        case .objects(let objects, let entity): return Self.count(objects.count, entity.name)
+        }
+    }
+
+    // MARK: - Rendering objects
+
+    /// How a related object is shown: its `relatedByAttribute` (or
+    /// `<entity>ID`) value, else its primary key.
+    func keyValue(_ object: ManagedObject, via relationship: RelationshipDescription? = nil) -> Value {
+        let entity = object.entity
+        var candidates: [String] = []
+        if let name = relationship?.userInfo["relatedByAttribute"] { candidates.append(name) }
+        var e: EntityDescription? = entity
+        while let current = e {
+            if let name = current.userInfo["relatedByAttribute"] { candidates.append(name) }
+            e = current.parent
+        }
+        candidates.append(entity.name.prefix(1).lowercased() + entity.name.dropFirst() + "ID")
+        for name in candidates where entity.attribute(named: name) != nil {
+            let value = object[name]
+            if !value.isNull { return value }
+        }
+        return .int(object.objectID.primaryKey)
+    }
+
+    func keyValueText(_ object: ManagedObject) -> String {
+        ValueFormatter.text(keyValue(object), nullText: "nil")
+    }
+
+    /// Objects as rows: every stored attribute, then each to-one as the
+    /// related object's key value; to-many relationships as lists of key
+    /// values in json mode.
+    func render(_ objects: [ManagedObject], entity: EntityDescription) -> String {
+        let attributes = entity.attributes.filter { !$0.isTransient }
+        let relationships = entity.relationships.filter { !$0.isTransient && ($0.isToOne || renderOptions.mode == .json) }
+        var rows: [[Cell]] = []
+        rows.reserveCapacity(objects.count)
+        for object in objects {
+            var row: [Cell] = attributes.map { .value(object[$0.name]) }
+            for relationship in relationships {
+                if relationship.isToOne {
+                    row.append(.value(object.object(forKey: relationship.name).map { keyValue($0, via: relationship) } ?? .null))
+                } else {
+                    row.append(.list(object.objects(forKey: relationship.name).map { keyValue($0, via: relationship) }))
+                }
+            }
+            rows.append(row)
+        }
+        let columns = attributes.map(\.name) + relationships.map(\.name)
+        return Renderer(options: renderOptions).render(ResultSet(columns: columns, rows: rows))
+    }
+}

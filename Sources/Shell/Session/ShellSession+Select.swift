@@ -1,0 +1,149 @@
+import Foundation
+import ObjectStore
+import Predicates
+import struct Predicates.Predicate
+import struct Predicates.Expression
+
+extension ShellSession {
+    /// The value at a key path through to-one relationships; a to-one at
+    /// the end reads as the related object's key value.
+    func pathValue(_ object: ManagedObject, _ path: [String]) -> Value {
+        var current = object
+        for (i, key) in path.enumerated() {
+            let last = i == path.count - 1
+            if let _ = current.entity.attribute(named: key) {
+                return last ? current[key] : .null
+            }
+            guard let relationship = current.entity.relationship(named: key), relationship.isToOne else { return .null }
+            guard let next = current.object(forKey: key) else { return .null }
+            if last { return keyValue(next, via: relationship) }
+            current = next
+        }
+        return .null
+    }
+
+    func checkPath(_ path: [String], range: SourceRange, entity: EntityDescription) throws {
+        var current = entity
+        for (i, key) in path.enumerated() {
+            if current.attribute(named: key) != nil, i == path.count - 1 { return }
+            guard let relationship = current.relationship(named: key), relationship.isToOne, let destination = relationship.destination else {
+                throw LocatedError(ShellDiagnostics.unknownKey(key, entity: current.name, suggestion: Suggestions.closest(to: key, in: current.propertyNames)), range)
+            }
+            current = destination
+        }
+    }
+
+    /// `select [distinct] a, b.c from Entity …`.
+    func runSelect(_ select: SelectQuery) throws -> ResultSet {
+        let (objects, entity) = try fetch(select.query)
+        for keyPath in select.keyPaths { try checkPath(keyPath.path, range: keyPath.range, entity: entity) }
+        var rows: [[Cell]] = []
+        var seen: Set<[Value]> = []
+        for object in objects {
+            let values = select.keyPaths.map { pathValue(object, $0.path) }
+            if select.distinct && !seen.insert(values).inserted { continue }
+            rows.append(values.map { .value($0) })
+        }
+        return ResultSet(columns: select.keyPaths.map { $0.path.joined(separator: ".") }, rows: rows)
+    }
+
+    /// `sum salary of Person where … group by department.name having sum > 10`.
+    func runAggregate(_ aggregate: AggregateQuery) throws -> ResultSet {
+        var query = aggregate.query
+        let limit = query.limit
+        query.limit = nil
+        let (objects, entity) = try fetch(query)
+        if !aggregate.keyPath.isEmpty {
+            try checkPath(aggregate.keyPath, range: aggregate.keyRange, entity: entity)
+        }
+        for key in aggregate.groupBy { try checkPath(key.path, range: key.range, entity: entity) }
+        let name = aggregate.keyPath.isEmpty ? aggregate.function.rawValue : "\(aggregate.function.rawValue)(\(aggregate.keyPath.joined(separator: ".")))"
+        var groups: [[Value]: [ManagedObject]] = [:]
+        var order: [[Value]] = []
+        for object in objects {
+            let key = aggregate.groupBy.map { pathValue(object, $0.path) }
+            if groups[key] == nil { order.append(key) }
+            groups[key, default: []].append(object)
+        }
+        if aggregate.groupBy.isEmpty && order.isEmpty { order = [[]]; groups[[]] = [] }
+        var rows: [[Cell]] = []
+        for key in order {
+            let members = groups[key] ?? []
+            let values = aggregate.keyPath.isEmpty ? [] : members.map { pathValue($0, aggregate.keyPath) }.filter { !$0.isNull }
+            let result = Self.aggregate(aggregate.function, values, count: aggregate.keyPath.isEmpty ? members.count : values.count)
+            if let having = aggregate.having {
+                var entries: [String: Value] = [aggregate.function.rawValue: result, name: result]
+                for (i, group) in aggregate.groupBy.enumerated() {
+                    entries[group.path.joined(separator: ".")] = key[i]
+                    entries[group.path.last!] = key[i]
+                }
+                let filled = try having.substituting(variables: scalarVariables())
+                if !(try Evaluator().evaluate(filled, on: entries)) { continue }
+            }
+            rows.append(key.map { .value($0) } + [.value(result)])
+        }
+        if !aggregate.groupBy.isEmpty {
+            rows.sort { a, b in
+                for (x, y) in zip(a, b) {
+                    guard case .value(let l) = x, case .value(let r) = y else { continue }
+                    let c = Self.order(l, r)
+                    if c != 0 { return c < 0 }
+                }
+                return false
+            }
+        }
+        if let limit { rows = Array(rows.prefix(limit)) }
+        return ResultSet(columns: aggregate.groupBy.map { $0.path.joined(separator: ".") } + [name], rows: rows)
+    }
+
+    static func order(_ a: Value, _ b: Value) -> Int {
+        switch (a, b) {
+        case (.null, .null): return 0
+        case (.null, _): return -1
+        case (_, .null): return 1
+        case (.string(let x), .string(let y)): return x == y ? 0 : (x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : 1)
+        default:
+            let x = number(a), y = number(b)
+            if let x, let y { return x == y ? 0 : (x < y ? -1 : 1) }
+            return 0
+        }
+    }
+
+    static func number(_ v: Value) -> Double? {
+        switch v {
+        case .int(let i): return Double(i)
+        case .double(let d): return d
+        case .bool(let b): return b ? 1 : 0
+        case .decimal(let d): return NSDecimalNumber(decimal: d).doubleValue
+        case .date(let d): return d.timeIntervalSinceReferenceDate
+        default: return nil
+        }
+    }
+
+    /// sum of integers stays an integer; avg is a double; min/max keep the
+    /// values' type; count counts non-nil values (or objects).
+    static func aggregate(_ function: AggregateQuery.PropertyFunction, _ values: [Value], count: Int) -> Value {
+        switch function {
+        case .count:
+            return .int(Int64(count))
+        case .sum:
+            if values.allSatisfy({ if case .int = $0 { return true }; return false }) {
+                var total: Int64 = 0
+                for case .int(let i) in values {
+                    let (sum, overflow) = total.addingReportingOverflow(i)
+                    if overflow { return .double(values.compactMap(number).reduce(0, +)) }
+                    total = sum
+                }
+                return .int(total)
+            }
+            return .double(values.compactMap(number).reduce(0, +))
+        case .avg:
+            let numbers = values.compactMap(number)
+            return numbers.isEmpty ? .null : .double(numbers.reduce(0, +) / Double(numbers.count))
+        case .min:
+            return values.min { order($0, $1) < 0 } ?? .null
+        case .max:
+            return values.max { order($0, $1) < 0 } ?? .null
+        }
+    }
+}

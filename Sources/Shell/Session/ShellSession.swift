@@ -1,0 +1,259 @@
+import ActiveRecord
+import Foundation
+import ObjectStore
+import Predicates
+import struct Predicates.Predicate
+import struct Predicates.Expression
+
+/// The mrq statement interpreter: one store, one context of pending
+/// changes, variables, and the output settings.
+///
+/// ```swift
+/// let session = try ShellSession(modelPath: "Samples/People.xcdatamodeld", storePath: ":memory:")
+/// session.run("count Person", fileName: nil, output: output)
+/// ```
+///
+/// Changes stay in the context until `save`; each statement is one undo
+/// group. No terminal I/O here: the executable and the tests drive it.
+public final class ShellSession: ShellSessionProtocol {
+    public var renderOptions: RenderOptions
+    public private(set) var model: ManagedObjectModel
+    public private(set) var coordinator: PersistentStoreCoordinator
+    public private(set) var context: ManagedObjectContext
+    public private(set) var storePath: String
+    let undoManager = UndoManager()
+    /// `let` bindings and `--param` values.
+    var variables: [String: Variable] = [:]
+    /// Stop a script at its first error.
+    public var bail = true
+    var timer = false
+    var redirect: FileOutput?
+    /// Where relative file names in statements are resolved.
+    var baseDirectory: URL
+    /// Set by `.quit`.
+    public internal(set) var quitRequested = false
+
+    enum Variable {
+        case value(Value)
+        case objects([ManagedObject], entity: EntityDescription)
+    }
+
+    /// Opens `storePath` (a SQLite file, or `:memory:`) with the model at
+    /// `modelPath` (`.xcdatamodel` or `.xcdatamodeld`); without a model,
+    /// the store's own model, or an empty one that `entity` statements grow.
+    public init(modelPath: String?, storePath: String, parameters: [(name: String, value: String)] = [],
+                renderOptions: RenderOptions = RenderOptions()) throws {
+        self.renderOptions = renderOptions
+        self.storePath = storePath
+        self.baseDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
+        let storeURL: URL? = storePath == ":memory:" ? nil : URL(fileURLWithPath: storePath)
+        if let modelPath {
+            model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: modelPath))
+        } else if let storeURL, let stored = try PersistentStoreCoordinator.storedModel(at: storeURL) {
+            model = stored
+        } else {
+            model = try ManagedObjectModel(entities: [])
+        }
+        coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addSQLiteStore(at: storeURL)
+        context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        context.undoManager = undoManager
+        for (name, text) in parameters {
+            variables[name] = .value(Self.parameterValue(text))
+        }
+    }
+
+    /// `--param n=42` is a number, `true`/`false` booleans, `nil` null,
+    /// `@2024-01-31` a date; anything else a string.
+    static func parameterValue(_ text: String) -> Value {
+        if let i = Int64(text) { return .int(i) }
+        if let d = Double(text) { return .double(d) }
+        switch text.lowercased() {
+        case "true", "yes": return .bool(true)
+        case "false", "no": return .bool(false)
+        case "nil", "null": return .null
+        default: break
+        }
+        if text.hasPrefix("@"), let expression = try? Expression(format: text), case .constant(let v) = expression.kind {
+            return v
+        }
+        return .string(text)
+    }
+
+    public var prompt: String { context.hasChanges ? "mrq*> " : "mrq> " }
+
+    // MARK: - Running text
+
+    /// Runs statements and dot commands; returns false if any failed. In a
+    /// script (`fileName` given) with `bail` on, stops at the first error.
+    @discardableResult
+    public func run(_ source: String, fileName: String?, output: ShellOutput) -> Bool {
+        let out = OutputSink(base: output, session: self)
+        var ok = true
+        for item in ScriptSplitter.split(source) {
+            let started = DispatchTime.now()
+            let succeeded: Bool
+            switch item {
+            case .dotCommand(let line, let range):
+                succeeded = runDotCommand(line, range: range, source: source, fileName: fileName, output: out)
+            case .statements(let tokens):
+                succeeded = runStatement(tokens: tokens, source: source, fileName: fileName, output: out)
+            case .lexError(let error):
+                report(error.message, range: error.range, source: source, fileName: fileName, output: out)
+                succeeded = false
+            }
+            if timer {
+                let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
+                out.status(String(format: "Run Time: real %.3f\n", elapsed))
+            }
+            if !succeeded {
+                ok = false
+                if bail && fileName != nil { break }
+            }
+            if quitRequested { break }
+        }
+        return ok
+    }
+
+    public func isComplete(_ text: String) -> Bool {
+        ScriptSplitter.isComplete(text)
+    }
+
+    private func runStatement(tokens: [Token], source: String, fileName: String?, output: OutputSink) -> Bool {
+        var parser = StatementParser(parser: Parser(tokens: tokens), source: source)
+        let statement: LocatedStatement
+        do {
+            statement = try parser.parseWholeStatement()
+        } catch {
+            report(error.message, range: error.range, source: source, fileName: fileName, output: output)
+            return false
+        }
+        do {
+            try execute(statement.statement, output: output)
+            undoManager.endUndoGrouping()
+            return true
+        } catch let error as SyntaxError {
+            report(error.message, range: error.range, source: source, fileName: fileName, output: output)
+        } catch let error as EvaluationError {
+            report(error.message, range: error.range == .unknown ? statement.range : error.range, source: source, fileName: fileName, output: output)
+        } catch let error as LocatedError {
+            report(error.message, range: error.range, source: source, fileName: fileName, output: output)
+        } catch {
+            report("\(error)", range: statement.range, source: source, fileName: fileName, output: output)
+        }
+        undoManager.endUndoGrouping()
+        return false
+    }
+
+    func report(_ message: String, range: SourceRange, source: String, fileName: String?, output: OutputSink) {
+        output.error(DiagnosticRenderer.render(message: message, range: range, source: source, fileName: fileName) + "\n")
+    }
+
+    // MARK: - Model changes
+
+    /// Replaces the model (after an `entity` statement), migrating the store.
+    func replaceModel(with newModel: ManagedObjectModel) throws {
+        let newCoordinator = try coordinator.replacingModel(with: newModel)
+        model = newModel
+        coordinator = newCoordinator
+        context = ManagedObjectContext(concurrencyType: .confined, coordinator: newCoordinator)
+        context.undoManager = undoManager
+        undoManager.removeAllActions()
+        variables = variables.filter { if case .value = $0.value { return true }; return false }
+    }
+
+    /// Opens another store (`.open`), keeping the model when the store has none.
+    func open(storePath: String, modelPath: String?) throws {
+        let fresh = try ShellSession(modelPath: modelPath, storePath: storePath, renderOptions: renderOptions)
+        if modelPath == nil, fresh.model.entities.isEmpty, !model.entities.isEmpty, storePath == ":memory:" {
+            let again = try ShellSession(modelPath: nil, storePath: storePath, renderOptions: renderOptions)
+            try again.replaceModel(with: ManagedObjectModel(archive: model.archived()))
+            adopt(again)
+            return
+        }
+        adopt(fresh)
+    }
+
+    private func adopt(_ other: ShellSession) {
+        model = other.model
+        coordinator = other.coordinator
+        context = other.context
+        context.undoManager = undoManager
+        undoManager.removeAllActions()
+        storePath = other.storePath
+        variables = variables.filter { if case .value = $0.value { return true }; return false }
+    }
+
+    func entity(_ name: Name) throws -> EntityDescription {
+        if let entity = model.entity(named: name.text) { return entity }
+        let names = model.entities.map(\.name)
+        if let match = names.first(where: { $0.caseInsensitiveCompare(name.text) == .orderedSame }) {
+            return model.entity(named: match)!
+        }
+        throw LocatedError(ShellDiagnostics.unknownEntity(name.text, suggestion: Suggestions.closest(to: name.text, in: names)), name.range)
+    }
+}
+
+/// An error with its place in the source.
+struct LocatedError: Error {
+    let message: String
+    let range: SourceRange
+    init(_ message: String, _ range: SourceRange) {
+        self.message = message
+        self.range = range
+    }
+}
+
+/// Where results and messages go: the session's output, or a file after
+/// `.output FILE`. Status lines (`inserted 1 Person`) go to standard error
+/// in json and csv modes, so those outputs stay machine-readable.
+final class OutputSink {
+    let base: ShellOutput
+    unowned let session: ShellSession
+
+    init(base: ShellOutput, session: ShellSession) {
+        self.base = base
+        self.session = session
+    }
+
+    func result(_ text: String) {
+        guard !text.isEmpty else { return }
+        let line = text.hasSuffix("\n") ? text : text + "\n"
+        if let file = session.redirect { file.write(line) } else { base.write(line) }
+    }
+
+    func status(_ text: String) {
+        let line = text.hasSuffix("\n") ? text : text + "\n"
+        switch session.renderOptions.mode {
+        case .json, .csv: base.writeError(line)
+        default: if let file = session.redirect { file.write(line) } else { base.write(line) }
+        }
+    }
+
+    func error(_ text: String) {
+        base.writeError(text)
+    }
+}
+
+/// `.output FILE`: results appended to a file.
+final class FileOutput {
+    let handle: FileHandle
+    let path: String
+
+    init(path: String) throws {
+        if !FileManager.default.fileExists(atPath: path) {
+            guard FileManager.default.createFile(atPath: path, contents: nil) else {
+                throw LocatedError("cannot create '\(path)'", .unknown)
+            }
+        }
+        guard let handle = FileHandle(forWritingAtPath: path) else {
+            throw LocatedError("cannot write '\(path)'", .unknown)
+        }
+        handle.truncateFile(atOffset: 0)
+        self.handle = handle
+        self.path = path
+    }
+
+    func write(_ text: String) { handle.write(Data(text.utf8)) }
+    deinit { try? handle.close() }
+}
