@@ -40,6 +40,7 @@ let package = Package(
             dependencies: [
                 "Shell", "CEditLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
+                .product(name: "Logging", package: "swift-log"),
             ]
         ),
         .testTarget(name: "PredicatesTests", dependencies: ["Predicates"]),

@@ -1,4 +1,5 @@
 import ArgumentParser
+import Logging
 import CEditLine
 import Foundation
 import Shell
@@ -116,8 +117,21 @@ struct MRQCommand: ParsableCommand {
         }
     }
 
+    /// Log messages go to standard error, warnings and worse unless
+    /// `MRQ_LOG_LEVEL` (trace, debug, info, notice, warning, error,
+    /// critical) says otherwise.
+    static func bootstrapLogging() {
+        let level = ProcessInfo.processInfo.environment["MRQ_LOG_LEVEL"].flatMap { Logger.Level(rawValue: $0.lowercased()) } ?? .warning
+        LoggingSystem.bootstrap { label in
+            var handler = StreamLogHandler.standardError(label: label)
+            handler.logLevel = level
+            return handler
+        }
+    }
+
     /// Runs `-c` statements, then FILEs, then standard input or the prompt.
     private func runStatements() throws {
+        Self.bootstrapLogging()
         let options = try makeOptions()
         let output = StandardOutput()
         let session: ShellSessionProtocol

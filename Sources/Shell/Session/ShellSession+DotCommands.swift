@@ -64,10 +64,7 @@ extension ShellSession {
                 guard let data = FileManager.default.contents(atPath: url.path) else {
                     return fail("cannot read '\(arguments[0])'")
                 }
-                let saved = baseDirectory
-                baseDirectory = url.deletingLastPathComponent()
-                defer { baseDirectory = saved }
-                return run(String(decoding: data, as: UTF8.self), fileName: arguments[0], output: output.base)
+                return run(String(decoding: data, as: UTF8.self), fileName: url.path, output: output.base)
             case "open":
                 guard arguments.count == 1 || arguments.count == 2 else { return fail("usage: .open PATH [MODEL]") }
                 try open(storePath: arguments[0], modelPath: arguments.count == 2 ? arguments[1] : nil)

@@ -90,6 +90,13 @@ public final class ShellSession: ShellSessionProtocol {
     public func run(_ source: String, fileName: String?, output: ShellOutput) -> Bool {
         let out = OutputSink(base: output, session: self)
         var ok = true
+        // File names in a script are relative to the script's folder.
+        let savedBase = baseDirectory
+        defer { baseDirectory = savedBase }
+        if let fileName, !fileName.hasPrefix("<") {
+            let url = URL(fileURLWithPath: fileName, relativeTo: baseDirectory)
+            if FileManager.default.fileExists(atPath: url.path) { baseDirectory = url.deletingLastPathComponent() }
+        }
         for item in ScriptSplitter.split(source) {
             let started = DispatchTime.now()
             let succeeded: Bool
