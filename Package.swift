@@ -46,7 +46,7 @@ let package = Package(
         .testTarget(name: "PredicatesTests", dependencies: ["Predicates"]),
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "Predicates"], exclude: ["Fixtures"]),
         .testTarget(name: "ActiveRecordTests", dependencies: ["ActiveRecord", "ObjectStore"]),
-        .testTarget(name: "ShellTests", dependencies: ["Shell"]),
+        .testTarget(name: "ShellTests", dependencies: ["Shell"], exclude: ["Transcripts"]),
         .testTarget(name: "mrqTests", dependencies: ["Shell"]),
     ],
     swiftLanguageModes: [.v6]

@@ -182,6 +182,21 @@ extension ManagedObjectContext {
                 }
             }
         }
+        // A deleted insert was never saved: it leaves the context entirely.
+        if previous == .inserted {
+            forgetInsertedDeleted(object)
+        }
+    }
+
+    private func forgetInsertedDeleted(_ object: ManagedObject) {
+        registered[object.objectID] = nil
+        changed[ObjectIdentifier(object)] = nil
+        committedToMany[ObjectIdentifier(object)] = nil
+        undoManager?.registerUndo { [weak self, object] in
+            guard let self else { return }
+            self.registered[object.objectID] = object
+            self.markChanged(object)
+        }
     }
 
     private func undoDelete(_ object: ManagedObject, previous: ManagedObject.State) {

@@ -61,8 +61,8 @@ public struct ValidationError: Error, CustomStringConvertible {
     public init(failures: [Failure]) { self.failures = failures }
 
     public var description: String {
-        failures.count == 1 ? failures[0].message
-            : "\(failures.count) validation errors: " + failures.map(\.message).joined(separator: "; ")
+        let messages = failures.map { "\($0.entity): \($0.message)" }
+        return messages.count == 1 ? messages[0] : "\(messages.count) validation errors: " + messages.joined(separator: "; ")
     }
 }
 

@@ -202,7 +202,7 @@ extension ShellSession {
             do {
                 object.setAttributeValue(try attribute.type.coerce(value), forKey: attribute.name)
             } catch {
-                throw LocatedError("cannot store \(ValueFormatter.text(value, nullText: "nil")) in \(attribute.type.rawValue) attribute '\(attribute.name)': \(error)", expression.range)
+                throw LocatedError("cannot store \(Printer.format(Expression(.constant(value)))) in \(attribute.type.rawValue) attribute '\(attribute.name)'", expression.range)
             }
         } else if let relationship = entity.relationship(named: key.text) {
             let destinations = try objects(for: assignment.value, key: key, relationship: relationship)
@@ -277,7 +277,7 @@ extension ShellSession {
     // MARK: - Rendering objects
 
     /// How a related object is shown: its `relatedByAttribute` (or
-    /// `<entity>ID`) value, else its primary key.
+    /// `<entity>ID`, `name`, `title`) value, else its primary key.
     func keyValue(_ object: ManagedObject, via relationship: RelationshipDescription? = nil) -> Value {
         let entity = object.entity
         var candidates: [String] = []
@@ -288,6 +288,7 @@ extension ShellSession {
             e = current.parent
         }
         candidates.append(entity.name.prefix(1).lowercased() + entity.name.dropFirst() + "ID")
+        candidates += ["name", "title"]
         for name in candidates where entity.attribute(named: name) != nil {
             let value = object[name]
             if !value.isNull { return value }

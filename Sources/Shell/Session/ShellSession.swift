@@ -144,7 +144,7 @@ public final class ShellSession: ShellSessionProtocol {
         } catch let error as EvaluationError {
             report(error.message, range: error.range == .unknown ? statement.range : error.range, source: source, fileName: fileName, output: output)
         } catch let error as LocatedError {
-            report(error.message, range: error.range, source: source, fileName: fileName, output: output)
+            report(error.message, range: error.range == .unknown ? statement.range : error.range, source: source, fileName: fileName, output: output)
         } catch {
             report("\(error)", range: statement.range, source: source, fileName: fileName, output: output)
         }
