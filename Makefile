@@ -22,7 +22,7 @@ build: deps
 sample-store: build
 	@mkdir -p .build/samples
 	@if [ ! -f $(SAMPLE_STORE) ]; then \
-		$(MRQ) --model Samples/People.xcdatamodeld --store $(SAMPLE_STORE) Samples/people-load.mrq >/dev/null && \
+		$(MRQ) --store $(SAMPLE_STORE) Samples/people-load.mrq >/dev/null && \
 		echo "built the sample store $(SAMPLE_STORE)"; \
 	fi
 
@@ -30,6 +30,7 @@ run: sample-store
 	@$(MRQ) --model Samples/People.xcdatamodeld --store $(SAMPLE_STORE)
 
 test: deps
+	@command -v tmux >/dev/null || { echo "installing tmux (for the terminal test)"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq tmux; }
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 

@@ -93,7 +93,7 @@ public struct StatementParser {
 
     // MARK: - Statements
 
-    /// script → { statement ( ";" | newline ) }
+    /// script → { ( statement | dotCommand ) ( ";" | NEWLINE ) }
     mutating func parseWholeStatement() throws(SyntaxError) -> LocatedStatement {
         let start = parser.peek().range
         let statement = try parseStatement()
@@ -103,8 +103,9 @@ public struct StatementParser {
         return LocatedStatement(statement: statement, range: start.union(parser.previous.range))
     }
 
-    /// statement → query | first | count | select | aggregate | insert | update | delete | truncate
-    ///           | import | "save" | "rollback" | "undo" | "redo" | entityDecl | let | explain | expression
+    /// statement → query | "first" query | "count" query | select | aggregate | insert | update | "delete" query
+    ///           | "truncate" entityName | import | "save" | "rollback" | "undo" | "redo" | entityDecl | let
+    ///           | "explain" statement | expression
     mutating func parseStatement() throws(SyntaxError) -> Statement {
         let token = parser.peek()
         if token.kind == .keyword(.first) { parser.advance(); return .first(try parseQuery(after: "first")) }
@@ -187,7 +188,7 @@ public struct StatementParser {
         return Name(text: name, range: token.range)
     }
 
-    /// query → entityName [ "where" predicate ] [ "sort" sortKeys ] [ "limit" integer ] [ "offset" integer ]
+    /// query → entityName [ "where" predicate ] [ "sort" sortKeys ] [ "limit" INTEGER ] [ "offset" INTEGER ]
     mutating func parseQuery(after word: String) throws(SyntaxError) -> Query {
         let name = try parseEntityName(after: word)
         return try parseQueryClauses(entity: name)
@@ -256,8 +257,8 @@ public struct StatementParser {
         return SelectQuery(distinct: distinct, keyPaths: paths, query: try parseQuery(after: "from"))
     }
 
-    /// aggregate → ( "sum" | "min" | "max" | "avg" | "count" ) [ keyPath ] "of" entityName [ "where" predicate ]
-    ///             [ "group" "by" keyPathList ] [ "having" predicate ] [ "sort" sortKeys ] [ "limit" integer ]
+    /// aggregate → aggregateFunction [ keyPath ] "of" entityName [ "where" predicate ] [ "group" "by" keyPathList ] [ "having" predicate ] [ "sort" sortKeys ] [ "limit" INTEGER ]
+    /// aggregateFunction → "sum" | "min" | "max" | "avg" | "count"
     mutating func parseAggregate(function: AggregateQuery.PropertyFunction, word: Token) throws(SyntaxError) -> AggregateQuery {
         var path: [String] = []
         var keyRange = word.range
@@ -302,7 +303,7 @@ public struct StatementParser {
         return AggregateQuery(function: function, keyPath: path, keyRange: keyRange, query: query, groupBy: groupBy, having: having)
     }
 
-    /// insert → "insert" entityName "{" [ assignment { "," assignment } ] "}"
+    /// insert → "insert" entityName "{" [ assignment { ( "," | ";" ) assignment } ] "}"
     mutating func parseInsert() throws(SyntaxError) -> Statement {
         let entity = try parseEntityName(after: "insert")
         let open = try parser.expect(.leftBrace)
@@ -315,8 +316,8 @@ public struct StatementParser {
         return .insert(entity: entity, assignments: assignments)
     }
 
-    /// assignment → key ( ":" | "=" ) value
-    /// value → "first" query | entityName "where" … | expression
+    /// assignment → IDENTIFIER ( ":" | "=" ) value
+    /// value → "first" query | query | expression
     mutating func parseAssignment(separator: TokenKind) throws(SyntaxError) -> Assignment {
         let token = parser.peek()
         guard case .identifier(let key) = token.kind else {
@@ -344,7 +345,7 @@ public struct StatementParser {
         return .expression(try parser.parseExpression())
     }
 
-    /// update → "update" query "set" assignment { "," assignment }
+    /// update → "update" entityName [ "where" predicate ] "set" assignment { "," assignment }
     mutating func parseUpdate() throws(SyntaxError) -> Statement {
         let entity = try parseEntityName(after: "update")
         var query = Query(entity: entity, range: entity.range)
@@ -363,7 +364,7 @@ public struct StatementParser {
         return .update(query, assignments: assignments)
     }
 
-    /// import → "import" entityName "from" string
+    /// import → "import" entityName "from" STRING
     mutating func parseImport() throws(SyntaxError) -> Statement {
         let entity = try parseEntityName(after: "import")
         guard parser.peek().isWord("from") else {
@@ -378,7 +379,7 @@ public struct StatementParser {
         return .importJSON(entity: entity, path: path, pathRange: token.range)
     }
 
-    /// let → "let" name "=" ( statement | expression )
+    /// let → "let" IDENTIFIER "=" statement
     mutating func parseLet() throws(SyntaxError) -> Statement {
         let token = parser.advance()
         guard case .identifier(let name) = token.kind else {
@@ -388,7 +389,7 @@ public struct StatementParser {
         return .letBinding(name: Name(text: name, range: token.range), value: try parseStatement())
     }
 
-    /// entityDecl → "entity" name [ ":" name ] [ "abstract" ] "{" { propertyDecl ( ";" | "," | newline ) } "}"
+    /// entityDecl → "entity" IDENTIFIER [ ":" entityName ] [ "abstract" ] "{" { propertyDecl [ ";" | "," | NEWLINE ] } "}"
     mutating func parseEntityDeclaration() throws(SyntaxError) -> EntityDeclaration {
         let name = try parseEntityName(after: "entity")
         var parent: Name?
@@ -408,9 +409,10 @@ public struct StatementParser {
         return EntityDeclaration(name: name, parent: parent, isAbstract: isAbstract, properties: properties)
     }
 
-    /// propertyDecl → name ":" ( typeName [ "=" expression ] | entityName | "[" entityName "]" ) { modifier }
+    /// propertyDecl → IDENTIFIER ":" ( typeName [ "=" expression ] | entityName | "[" entityName "]" ) { modifier }
     /// modifier → "required" | "optional" | "transient" | "unique" | "indexed" | "ordered" | deleteRule
-    ///          | "inverse" name | "min" integer | "max" integer
+    ///          | "inverse" IDENTIFIER | "min" INTEGER | "max" INTEGER
+    /// deleteRule → "cascade" | "nullify" | "deny" | "noaction"
     mutating func parsePropertyDeclaration() throws(SyntaxError) -> EntityDeclaration.Property {
         let token = parser.peek()
         guard case .identifier(let propertyName) = token.kind else {
