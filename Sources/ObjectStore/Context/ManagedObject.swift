@@ -53,6 +53,10 @@ open class ManagedObject: CustomStringConvertible {
         String(describing: self)
     }
 
+    /// What makes an object of this class stale, for ActiveRecord's
+    /// `purgeStale`; nil (the default) never.
+    open class var stalenessPredicate: Predicates.Predicate? { nil }
+
     /// Creates an object of this class's entity in `context`.
     public convenience init(context: ManagedObjectContext) {
         let entity = context.entity(forClass: Self.self)

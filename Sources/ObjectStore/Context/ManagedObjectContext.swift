@@ -234,6 +234,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         return ObjectID(entity: entity, primaryKey: pk, storeIdentifier: uri.host)
     }
 
+    /// The entity of a managed object class (its `entityName`), which the
+    /// class now stands for in every context.
+    public func entity(for type: ManagedObject.Type) -> EntityDescription {
+        entity(forClass: type)
+    }
+
     func entity(forClass type: ManagedObject.Type) -> EntityDescription {
         let name = type.entityName
         guard let entity = model.entity(named: name) else {

@@ -1,0 +1,301 @@
+import Foundation
+import ObjectStore
+import Predicates
+import struct Predicates.Predicate
+
+/// An unknown key in a sort string or attribute name.
+public struct FinderError: Error, CustomStringConvertible, Equatable {
+    public let message: String
+    public var description: String { message }
+}
+
+/// The entity-level machinery behind the finders: works with entity names,
+/// so both typed subclasses and plain `ManagedObject`s can use it.
+public enum Finder {
+    /// The context to use: the given one, or the default stack's.
+    static func context(_ context: ManagedObjectContext?) -> ManagedObjectContext {
+        context ?? MagicalRecord.defaultContext
+    }
+
+    static func entity(_ name: String, in context: ManagedObjectContext) throws -> EntityDescription {
+        guard let entity = context.persistentStoreCoordinator?.model.entity(named: name) else {
+            throw FinderError(message: "unknown entity '\(name)'")
+        }
+        return entity
+    }
+
+    /// Parses a MagicalRecord sort string (`"LastName:NO,FirstName"`;
+    /// `ASC`/`DESC` too) and checks each key against the entity.
+    public static func sortKeys(_ spec: String?, ascending: Bool, entity: EntityDescription) throws -> [SortKey] {
+        guard let spec, !spec.trimmingCharacters(in: .whitespaces).isEmpty else { return [] }
+        let keys = try SortSpec.parse(spec, defaultAscending: ascending)
+        for key in keys {
+            var current = entity
+            for (i, part) in key.keyPath.enumerated() {
+                let last = i == key.keyPath.count - 1
+                if last, current.attribute(named: part) != nil { break }
+                guard let relationship = current.relationship(named: part), relationship.isToOne,
+                      let destination = relationship.destination, !last else {
+                    var message = "unknown sort key '\(key.key)' on \(entity.name)"
+                    if let suggestion = Suggestions.closest(to: part, in: current.propertyNames) { message += "; did you mean '\(suggestion)'?" }
+                    throw FinderError(message: message)
+                }
+                current = destination
+            }
+        }
+        return keys
+    }
+
+    /// A request for every object of `entity`, filtered and sorted.
+    public static func request(_ entityName: String, where predicate: Predicate? = nil, sortedBy: String? = nil,
+                               ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> FetchRequest {
+        let context = self.context(context)
+        let entity = try self.entity(entityName, in: context)
+        var request = FetchRequest(entityName: entityName, predicate: predicate)
+        request.sortDescriptors = try sortKeys(sortedBy, ascending: ascending, entity: entity)
+        return request
+    }
+
+    /// `attribute == value`, with `nil` meaning `attribute == nil`.
+    public static func predicate(attribute: String, value: Value, entity: EntityDescription) throws -> Predicate {
+        guard entity.attribute(named: attribute) != nil || entity.relationship(named: attribute) != nil else {
+            var message = "unknown attribute '\(attribute)' on \(entity.name)"
+            if let suggestion = Suggestions.closest(to: attribute, in: entity.propertyNames) { message += "; did you mean '\(suggestion)'?" }
+            throw FinderError(message: message)
+        }
+        return Predicate(.comparison(Comparison(.direct, .equal, .keyPath(attribute), .constant(value))))
+    }
+
+    public static func execute(_ request: FetchRequest, in context: ManagedObjectContext? = nil) throws -> [ManagedObject] {
+        Array(try self.context(context).fetch(request))
+    }
+}
+
+/// The finders, creators and deleters of MagicalRecord, on every managed
+/// object class: `Person.findAll(…)` returns `[Person]`.
+public protocol ActiveRecordObject: ManagedObject {}
+
+extension ManagedObject: ActiveRecordObject {}
+
+extension ActiveRecordObject {
+    // MARK: - Requests
+
+    /// A request for every object of this class's entity; tune it, then
+    /// `execute` it.
+    ///
+    /// ```swift
+    /// var request = try Person.requestAll(where: "age > %d", 18, sortedBy: "LastName:NO,FirstName")
+    /// request.fetchLimit = 10
+    /// let people = try Person.execute(request)
+    /// ```
+    public static func requestAll(where format: String? = nil, _ arguments: FormatArgument..., sortedBy: String? = nil,
+                                  ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> FetchRequest {
+        try Finder.request(entityName, where: format.map { try Predicate(format: $0, arguments: arguments) },
+                           sortedBy: sortedBy, ascending: ascending, in: context)
+    }
+
+    public static func requestAll(where predicate: Predicate?, sortedBy: String? = nil, ascending: Bool = true,
+                                  in context: ManagedObjectContext? = nil) throws -> FetchRequest {
+        try Finder.request(entityName, where: predicate, sortedBy: sortedBy, ascending: ascending, in: context)
+    }
+
+    /// `requestAll` with a limit of one.
+    public static func requestFirst(where format: String? = nil, _ arguments: FormatArgument..., sortedBy: String? = nil,
+                                    ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> FetchRequest {
+        var request = try Finder.request(entityName, where: format.map { try Predicate(format: $0, arguments: arguments) },
+                                         sortedBy: sortedBy, ascending: ascending, in: context)
+        request.fetchLimit = 1
+        return request
+    }
+
+    /// `attribute == value` (or `attribute == nil`), limit one.
+    public static func requestFirst(byAttribute attribute: String, withValue value: Value,
+                                    in context: ManagedObjectContext? = nil) throws -> FetchRequest {
+        let context = Finder.context(context)
+        let entity = try Finder.entity(entityName, in: context)
+        var request = FetchRequest(entityName: entityName, predicate: try Finder.predicate(attribute: attribute, value: value, entity: entity))
+        request.fetchLimit = 1
+        return request
+    }
+
+    /// Runs a request, returning objects of this class.
+    public static func execute(_ request: FetchRequest, in context: ManagedObjectContext? = nil) throws -> [Self] {
+        try Finder.execute(request, in: context).map(ManagedObject.cast)
+    }
+
+    // MARK: - Finding
+
+    /// Every object of this class's entity.
+    public static func findAll(in context: ManagedObjectContext? = nil) throws -> [Self] {
+        try execute(try requestAll(where: nil, in: context), in: context)
+    }
+
+    /// Every object, sorted by a MagicalRecord sort string: `"LastName:NO,FirstName"`.
+    public static func findAll(sortedBy: String, ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> [Self] {
+        try execute(try requestAll(where: nil, sortedBy: sortedBy, ascending: ascending, in: context), in: context)
+    }
+
+    /// The objects matching a predicate format string with arguments.
+    ///
+    /// ```swift
+    /// let adults = try Person.findAll(where: "age >= %d", 18, sortedBy: "LastName")
+    /// ```
+    public static func findAll(where format: String, _ arguments: FormatArgument..., sortedBy: String? = nil,
+                               ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> [Self] {
+        let predicate = try Predicate(format: format, arguments: arguments)
+        return try execute(try requestAll(where: predicate, sortedBy: sortedBy, ascending: ascending, in: context), in: context)
+    }
+
+    public static func findAll(where predicate: Predicate, sortedBy: String? = nil, ascending: Bool = true,
+                               in context: ManagedObjectContext? = nil) throws -> [Self] {
+        try execute(try requestAll(where: predicate, sortedBy: sortedBy, ascending: ascending, in: context), in: context)
+    }
+
+    /// The first object (in the given order), or nil.
+    public static func findFirst(where format: String? = nil, _ arguments: FormatArgument..., sortedBy: String? = nil,
+                                 ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> Self? {
+        var request = try Finder.request(entityName, where: format.map { try Predicate(format: $0, arguments: arguments) },
+                                         sortedBy: sortedBy, ascending: ascending, in: context)
+        request.fetchLimit = 1
+        return try execute(request, in: context).first
+    }
+
+    public static func findFirst(where predicate: Predicate, sortedBy: String? = nil, ascending: Bool = true,
+                                 in context: ManagedObjectContext? = nil) throws -> Self? {
+        var request = try requestAll(where: predicate, sortedBy: sortedBy, ascending: ascending, in: context)
+        request.fetchLimit = 1
+        return try execute(request, in: context).first
+    }
+
+    /// The first object whose `attribute` equals `value`.
+    public static func findFirst(byAttribute attribute: String, withValue value: Value,
+                                 in context: ManagedObjectContext? = nil) throws -> Self? {
+        try execute(try requestFirst(byAttribute: attribute, withValue: value, in: context), in: context).first
+    }
+
+    /// Every object whose `attribute` equals `value`, optionally ordered.
+    public static func find(byAttribute attribute: String, withValue value: Value, orderedBy: String? = nil,
+                            ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> [Self] {
+        let context = Finder.context(context)
+        let entity = try Finder.entity(entityName, in: context)
+        var request = FetchRequest(entityName: entityName, predicate: try Finder.predicate(attribute: attribute, value: value, entity: entity))
+        request.sortDescriptors = try Finder.sortKeys(orderedBy, ascending: ascending, entity: entity)
+        return try execute(request, in: context)
+    }
+
+    /// The first object whose `attribute` equals `value`, or a new one with
+    /// that value.
+    public static func findFirstOrCreate(byAttribute attribute: String, withValue value: Value,
+                                         in context: ManagedObjectContext? = nil) throws -> Self {
+        if let found = try findFirst(byAttribute: attribute, withValue: value, in: context) { return found }
+        let object = create(in: context)
+        object[attribute] = value
+        return object
+    }
+
+    // MARK: - Counting
+
+    public static func count(in context: ManagedObjectContext? = nil) throws -> Int {
+        try Finder.context(context).count(for: try requestAll(where: nil, in: context))
+    }
+
+    public static func count(where format: String, _ arguments: FormatArgument..., in context: ManagedObjectContext? = nil) throws -> Int {
+        try Finder.context(context).count(for: try requestAll(where: try Predicate(format: format, arguments: arguments), in: context))
+    }
+
+    public static func count(where predicate: Predicate, in context: ManagedObjectContext? = nil) throws -> Int {
+        try Finder.context(context).count(for: try requestAll(where: predicate, in: context))
+    }
+
+    /// Whether at least one object matches.
+    public static func hasAtLeastOne(where format: String? = nil, _ arguments: FormatArgument...,
+                                     in context: ManagedObjectContext? = nil) throws -> Bool {
+        var request = try Finder.request(entityName, where: format.map { try Predicate(format: $0, arguments: arguments) }, in: context)
+        request.fetchLimit = 1
+        return try Finder.context(context).count(for: request) > 0
+    }
+
+    // MARK: - Creating and deleting
+
+    /// A new object of this class in `context` (the default context when nil).
+    @discardableResult
+    public static func create(in context: ManagedObjectContext? = nil) -> Self {
+        let context = Finder.context(context)
+        return context.performAndWait {
+            let entity = context.entity(for: Self.self)
+            return Self(entity: entity, insertInto: context)
+        }
+    }
+
+    /// Deletes this object from `context` (its own context when nil).
+    public func delete(in context: ManagedObjectContext? = nil) {
+        guard let owner = managedObjectContext else { return }
+        if let context, context !== owner {
+            if let other = try? context.existingObject(with: objectID) { context.delete(other) }
+        } else {
+            owner.delete(self)
+        }
+    }
+
+    /// Deletes every object of this class's entity; returns how many.
+    @discardableResult
+    public static func truncateAll(in context: ManagedObjectContext? = nil) throws -> Int {
+        try deleteAll(matching: nil, in: context)
+    }
+
+    /// Deletes the objects matching `format`; returns how many.
+    @discardableResult
+    public static func deleteAll(matching format: String?, _ arguments: FormatArgument..., in context: ManagedObjectContext? = nil) throws -> Int {
+        let context = Finder.context(context)
+        let objects = try Finder.execute(try Finder.request(entityName, where: format.map { try Predicate(format: $0, arguments: arguments) }, in: context), in: context)
+        context.performAndWait { for object in objects { context.delete(object) } }
+        return objects.count
+    }
+
+    /// The same object in another context, or nil if it does not exist there.
+    public func `in`(_ context: ManagedObjectContext) -> Self? {
+        if managedObjectContext === context { return self }
+        return (try? context.existingObject(with: objectID)).map(ManagedObject.cast)
+    }
+
+    // MARK: - RZVinyl's lookups
+
+    /// The object whose `relatedByAttribute` (the entity's primary key for
+    /// imports) equals `value`; with `createNew`, a new one when none exists.
+    public static func object(primaryKeyValue value: Value, createNew: Bool, in context: ManagedObjectContext? = nil) throws -> Self? {
+        let context = Finder.context(context)
+        let entity = try Finder.entity(entityName, in: context)
+        guard let key = Importer(context: context).primaryAttribute(of: entity) else {
+            throw FinderError(message: "\(entity.name) has no primary key attribute: set relatedByAttribute in its userInfo")
+        }
+        if let found = try findFirst(byAttribute: key.name, withValue: value, in: context) { return found }
+        guard createNew else { return nil }
+        let object = create(in: context)
+        object[key.name] = value
+        return object
+    }
+
+    /// The first object whose attributes equal all of `attributes`; with
+    /// `createNew`, a new one with those values when none exists.
+    public static func object(attributes: [String: Value], createNew: Bool, in context: ManagedObjectContext? = nil) throws -> Self? {
+        let context = Finder.context(context)
+        let entity = try Finder.entity(entityName, in: context)
+        let parts = try attributes.sorted { $0.key < $1.key }.map { try Finder.predicate(attribute: $0.key, value: $0.value, entity: entity) }
+        let predicate = parts.isEmpty ? Predicate.truePredicate : parts.count == 1 ? parts[0] : Predicate(.and(parts))
+        if let found = try findFirst(where: predicate, in: context) { return found }
+        guard createNew else { return nil }
+        let object = create(in: context)
+        for (key, value) in attributes { object[key] = value }
+        return object
+    }
+
+    /// Deletes the stale objects of this class's entity; returns how many.
+    @discardableResult
+    public static func purgeStale(in context: ManagedObjectContext? = nil) throws -> Int {
+        guard let predicate = stalenessPredicate else { return 0 }
+        let context = Finder.context(context)
+        let objects = try Finder.execute(try Finder.request(entityName, where: predicate, in: context), in: context)
+        context.performAndWait { for object in objects { context.delete(object) } }
+        return objects.count
+    }
+}

@@ -1,0 +1,194 @@
+import Foundation
+import Predicates
+
+/// A Swift type an attribute can hold.
+public protocol AttributeValue {
+    init?(attributeValue: Value)
+    var attributeValue: Value { get }
+}
+
+extension String: AttributeValue {
+    public init?(attributeValue v: Value) { guard case .string(let s) = v else { return nil }; self = s }
+    public var attributeValue: Value { .string(self) }
+}
+extension Bool: AttributeValue {
+    public init?(attributeValue v: Value) {
+        switch v {
+        case .bool(let b): self = b
+        case .int(let i): self = i != 0
+        default: return nil
+        }
+    }
+    public var attributeValue: Value { .bool(self) }
+}
+extension Int: AttributeValue {
+    public init?(attributeValue v: Value) { guard case .int(let i) = v, let n = Int(exactly: i) else { return nil }; self = n }
+    public var attributeValue: Value { .int(Int64(self)) }
+}
+extension Int16: AttributeValue {
+    public init?(attributeValue v: Value) { guard case .int(let i) = v, let n = Int16(exactly: i) else { return nil }; self = n }
+    public var attributeValue: Value { .int(Int64(self)) }
+}
+extension Int32: AttributeValue {
+    public init?(attributeValue v: Value) { guard case .int(let i) = v, let n = Int32(exactly: i) else { return nil }; self = n }
+    public var attributeValue: Value { .int(Int64(self)) }
+}
+extension Int64: AttributeValue {
+    public init?(attributeValue v: Value) { guard case .int(let i) = v else { return nil }; self = i }
+    public var attributeValue: Value { .int(self) }
+}
+extension Double: AttributeValue {
+    public init?(attributeValue v: Value) {
+        switch v {
+        case .double(let d): self = d
+        case .int(let i): self = Double(i)
+        default: return nil
+        }
+    }
+    public var attributeValue: Value { .double(self) }
+}
+extension Float: AttributeValue {
+    public init?(attributeValue v: Value) {
+        guard let d = Double(attributeValue: v) else { return nil }
+        self = Float(d)
+    }
+    public var attributeValue: Value { .double(Double(self)) }
+}
+extension Decimal: AttributeValue {
+    public init?(attributeValue v: Value) { guard case .decimal(let d) = v else { return nil }; self = d }
+    public var attributeValue: Value { .decimal(self) }
+}
+extension Date: AttributeValue {
+    public init?(attributeValue v: Value) { guard case .date(let d) = v else { return nil }; self = d }
+    public var attributeValue: Value { .date(self) }
+}
+extension Data: AttributeValue {
+    public init?(attributeValue v: Value) { guard case .data(let d) = v else { return nil }; self = d }
+    public var attributeValue: Value { .data(self) }
+}
+extension UUID: AttributeValue {
+    public init?(attributeValue v: Value) { guard case .uuid(let u) = v else { return nil }; self = u }
+    public var attributeValue: Value { .uuid(self) }
+}
+extension URL: AttributeValue {
+    public init?(attributeValue v: Value) { guard case .url(let u) = v else { return nil }; self = u }
+    public var attributeValue: Value { .url(self) }
+}
+extension Optional: AttributeValue where Wrapped: AttributeValue {
+    public init?(attributeValue v: Value) {
+        if v.isNull { self = .none; return }
+        guard let wrapped = Wrapped(attributeValue: v) else { return nil }
+        self = .some(wrapped)
+    }
+    public var attributeValue: Value { self?.attributeValue ?? .null }
+}
+
+/// A typed attribute of a managed object subclass.
+///
+/// ```swift
+/// final class Person: ManagedObject {
+///     @Managed("firstName") var firstName: String?
+///     @Managed("age") var age: Int16
+///     @ManagedToOne("department") var department: Department?
+///     @ManagedToMany("friends") var friends: [Person]
+/// }
+/// ```
+///
+/// Reading a nil into a non-optional type gives the type's zero value
+/// (Core Data's scalar accessors do the same); use an optional type to see
+/// nil.
+@propertyWrapper
+public struct Managed<T: AttributeValue> {
+    public let key: String
+    public init(_ key: String) { self.key = key }
+
+    @available(*, unavailable, message: "@Managed works only in ManagedObject subclasses")
+    public var wrappedValue: T {
+        get { fatalError("@Managed works only in ManagedObject subclasses") }
+        set { fatalError("@Managed works only in ManagedObject subclasses") }
+    }
+
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, T>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, Managed<T>>
+    ) -> T {
+        get {
+            let value = object[object[keyPath: storageKeyPath].key]
+            if let typed = T(attributeValue: value) { return typed }
+            return T(attributeValue: zeroValue(for: object, key: object[keyPath: storageKeyPath].key))!
+        }
+        set {
+            object[object[keyPath: storageKeyPath].key] = newValue.attributeValue
+        }
+    }
+
+    private static func zeroValue(for object: ManagedObject, key: String) -> Value {
+        guard let attribute = object.entity.attribute(named: key) else { return .null }
+        switch attribute.type {
+        case .integer16, .integer32, .integer64: return .int(0)
+        case .double, .float: return .double(0)
+        case .boolean: return .bool(false)
+        case .string: return .string("")
+        case .decimal: return .decimal(0)
+        case .date: return .date(Date(timeIntervalSinceReferenceDate: 0))
+        case .binary, .transformable: return .data(Data())
+        case .uuid: return .uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
+        case .uri, .objectID: return .null
+        }
+    }
+}
+
+/// A typed to-one relationship of a managed object subclass.
+@propertyWrapper
+public struct ManagedToOne<Destination: ManagedObject> {
+    public let key: String
+    public init(_ key: String) { self.key = key }
+
+    @available(*, unavailable, message: "@ManagedToOne works only in ManagedObject subclasses")
+    public var wrappedValue: Destination? {
+        get { fatalError("@ManagedToOne works only in ManagedObject subclasses") }
+        set { fatalError("@ManagedToOne works only in ManagedObject subclasses") }
+    }
+
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, Destination?>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, ManagedToOne<Destination>>
+    ) -> Destination? {
+        get { object.object(forKey: object[keyPath: storageKeyPath].key).map(ManagedObject.cast) }
+        set { object.setObject(newValue, forKey: object[keyPath: storageKeyPath].key) }
+    }
+}
+
+/// A typed to-many relationship of a managed object subclass.
+@propertyWrapper
+public struct ManagedToMany<Destination: ManagedObject> {
+    public let key: String
+    public init(_ key: String) { self.key = key }
+
+    @available(*, unavailable, message: "@ManagedToMany works only in ManagedObject subclasses")
+    public var wrappedValue: [Destination] {
+        get { fatalError("@ManagedToMany works only in ManagedObject subclasses") }
+        set { fatalError("@ManagedToMany works only in ManagedObject subclasses") }
+    }
+
+    public static subscript<Object: ManagedObject>(
+        _enclosingInstance object: Object,
+        wrapped wrappedKeyPath: ReferenceWritableKeyPath<Object, [Destination]>,
+        storage storageKeyPath: ReferenceWritableKeyPath<Object, ManagedToMany<Destination>>
+    ) -> [Destination] {
+        get { object.objects(forKey: object[keyPath: storageKeyPath].key).map(ManagedObject.cast) }
+        set { object.setObjects(newValue, forKey: object[keyPath: storageKeyPath].key) }
+    }
+}
+
+extension ManagedObject {
+    /// The object as `T`, which must be its entity's registered class.
+    package static func cast<T: ManagedObject>(_ object: ManagedObject) -> T {
+        guard let typed = object as? T else {
+            preconditionFailure("\(object.entity.name) objects are \(type(of: object)), not \(T.self): register the class with model.register(\(T.self).self) before any context loads its objects")
+        }
+        return typed
+    }
+}
