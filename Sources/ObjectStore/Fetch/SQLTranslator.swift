@@ -69,6 +69,9 @@ struct SQLTranslator {
     let store: SQLiteStore
     var mapping: SchemaMapping { store.mapping }
     let root: Scope
+    /// Names that stand for SQL expressions in the root scope: the fetched
+    /// properties of a dictionary request, for its HAVING predicate.
+    var namedColumns: [String: (sql: String, category: Category)] = [:]
     private(set) var bindings: [Value] = []
     private var aliasCounter = 0
 
@@ -86,7 +89,7 @@ struct SQLTranslator {
 
     /// A numbered parameter, so the same operand can appear twice in the
     /// SQL (`length(?3) > 0 AND substr(x, 1, length(?3)) = ?3`).
-    private mutating func bind(_ value: Value) -> String {
+    mutating func bind(_ value: Value) -> String {
         bindings.append(value)
         return "?\(bindings.count)"
     }
@@ -460,7 +463,7 @@ struct SQLTranslator {
         throw Untranslatable(reason: "empty key path")
     }
 
-    private static func category(of type: AttributeType) -> Category {
+    static func category(of type: AttributeType) -> Category {
         switch type {
         case .integer16, .integer32, .integer64, .double, .float, .decimal: return .number
         case .boolean: return .boolean
@@ -496,6 +499,9 @@ struct SQLTranslator {
             default: return Operand(sql: bind(value), category: Self.category(of: value), constant: value)
             }
         case .keyPath(let path):
+            if path.count == 1, scope === root, let named = namedColumns[path[0]] {
+                return Operand(sql: named.sql, category: named.category)
+            }
             switch try resolve(path, in: scope, range: expression.range) {
             case .attribute(let sql, let type):
                 if type == .decimal { throw Untranslatable(reason: "decimal attributes compare exactly only in memory") }
