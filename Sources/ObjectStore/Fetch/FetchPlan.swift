@@ -24,11 +24,8 @@ struct FetchPlan {
         table = mapping.table(for: entity)
         var translator = SQLTranslator(store: store, entity: entity)
         var conditions: [String] = []
-        if let entityColumn = table.entityColumn {
-            let entities = request.includesSubentities ? entity.selfAndDescendants : [entity]
-            if entities.count < root.selfAndDescendants.count {
-                conditions.append("t.\(entityColumn) IN (\(entities.map { String(mapping.entityCode($0)) }.joined(separator: ",")))")
-            }
+        if let filter = Self.entityFilter(entity: entity, includesSubentities: request.includesSubentities, mapping: mapping) {
+            conditions.append(filter)
         }
         var residual: Predicate?
         if let predicate {
@@ -59,18 +56,27 @@ struct FetchPlan {
         from = "\(quoteIdentifier(table.name)) t" + (joins.isEmpty ? "" : " " + joins)
     }
 
+    /// The condition keeping only rows of `entity` (and its sub-entities)
+    /// in its hierarchy's table; nil when every row qualifies.
+    static func entityFilter(entity: EntityDescription, includesSubentities: Bool, mapping: SchemaMapping) -> String? {
+        guard let entityColumn = mapping.table(for: entity).entityColumn else { return nil }
+        let entities = includesSubentities ? entity.selfAndDescendants : [entity]
+        guard entities.count < entity.rootEntity.selfAndDescendants.count else { return nil }
+        return "t.\(entityColumn) IN (\(entities.map { String(mapping.entityCode($0)) }.joined(separator: ",")))"
+    }
+
     /// The SELECT for whole rows, with an optional window.
     func selectRows(store: SQLiteStore, limit: Int, offset: Int) -> String {
         var sql = "SELECT \(store.selectList(for: root)) FROM \(from) WHERE \(condition)"
         if let order { sql += " ORDER BY \(order)" }
-        sql += window(limit: limit, offset: offset)
+        sql += Self.window(limit: limit, offset: offset)
         return sql
     }
 
     func selectIDs(limit: Int, offset: Int) -> String {
         var sql = "SELECT t._pk, \(table.entityColumn.map { "t.\($0)" } ?? "NULL") FROM \(from) WHERE \(condition)"
         if let order { sql += " ORDER BY \(order)" }
-        sql += window(limit: limit, offset: offset)
+        sql += Self.window(limit: limit, offset: offset)
         return sql
     }
 
@@ -78,10 +84,10 @@ struct FetchPlan {
         if limit == 0 && offset == 0 {
             return "SELECT COUNT(*) FROM \(from) WHERE \(condition)"
         }
-        return "SELECT COUNT(*) FROM (SELECT 1 FROM \(from) WHERE \(condition)\(window(limit: limit, offset: offset)))"
+        return "SELECT COUNT(*) FROM (SELECT 1 FROM \(from) WHERE \(condition)\(Self.window(limit: limit, offset: offset)))"
     }
 
-    private func window(limit: Int, offset: Int) -> String {
+    static func window(limit: Int, offset: Int) -> String {
         if limit > 0 { return " LIMIT \(limit)" + (offset > 0 ? " OFFSET \(offset)" : "") }
         if offset > 0 { return " LIMIT -1 OFFSET \(offset)" }
         return ""

@@ -69,6 +69,9 @@ struct SQLTranslator {
     let store: SQLiteStore
     var mapping: SchemaMapping { store.mapping }
     let root: Scope
+    /// Names that stand for SQL expressions in the root scope: the fetched
+    /// properties of a dictionary request, for its HAVING predicate.
+    var namedColumns: [String: (sql: String, category: Category)] = [:]
     private(set) var bindings: [Value] = []
     private var aliasCounter = 0
 
@@ -86,7 +89,7 @@ struct SQLTranslator {
 
     /// A numbered parameter, so the same operand can appear twice in the
     /// SQL (`length(?3) > 0 AND substr(x, 1, length(?3)) = ?3`).
-    private mutating func bind(_ value: Value) -> String {
+    mutating func bind(_ value: Value) -> String {
         bindings.append(value)
         return "?\(bindings.count)"
     }
@@ -184,30 +187,58 @@ struct SQLTranslator {
         if split.rest.contains(where: { $0.hasPrefix("@") }) {
             throw Untranslatable(reason: "collection operator after a to-many")
         }
-        let (from, correlation, inner) = try toManyFrom(split.prefix, relationship: split.relationship, owner: split.owner, in: scope)
+        let to = try toManyFrom(split.prefix, relationship: split.relationship, owner: split.owner, in: scope)
         var element = c
         element.modifier = .direct
         element.lhs = Expression(.keyPath(split.rest))
-        let condition: String
+        // Without a quantifier, CONTAINS on a collection is membership, as
+        // in the evaluator: some element equals the right side.
+        if c.modifier == .direct && c.op == .contains {
+            if case .aggregate = c.rhs.kind { throw Untranslatable(reason: "CONTAINS of a collection in a collection") }
+            element.op = .equal
+        }
+        // The element's keys are read in the subquery; the right side
+        // belongs to the object being tested.
+        let test = try scalarComparison(element, in: to.scope, rhsScope: scope)
+        let from = to.from + (to.scope.joins.isEmpty ? "" : " " + to.scope.joins.joined(separator: " "))
         switch c.modifier {
         case .direct, .any:
-            condition = "EXISTS (SELECT 1 FROM \(from)\(inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")) WHERE \(correlation) AND \(try scalarComparison(element, in: inner)))"
-            return condition
+            let exists = "EXISTS (SELECT 1 FROM \(from) WHERE \(to.correlation) AND \(test))"
+            // A key path through a nil to-one is nil, not an empty
+            // collection: without a quantifier the comparison then applies
+            // to nil itself.
+            guard c.modifier == .direct, let owner = to.nullableOwner, c.op != .contains else { return exists }
+            var onNil = c
+            onNil.lhs = .constant(.null)
+            let nilCase = try scalarComparison(onNil, in: scope)
+            if nilCase == "0" { return exists }
+            return "((\(owner) IS NULL AND \(nilCase)) OR \(exists))"
         case .none:
-            let test = try scalarComparison(element, in: inner)
-            return "NOT EXISTS (SELECT 1 FROM \(from)\(inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")) WHERE \(correlation) AND \(test))"
+            return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(to.correlation) AND \(test))"
         case .all:
-            let test = try scalarComparison(element, in: inner)
-            return "NOT EXISTS (SELECT 1 FROM \(from)\(inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")) WHERE \(correlation) AND NOT IFNULL(\(test), 0))"
+            return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(to.correlation) AND NOT IFNULL(\(test), 0))"
         }
+    }
+
+    /// A subquery's FROM item over a to-many, its correlation with the
+    /// outer row, and the scope its keys resolve in.
+    struct ToManyFrom {
+        let from: String
+        let correlation: String
+        /// Joins added while translating inside must follow `from`.
+        let scope: Scope
+        /// The foreign key reaching the owner through to-one hops; nil when
+        /// the owner is the row itself (never nil).
+        let nullableOwner: String?
     }
 
     /// The FROM clause and correlation of a subquery over a to-many.
     /// The returned scope's joins must be placed after the FROM item.
     private mutating func toManyFrom(_ prefix: [String], relationship: RelationshipDescription, owner: EntityDescription,
-                                     in scope: Scope) throws -> (from: String, correlation: String, scope: Scope) {
+                                     in scope: Scope) throws -> ToManyFrom {
         guard let destination = relationship.destination else { throw Untranslatable(reason: "no destination") }
         let ownerColumn: String
+        var nullableOwner: String?
         if prefix.isEmpty {
             ownerColumn = "\(scope.alias)._pk"
         } else if let variableScope = scope.variables[prefix[0]], prefix.count == 1 {
@@ -216,6 +247,7 @@ struct SQLTranslator {
             let resolved = try resolve(prefix, in: scope)
             guard case .toOne(let sql, _) = resolved else { throw Untranslatable(reason: "path before to-many") }
             ownerColumn = sql
+            nullableOwner = sql
         }
         let alias = newAlias()
         let inner = Scope(alias: alias, entity: destination, variables: scope.variables)
@@ -228,19 +260,34 @@ struct SQLTranslator {
         if let join = mapping.joinTable(relationship.name, of: owner) {
             let joinAlias = newAlias()
             let from = "\(quoteIdentifier(join.name)) \(joinAlias) JOIN \(quoteIdentifier(destinationTable.name)) \(alias) ON \(alias)._pk = \(joinAlias).\(join.destinationColumn)"
-            return (from, "\(joinAlias).\(join.sourceColumn) = \(ownerColumn)\(entityFilter)", inner)
+            return ToManyFrom(from: from, correlation: "\(joinAlias).\(join.sourceColumn) = \(ownerColumn)\(entityFilter)",
+                              scope: inner, nullableOwner: nullableOwner)
         }
         guard let inverse = relationship.inverse, let columns = mapping.toOne(inverse.name, of: destination) else {
             throw Untranslatable(reason: "to-many without a mapping")
         }
-        return ("\(quoteIdentifier(destinationTable.name)) \(alias)", "\(alias).\(quoteIdentifier(columns.foreignKey)) = \(ownerColumn)\(entityFilter)", inner)
+        return ToManyFrom(from: "\(quoteIdentifier(destinationTable.name)) \(alias)",
+                          correlation: "\(alias).\(quoteIdentifier(columns.foreignKey)) = \(ownerColumn)\(entityFilter)",
+                          scope: inner, nullableOwner: nullableOwner)
     }
 
-    private mutating func scalarComparison(_ c: Comparison, in scope: Scope) throws -> String {
-        if c.op == .between { return try between(c, in: scope) }
-        if c.op == .in { return try membership(c, in: scope) }
+    /// `lhs op rhs` with `lhs` read in `scope` and `rhs` in `rhsScope`
+    /// (the same unless the left side is an element of a quantified
+    /// to-many).
+    private mutating func scalarComparison(_ c: Comparison, in scope: Scope, rhsScope: Scope? = nil) throws -> String {
+        let mark = bindings.count
+        let sql = try scalarComparisonSQL(c, in: scope, rhsScope: rhsScope ?? scope)
+        // A comparison decided without its operands leaves no parameters
+        // behind: every numbered parameter must appear in the SQL.
+        if sql == "0" || sql == "1" { bindings.removeSubrange(mark...) }
+        return sql
+    }
+
+    private mutating func scalarComparisonSQL(_ c: Comparison, in scope: Scope, rhsScope: Scope) throws -> String {
+        if c.op == .between { return try between(c, in: scope, rhsScope: rhsScope) }
+        if c.op == .in { return try membership(c, in: scope, rhsScope: rhsScope) }
         let lhs = try operand(c.lhs, in: scope)
-        let rhs = try operand(c.rhs, in: scope)
+        let rhs = try operand(c.rhs, in: rhsScope)
         try checkCategories(lhs, rhs, op: c.op)
         let options = c.options
         switch c.op {
@@ -253,8 +300,9 @@ struct SQLTranslator {
             if lhs.category == .object || rhs.category == .object {
                 throw Untranslatable(reason: "object comparison")
             }
+            // IS, not =: nil == nil holds in the evaluator.
             let (l, r) = folded(lhs, rhs, options)
-            return c.op == .equal ? "\(l) = \(r)" : "\(l) IS NOT \(r)"
+            return c.op == .equal ? "\(l) IS \(r)" : "\(l) IS NOT \(r)"
         case .less, .lessEqual, .greater, .greaterEqual:
             if lhs.isNullConstant || rhs.isNullConstant { return "0" }
             if lhs.category == .object || rhs.category == .object || lhs.category == .data {
@@ -313,13 +361,13 @@ struct SQLTranslator {
         }
     }
 
-    private mutating func between(_ c: Comparison, in scope: Scope) throws -> String {
+    private mutating func between(_ c: Comparison, in scope: Scope, rhsScope: Scope) throws -> String {
         guard case .aggregate(let bounds) = c.rhs.kind, bounds.count == 2 else {
             throw Untranslatable(reason: "BETWEEN needs two constant bounds")
         }
         let value = try operand(c.lhs, in: scope)
-        let low = try operand(bounds[0], in: scope)
-        let high = try operand(bounds[1], in: scope)
+        let low = try operand(bounds[0], in: rhsScope)
+        let high = try operand(bounds[1], in: rhsScope)
         if low.isNullConstant || high.isNullConstant { return "0" }
         try checkCategories(value, low, op: .greaterEqual)
         try checkCategories(value, high, op: .lessEqual)
@@ -330,14 +378,14 @@ struct SQLTranslator {
         return "\(value.sql) BETWEEN \(low.sql) AND \(high.sql)"
     }
 
-    private mutating func membership(_ c: Comparison, in scope: Scope) throws -> String {
+    private mutating func membership(_ c: Comparison, in scope: Scope, rhsScope: Scope) throws -> String {
         switch c.rhs.kind {
         case .aggregate(let elements):
             let value = try operand(c.lhs, in: scope)
             if elements.isEmpty { return "0" }
             var items: [Operand] = []
             for element in elements {
-                let item = try operand(element, in: scope)
+                let item = try operand(element, in: rhsScope)
                 if item.isNullConstant { throw Untranslatable(reason: "nil inside IN") }
                 try checkCategories(value, item, op: .equal)
                 items.append(item)
@@ -349,16 +397,18 @@ struct SQLTranslator {
             return "\(value.sql) IN (\(items.map(\.sql).joined(separator: ", ")))"
         default:
             // `needle IN haystack` where the haystack is a string: substring.
+            let mark = bindings.count
             let needle = try operand(c.lhs, in: scope)
-            let haystack = try operand(c.rhs, in: scope)
+            let haystack = try operand(c.rhs, in: rhsScope)
             guard haystack.category == .string, needle.category == .string else {
                 throw Untranslatable(reason: "IN over a non-collection")
             }
+            bindings.removeSubrange(mark...)
             var reversed = c
             reversed.op = .contains
             reversed.lhs = c.rhs
             reversed.rhs = c.lhs
-            return try scalarComparison(reversed, in: scope)
+            return try scalarComparisonSQL(reversed, in: rhsScope, rhsScope: scope)
         }
     }
 
@@ -413,7 +463,7 @@ struct SQLTranslator {
         throw Untranslatable(reason: "empty key path")
     }
 
-    private static func category(of type: AttributeType) -> Category {
+    static func category(of type: AttributeType) -> Category {
         switch type {
         case .integer16, .integer32, .integer64, .double, .float, .decimal: return .number
         case .boolean: return .boolean
@@ -449,6 +499,9 @@ struct SQLTranslator {
             default: return Operand(sql: bind(value), category: Self.category(of: value), constant: value)
             }
         case .keyPath(let path):
+            if path.count == 1, scope === root, let named = namedColumns[path[0]] {
+                return Operand(sql: named.sql, category: named.category)
+            }
             switch try resolve(path, in: scope, range: expression.range) {
             case .attribute(let sql, let type):
                 if type == .decimal { throw Untranslatable(reason: "decimal attributes compare exactly only in memory") }
@@ -505,7 +558,8 @@ struct SQLTranslator {
                   let split = try toManySplit(path, in: scope), split.rest.isEmpty else {
                 throw Untranslatable(reason: "SUBQUERY form")
             }
-            let (from, correlation, inner) = try toManyFrom(split.prefix, relationship: split.relationship, owner: split.owner, in: scope)
+            let to = try toManyFrom(split.prefix, relationship: split.relationship, owner: split.owner, in: scope)
+            let (from, correlation, inner) = (to.from, to.correlation, to.scope)
             inner.variables[variable] = inner
             let condition = try self.condition(for: predicate, in: inner)
             let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
@@ -514,8 +568,10 @@ struct SQLTranslator {
         guard let path = base.keyPathComponents, let split = try toManySplit(path, in: scope), split.rest.isEmpty else {
             throw Untranslatable(reason: "collection operator on a non-relationship")
         }
-        let (from, correlation, inner) = try toManyFrom(split.prefix, relationship: split.relationship, owner: split.owner, in: scope)
+        let to = try toManyFrom(split.prefix, relationship: split.relationship, owner: split.owner, in: scope)
+        let (from, correlation, inner) = (to.from, to.correlation, to.scope)
         let function: String
+        var category = Category.number
         var column = "*"
         switch op {
         case .count:
@@ -526,6 +582,14 @@ struct SQLTranslator {
                   Self.category(of: type) == .number || (type == .date && (op == .min || op == .max)) else {
                 throw Untranslatable(reason: "aggregate of a non-number")
             }
+            // SQLite's SUM stops with an error on a 64-bit overflow and AVG
+            // adds in doubles; the evaluator goes on in doubles after an
+            // overflow and adds integers exactly.
+            if type == .integer64 && (op == .sum || op == .avg) {
+                throw Untranslatable(reason: "@\(op.rawValue) of a 64-bit integer is evaluated in memory")
+            }
+            if type == .decimal { throw Untranslatable(reason: "decimal attributes aggregate exactly only in memory") }
+            if type == .date { category = .date }
             column = sql
             function = op == .sum ? "TOTAL" : op.rawValue.uppercased()
         default:
@@ -533,7 +597,6 @@ struct SQLTranslator {
         }
         let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
         var sql = "(SELECT \(function)(\(column)) FROM \(from)\(joins) WHERE \(correlation))"
-        let category: Category = (op == .min || op == .max) && column != "*" ? .number : .number
         if op == .sum {
             // TOTAL is a float; keep integer sums integral as the evaluator does.
             sql = "(SELECT COALESCE(SUM(\(column)), 0) FROM \(from)\(joins) WHERE \(correlation))"

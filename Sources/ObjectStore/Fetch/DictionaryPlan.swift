@@ -1,0 +1,263 @@
+import Foundation
+import Predicates
+import struct Predicates.Predicate
+
+/// A dictionary fetch request turned into one SELECT: the fetched
+/// properties and aggregates as columns, WHERE, GROUP BY, HAVING, ORDER BY
+/// and the window.
+///
+/// ```swift
+/// var request = FetchRequest(entityName: "Person")
+/// request.propertiesToFetch = [PropertyToFetch(keyPath: "department.name"),
+///                              PropertyToFetch(.sum, of: "salary", as: "total")]
+/// request.propertiesToGroupBy = ["department.name"]
+/// request.havingPredicate = try Predicate(format: "total > 100")
+/// // SELECT a1."name", COALESCE(SUM(t."salary"), 0) FROM "Person" t
+/// //   LEFT JOIN "Department" a1 ON a1._pk = t."department"
+/// //   WHERE 1 GROUP BY a1."name" HAVING COALESCE(SUM(t."salary"), 0) > ?1
+/// //   ORDER BY 1, 2
+/// ```
+///
+/// The WHERE part of the predicate that SQL cannot express is not run
+/// here: the caller finds the matching primary keys first and passes them
+/// as `restrictedTo`. The HAVING part SQL cannot express is left in
+/// `havingResidual`, for the caller to evaluate on the decoded rows.
+struct DictionaryPlan {
+    /// How a column's SQLite value becomes a `Value`.
+    enum Decoding {
+        /// As the attribute's type, like a fetched row.
+        case attribute(AttributeType)
+        /// A count, an integer sum or a to-one's primary key.
+        case integer
+        /// An average or a floating-point sum.
+        case double
+    }
+
+    struct Column {
+        let name: String
+        let sql: String
+        let decoding: Decoding
+        let isAggregate: Bool
+    }
+
+    let columns: [Column]
+    let sql: String
+    let bindings: [Value]
+    /// What the WHERE predicate leaves for memory; the caller must run the
+    /// plan again restricted to the matching keys when this is not nil.
+    let whereResidual: Predicate?
+    /// What the HAVING predicate leaves for memory, over the result rows.
+    let havingResidual: Predicate?
+    /// Whether LIMIT and OFFSET are in the SQL (false when the HAVING
+    /// residual must filter first).
+    let windowInSQL: Bool
+
+    init(request: FetchRequest, entity: EntityDescription, store: SQLiteStore, restrictedTo keys: [Int64]? = nil) throws {
+        var translator = SQLTranslator(store: store, entity: entity)
+        var conditions: [String] = []
+        if let filter = FetchPlan.entityFilter(entity: entity, includesSubentities: request.includesSubentities,
+                                               mapping: store.mapping) {
+            conditions.append(filter)
+        }
+        var whereResidual: Predicate?
+        if let keys {
+            let list = "[" + keys.map(String.init).joined(separator: ",") + "]"
+            conditions.append("t._pk IN (SELECT value FROM json_each(\(translator.bind(.string(list)))))")
+        } else if let predicate = request.predicate {
+            let (sql, rest) = try translator.split(predicate)
+            if let sql { conditions.append(sql) }
+            whereResidual = rest
+        }
+        self.whereResidual = whereResidual
+
+        // Columns.
+        let properties = request.propertiesToFetch ?? Self.allProperties(of: entity)
+        guard !properties.isEmpty else { throw Self.error("a dictionary fetch needs at least one property to fetch") }
+        var columns: [Column] = []
+        for property in properties {
+            if columns.contains(where: { $0.name == property.name }) {
+                throw Self.error("two fetched properties are named '\(property.name)'")
+            }
+            columns.append(try Self.column(for: property, entity: entity, translator: &translator))
+        }
+        self.columns = columns
+
+        // GROUP BY, and the rule that plain columns must be grouped when
+        // anything is aggregated or grouped.
+        var groupSQL: [String] = []
+        for key in request.propertiesToGroupBy ?? [] {
+            if let named = columns.first(where: { $0.name == key && !$0.isAggregate }) {
+                groupSQL.append(named.sql)
+            } else {
+                groupSQL.append(try Self.plainSQL(key, entity: entity, translator: &translator, use: "group by").sql)
+            }
+        }
+        let hasAggregates = columns.contains(where: \.isAggregate)
+        if hasAggregates || !groupSQL.isEmpty {
+            for column in columns where !column.isAggregate && !groupSQL.contains(column.sql) {
+                throw Self.error("'\(column.name)' must be grouped by, or aggregated, when a dictionary fetch groups or aggregates")
+            }
+        }
+        let grouped = hasAggregates || !groupSQL.isEmpty || request.returnsDistinctResults
+
+        // HAVING, over the fetched names.
+        var havingSQL: String?
+        var havingResidual: Predicate?
+        if let having = request.havingPredicate {
+            translator.namedColumns = Dictionary(uniqueKeysWithValues: columns.map { ($0.name, ($0.sql, Self.category(of: $0.decoding))) })
+            let (sql, rest) = try translator.split(having)
+            translator.namedColumns = [:]
+            havingSQL = sql
+            havingResidual = rest
+        }
+        self.havingResidual = havingResidual
+
+        // ORDER BY: fetched names first, then key paths; ties broken by
+        // the row (plain fetches) or by every column (grouped ones), so
+        // the order is always the same.
+        var order: [String] = []
+        for key in request.sortDescriptors {
+            let sql: String
+            if key.keyPath.count == 1, let named = columns.first(where: { $0.name == key.keyPath[0] }) {
+                sql = named.sql
+            } else {
+                sql = try Self.plainSQL(key.key, entity: entity, translator: &translator, use: "sort by").sql
+            }
+            order.append(sql + (key.ascending ? "" : " DESC"))
+        }
+        if grouped {
+            order += columns.indices.map { String($0 + 1) }
+        } else {
+            order.append("t._pk")
+        }
+
+        let joins = translator.joins.joined(separator: " ")
+        var sql = "SELECT \(request.returnsDistinctResults ? "DISTINCT " : "")"
+        sql += columns.map(\.sql).joined(separator: ", ")
+        sql += " FROM \(quoteIdentifier(store.mapping.table(for: entity).name)) t" + (joins.isEmpty ? "" : " " + joins)
+        sql += " WHERE " + (conditions.isEmpty ? "1" : conditions.joined(separator: " AND "))
+        if !groupSQL.isEmpty { sql += " GROUP BY " + groupSQL.joined(separator: ", ") }
+        if let havingSQL { sql += " HAVING " + havingSQL }
+        sql += " ORDER BY " + order.joined(separator: ", ")
+        windowInSQL = havingResidual == nil
+        if windowInSQL { sql += FetchPlan.window(limit: request.fetchLimit, offset: request.fetchOffset) }
+        self.sql = sql
+        bindings = translator.bindings
+    }
+
+    /// Runs the SELECT and decodes each row, in column order.
+    func rows(store: SQLiteStore) throws -> [[Value]] {
+        try store.withLock {
+            let statement = try store.database.cachedStatement(sql)
+            defer { statement.reset() }
+            try statement.bind(bindings)
+            var rows: [[Value]] = []
+            while try statement.step() {
+                var row: [Value] = []
+                row.reserveCapacity(columns.count)
+                for (i, column) in columns.enumerated() {
+                    let index = Int32(i)
+                    if statement.isNull(at: index) {
+                        row.append(.null)
+                        continue
+                    }
+                    switch column.decoding {
+                    case .attribute(let type): row.append(RowLayout.decode(statement, column: index, type: type))
+                    case .integer: row.append(.int(statement.int64(at: index)))
+                    case .double: row.append(.double(statement.double(at: index)))
+                    }
+                }
+                rows.append(row)
+            }
+            return rows
+        }
+    }
+
+    // MARK: - Columns
+
+    /// Every stored attribute, then every to-one relationship: what a
+    /// dictionary fetch returns when `propertiesToFetch` is nil.
+    static func allProperties(of entity: EntityDescription) -> [PropertyToFetch] {
+        entity.attributes.filter { !$0.isTransient }.map { PropertyToFetch(keyPath: $0.name) }
+            + entity.relationships.filter { $0.isToOne && !$0.isTransient }.map { PropertyToFetch(keyPath: $0.name) }
+    }
+
+    private static func column(for property: PropertyToFetch, entity: EntityDescription,
+                               translator: inout SQLTranslator) throws -> Column {
+        guard let function = property.function else {
+            let (sql, decoding) = try plainSQL(property.keyPath, entity: entity, translator: &translator, use: "fetch")
+            return Column(name: property.name, sql: sql, decoding: decoding, isAggregate: false)
+        }
+        if property.keyPath.isEmpty {
+            guard function == .count else {
+                throw error("\(function.rawValue) needs a key path; only count counts rows")
+            }
+            return Column(name: property.name, sql: "COUNT(*)", decoding: .integer, isAggregate: true)
+        }
+        let (column, decoding) = try plainSQL(property.keyPath, entity: entity, translator: &translator, use: function.rawValue)
+        let type: AttributeType?
+        if case .attribute(let t) = decoding { type = t } else { type = nil }
+        func refuse() -> StoreError {
+            error("cannot take the \(function.rawValue) of '\(property.keyPath)'" + (type.map { " (\($0.rawValue))" } ?? " (a relationship)"))
+        }
+        let sql: String
+        let result: Decoding
+        switch function {
+        case .count:
+            sql = "COUNT(\(column))"
+            result = .integer
+        case .sum:
+            guard let type else { throw refuse() }
+            if type.isInteger || type == .boolean {
+                sql = "COALESCE(SUM(\(column)), 0)"
+                result = .integer
+            } else if type == .double || type == .float {
+                sql = "TOTAL(\(column))"
+                result = .double
+            } else {
+                throw refuse()
+            }
+        case .average:
+            guard let type, type.isInteger || type == .boolean || type == .double || type == .float else { throw refuse() }
+            sql = "AVG(\(column))"
+            result = .double
+        case .min, .max:
+            // Decimals are text in the store, so SQLite would order them
+            // as text; transformable data has no order.
+            guard let type, type != .decimal, type != .transformable, type != .objectID else { throw refuse() }
+            sql = "\(function == .min ? "MIN" : "MAX")(\(column))"
+            result = .attribute(type)
+        }
+        return Column(name: property.name, sql: sql, decoding: result, isAggregate: true)
+    }
+
+    /// The SQL of a key path through to-one relationships: an attribute's
+    /// column, or a to-one's foreign key (the destination's primary key).
+    static func plainSQL(_ keyPath: String, entity: EntityDescription, translator: inout SQLTranslator,
+                         use: String) throws -> (sql: String, decoding: Decoding) {
+        let path = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        do {
+            switch try translator.resolve(path, in: translator.root) {
+            case .attribute(let sql, let type): return (sql, .attribute(type))
+            case .toOne(let sql, _): return (sql, .integer)
+            }
+        } catch let reason as SQLTranslator.Untranslatable {
+            throw error("cannot \(use) '\(keyPath)': \(reason.reason)")
+        } catch let unknown as SQLTranslator.UnknownKey {
+            throw error(unknown.description)
+        }
+    }
+
+    private static func category(of decoding: Decoding) -> SQLTranslator.Category {
+        switch decoding {
+        // Decimals are text in the store: as "objects", every comparison
+        // but a nil check goes to memory.
+        case .attribute(let type): return type == .decimal ? .object : SQLTranslator.category(of: type)
+        case .integer, .double: return .number
+        }
+    }
+
+    static func error(_ message: String) -> StoreError {
+        StoreError(.misuse, message)
+    }
+}

@@ -1,0 +1,174 @@
+import Foundation
+import Predicates
+import struct Predicates.Predicate
+
+extension ManagedObjectContext {
+    /// Runs a fetch request for dictionaries, Core Data's
+    /// `NSDictionaryResultType`: one dictionary per row (or per group),
+    /// keyed by the fetched properties' names.
+    ///
+    /// ```swift
+    /// var request = FetchRequest(entityName: "Person")
+    /// request.resultType = .dictionary
+    /// request.propertiesToFetch = [PropertyToFetch(keyPath: "department.name"),
+    ///                              PropertyToFetch(.sum, of: "salary", as: "total")]
+    /// request.propertiesToGroupBy = ["department.name"]
+    /// request.havingPredicate = try Predicate(format: "total > 100")
+    /// let rows = try context.fetchDictionaries(request)
+    /// // [["department.name": "Engineering", "total": 420]]
+    /// ```
+    ///
+    /// As in Core Data, a nil value leaves its key out of the dictionary
+    /// (``fetchRows(_:)`` keeps it as `.null`), and the results come from
+    /// the saved store only: unsaved changes of this context (and of its
+    /// parents) are ignored, whatever `includesPendingChanges` says.
+    ///
+    /// What each property returns:
+    /// - a key path, through to-one relationships too: the attribute's
+    ///   value, decoded by its type;
+    /// - a to-one relationship's name: the destination's primary key, as
+    ///   `.int` (the `ObjectID.primaryKey`);
+    /// - `count` of an empty key path: the number of rows; `count` of a
+    ///   key path: the number of non-nil values;
+    /// - `sum`: `.int` for integer and boolean attributes, `.double` for
+    ///   floating-point ones; 0 when there is nothing to add;
+    /// - `average`: `.double`, nil when there are no values;
+    /// - `min`, `max`: the attribute's type (`.date` for dates), nil when
+    ///   there are no values.
+    ///
+    /// Decimal attributes cannot be summed, averaged or ordered in SQL and
+    /// throw. With `propertiesToGroupBy` or any aggregate, every plain
+    /// property must be grouped by. `havingPredicate` and sort keys may
+    /// name fetched properties (`total > 100`) or key paths. Parts of the
+    /// predicate SQL cannot express are evaluated in memory first (on the
+    /// saved objects) and the SQL then runs over the matching rows, so the
+    /// answer is always the evaluator's.
+    public func fetchDictionaries(_ request: FetchRequest) throws -> [[String: Value]] {
+        let result = try fetchRows(request)
+        return result.rows.map { row in
+            var dictionary: [String: Value] = [:]
+            for (name, value) in zip(result.columns, row) where !value.isNull { dictionary[name] = value }
+            return dictionary
+        }
+    }
+
+    /// The rows of a dictionary fetch in column order, for tables: the
+    /// fetched properties' names, and one array of values per row, nil
+    /// values included as `.null`.
+    ///
+    /// ```swift
+    /// let (columns, rows) = try context.fetchRows(request)
+    /// print(columns)   // ["department.name", "total"]
+    /// ```
+    ///
+    /// Everything ``fetchDictionaries(_:)`` says applies.
+    public func fetchRows(_ request: FetchRequest) throws -> (columns: [String], rows: [[Value]]) {
+        try performAndWait {
+            let entity = try entity(for: request)
+            let store = persistentStoreCoordinator!.store
+            var plan = try DictionaryPlan(request: request, entity: entity, store: store)
+            if plan.whereResidual != nil {
+                let keys = try savedMatches(request)
+                plan = try DictionaryPlan(request: request, entity: entity, store: store, restrictedTo: keys)
+            }
+            var rows = try plan.rows(store: store)
+            let names = plan.columns.map(\.name)
+            if let having = plan.havingResidual {
+                let evaluator = Evaluator()
+                rows = try rows.filter { row in
+                    try evaluator.evaluate(having, on: FetchedRow(Dictionary(uniqueKeysWithValues: zip(names, row))))
+                }
+                let start = Swift.min(Swift.max(request.fetchOffset, 0), rows.count)
+                let end = request.fetchLimit > 0 ? Swift.min(start + request.fetchLimit, rows.count) : rows.count
+                rows = Array(rows[start..<end])
+            }
+            return (names, rows)
+        }
+    }
+
+    /// One aggregate over the saved objects of an entity, MagicalRecord's
+    /// `aggregateOperation:onAttribute:withPredicate:`.
+    ///
+    /// ```swift
+    /// let total = try context.aggregate(.sum, of: "salary", entity: "Person",
+    ///                                   where: try Predicate(format: "age > 30"))
+    /// let people = try context.aggregate(.count, of: "", entity: "Person", where: nil)
+    /// ```
+    ///
+    /// An empty key path with `.count` counts rows. The value is typed as
+    /// ``fetchDictionaries(_:)`` describes; `.null` for the average, minimum
+    /// or maximum of nothing.
+    public func aggregate(_ function: PropertyToFetch.Function, of keyPath: String, entity: String,
+                          where predicate: Predicate? = nil) throws -> Value {
+        var request = FetchRequest(entityName: entity, predicate: predicate)
+        request.resultType = .dictionary
+        request.propertiesToFetch = [PropertyToFetch(function, of: keyPath)]
+        return try fetchRows(request).rows.first?.first ?? .null
+    }
+
+    /// One aggregate per group: the groups' key values, in `groupBy`
+    /// order, with the aggregate of each, sorted by the keys.
+    ///
+    /// ```swift
+    /// for group in try context.aggregate(.average, of: "age", entity: "Person",
+    ///                                    where: nil, groupBy: ["department.name"]) {
+    ///     print(group.keys[0], group.value)   // "Engineering" 31.5
+    /// }
+    /// ```
+    public func aggregate(_ function: PropertyToFetch.Function, of keyPath: String, entity: String,
+                          where predicate: Predicate? = nil, groupBy: [String]) throws -> [AggregateGroup] {
+        var request = FetchRequest(entityName: entity, predicate: predicate)
+        request.resultType = .dictionary
+        request.propertiesToFetch = groupBy.map { PropertyToFetch(keyPath: $0) } + [PropertyToFetch(function, of: keyPath)]
+        request.propertiesToGroupBy = groupBy
+        return try fetchRows(request).rows.map { row in
+            AggregateGroup(keys: Array(row.dropLast()), value: row[row.count - 1])
+        }
+    }
+
+    /// The primary keys of the saved objects matching the request's
+    /// predicate, evaluated where needed in memory, on a scratch context
+    /// so that no unsaved change of this one counts.
+    private func savedMatches(_ request: FetchRequest) throws -> [Int64] {
+        let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: persistentStoreCoordinator!)
+        var matching = FetchRequest(entityName: request.entityName, predicate: request.predicate)
+        matching.includesSubentities = request.includesSubentities
+        matching.includesPendingChanges = false
+        return try scratch.fetchObjectIDs(matching).map(\.primaryKey)
+    }
+}
+
+/// One group of ``ManagedObjectContext/aggregate(_:of:entity:where:groupBy:)``.
+public struct AggregateGroup: Sendable, Hashable {
+    /// The values of the `groupBy` key paths, in order.
+    public var keys: [Value]
+    /// The aggregate over the group.
+    public var value: Value
+
+    public init(keys: [Value], value: Value) {
+        self.keys = keys
+        self.value = value
+    }
+}
+
+/// A result row as the evaluator sees it for a HAVING predicate: fetched
+/// names are keys, and a dotted name (`department.name`) reads as a key
+/// path. Any other key is an error, never a silent nil.
+private final class FetchedRow: PredicateObject {
+    let entries: [String: Value]
+
+    init(_ entries: [String: Value]) { self.entries = entries }
+
+    func predicateValue(forKey key: String) throws -> Operand {
+        if let value = entries[key] { return .value(value) }
+        let prefix = key + "."
+        var nested: [String: Value] = [:]
+        for (name, value) in entries where name.hasPrefix(prefix) {
+            nested[String(name.dropFirst(prefix.count))] = value
+        }
+        if nested.isEmpty {
+            throw EvaluationError(message: "'\(key)' is not a fetched property; the HAVING predicate reads only fetched names")
+        }
+        return .object(FetchedRow(nested))
+    }
+}
