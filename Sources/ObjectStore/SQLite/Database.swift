@@ -17,7 +17,9 @@ package final class Database: @unchecked Sendable {
     private var statementCache: [String: Statement] = [:]
     private var savepointDepth = 0
 
-    package init(path: String, readOnly: Bool = false) throws {
+    /// `busyTimeout` is how long a statement waits for another
+    /// connection's lock before failing with `StoreError.Kind.locked`.
+    package init(path: String, readOnly: Bool = false, busyTimeout: TimeInterval = 5) throws {
         self.path = path
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
@@ -30,7 +32,7 @@ package final class Database: @unchecked Sendable {
         }
         self.handle = db
         sqlite3_extended_result_codes(db, 1)
-        sqlite3_busy_timeout(db, 5_000)
+        sqlite3_busy_timeout(db, Int32(clamping: Int((busyTimeout * 1_000).rounded())))
         SQLFunctions.register(on: db)
     }
 

@@ -24,6 +24,8 @@ package final class SQLiteStore: @unchecked Sendable {
         package var readOnly = false
         /// MagicalRecord's `shouldDeleteStoreOnModelMismatch`.
         package var deleteOnModelMismatch = false
+        /// How long to wait for another connection's lock, in seconds.
+        package var busyTimeout: TimeInterval = 5
         package init() {}
     }
 
@@ -37,12 +39,12 @@ package final class SQLiteStore: @unchecked Sendable {
                 throw StoreError(.readOnly, "cannot create or write the store: directory '\(directory)' is not writable")
             }
         }
-        var database = try Database(path: path, readOnly: options.readOnly)
+        var database = try Database(path: path, readOnly: options.readOnly, busyTimeout: options.busyTimeout)
         var identifier: String
         do {
             identifier = try Self.prepareSchema(database, mapping: mapping, model: model, readOnly: options.readOnly)
         } catch let error as StoreError where error.kind == .modelMismatch && options.deleteOnModelMismatch {
-            database = try Self.deleteAndReopen(path: path, database: database)
+            database = try Self.deleteAndReopen(path: path, database: database, busyTimeout: options.busyTimeout)
             identifier = try Self.prepareSchema(database, mapping: mapping, model: model, readOnly: false)
         }
         self.database = database
@@ -52,12 +54,12 @@ package final class SQLiteStore: @unchecked Sendable {
         }
     }
 
-    private static func deleteAndReopen(path: String, database: Database) throws -> Database {
+    private static func deleteAndReopen(path: String, database: Database, busyTimeout: TimeInterval) throws -> Database {
         _ = database  // closed when released
         for suffix in ["", "-wal", "-shm", "-journal"] {
             try? FileManager.default.removeItem(atPath: path + suffix)
         }
-        return try Database(path: path)
+        return try Database(path: path, busyTimeout: busyTimeout)
     }
 
     package func withLock<T>(_ body: () throws -> T) rethrows -> T {
