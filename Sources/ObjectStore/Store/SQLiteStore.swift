@@ -38,6 +38,12 @@ package final class SQLiteStore: @unchecked Sendable {
             if !options.readOnly && !FileManager.default.isWritableFile(atPath: directory) {
                 throw StoreError(.readOnly, "cannot create or write the store: directory '\(directory)' is not writable")
             }
+            // SQLite would open the file read-only without a word, leave a
+            // -wal and -shm behind, and fail only at the first save.
+            if !options.readOnly && FileManager.default.fileExists(atPath: path)
+                && !FileManager.default.isWritableFile(atPath: path) {
+                throw StoreError(.readOnly, "cannot write the store: '\(path)' is not writable; open it read-only")
+            }
         }
         var database = try Database(path: path, readOnly: options.readOnly, busyTimeout: options.busyTimeout)
         var identifier: String
