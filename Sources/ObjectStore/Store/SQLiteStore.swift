@@ -45,7 +45,8 @@ package final class SQLiteStore: @unchecked Sendable {
                 throw StoreError(.readOnly, "cannot write the store: '\(path)' is not writable; open it read-only")
             }
         }
-        var database = try Database(path: path, readOnly: options.readOnly, busyTimeout: options.busyTimeout)
+        var database = try Database(path: path, readOnly: options.readOnly, immutable: try Self.needsImmutable(path, options),
+                                    busyTimeout: options.busyTimeout)
         var identifier: String
         do {
             identifier = try Self.prepareSchema(database, mapping: mapping, model: model, readOnly: options.readOnly)
@@ -58,6 +59,29 @@ package final class SQLiteStore: @unchecked Sendable {
         for entity in model.entities {
             layouts[ObjectIdentifier(entity)] = RowLayout(entity: entity, mapping: mapping)
         }
+    }
+
+    /// Whether a read-only store must be opened immutable: SQLite cannot
+    /// read a WAL store without creating its `-shm` file, which a directory
+    /// we cannot write to forbids. Immutable is safe only when nobody can
+    /// write there either (no write bits, or a read-only file system), so
+    /// no writer can be adding a `-wal` meanwhile; otherwise this throws.
+    private static func needsImmutable(_ path: String, _ options: Options) throws -> Bool {
+        guard options.readOnly, path != ":memory:" else { return false }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let fileManager = FileManager.default
+        if fileManager.isWritableFile(atPath: directory) || fileManager.fileExists(atPath: path + "-shm") {
+            return false
+        }
+        var info = stat()
+        var volume = statvfs()
+        let sealed = (stat(directory, &info) == 0 && info.st_mode & 0o222 == 0)
+            || (statvfs(directory, &volume) == 0 && volume.f_flag & UInt(ST_RDONLY) != 0)
+        if sealed && !fileManager.fileExists(atPath: path + "-wal") { return true }
+        throw StoreError(.readOnly, """
+            cannot open '\(path)' read-only: SQLite needs to create '\(URL(fileURLWithPath: path).lastPathComponent)-shm' \
+            next to it, and directory '\(directory)' is not writable
+            """)
     }
 
     private static func deleteAndReopen(path: String, database: Database, busyTimeout: TimeInterval) throws -> Database {
