@@ -70,7 +70,14 @@ import Testing
 
     /// Reads every row of the store through a fresh coordinator.
     static func storeTotals(_ path: String, model: ManagedObjectModel) throws -> (counters: [Int64: Int64], items: [Int64: Int]) {
-        let store = try SQLiteStore(path: path, model: model)
+        try storeTotals(try SQLiteStore(path: path, model: model), model: model)
+    }
+
+    static func storeTotals(_ coordinator: PersistentStoreCoordinator, model: ManagedObjectModel) throws -> (counters: [Int64: Int64], items: [Int64: Int]) {
+        try coordinator.store.withLock { try storeTotals(coordinator.store, model: model) }
+    }
+
+    static func storeTotals(_ store: SQLiteStore, model: ManagedObjectModel) throws -> (counters: [Int64: Int64], items: [Int64: Int]) {
         let counterTable = quoteIdentifier(store.mapping.table(for: model.entity(named: "Counter")!).name)
         let itemTable = quoteIdentifier(store.mapping.table(for: model.entity(named: "Item")!).name)
         var counters: [Int64: Int64] = [:]
@@ -197,6 +204,34 @@ import Testing
         #expect(totals.items == Dictionary(uniqueKeysWithValues: (0..<Int64(Self.workers)).map { ($0, Self.savesPerWorker) }))
         let merged = try await main.perform { Self.int(mainCounter.objects[0]["value"]) }
         #expect(merged == total, "the main context merged \(merged), the store holds \(total) (\(conflicts.load(ordering: .relaxed)) conflicts retried)")
+    }
+
+    /// Saves on different queues post their notifications in a race, so a
+    /// context may merge an older save after a newer one: it must keep the
+    /// newer values, and its next save must not see a false conflict.
+    @Test func mergingSavesOutOfOrderKeepsTheNewest() throws {
+        let coordinator = try TestModels.coordinator(try Self.model(), path: nil)
+        let writer = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        writer.insertObject(forEntityName: "Counter")["value"] = .int(0)
+        try writer.save()
+        let notes = Mutex<[ContextDidSaveNotification]>([])
+        writer.addDidSaveObserver { note in notes.withLock { $0.append(note) } }
+        let reader = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let seen = try Self.counter(of: 0, in: reader)
+        let counter = try Self.counter(of: 0, in: writer)
+        counter["value"] = .int(1)
+        try writer.save()
+        counter["value"] = .int(2)
+        try writer.save()
+
+        let saved = notes.withLock { $0 }
+        try #require(saved.count == 2)
+        reader.mergeChanges(fromContextDidSave: saved[1])
+        reader.mergeChanges(fromContextDidSave: saved[0])
+        #expect(seen["value"] == .int(2), "the older save was merged over the newer one")
+        seen["worker"] = .int(5)
+        try reader.save()
+        #expect(try Self.storeTotals(coordinator, model: coordinator.model).counters == [5: 2])
     }
 
     // MARK: - Conflicts
