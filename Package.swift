@@ -43,6 +43,9 @@ let package = Package(
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // Saves in a loop until killed, for the crash tests; opens a store as
+        // another user for the permission tests.
+        .executableTarget(name: "mrq-crash-worker", dependencies: ["ObjectStore", "Predicates"]),
         .testTarget(name: "PredicatesTests", dependencies: ["Predicates"]),
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "Predicates"], exclude: ["Fixtures"]),
         .testTarget(name: "ActiveRecordTests", dependencies: ["ActiveRecord", "ObjectStore"]),

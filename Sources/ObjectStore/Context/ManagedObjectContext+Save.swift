@@ -319,7 +319,7 @@ extension ManagedObjectContext {
         return ContextDidSaveNotification(
             insertedObjectIDs: inserted.map(\.objectID), updatedObjectIDs: updated.map(\.objectID),
             deletedObjectIDs: deleted.map(\.objectID), permanentIDs: permanentIDs,
-            snapshots: snapshots, toMany: toMany, context: self)
+            snapshots: snapshots, toMany: toMany, context: self, isStoreSave: isRoot)
     }
 
     /// Replaces temporary IDs by permanent ones everywhere in this context.
@@ -407,6 +407,9 @@ extension ManagedObjectContext {
                 let id = note.permanentIDs[id] ?? id
                 guard let object = registered[id], let snapshot = note.snapshots[id] else { continue }
                 if object.isFault { continue }
+                // Notifications of saves on other queues can arrive out of
+                // order: never go back to an older row version.
+                if note.isStoreSave && snapshot.version < object.version { continue }
                 merge(snapshot, toMany: note.toMany[id] ?? [:], into: object)
             }
             for id in note.deletedObjectIDs {

@@ -79,6 +79,9 @@ public struct ContextDidSaveNotification: @unchecked Sendable {
     package let toMany: [ObjectID: [Int: [ObjectID]]]
     /// The context that saved.
     public weak var context: ManagedObjectContext?
+    /// Whether the save wrote to the store (rather than to a parent
+    /// context): its snapshots then carry the stored row versions.
+    package var isStoreSave = false
 
     public static let name = Notification.Name("ManagedObjectContextDidSave")
 }

@@ -20,12 +20,16 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// Adds a SQLite store at `url`, or in memory when `url` is nil.
     /// Migrates the store when the model changed and the change can be
     /// inferred; with `deleteOnModelMismatch`, deletes and recreates it instead
-    /// of failing.
+    /// of failing. `busyTimeout` is how long, in seconds, a save or fetch
+    /// waits for another connection's lock before failing with
+    /// `StoreError.Kind.locked`.
     @discardableResult
-    public func addSQLiteStore(at url: URL?, readOnly: Bool = false, deleteOnModelMismatch: Bool = false) throws -> String {
+    public func addSQLiteStore(at url: URL?, readOnly: Bool = false, deleteOnModelMismatch: Bool = false,
+                               busyTimeout: TimeInterval = 5) throws -> String {
         var options = SQLiteStore.Options()
         options.readOnly = readOnly
         options.deleteOnModelMismatch = deleteOnModelMismatch
+        options.busyTimeout = busyTimeout
         let store = try SQLiteStore(path: url?.path ?? ":memory:", model: model, options: options)
         lock.withLock { _store = store }
         return store.identifier

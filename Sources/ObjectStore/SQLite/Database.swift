@@ -17,12 +17,23 @@ package final class Database: @unchecked Sendable {
     private var statementCache: [String: Statement] = [:]
     private var savepointDepth = 0
 
-    package init(path: String, readOnly: Bool = false) throws {
+    /// `busyTimeout` is how long a statement waits for another
+    /// connection's lock before failing with `StoreError.Kind.locked`.
+    ///
+    /// `immutable` (read-only only) tells SQLite the file cannot change while
+    /// open, so it takes no locks and needs no `-shm` file.
+    package init(path: String, readOnly: Bool = false, immutable: Bool = false, busyTimeout: TimeInterval = 5) throws {
         self.path = path
         var db: OpaquePointer?
         let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
             | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
-        let rc = sqlite3_open_v2(path, &db, flags, nil)
+        var name = path
+        if immutable {
+            precondition(readOnly, "only a read-only connection can be immutable")
+            let absolute = URL(fileURLWithPath: path).path
+            name = "file:" + (absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? absolute) + "?immutable=1"
+        }
+        let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let db { sqlite3_close_v2(db) }
@@ -30,7 +41,7 @@ package final class Database: @unchecked Sendable {
         }
         self.handle = db
         sqlite3_extended_result_codes(db, 1)
-        sqlite3_busy_timeout(db, 5_000)
+        sqlite3_busy_timeout(db, Int32(clamping: Int((busyTimeout * 1_000).rounded())))
         SQLFunctions.register(on: db)
     }
 

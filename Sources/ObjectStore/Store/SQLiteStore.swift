@@ -24,6 +24,8 @@ package final class SQLiteStore: @unchecked Sendable {
         package var readOnly = false
         /// MagicalRecord's `shouldDeleteStoreOnModelMismatch`.
         package var deleteOnModelMismatch = false
+        /// How long to wait for another connection's lock, in seconds.
+        package var busyTimeout: TimeInterval = 5
         package init() {}
     }
 
@@ -36,13 +38,20 @@ package final class SQLiteStore: @unchecked Sendable {
             if !options.readOnly && !FileManager.default.isWritableFile(atPath: directory) {
                 throw StoreError(.readOnly, "cannot create or write the store: directory '\(directory)' is not writable")
             }
+            // SQLite would open the file read-only without a word, leave a
+            // -wal and -shm behind, and fail only at the first save.
+            if !options.readOnly && FileManager.default.fileExists(atPath: path)
+                && !FileManager.default.isWritableFile(atPath: path) {
+                throw StoreError(.readOnly, "cannot write the store: '\(path)' is not writable; open it read-only")
+            }
         }
-        var database = try Database(path: path, readOnly: options.readOnly)
+        var database = try Database(path: path, readOnly: options.readOnly, immutable: try Self.needsImmutable(path, options),
+                                    busyTimeout: options.busyTimeout)
         var identifier: String
         do {
             identifier = try Self.prepareSchema(database, mapping: mapping, model: model, readOnly: options.readOnly)
         } catch let error as StoreError where error.kind == .modelMismatch && options.deleteOnModelMismatch {
-            database = try Self.deleteAndReopen(path: path, database: database)
+            database = try Self.deleteAndReopen(path: path, database: database, busyTimeout: options.busyTimeout)
             identifier = try Self.prepareSchema(database, mapping: mapping, model: model, readOnly: false)
         }
         self.database = database
@@ -78,12 +87,35 @@ package final class SQLiteStore: @unchecked Sendable {
         return try ManagedObjectModel(archive: archive)
     }
 
-    private static func deleteAndReopen(path: String, database: Database) throws -> Database {
+    /// Whether a read-only store must be opened immutable: SQLite cannot
+    /// read a WAL store without creating its `-shm` file, which a directory
+    /// we cannot write to forbids. Immutable is safe only when nobody can
+    /// write there either (no write bits, or a read-only file system), so
+    /// no writer can be adding a `-wal` meanwhile; otherwise this throws.
+    private static func needsImmutable(_ path: String, _ options: Options) throws -> Bool {
+        guard options.readOnly, path != ":memory:" else { return false }
+        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
+        let fileManager = FileManager.default
+        if fileManager.isWritableFile(atPath: directory) || fileManager.fileExists(atPath: path + "-shm") {
+            return false
+        }
+        var info = stat()
+        var volume = statvfs()
+        let sealed = (stat(directory, &info) == 0 && info.st_mode & 0o222 == 0)
+            || (statvfs(directory, &volume) == 0 && volume.f_flag & UInt(ST_RDONLY) != 0)
+        if sealed && !fileManager.fileExists(atPath: path + "-wal") { return true }
+        throw StoreError(.readOnly, """
+            cannot open '\(path)' read-only: SQLite needs to create '\(URL(fileURLWithPath: path).lastPathComponent)-shm' \
+            next to it, and directory '\(directory)' is not writable
+            """)
+    }
+
+    private static func deleteAndReopen(path: String, database: Database, busyTimeout: TimeInterval) throws -> Database {
         _ = database  // closed when released
         for suffix in ["", "-wal", "-shm", "-journal"] {
             try? FileManager.default.removeItem(atPath: path + suffix)
         }
-        return try Database(path: path)
+        return try Database(path: path, busyTimeout: busyTimeout)
     }
 
     package func withLock<T>(_ body: () throws -> T) rethrows -> T {
