@@ -215,6 +215,30 @@ extension ActiveRecordObject {
         return try Finder.context(context).count(for: request) > 0
     }
 
+    // MARK: - Aggregates
+
+    /// One aggregate over the saved objects, in SQL: MagicalRecord's
+    /// `aggregateOperation:onAttribute:withPredicate:`.
+    ///
+    /// ```swift
+    /// let payroll = try Person.aggregate(.sum, of: "salary", where: "active == YES")
+    /// ```
+    public static func aggregate(_ function: PropertyToFetch.Function, of keyPath: String, where format: String? = nil,
+                                 _ arguments: FormatArgument..., in context: ManagedObjectContext? = nil) throws -> Value {
+        let context = Finder.context(context)
+        let predicate = try format.map { try Predicate(format: $0, arguments: arguments) }
+        return try context.aggregate(function, of: keyPath, entity: entityName, where: predicate)
+    }
+
+    /// One aggregate per group of `groupBy` key paths, sorted by them.
+    public static func aggregate(_ function: PropertyToFetch.Function, of keyPath: String, where format: String? = nil,
+                                 _ arguments: FormatArgument..., groupBy: [String],
+                                 in context: ManagedObjectContext? = nil) throws -> [AggregateGroup] {
+        let context = Finder.context(context)
+        let predicate = try format.map { try Predicate(format: $0, arguments: arguments) }
+        return try context.aggregate(function, of: keyPath, entity: entityName, where: predicate, groupBy: groupBy)
+    }
+
     // MARK: - Creating and deleting
 
     /// A new object of this class in `context` (the default context when nil).

@@ -70,6 +70,16 @@ public enum MagicalRecord {
         current.withLock { $0 = nil }
     }
 
+    // MARK: - Logging
+
+    /// MagicalRecord's logging level: off, error, warn (the default),
+    /// info, debug or verbose.
+    public static func setLoggingLevel(_ level: MRLog.Level) {
+        MRLog.level = level
+    }
+
+    public static var loggingLevel: MRLog.Level { MRLog.level }
+
     // MARK: - Save blocks
 
     /// Runs `block` on a new private context, saves it to the store, merges

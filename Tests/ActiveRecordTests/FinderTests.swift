@@ -98,6 +98,15 @@ private func finderModel() throws -> ManagedObjectModel {
         #expect(try !Employee.hasAtLeastOne(where: "age > 90", in: context))
     }
 
+    @Test func aggregatesRunInSQL() throws {
+        let context = try context()
+        #expect(try Employee.aggregate(.sum, of: "age", in: context) == .int(182))
+        #expect(try Employee.aggregate(.max, of: "age", where: "team.name == %@", "core", in: context) == .int(41))
+        #expect(try Employee.aggregate(.count, of: "", in: context) == .int(4))
+        let groups = try Employee.aggregate(.average, of: "age", groupBy: ["team.name"], in: context)
+        #expect(groups == [AggregateGroup(keys: ["core"], value: .double(97.0 / 3)), AggregateGroup(keys: ["old-guard"], value: .double(85))])
+    }
+
     @Test func createDeleteTruncateAndPurge() throws {
         let context = try context()
         #expect(try Team.purgeStale(in: context) == 1)

@@ -39,7 +39,7 @@ extension ManagedObjectContext {
             }
             return try persistentStoreCoordinator!.store.destinations(of: relationship, from: object.objectID)
         } catch {
-            storeLogger.error("cannot load \(object.entity.name).\(relationship.name): \(error)")
+            MRLog.error("cannot load \(object.entity.name).\(relationship.name): \(error)")
             return []
         }
     }

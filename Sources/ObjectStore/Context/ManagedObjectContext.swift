@@ -259,7 +259,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
                 return
             }
         } catch {
-            storeLogger.error("cannot fulfil fault \(object.objectID): \(error)")
+            MRLog.error("cannot fulfil fault \(object.objectID): \(error)")
         }
         // The row is gone: Core Data raises here; mrq leaves the object empty.
         object.isFault = false

@@ -31,7 +31,7 @@ enum StoreMigrator {
                            [.string(SchemaBuilder.fingerprint(mapping: mapping, model: model))])
             try db.execute("UPDATE \(SQLiteStore.metadataTable) SET value = ? WHERE key = 'model'", [.data(model.archived())])
         }
-        storeLogger.info("migrated store \(db.path): \(plan.entities.count) entity and \(plan.properties.count) property changes")
+        MRLog.debug("migrated store \(db.path): \(plan.entities.count) entity and \(plan.properties.count) property changes")
     }
 
     private static func oldName(ofEntity name: String, plan: MigrationPlan) -> String? {

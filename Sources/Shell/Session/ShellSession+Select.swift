@@ -33,9 +33,40 @@ extension ShellSession {
         }
     }
 
+    /// Whether a select or aggregate can run as one SQL statement: the
+    /// store's dictionary fetch ignores unsaved changes (as Core Data's
+    /// does), so it is used only when the context has none, and key paths
+    /// must end at attributes (a to-one shows as its key value here).
+    func canRunInSQL(_ paths: [[String]], entity: EntityDescription) -> Bool {
+        guard !context.hasChanges else { return false }
+        for path in paths where !path.isEmpty {
+            var current = entity
+            for (i, key) in path.enumerated() {
+                if i == path.count - 1 {
+                    guard let attribute = current.attribute(named: key), attribute.type != .decimal else { return false }
+                } else {
+                    guard let relationship = current.relationship(named: key), relationship.isToOne,
+                          let destination = relationship.destination else { return false }
+                    current = destination
+                }
+            }
+        }
+        return true
+    }
+
     /// `select [distinct] a, b.c from Entity …`.
     func runSelect(_ select: SelectQuery) throws -> ResultSet {
-        let (objects, entity) = try fetch(select.query)
+        let entity = try self.entity(select.query.entity)
+        for keyPath in select.keyPaths { try checkPath(keyPath.path, range: keyPath.range, entity: entity) }
+        if canRunInSQL(select.keyPaths.map(\.path), entity: entity) {
+            var (request, _) = try self.request(for: select.query)
+            request.resultType = .dictionary
+            request.propertiesToFetch = select.keyPaths.map { PropertyToFetch(keyPath: $0.path.joined(separator: ".")) }
+            request.returnsDistinctResults = select.distinct
+            let (columns, rows) = try context.fetchRows(request)
+            return ResultSet(columns: columns, rows: rows.map { $0.map { .value($0) } })
+        }
+        let (objects, _) = try fetch(select.query)
         for keyPath in select.keyPaths { try checkPath(keyPath.path, range: keyPath.range, entity: entity) }
         var rows: [[Cell]] = []
         var seen: Set<[Value]> = []
@@ -49,15 +80,35 @@ extension ShellSession {
 
     /// `sum salary of Person where … group by department.name having sum > 10`.
     func runAggregate(_ aggregate: AggregateQuery) throws -> ResultSet {
-        var query = aggregate.query
-        let limit = query.limit
-        query.limit = nil
-        let (objects, entity) = try fetch(query)
+        let entity = try self.entity(aggregate.query.entity)
         if !aggregate.keyPath.isEmpty {
             try checkPath(aggregate.keyPath, range: aggregate.keyRange, entity: entity)
         }
         for key in aggregate.groupBy { try checkPath(key.path, range: key.range, entity: entity) }
         let name = aggregate.keyPath.isEmpty ? aggregate.function.rawValue : "\(aggregate.function.rawValue)(\(aggregate.keyPath.joined(separator: ".")))"
+        if canRunInSQL([aggregate.keyPath] + aggregate.groupBy.map(\.path), entity: entity) {
+            var (request, _) = try self.request(for: aggregate.query)
+            let function: PropertyToFetch.Function = aggregate.function == .avg ? .average
+                : PropertyToFetch.Function(rawValue: aggregate.function.rawValue)!
+            request.resultType = .dictionary
+            let groups = aggregate.groupBy.map { $0.path.joined(separator: ".") }
+            request.propertiesToFetch = groups.map { PropertyToFetch(keyPath: $0) }
+                + [PropertyToFetch(function, of: aggregate.keyPath.joined(separator: "."), as: name)]
+            request.propertiesToGroupBy = groups.isEmpty ? nil : groups
+            if request.sortDescriptors.isEmpty {
+                request.sortDescriptors = aggregate.groupBy.map { SortKey(keyPath: $0.path, ascending: true) }
+            }
+            if let having = aggregate.having {
+                // `having sum > 10` names the aggregate by its function.
+                request.havingPredicate = try renamingKey(aggregate.function.rawValue, to: name, in: having.substituting(variables: scalarVariables()))
+            }
+            let (columns, rows) = try context.fetchRows(request)
+            return ResultSet(columns: columns, rows: rows.map { $0.map { .value($0) } })
+        }
+        var query = aggregate.query
+        let limit = query.limit
+        query.limit = nil
+        let (objects, _) = try fetch(query)
         var groups: [[Value]: [ManagedObject]] = [:]
         var order: [[Value]] = []
         for object in objects {
@@ -94,6 +145,30 @@ extension ShellSession {
         }
         if let limit { rows = Array(rows.prefix(limit)) }
         return ResultSet(columns: aggregate.groupBy.map { $0.path.joined(separator: ".") } + [name], rows: rows)
+    }
+
+    /// The predicate with key `old` read as key `new`.
+    func renamingKey(_ old: String, to new: String, in predicate: Predicate) -> Predicate {
+        func expression(_ e: Expression) -> Expression {
+            var e = e
+            if case .keyPath(let path) = e.kind, path == [old] { e.kind = .keyPath([new]) }
+            return e
+        }
+        func rewrite(_ p: Predicate) -> Predicate {
+            var p = p
+            switch p.kind {
+            case .constant: break
+            case .not(let inner): p.kind = .not(rewrite(inner))
+            case .and(let parts): p.kind = .and(parts.map(rewrite))
+            case .or(let parts): p.kind = .or(parts.map(rewrite))
+            case .comparison(var c):
+                c.lhs = expression(c.lhs)
+                c.rhs = expression(c.rhs)
+                p.kind = .comparison(c)
+            }
+            return p
+        }
+        return rewrite(predicate)
     }
 
     static func order(_ a: Value, _ b: Value) -> Int {
