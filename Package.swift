@@ -46,6 +46,8 @@ let package = Package(
         // Saves in a loop until killed, for the crash tests; opens a store as
         // another user for the permission tests.
         .executableTarget(name: "mrq-crash-worker", dependencies: ["ObjectStore", "Predicates"]),
+        // The Swift example of Samples/, built and run by the tests.
+        .executableTarget(name: "mail-example", dependencies: ["ActiveRecord", "ObjectStore", "Predicates"], path: "Samples/MailExample", exclude: ["output.txt"]),
         .testTarget(name: "PredicatesTests", dependencies: ["Predicates"]),
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "Predicates"], exclude: ["Fixtures"]),
         .testTarget(name: "ActiveRecordTests", dependencies: ["ActiveRecord", "ObjectStore"]),

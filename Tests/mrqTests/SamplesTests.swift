@@ -51,3 +51,23 @@ enum TextDiff {
         return out.joined(separator: "\n")
     }
 }
+
+/// The Swift example of Samples/ compiles (it is a target) and prints its
+/// recorded output.
+@Suite struct SwiftExampleTests {
+    @Test func mailExampleImportsThenSplitsLetters() throws {
+        let binary = MRQBinary.packageRoot.appendingPathComponent(".build/debug/mail-example").path
+        try #require(FileManager.default.isExecutableFile(atPath: binary), "mail-example is not built: run `swift build --build-tests`")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = [MRQBinary.packageRoot.appendingPathComponent("Samples").path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        #expect(process.terminationStatus == 0)
+        let expected = try String(contentsOf: MRQBinary.packageRoot.appendingPathComponent("Samples/MailExample/output.txt"), encoding: .utf8)
+        #expect(String(decoding: data, as: UTF8.self) == expected)
+    }
+}
