@@ -24,6 +24,12 @@ enum Interrupt {
         sigemptyset(&action.sa_mask)
         action.sa_flags = 0
         sigaction(SIGINT, &action, nil)
+        // A parent may have started us with SIGINT blocked (a thread pool's
+        // mask survives fork and exec); Ctrl-C must still arrive.
+        var blocked = sigset_t()
+        sigemptyset(&blocked)
+        sigaddset(&blocked, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &blocked, nil)
     }
 
     /// Whether Ctrl-C was pressed since the last call; clears the flag.

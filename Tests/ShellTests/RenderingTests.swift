@@ -382,3 +382,57 @@ func displayWidthCountsTerminalColumns(text: String, width: Int) {
 
         """)
 }
+
+@Test func recordsAndLinesAreColouredLikeTables() {
+    let result = ResultSet(columns: ["id", "note"], rows: [[.value(.int(1)), .value(.null)]])
+    let bold = "\u{1B}[1m", dim = "\u{1B}[2m", cyan = "\u{1B}[36m", reset = "\u{1B}[0m"
+    #expect(renderer(.table, color: true, width: 10).render(result) == """
+        -[ RECORD 1 ]
+        \(bold)id\(reset)   | \(cyan)1\(reset)
+        \(bold)note\(reset) | \(dim)NULL\(reset)
+        (1 row)
+
+        """)
+    #expect(renderer(.line, color: true).render(result) == """
+          \(bold)id\(reset) = \(cyan)1\(reset)
+        \(bold)note\(reset) = \(dim)NULL\(reset)
+
+        """)
+}
+
+@Test func groupsInJSONAreAnArrayOfObjects() {
+    let result = ResultSet(
+        columns: ["city", "count"],
+        rows: [[.value(.string("Paris")), .value(.int(2))], [.value(.null), .value(.int(1))]]
+    )
+    #expect(renderer(.json).render(groups: result) == """
+        [
+          {
+            "city": "Paris",
+            "count": 2
+          },
+          {
+            "city": null,
+            "count": 1
+          }
+        ]
+
+        """)
+}
+
+@Test func decimalsAreRightAlignedLikeOtherNumbers() {
+    let result = ResultSet(
+        columns: ["price"],
+        rows: [[.value(.decimal(Decimal(string: "9.99")!))], [.value(.decimal(Decimal(100)))]]
+    )
+    #expect(renderer(.table).render(result) == """
+        ┌───────┐
+        │ price │
+        ├───────┤
+        │  9.99 │
+        │   100 │
+        └───────┘
+        (2 rows)
+
+        """)
+}

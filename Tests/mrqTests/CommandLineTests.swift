@@ -99,5 +99,4 @@ struct CommandLineTests {
         #expect(help.status == 0)
         #expect(help.stdout.contains("USAGE: mrq [--model <path>] [--store <path>] [--format <format>]"))
     }
-
 }
