@@ -39,7 +39,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public var automaticallyMergesChangesFromParent = false
 
     let queue: DispatchQueue?
-    private let queueKey = DispatchSpecificKey<ObjectIdentifier>()
+    /// Names the queue for `isOnQueue`; shared by main-queue contexts.
+    private let queueIdentity: ContextQueue.Identity?
 
     /// Every object this context holds, by ID (clean ones unretained).
     var registered = ObjectRegistry()
@@ -64,8 +65,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         self.concurrencyType = concurrencyType
         self.persistentStoreCoordinator = coordinator
         self.parent = nil
-        self.queue = Self.makeQueue(concurrencyType)
-        queue?.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+        (self.queue, self.queueIdentity) = ContextQueue.make(concurrencyType)
     }
 
     /// A child context: its saves go to `parent`, not to the store.
@@ -73,19 +73,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         self.concurrencyType = concurrencyType
         self.persistentStoreCoordinator = parent.persistentStoreCoordinator
         self.parent = parent
-        self.queue = Self.makeQueue(concurrencyType)
-        queue?.setSpecific(key: queueKey, value: ObjectIdentifier(self))
+        (self.queue, self.queueIdentity) = ContextQueue.make(concurrencyType)
         parent.childLock.withLock {
             parent.childContexts = parent.childContexts.filter { $0.value.context != nil }
             parent.childContexts[ObjectIdentifier(self)] = Weak(context: self)
-        }
-    }
-
-    private static func makeQueue(_ type: ConcurrencyType) -> DispatchQueue? {
-        switch type {
-        case .privateQueue: return DispatchQueue(label: "mrq.context")
-        case .mainQueue: return DispatchQueue.main
-        case .confined: return nil
         }
     }
 
@@ -107,7 +98,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public func performAndWait<T>(_ body: () throws -> T) rethrows -> T {
         guard let queue, !isOnQueue else { return try body() }
         if concurrencyType == .mainQueue && Thread.isMainThread { return try body() }
-        return try queue.sync(execute: body)
+        let held = ContextQueue.heldByCaller
+        return try queue.sync { try ContextQueue.holding(held) { try body() } }
     }
 
     /// Schedules `body` on the context's queue and returns at once.
@@ -126,8 +118,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         }
     }
 
+    /// Whether the running code may use this context's state: it runs on
+    /// the context's queue, or inside a `performAndWait` whose caller, now
+    /// waiting for it, runs there.
     var isOnQueue: Bool {
-        DispatchQueue.getSpecific(key: queueKey) == ObjectIdentifier(self)
+        guard let queueIdentity else { return false }
+        return ContextQueue.current === queueIdentity || ContextQueue.held.contains { $0 === queueIdentity }
     }
 
     // MARK: - Registration
@@ -341,5 +337,84 @@ extension ManagedObjectModel {
             preconditionFailure("the model has no entity '\(type.entityName)' for class \(type)")
         }
         EntityClassRegistry.shared.register(type, for: entity)
+    }
+}
+
+/// Which context queue the running code is on, and which ones it holds
+/// through callers blocked in `performAndWait`.
+///
+/// A child saving up to the store waits in its parent's `performAndWait`;
+/// the parent's save must then update the child (permanent IDs, merges)
+/// at once, not in a block queued behind the waiting child, and a nested
+/// `performAndWait` back into the child must not deadlock.
+enum ContextQueue {
+    final class Identity: Sendable {}
+
+    private static let key = DispatchSpecificKey<Identity>()
+    private static let main: Identity = {
+        let identity = Identity()
+        DispatchQueue.main.setSpecific(key: key, value: identity)
+        return identity
+    }()
+
+    static func make(_ type: ManagedObjectContext.ConcurrencyType) -> (DispatchQueue?, Identity?) {
+        switch type {
+        case .privateQueue:
+            let queue = DispatchQueue(label: "mrq.context")
+            let identity = Identity()
+            queue.setSpecific(key: key, value: identity)
+            return (queue, identity)
+        case .mainQueue:
+            return (DispatchQueue.main, main)
+        case .confined:
+            return (nil, nil)
+        }
+    }
+
+    /// The context queue the current thread runs, if any.
+    static var current: Identity? { DispatchQueue.getSpecific(key: key) }
+
+    /// Queues held by callers waiting in `performAndWait` for the running code.
+    static var held: [Identity] { heldStorage.value ?? [] }
+
+    /// What a `performAndWait` hands to its body: everything this code
+    /// holds, plus the queue it runs on.
+    static var heldByCaller: [Identity] {
+        var result = held
+        if let current { result.append(current) }
+        return result
+    }
+
+    static func holding<T>(_ queues: [Identity], _ body: () throws -> T) rethrows -> T {
+        let saved = heldStorage.value
+        heldStorage.value = queues
+        defer { heldStorage.value = saved }
+        return try body()
+    }
+
+    private static let heldStorage = ThreadLocal<[Identity]>()
+}
+
+/// A per-thread value.
+final class ThreadLocal<Value>: @unchecked Sendable {
+    private final class Box { let value: Value; init(_ value: Value) { self.value = value } }
+    private var key = pthread_key_t()
+
+    init() {
+        pthread_key_create(&key) { pointer in
+            if let pointer { Unmanaged<AnyObject>.fromOpaque(pointer).release() }
+        }
+    }
+
+    var value: Value? {
+        get {
+            guard let pointer = pthread_getspecific(key) else { return nil }
+            return (Unmanaged<AnyObject>.fromOpaque(pointer).takeUnretainedValue() as? Box)?.value
+        }
+        set {
+            if let old = pthread_getspecific(key) { Unmanaged<AnyObject>.fromOpaque(old).release() }
+            let box = newValue.map { Unmanaged<AnyObject>.passRetained(Box($0)).toOpaque() }
+            pthread_setspecific(key, box)
+        }
     }
 }

@@ -1,0 +1,196 @@
+import Foundation
+import Synchronization
+import Testing
+@testable import ActiveRecord
+import ObjectStore
+import Predicates
+
+/// MagicalRecord's save blocks over a real stack: a private root saving
+/// context on a SQLite file, a main-queue default context as its child.
+///
+/// Serialized: `MagicalRecord` holds one global stack.
+@Suite(.serialized) struct SavingTests {
+    struct Refused: Error, Equatable {}
+
+    /// Objects to carry out of a save block; read on their context's queue.
+    final class Box: @unchecked Sendable {
+        var object: ManagedObject?
+        var temporaryID: ObjectID?
+    }
+
+    static func setUp() throws -> (CoreDataStack, URL) {
+        let model = try ManagedObjectModel {
+            Entity("Person") {
+                Attribute("name", .string).required()
+                Attribute("age", .integer16, default: .int(0))
+            }
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mrq-saving-\(UUID().uuidString)")
+        let stack = try MagicalRecord.setupCoreDataStack(model: model, storeAt: directory.appendingPathComponent("store.sqlite"))
+        return (stack, directory)
+    }
+
+    static func tearDown(_ directory: URL) {
+        MagicalRecord.cleanUp()
+        try? FileManager.default.removeItem(at: directory)
+    }
+
+    static func insertPerson(_ name: String, in context: ManagedObjectContext) -> ManagedObject {
+        let person = context.insertObject(forEntityName: "Person")
+        person["name"] = .string(name)
+        return person
+    }
+
+    /// Names in the default context, with whether it has pending changes.
+    static func defaultContextNames() async throws -> ([String], Bool) {
+        let context = MagicalRecord.defaultContext
+        return try await context.perform {
+            let people = try context.fetch(FetchRequest(entityName: "Person"))
+            let names = people.map { person -> String in
+                if case .string(let name) = person["name"] { return name } else { return "?" }
+            }
+            return (names.sorted(), context.hasChanges)
+        }
+    }
+
+    /// Marks the main queue. Under `swift test` on Linux the main queue is
+    /// not always drained by the main thread, so `Thread.isMainThread`
+    /// cannot tell.
+    static let mainQueueKey: DispatchSpecificKey<Int> = {
+        let key = DispatchSpecificKey<Int>()
+        DispatchQueue.main.setSpecific(key: key, value: 1)
+        return key
+    }()
+
+    /// `MagicalRecord.save(_:completion:)`, awaited: the completion's
+    /// arguments and whether it ran on the main queue.
+    static func saveWithCompletion(_ block: @escaping @Sendable (ManagedObjectContext) throws -> Void)
+        async -> (saved: Bool, error: (any Error)?, onMain: Bool) {
+        let key = mainQueueKey
+        return await withCheckedContinuation { done in
+            MagicalRecord.save(block) { saved, error in
+                done.resume(returning: (saved, error, DispatchQueue.getSpecific(key: key) == 1))
+            }
+        }
+    }
+
+    // MARK: - save(_:completion:)
+
+    @Test func saveBlockCompletesOnMainQueueWithTrue() async throws {
+        let (_, directory) = try Self.setUp()
+        defer { Self.tearDown(directory) }
+        let result = await Self.saveWithCompletion { context in _ = Self.insertPerson("Ada", in: context) }
+        #expect(result.saved == true)
+        #expect(result.error == nil)
+        #expect(result.onMain, "completion runs on the main queue")
+        let (names, pending) = try await Self.defaultContextNames()
+        #expect(names == ["Ada"])
+        #expect(!pending)
+    }
+
+    @Test func saveBlockWithNothingToSaveCompletesWithFalse() async throws {
+        let (_, directory) = try Self.setUp()
+        defer { Self.tearDown(directory) }
+        let result = await Self.saveWithCompletion { _ in }
+        #expect(result.saved == false)
+        #expect(result.error == nil)
+        #expect(result.onMain)
+    }
+
+    @Test func saveBlockThatThrowsCompletesWithTheError() async throws {
+        let (_, directory) = try Self.setUp()
+        defer { Self.tearDown(directory) }
+        let result = await Self.saveWithCompletion { context in
+            _ = Self.insertPerson("Ada", in: context)
+            throw Refused()
+        }
+        #expect(result.saved == false)
+        #expect(result.error as? Refused == Refused())
+        #expect(result.onMain)
+        #expect(try await Self.defaultContextNames().0.isEmpty, "nothing was saved")
+    }
+
+    @Test func saveBlockThatFailsValidationCompletesWithTheError() async throws {
+        let (_, directory) = try Self.setUp()
+        defer { Self.tearDown(directory) }
+        let result = await Self.saveWithCompletion { context in
+            context.insertObject(forEntityName: "Person")  // no name: required
+        }
+        #expect(result.saved == false)
+        #expect(result.error is ValidationError, "\(String(describing: result.error))")
+        #expect(result.onMain)
+        #expect(try await Self.defaultContextNames().0.isEmpty, "nothing was saved")
+    }
+
+    // MARK: - saveAndWait
+
+    @Test func saveAndWaitInsertIsVisibleInDefaultContextWithNoPendingChanges() async throws {
+        let (stack, directory) = try Self.setUp()
+        defer { Self.tearDown(directory) }
+        let saved = try MagicalRecord.saveAndWait { context in _ = Self.insertPerson("Grace", in: context) }
+        #expect(saved)
+        let (names, pending) = try await Self.defaultContextNames()
+        #expect(names == ["Grace"])
+        #expect(!pending, "the default context has no pending changes")
+        #expect(try await stack.rootSavingContext.perform { stack.rootSavingContext.hasChanges } == false,
+                "the root saving context wrote everything")
+        #expect(try MagicalRecord.saveAndWait { _ in } == false, "nothing to save")
+        #expect(throws: Refused.self) { try MagicalRecord.saveAndWait { _ in throw Refused() } }
+    }
+
+    // MARK: - async save
+
+    @Test func asyncSaveReturnsWhetherItSaved() async throws {
+        let (_, directory) = try Self.setUp()
+        defer { Self.tearDown(directory) }
+        #expect(try await MagicalRecord.save { context in _ = Self.insertPerson("Linus", in: context) })
+        #expect(try await MagicalRecord.save { _ in } == false)
+        await #expect(throws: Refused.self) { try await MagicalRecord.save { _ in throw Refused() } }
+        #expect(try await Self.defaultContextNames() == (["Linus"], false))
+    }
+
+    // MARK: - Permanent IDs
+
+    @Test func temporaryIDsBecomePermanentAfterSavingToTheStore() async throws {
+        let (_, directory) = try Self.setUp()
+        defer { Self.tearDown(directory) }
+        let box = Box()
+        try MagicalRecord.saveAndWait { context in
+            box.object = Self.insertPerson("Ada", in: context)
+            box.temporaryID = box.object?.objectID
+        }
+        let temporary = try #require(box.temporaryID)
+        #expect(temporary.isTemporaryID)
+        // The root's save updated the waiting block context at once.
+        let permanent = try #require(box.object).objectID
+        #expect(!permanent.isTemporaryID)
+
+        // The default context sees the object under its permanent ID.
+        let defaultContext = MagicalRecord.defaultContext
+        let seen = try await defaultContext.perform { () throws -> ObjectID in
+            try #require(try defaultContext.fetch(FetchRequest(entityName: "Person")).first).objectID
+        }
+        #expect(seen == permanent)
+    }
+
+    @Test func defaultContextObjectsGetPermanentIDsWhenSavedToTheStore() async throws {
+        let (_, directory) = try Self.setUp()
+        defer { Self.tearDown(directory) }
+        let defaultContext = MagicalRecord.defaultContext
+        let ids = try await MainActor.run { () throws -> (ObjectID, ObjectID) in
+            let person = Self.insertPerson("Ada", in: defaultContext)
+            let before = person.objectID
+            #expect(try defaultContext.saveToPersistentStoreAndWait())
+            return (before, person.objectID)
+        }
+        #expect(ids.0.isTemporaryID)
+        #expect(!ids.1.isTemporaryID, "after saving to the store the default context's object has a permanent ID")
+        let stored = try await defaultContext.perform { () throws -> (ObjectID, Bool) in
+            let person = try #require(try defaultContext.fetch(FetchRequest(entityName: "Person")).first)
+            return (person.objectID, defaultContext.hasChanges)
+        }
+        #expect(stored.0 == ids.1)
+        #expect(!stored.0.isTemporaryID)
+        #expect(!stored.1)
+    }
+}
