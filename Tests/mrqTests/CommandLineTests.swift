@@ -2,21 +2,21 @@ import Foundation
 import Testing
 
 // The built binary without a terminal: exit codes, argument errors, and
-// scripts from stdin, -c and files. Output checks rely on the placeholder
-// session echoing each statement; revisit them when the interpreter lands.
+// scripts from stdin, -c and files. A string literal statement prints
+// itself, which keeps the expected outputs short.
 
 @Suite(.enabled(if: MRQBinary.isBuilt, MRQBinary.notBuilt))
 struct CommandLineTests {
     @Test func pipedScriptRunsWithoutAPrompt() throws {
-        let result = try MRQBinary.run([], stdin: "fetch Person\ncount Person\n")
+        let result = try MRQBinary.run([], stdin: "\"fetch\"\n1 + 1\n")
         #expect(result.status == 0)
-        #expect(result.stdout == "fetch Person\ncount Person\n")
+        #expect(result.stdout == "fetch\n2\n")
         #expect(!result.stdout.contains("mrq>"))
         #expect(result.stderr == "")
     }
 
     @Test func pipedScriptWithErrorsExits65() throws {
-        let result = try MRQBinary.run([], stdin: "fetch Person where (\n")
+        let result = try MRQBinary.run([], stdin: "count Person where (\n")
         #expect(result.status == 65)
         #expect(result.stderr.contains("incomplete input"))
     }
@@ -47,48 +47,49 @@ struct CommandLineTests {
     }
 
     @Test func goodParametersAreAccepted() throws {
-        let result = try MRQBinary.run(["--param", "name=Ada", "--param", "age=36", "-c", "x"])
+        let result = try MRQBinary.run(["--param", "name=Ada", "--param", "age=36", "-c", "$name", "-c", "$age + 1"])
         #expect(result.status == 0)
+        #expect(result.stdout == "Ada\n37\n")
     }
 
     @Test func commandsRunBeforeFilesInOrder() throws {
-        let first = try MRQBinary.temporaryFile("two\n")
-        let second = try MRQBinary.temporaryFile("three\n")
+        let first = try MRQBinary.temporaryFile("\"two\"\n")
+        let second = try MRQBinary.temporaryFile("\"three\"\n")
         defer { try? FileManager.default.removeItem(atPath: first); try? FileManager.default.removeItem(atPath: second) }
-        let result = try MRQBinary.run(["-c", "one", first, second])
+        let result = try MRQBinary.run(["-c", "\"one\"", first, second])
         #expect(result.status == 0)
         #expect(result.stdout == "one\ntwo\nthree\n")
     }
 
     @Test func firstFailingScriptStopsTheRunWith65() throws {
-        let broken = try MRQBinary.temporaryFile("fetch (\n")
-        let never = try MRQBinary.temporaryFile("never\n")
+        let broken = try MRQBinary.temporaryFile("count Person where (\n")
+        let never = try MRQBinary.temporaryFile("\"never\"\n")
         defer { try? FileManager.default.removeItem(atPath: broken); try? FileManager.default.removeItem(atPath: never) }
         let result = try MRQBinary.run([broken, never])
         #expect(result.status == 65)
-        #expect(result.stderr.contains("\(broken): error: incomplete input"))
+        #expect(result.stderr.contains("\(broken):1:20: error: incomplete input"))
         #expect(!result.stdout.contains("never"))
     }
 
     @Test func failingCommandSkipsTheFiles() throws {
-        let file = try MRQBinary.temporaryFile("never\n")
+        let file = try MRQBinary.temporaryFile("\"never\"\n")
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let result = try MRQBinary.run(["-c", "fetch (", file])
+        let result = try MRQBinary.run(["-c", "count Person where (", file])
         #expect(result.status == 65)
         #expect(result.stdout == "")
     }
 
     @Test func filesIgnoreStandardInput() throws {
-        let file = try MRQBinary.temporaryFile("from file\n")
+        let file = try MRQBinary.temporaryFile("\"from file\"\n")
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let result = try MRQBinary.run([file], stdin: "from stdin\n")
+        let result = try MRQBinary.run([file], stdin: "\"from stdin\"\n")
         #expect(result.stdout == "from file\n")
     }
 
     @Test func interactiveFlagReadsStdinAfterCommandsWithoutAPrompt() throws {
-        let result = try MRQBinary.run(["-c", "one", "-i"], stdin: "two (\nthree)\nfour\n")
+        let result = try MRQBinary.run(["-c", "\"one\"", "-i"], stdin: "(1 +\n2)\n\"four\"\n")
         #expect(result.status == 0)
-        #expect(result.stdout == "one\ntwo (\nthree)\nfour\n")
+        #expect(result.stdout == "one\n3\nfour\n")
     }
 
     @Test func versionAndHelp() throws {

@@ -1,9 +1,9 @@
 import Foundation
 import Testing
 
-// End-to-end: the built mrq at a real (tmux) terminal, with libedit.
-// Output checks rely on the placeholder session, which echoes statements
-// and completes `Pers` to `Person`; revisit them when the interpreter lands.
+// End-to-end: the built mrq at a real (tmux) terminal, with libedit, on
+// the People sample model. A string literal statement prints itself, which
+// keeps the screens short.
 
 @Suite(.serialized, .enabled(if: MRQBinary.isBuilt, MRQBinary.notBuilt))
 final class TerminalTests {
@@ -16,11 +16,12 @@ final class TerminalTests {
     /// Starts mrq in tmux with its own history file and waits for the
     /// prompt; `nil`, with an issue recorded, when tmux is missing.
     func startShell() throws -> Tmux? {
+        let model = MRQBinary.packageRoot.appendingPathComponent("Samples/People.xcdatamodeld").path
         guard let executable = Tmux.executable else {
             Issue.record(Tmux.missing)
             return nil
         }
-        let command = "exec env MRQ_HISTORY='\(historyPath)' NO_COLOR=1 '\(MRQBinary.path)'"
+        let command = "exec env MRQ_HISTORY='\(historyPath)' NO_COLOR=1 '\(MRQBinary.path)' --model '\(model)'"
         let tmux = try Tmux(executable: executable, command: command)
         try tmux.waitForLastLine("mrq>")
         return tmux
@@ -28,27 +29,26 @@ final class TerminalTests {
 
     @Test func typedLineReachesTheSession() throws {
         guard let tmux = try startShell() else { return }
-        try tmux.type("fetch Person")
-        try tmux.waitForLastLine("mrq> fetch Person")
+        try tmux.type("\"hello\"")
+        try tmux.waitForLastLine("mrq> \"hello\"")
         try tmux.press("Enter")
-        let screen = try tmux.waitFor("the echo") { $0.suffix(2) == ["fetch Person", "mrq>"] }
-        #expect(screen == ["mrq> fetch Person", "fetch Person", "mrq>"])
+        let screen = try tmux.waitFor("the result") { $0.suffix(2) == ["hello", "mrq>"] }
+        #expect(screen == ["mrq> \"hello\"", "hello", "mrq>"])
     }
 
     @Test func multiLineStatementShowsTheContinuationPrompt() throws {
         guard let tmux = try startShell() else { return }
-        try tmux.type("fetch Person where (")
-        try tmux.waitForLastLine("mrq> fetch Person where (")
+        try tmux.type("(1 +")
+        try tmux.waitForLastLine("mrq> (1 +")
         try tmux.press("Enter")
         try tmux.waitForLastLine("   ...>")
-        try tmux.type("age > 3)")
+        try tmux.type("2)")
         try tmux.press("Enter")
         let screen = try tmux.waitForLastLine("mrq>")
         #expect(screen == [
-            "mrq> fetch Person where (",
-            "   ...> age > 3)",
-            "fetch Person where (",
-            "age > 3)",
+            "mrq> (1 +",
+            "   ...> 2)",
+            "3",
             "mrq>",
         ])
     }
@@ -59,30 +59,34 @@ final class TerminalTests {
         try tmux.waitForLastLine("mrq> count Pers")
         try tmux.press("Tab")
         try tmux.waitForLastLine("mrq> count Person")
+        try tmux.type(" where ag")
+        try tmux.press("Tab")
+        try tmux.waitForLastLine("mrq> count Person where age")
+        try tmux.type(" > 3")
         try tmux.press("Enter")
-        try tmux.waitFor("the completed statement echoed") { $0.contains("count Person") }
+        try tmux.waitFor("the count of the completed statement") { $0.contains("│     0 │") && $0.last == "mrq>" }
     }
 
     @Test func ctrlCCancelsTheLineAndKeepsTheShellRunning() throws {
         guard let tmux = try startShell() else { return }
-        try tmux.type("fetch Per")
-        try tmux.waitForLastLine("mrq> fetch Per")
+        try tmux.type("count Per")
+        try tmux.waitForLastLine("mrq> count Per")
         try tmux.press("C-c")
         try tmux.waitForLastLine("mrq>")
         // Also inside a multi-line statement: back to the main prompt.
-        try tmux.type("fetch (")
+        try tmux.type("(1 +")
         try tmux.press("Enter")
         try tmux.waitForLastLine("   ...>")
         try tmux.press("C-c")
         try tmux.waitForLastLine("mrq>")
-        try tmux.type("ok")
+        try tmux.type("\"ok\"")
         try tmux.press("Enter")
-        let screen = try tmux.waitFor("'ok' echoed") { $0.suffix(2) == ["ok", "mrq>"] }
+        let screen = try tmux.waitFor("'ok' printed") { $0.suffix(2) == ["ok", "mrq>"] }
         #expect(screen == [
-            "mrq> fetch Per^C",
-            "mrq> fetch (",
+            "mrq> count Per^C",
+            "mrq> (1 +",
             "   ...> ^C",
-            "mrq> ok",
+            "mrq> \"ok\"",
             "ok",
             "mrq>",
         ])
@@ -99,14 +103,14 @@ final class TerminalTests {
     @Test func upArrowRecallsHistoryFromThePreviousRun() throws {
         do {
             guard let first = try startShell() else { return }
-            try first.type("count Department")
+            try first.type("\"first\"")
             try first.press("Enter")
-            try first.waitFor("echo") { $0.suffix(2) == ["count Department", "mrq>"] }
-            try first.type("fetch Person where (")
+            try first.waitFor("result") { $0.suffix(2) == ["first", "mrq>"] }
+            try first.type("(1 +")
             try first.press("Enter")
-            try first.type("age > 3)")
+            try first.type("2)")
             try first.press("Enter")
-            try first.waitFor("echo") { $0.suffix(2) == ["age > 3)", "mrq>"] }
+            try first.waitFor("result") { $0.suffix(2) == ["3", "mrq>"] }
             try first.press("C-d")
             try first.waitFor("exit") { $0.contains { $0.hasPrefix("Pane is dead") } }
         }
@@ -116,24 +120,24 @@ final class TerminalTests {
         guard let second = try startShell() else { return }
         try second.press("Up")
         // The multi-line statement comes back whole, as one entry.
-        try second.waitFor("the multi-line entry") { $0.suffix(2) == ["mrq> fetch Person where (", "age > 3)"] }
+        try second.waitFor("the multi-line entry") { $0.suffix(2) == ["mrq> (1 +", "2)"] }
         try second.press("Up")
-        try second.waitFor("the first entry") { $0.last == "mrq> count Department" }
+        try second.waitFor("the first entry") { $0.last == "mrq> \"first\"" }
         try second.press("Enter")
-        try second.waitFor("the recalled entry run") { $0.suffix(2) == ["count Department", "mrq>"] }
+        try second.waitFor("the recalled entry run") { $0.suffix(2) == ["first", "mrq>"] }
     }
 
     @Test func ctrlRSearchesHistoryBackwards() throws {
         guard let tmux = try startShell() else { return }
-        for statement in ["fetch Person", "count Department"] {
+        for (statement, result) in [("\"fetch me\"", "fetch me"), ("\"other\"", "other")] {
             try tmux.type(statement)
             try tmux.press("Enter")
-            try tmux.waitFor("echo") { $0.suffix(2) == [statement, "mrq>"] }
+            try tmux.waitFor("result") { $0.suffix(2) == [result, "mrq>"] }
         }
         try tmux.press("C-r")
         try tmux.type("fet")
-        try tmux.waitFor("the match") { $0.contains("mrq> fetch Person") && $0.last?.hasSuffix("fet") == true }
+        try tmux.waitFor("the match") { $0.contains("mrq> \"fetch me\"") && $0.last?.hasSuffix("fet") == true }
         try tmux.press("Enter")
-        try tmux.waitFor("the found entry run") { $0.filter { $0 == "fetch Person" }.count == 2 }
+        try tmux.waitFor("the found entry run") { $0.filter { $0 == "fetch me" }.count == 2 }
     }
 }
