@@ -29,7 +29,9 @@ import struct Predicates.Expression
             let context = try DifferentialModel.populate(model, random: &random)
             let store = context.persistentStoreCoordinator!.store
             let entity = model.entity(named: "Item")!
-            let all = try context.fetch(FetchRequest(entityName: "Item")).map { $0 }
+            var everything = FetchRequest(entityName: "Item")
+            everything.returnsObjectsAsFaults = false
+            let all = try context.fetch(everything).map { $0 }
             for object in all { DifferentialModel.loadEverything(object) }
             let evaluator = Evaluator()
             var generator = PredicateGenerator(random: random)
