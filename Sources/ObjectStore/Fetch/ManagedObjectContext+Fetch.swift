@@ -16,16 +16,36 @@ extension ManagedObjectContext {
     /// objects re-evaluated and re-sorted. With a `fetchBatchSize`, only
     /// IDs are read at first and objects are loaded batch by batch as the
     /// results are read.
+    ///
+    /// With `returnsObjectsAsFaults` (the default), objects not yet
+    /// registered come back as faults when SQL alone answers the request:
+    /// only their IDs are read, and each loads its values when first
+    /// touched. Set it to false to have every object filled by the fetch's
+    /// own query. Objects the fetch had to load anyway (to evaluate part of
+    /// the predicate, merge unsaved changes or sort in memory) come back
+    /// filled either way.
+    ///
+    /// `relationshipKeyPathsForPrefetching` (`["department", "tags",
+    /// "department.people"]`) loads the destinations of those
+    /// relationships for all the results, one query per relationship, so
+    /// that reading them fires no fault later, for as long as the results
+    /// are held (they keep the prefetched objects alive); the results
+    /// themselves are then filled too. With a batch size, each batch
+    /// prefetches its own.
     public func fetch(_ request: FetchRequest) throws -> FetchResults {
         try performAndWait {
             let entity = try entity(for: request)
             var request = request
             request.resultType = .managedObject
+            try validatePrefetching(request.relationshipKeyPathsForPrefetching, from: entity)
             if request.fetchBatchSize > 0 {
                 let ids = try matchingIDs(request, entity: entity)
-                return FetchResults(context: self, ids: ids, batchSize: request.fetchBatchSize)
+                return FetchResults(context: self, ids: ids, batchSize: request.fetchBatchSize,
+                                    prefetching: request.relationshipKeyPathsForPrefetching)
             }
-            return FetchResults(objects: try matchingObjects(request, entity: entity))
+            let objects = try matchingObjects(request, entity: entity)
+            let prefetched = try prefetch(request.relationshipKeyPathsForPrefetching, for: objects)
+            return FetchResults(objects: objects, prefetched: prefetched)
         }
     }
 
@@ -88,6 +108,8 @@ extension ManagedObjectContext {
             var upstream = request
             if pending { upstream.fetchLimit = 0; upstream.fetchOffset = 0 }
             upstream.fetchBatchSize = 0
+            // The parent answers with snapshots: it must fill its objects.
+            upstream.returnsObjectsAsFaults = false
             let snapshots = try parent.performAndWait { () throws -> [Snapshot] in
                 let found = try parent.matchingObjects(upstream, entity: entity)
                 return found.map { parent.currentSnapshot(of: $0) }
@@ -99,6 +121,13 @@ extension ManagedObjectContext {
             let store = persistentStoreCoordinator!.store
             let plan = try FetchPlan(request: request, entity: entity, store: store, predicate: predicate)
             let inMemory = pending || plan.residual != nil || plan.order == nil
+            if !inMemory && request.returnsObjectsAsFaults && request.relationshipKeyPathsForPrefetching.isEmpty {
+                // IDs only: registered objects stay as they are, new ones
+                // are faults.
+                let ids = try store.objectIDs(sql: plan.selectIDs(limit: request.fetchLimit, offset: request.fetchOffset),
+                                              bindings: plan.bindings, root: plan.root)
+                return ids.map { object(with: $0) }
+            }
             let sql = inMemory ? plan.selectRows(store: store, limit: 0, offset: 0)
                 : plan.selectRows(store: store, limit: request.fetchLimit, offset: request.fetchOffset)
             objects = register(try store.snapshots(sql: sql, bindings: plan.bindings, root: plan.root))
@@ -185,6 +214,9 @@ extension ManagedObjectContext {
 /// million rows keeps memory bounded.
 public struct FetchResults: RandomAccessCollection {
     private let storage: Storage
+    /// Objects loaded by prefetching: the context holds clean objects
+    /// weakly, so the results keep them alive.
+    private let prefetched: [ManagedObject]
     private enum Storage {
         case objects([ManagedObject])
         case batched(Batcher)
@@ -194,22 +226,32 @@ public struct FetchResults: RandomAccessCollection {
         let context: ManagedObjectContext
         let ids: [ObjectID]
         let batchSize: Int
+        let prefetching: [String]
         var batchStart = -1
         var batch: [ManagedObject] = []
+        /// What the current batch prefetched, kept alive with it.
+        var prefetched: [ManagedObject] = []
 
-        init(context: ManagedObjectContext, ids: [ObjectID], batchSize: Int) {
+        init(context: ManagedObjectContext, ids: [ObjectID], batchSize: Int, prefetching: [String]) {
             self.context = context
             self.ids = ids
             self.batchSize = batchSize
+            self.prefetching = prefetching
         }
 
         func object(at index: Int) -> ManagedObject {
             let start = index - index % batchSize
             if start != batchStart {
                 let slice = ids[start..<Swift.min(start + batchSize, ids.count)]
+                prefetched = []
                 batch = context.performAndWait {
                     let objects = slice.map { context.object(with: $0) }
-                    try? context.fulfill(objects)
+                    do {
+                        try context.fulfill(objects)
+                        prefetched = try context.prefetch(prefetching, for: objects)
+                    } catch {
+                        storeLogger.error("cannot load a batch of \(slice.count) objects: \(error)")
+                    }
                     return objects
                 }
                 batchStart = start
@@ -218,9 +260,14 @@ public struct FetchResults: RandomAccessCollection {
         }
     }
 
-    init(objects: [ManagedObject]) { storage = .objects(objects) }
-    init(context: ManagedObjectContext, ids: [ObjectID], batchSize: Int) {
-        storage = .batched(Batcher(context: context, ids: ids, batchSize: batchSize))
+    init(objects: [ManagedObject], prefetched: [ManagedObject] = []) {
+        storage = .objects(objects)
+        self.prefetched = prefetched
+    }
+
+    init(context: ManagedObjectContext, ids: [ObjectID], batchSize: Int, prefetching: [String] = []) {
+        storage = .batched(Batcher(context: context, ids: ids, batchSize: batchSize, prefetching: prefetching))
+        prefetched = []
     }
 
     public var startIndex: Int { 0 }

@@ -227,8 +227,9 @@ struct SQLTranslator {
         let correlation: String
         /// Joins added while translating inside must follow `from`.
         let scope: Scope
-        /// The foreign key reaching the owner through to-one hops; nil when
-        /// the owner is the row itself (never nil).
+        /// The foreign key reaching the owner through to-one hops, which
+        /// may be null; nil when the owner is the row itself or a SUBQUERY
+        /// variable, which always exist.
         let nullableOwner: String?
     }
 
