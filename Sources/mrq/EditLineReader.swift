@@ -111,7 +111,14 @@ private func completionAttempt(
         line = String(cString: copy)
         free(copy)
     }
-    Completion.candidates = Completion.provider?(line, Int(mrq_rl_point())) ?? []
+    // libedit's copy can lag the last typed character; the word being
+    // completed (`text`, from `start`) is exact, so rebuild the line
+    // before the cursor from the two.
+    if let text {
+        let word = String(cString: text)
+        line = String(String.UnicodeScalarView(line.unicodeScalars.prefix(Int(start)))) + word
+    }
+    Completion.candidates = Completion.provider?(line, line.utf8.count) ?? []
     Completion.next = 0
     guard !Completion.candidates.isEmpty, let text else { return nil }
     return rl_completion_matches(text, completionCandidate)

@@ -67,7 +67,7 @@ struct CommandLineTests {
         defer { try? FileManager.default.removeItem(atPath: broken); try? FileManager.default.removeItem(atPath: never) }
         let result = try MRQBinary.run([broken, never])
         #expect(result.status == 65)
-        #expect(result.stderr.contains("\(broken):1:20: error: incomplete input"))
+        #expect(result.stderr.contains("\(broken):1:21: error: incomplete input"))
         #expect(!result.stdout.contains("never"))
     }
 

@@ -59,10 +59,10 @@ final class TerminalTests {
         try tmux.waitForLastLine("mrq> count Pers")
         try tmux.press("Tab")
         try tmux.waitForLastLine("mrq> count Person")
-        try tmux.type(" where ag")
+        try tmux.type("where ag")
         try tmux.press("Tab")
         try tmux.waitForLastLine("mrq> count Person where age")
-        try tmux.type(" > 3")
+        try tmux.type("> 3")
         try tmux.press("Enter")
         try tmux.waitFor("the count of the completed statement") { $0.contains("│     0 │") && $0.last == "mrq>" }
     }

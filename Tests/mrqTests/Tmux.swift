@@ -54,7 +54,7 @@ final class Tmux {
     /// records an issue with the last screen if it never does.
     @discardableResult
     func waitFor(
-        _ description: String, timeout: Double = 10,
+        _ description: String, timeout: Double = 30,
         sourceLocation: SourceLocation = #_sourceLocation,
         _ condition: ([String]) -> Bool
     ) throws -> [String] {

@@ -406,10 +406,14 @@ extension ManagedObjectContext {
             for id in note.updatedObjectIDs + note.insertedObjectIDs {
                 let id = note.permanentIDs[id] ?? id
                 guard let object = registered[id], let snapshot = note.snapshots[id] else { continue }
-                if object.isFault { continue }
                 // Notifications of saves on other queues can arrive out of
                 // order: never go back to an older row version.
                 if note.isStoreSave && snapshot.version < object.version { continue }
+                if object.isFault {
+                    // A fault holding its row takes the newer one.
+                    if object.committed != nil { object.committed = snapshot; object.version = snapshot.version }
+                    continue
+                }
                 merge(snapshot, toMany: note.toMany[id] ?? [:], into: object)
             }
             for id in note.deletedObjectIDs {

@@ -249,6 +249,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     func fulfillFault(_ object: ManagedObject) {
         guard object.isFault else { return }
+        // A fault fetched with its row holds it already.
+        if let cached = object.committed {
+            fill(object, from: cached)
+            return
+        }
         do {
             if let snapshot = try snapshotFromSource(object.objectID) {
                 fill(object, from: snapshot)
@@ -274,10 +279,20 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// Registers or refreshes objects from fetched snapshots; keeps the
     /// in-memory state of objects that have changes.
-    func register(_ snapshots: [Snapshot]) -> [ManagedObject] {
+    ///
+    /// With `asFaults`, new objects stay faults holding their row (Core
+    /// Data's row cache): the first access fills them without a query.
+    func register(_ snapshots: [Snapshot], asFaults: Bool = false) -> [ManagedObject] {
         snapshots.map { snapshot in
             let object = self.object(with: snapshot.id)
-            if object.isFault { fill(object, from: snapshot) }
+            if object.isFault {
+                if asFaults {
+                    object.committed = snapshot
+                    object.version = snapshot.version
+                } else {
+                    fill(object, from: snapshot)
+                }
+            }
             return object
         }
     }

@@ -121,16 +121,12 @@ extension ManagedObjectContext {
             let store = persistentStoreCoordinator!.store
             let plan = try FetchPlan(request: request, entity: entity, store: store, predicate: predicate)
             let inMemory = pending || plan.residual != nil || plan.order == nil
-            if !inMemory && request.returnsObjectsAsFaults && request.relationshipKeyPathsForPrefetching.isEmpty {
-                // IDs only: registered objects stay as they are, new ones
-                // are faults.
-                let ids = try store.objectIDs(sql: plan.selectIDs(limit: request.fetchLimit, offset: request.fetchOffset),
-                                              bindings: plan.bindings, root: plan.root)
-                return ids.map { object(with: $0) }
-            }
             let sql = inMemory ? plan.selectRows(store: store, limit: 0, offset: 0)
                 : plan.selectRows(store: store, limit: request.fetchLimit, offset: request.fetchOffset)
-            objects = register(try store.snapshots(sql: sql, bindings: plan.bindings, root: plan.root))
+            // As faults, new objects keep their row for their first access:
+            // one query in all, as Core Data's row cache gives.
+            let asFaults = !inMemory && request.returnsObjectsAsFaults && request.relationshipKeyPathsForPrefetching.isEmpty
+            objects = register(try store.snapshots(sql: sql, bindings: plan.bindings, root: plan.root), asFaults: asFaults)
             if !inMemory { return objects }
             sorted = plan.order != nil
             if let residual = plan.residual {
@@ -250,7 +246,7 @@ public struct FetchResults: RandomAccessCollection {
                         try context.fulfill(objects)
                         prefetched = try context.prefetch(prefetching, for: objects)
                     } catch {
-                        storeLogger.error("cannot load a batch of \(slice.count) objects: \(error)")
+                        MRLog.error("cannot load a batch of \(slice.count) objects: \(error)")
                     }
                     return objects
                 }
