@@ -40,6 +40,28 @@ final class Tmux {
         try tmux(["send-keys", "-t", target, "-l", text])
     }
 
+    /// Whether the program has exited, and its exit status when tmux saw
+    /// it (tmux can notice the end of the terminal before the exit, and
+    /// then knows no status).
+    func exitStatus() throws -> (exited: Bool, status: Int?) {
+        let fields = try tmux(["list-panes", "-t", target, "-F", "#{pane_dead} #{pane_dead_status}"])
+            .split(separator: "\n").first?.split(separator: " ").map(String.init) ?? []
+        return (fields.first == "1", fields.count > 1 ? Int(fields[1]) : nil)
+    }
+
+    /// Waits up to `timeout` seconds for the program to exit; returns its
+    /// status when known.
+    func waitForExit(timeout: Double = 30, sourceLocation: SourceLocation = #_sourceLocation) throws -> Int? {
+        let deadline = Date().addingTimeInterval(timeout)
+        while Date() < deadline {
+            let (exited, status) = try exitStatus()
+            if exited { return status }
+            usleep(20_000)
+        }
+        Issue.record("timed out waiting for the program to exit; screen:\n\(try screen().joined(separator: "\n"))", sourceLocation: sourceLocation)
+        return nil
+    }
+
     /// The visible screen, trailing blanks trimmed from each line and
     /// trailing empty lines dropped.
     func screen() throws -> [String] {
