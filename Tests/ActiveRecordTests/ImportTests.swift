@@ -5,7 +5,7 @@ import ObjectStore
 import Predicates
 
 /// A model with MagicalRecord import keys, built in code.
-private func importModel() throws -> ManagedObjectModel {
+func importModel() throws -> ManagedObjectModel {
     let department = EntityDescription(name: "Department", userInfo: ["relatedByAttribute": "code"])
     department.add(AttributeDescription(name: "code", type: .string))
     department.add(AttributeDescription(name: "name", type: .string))
@@ -178,4 +178,53 @@ private func importOne(_ text: String, _ entity: String = "Person", options: Imp
         #expect(p["note"] == .string("n"))
         #expect(p["personID"] == .int(3))
     }
+}
+
+final class HookedPerson: ManagedObject, ImportHooks {
+    override class var entityName: String { "Person" }
+    nonisolated(unsafe) static var log: [String] = []
+
+    func shouldImport(_ data: JSON) -> Bool {
+        HookedPerson.log.append("should \(data["id"]?.serialized ?? "?")")
+        return data["skip"] == nil
+    }
+    func willImport(_ data: JSON) { HookedPerson.log.append("will \(self["personID"])") }
+    func didImport(_ data: JSON) { HookedPerson.log.append("did \(self["personID"])") }
+    func importValue(_ value: JSON, forKey key: String) -> Bool {
+        guard key == "note" else { return false }
+        self["note"] = .string("custom: \(value.serialized)")
+        return true
+    }
+}
+
+@Suite(.serialized) struct ImportHookTests {
+    @Test func hooksRunInOrderAndADeclinedNewObjectIsRemoved() throws {
+        let model = try importModel()
+        model.register(HookedPerson.self)
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addSQLiteStore(at: nil)
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        HookedPerson.log = []
+        var progress: [Int] = []
+        var options = ImportOptions()
+        options.batchSize = 1
+        let recorder = ProgressRecorder()
+        options.progress = { done, _ in recorder.add(done) }
+        let people = try Importer(context: context, options: options).importArray(
+            try JSON(parsing: #"[{"id": 1, "note": 5}, {"id": 2, "skip": true}]"#), into: model.entity(named: "Person")!)
+        progress = recorder.values
+        #expect(people.count == 1)
+        #expect(people[0] is HookedPerson)
+        #expect(people[0]["note"] == .string("custom: 5"))
+        #expect(HookedPerson.log == ["should 1", "will int(1)", "did int(1)", "should 2"])
+        #expect(context.insertedObjects.count == 1)
+        #expect(progress == [1, 2])
+    }
+}
+
+final class ProgressRecorder: @unchecked Sendable {
+    private let lock = NSLock()
+    private var stored: [Int] = []
+    func add(_ n: Int) { lock.withLock { stored.append(n) } }
+    var values: [Int] { lock.withLock { stored } }
 }
