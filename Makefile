@@ -36,3 +36,18 @@ test: deps
 
 clean:
 	rm -rf .build
+
+# The benchmark suite (issue 8): its own package in Benchmarks/, so GRDB, the
+# Swift peer it is compared with, never becomes a dependency of mrq.
+BENCH_SCRATCH := Benchmarks/.build
+
+bench: deps
+	$(SWIFT) build -c release --package-path Benchmarks --scratch-path $(BENCH_SCRATCH)
+	$(BENCH_SCRATCH)/release/mrq-bench
+
+# Every workload once on a tenth of the data: a check for CI that the
+# suite still builds and runs, not a measurement.
+.PHONY: bench-smoke
+bench-smoke: deps
+	$(SWIFT) build -c release --package-path Benchmarks --scratch-path $(BENCH_SCRATCH)
+	$(BENCH_SCRATCH)/release/mrq-bench --smoke

@@ -25,6 +25,9 @@ public final class Importer {
     private var dateFormatters: [String: DateFormatter] = [:]
     /// Objects found or made during this import, by entity and key value.
     private var known: [String: [Value: ManagedObject]] = [:]
+    /// Key values the current batch's prefetch already asked for: one not
+    /// in `known` is new, with no need to ask again.
+    private var prefetched: [String: Set<Value>] = [:]
 
     private func cacheKey(_ entity: EntityDescription, _ attribute: AttributeDescription) -> String {
         entity.name + "." + attribute.name
@@ -86,6 +89,7 @@ public final class Importer {
     /// Loads, in one query per entity, the existing objects a batch names:
     /// the top-level objects and the destinations of their relationships.
     private func prefetch(_ items: [JSON], entity: EntityDescription) throws {
+        prefetched.removeAll(keepingCapacity: true)
         var wanted: [String: (EntityDescription, AttributeDescription, Set<Value>)] = [:]
         func want(_ entity: EntityDescription, _ attribute: AttributeDescription, _ value: Value) {
             guard !value.isNull else { return }
@@ -115,6 +119,7 @@ public final class Importer {
         for (key, (entity, attribute, values)) in wanted {
             let found = try context.objects(of: entity, where: attribute.name, in: Array(values))
             known[key, default: [:]].merge(found) { a, _ in a }
+            prefetched[key] = values
         }
     }
 
@@ -136,7 +141,8 @@ public final class Importer {
             let cacheKey = self.cacheKey(entity, primary)
             if let object = known[cacheKey]?[key] { return (object, false) }
             // Not prefetched (a nested level): ask once.
-            if let object = try context.objects(of: entity, where: primary.name, in: [key])[key] {
+            if prefetched[cacheKey]?.contains(key) != true,
+               let object = try context.objects(of: entity, where: primary.name, in: [key])[key] {
                 known[cacheKey, default: [:]][key] = object
                 return (object, false)
             }

@@ -67,6 +67,9 @@ extension ManagedObjectContext {
         var ids = toManyIDs(object, relationship: index)
         guard !ids.contains(id) else { return }
         touch(object, relationship: index)
+        // Let go of the slot's copy first, so `ids` grows in place instead
+        // of being copied whole on every add.
+        object.relationshipSlots[index] = .toManyFault
         if let position { ids.insert(id, at: position) } else { ids.insert(id) }
         object.relationshipSlots[index] = .toMany(ids)
         undoManager?.registerUndo { [weak self, object] in self?.primitiveRemove(object, index, id) }
@@ -76,6 +79,7 @@ extension ManagedObjectContext {
         var ids = toManyIDs(object, relationship: index)
         guard let position = ids.ids.firstIndex(of: id) else { return }
         touch(object, relationship: index)
+        object.relationshipSlots[index] = .toManyFault  // see primitiveAdd
         ids.remove(id)
         object.relationshipSlots[index] = .toMany(ids)
         undoManager?.registerUndo { [weak self, object] in self?.primitiveAdd(object, index, id, at: position) }

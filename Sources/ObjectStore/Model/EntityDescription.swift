@@ -32,7 +32,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public var versionHashModifier: String?
 
     // Resolved by the model.
-    public internal(set) weak var parent: EntityDescription?
+    public internal(set) unowned(safe) var parent: EntityDescription?
     public internal(set) var subentities: [EntityDescription] = []
     public internal(set) weak var model: ManagedObjectModel?
     /// Every attribute, inherited ones first, in a fixed order: the slot

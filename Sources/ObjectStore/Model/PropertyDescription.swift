@@ -9,7 +9,7 @@ public class PropertyDescription: @unchecked Sendable {
     public var isTransient: Bool
     public var userInfo: [String: String]
     /// The entity that declares the property (not a sub-entity inheriting it).
-    public internal(set) weak var entity: EntityDescription?
+    public internal(set) unowned(safe) var entity: EntityDescription?
     /// The name this property had in the previous model version (Xcode's
     /// `elementID`): a migration matches it against the old property names.
     public var renamingIdentifier: String?
@@ -82,7 +82,7 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
     /// 0 means unbounded; a to-one has 1.
     public var maxCount: Int
 
-    public internal(set) weak var destination: EntityDescription?
+    public internal(set) unowned(safe) var destination: EntityDescription?
     public internal(set) weak var inverse: RelationshipDescription?
 
     public var isToOne: Bool { !isToMany }

@@ -96,7 +96,9 @@ extension AttributeDescription {
                 issues.append(reporter.issue(.tooLarge, "\(reporter.name) is \(word) (\(value.modelPlainText) > \(maxValue.modelPlainText))"))
             }
         case .string(let text):
-            issues += lengthIssues(text.count, unit: "characters", reporter)
+            if minValue != nil || maxValue != nil {  // counting characters walks the string
+                issues += lengthIssues(text.count, unit: "characters", reporter)
+            }
             if let pattern = regularExpression, let regex = compiledRegularExpression {
                 let range = NSRange(text.startIndex..., in: text)
                 if regex.firstMatch(in: text, range: range) == nil {
@@ -179,14 +181,17 @@ private struct IssueReporter {
     let entityName: String
     let propertyName: String
     let model: ManagedObjectModel?
-    let name: String
 
     init(property: PropertyDescription, entity: EntityDescription?) {
         let owner = entity ?? property.entity
         entityName = owner?.name ?? ""
         propertyName = property.name
         model = owner?.model
-        name = model?.localizedName(ofProperty: property.name, entity: owner?.name) ?? property.name
+    }
+
+    /// Looked up only when a message is written: most values are valid.
+    var name: String {
+        model?.localizedName(ofProperty: propertyName, entity: entityName.isEmpty ? nil : entityName) ?? propertyName
     }
 
     func issue(_ kind: ValidationIssue.Kind, _ message: String) -> ValidationIssue {

@@ -145,5 +145,7 @@ package final class Database: @unchecked Sendable {
 
 /// Quotes an identifier that comes from the model, never from input.
 package func quoteIdentifier(_ name: String) -> String {
-    "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+    // Foundation's replacingOccurrences is slow; most names have no quote.
+    guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
+    return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

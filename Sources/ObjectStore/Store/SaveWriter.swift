@@ -16,8 +16,11 @@ struct SaveWriter {
         for deleted in changes.deleted { try delete(deleted.id) }
         let permanent = try assignPrimaryKeys()
         func resolve(_ id: ObjectID) -> ObjectID { permanent[id] ?? id }
+        var inserts: [ObjectIdentifier: InsertStatement] = [:]
         for snapshot in changes.inserted {
-            try insert(snapshot, resolve: resolve)
+            let key = ObjectIdentifier(snapshot.id.entity)
+            if inserts[key] == nil { inserts[key] = try insertStatement(for: snapshot.id.entity) }
+            try insert(snapshot, with: inserts[key]!, resolve: resolve)
         }
         for update in changes.updated {
             try self.update(update, resolve: resolve)
@@ -49,35 +52,63 @@ struct SaveWriter {
         return permanent
     }
 
-    private func insert(_ snapshot: Snapshot, resolve: (ObjectID) -> ObjectID) throws {
-        let entity = snapshot.id.entity
+    /// One entity's INSERT, prepared once per save, and which snapshot
+    /// slots go to which parameter.
+    private struct InsertStatement {
+        let statement: Statement
+        let entityCode: Int64?
+        /// Attribute slots, bound from parameter 3 (4 with an entity column) on.
+        let attributes: [Int]
+        /// To-one slots, and whether each also binds an entity column.
+        let toOne: [(slot: Int, withEntity: Bool)]
+    }
+
+    private func insertStatement(for entity: EntityDescription) throws -> InsertStatement {
         let table = mapping.table(for: entity)
         var names = ["_pk"]
-        var values: [Value] = [.int(resolve(snapshot.id).primaryKey)]
+        var entityCode: Int64?
         if let entityColumn = table.entityColumn {
             names.append(entityColumn)
-            values.append(.int(mapping.entityCode(entity)))
+            entityCode = mapping.entityCode(entity)
         }
         names.append(table.versionColumn)
-        values.append(.int(snapshot.version))
+        var attributes: [Int] = []
         for (i, attribute) in entity.attributes.enumerated() where !attribute.isTransient {
             guard let column = mapping.column(for: attribute.name, of: entity) else { continue }
             names.append(quoteIdentifier(column.name))
-            values.append(snapshot.values[i])
+            attributes.append(i)
         }
+        var toOne: [(slot: Int, withEntity: Bool)] = []
         for (i, relationship) in entity.relationships.enumerated() where relationship.isToOne && !relationship.isTransient {
             guard let columns = mapping.toOne(relationship.name, of: entity) else { continue }
-            let target = snapshot.toOne[i].map(resolve)
             names.append(quoteIdentifier(columns.foreignKey))
-            values.append(target.map { .int($0.primaryKey) } ?? .null)
-            if let entityColumn = columns.entity {
-                names.append(quoteIdentifier(entityColumn))
-                values.append(target.map { .int(mapping.entityCode($0.entity)) } ?? .null)
-            }
+            if let entityColumn = columns.entity { names.append(quoteIdentifier(entityColumn)) }
+            toOne.append((i, columns.entity != nil))
         }
         let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
         let sql = "INSERT INTO \(quoteIdentifier(table.name)) (\(names.joined(separator: ", "))) VALUES (\(marks))"
-        try db.execute(sql, values)
+        return InsertStatement(statement: try db.cachedStatement(sql), entityCode: entityCode,
+                               attributes: attributes, toOne: toOne)
+    }
+
+    private func insert(_ snapshot: Snapshot, with insert: InsertStatement, resolve: (ObjectID) -> ObjectID) throws {
+        let statement = insert.statement
+        statement.reset()
+        var position: Int32 = 1
+        func bind(_ value: Value) throws {
+            try statement.bind(value, at: position)
+            position += 1
+        }
+        try bind(.int(resolve(snapshot.id).primaryKey))
+        if let code = insert.entityCode { try bind(.int(code)) }
+        try bind(.int(snapshot.version))
+        for i in insert.attributes { try bind(snapshot.values[i]) }
+        for (i, withEntity) in insert.toOne {
+            let target = snapshot.toOne[i].map(resolve)
+            try bind(target.map { .int($0.primaryKey) } ?? .null)
+            if withEntity { try bind(target.map { .int(mapping.entityCode($0.entity)) } ?? .null) }
+        }
+        while try statement.step() {}
     }
 
     private func update(_ update: StoreChanges.Update, resolve: (ObjectID) -> ObjectID) throws {

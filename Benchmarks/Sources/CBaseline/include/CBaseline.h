@@ -1,0 +1,68 @@
+#ifndef MRQ_BENCH_CBASELINE_H
+#define MRQ_BENCH_CBASELINE_H
+
+#include <stdint.h>
+
+/// One generated person: fixed-size buffers, so the C baseline binds and
+/// the Swift implementations copy exactly the same bytes.
+typedef struct {
+    int64_t id;
+    char firstName[16];
+    char lastName[24];
+    char email[64];
+    char city[24];
+    int16_t age;
+    double score;
+    double balance;
+    /// Seconds since 2001-01-01 (how mrq stores dates).
+    double createdAt;
+    int32_t active;
+    /// 0-based index into bench_department_name.
+    int32_t department;
+} bench_person;
+
+/// Person `index` (0-based) of the data set seeded with `seed`: a pure
+/// function of both, so any subset is reproducible.
+void bench_person_make(uint64_t seed, int64_t index, bench_person *out);
+
+int32_t bench_department_count(void);
+const char *bench_department_name(int32_t index);
+
+/// What a workload read, so every implementation can be checked against
+/// the baseline (and the reads cannot be optimised away).
+typedef struct {
+    int64_t rows;
+    int64_t checksum;
+} bench_result;
+
+/// Adds one row's values to a checksum (the same rule in C and Swift).
+int64_t bench_checksum_row(int64_t id, int64_t firstNameLength, int64_t lastNameLength, int64_t emailLength,
+                           int64_t cityLength, int64_t age, double score, double balance, double createdAt,
+                           int64_t active);
+
+/// a. Inserts `count` people into the mrq-layout table "Person" of the
+/// store at `path`, primary keys from `firstPK`, in one transaction with
+/// one prepared statement. Returns 0 or an SQLite error code.
+int bench_c_insert(const char *path, const bench_person *people, int64_t count, int64_t firstPK);
+
+/// Fills a store with `count` generated people, in chunks (fixtures).
+int bench_c_fill(const char *path, uint64_t seed, int64_t count);
+
+/// b. Steps every row and reads every column into malloc'd structs.
+int bench_c_fetch(const char *path, bench_result *result);
+
+/// c. `age > 18 AND lastName BEGINSWITH 'S'` ordered by lastName DESC,
+/// firstName, in the SQL mrq generates for it, read into structs.
+int bench_c_filter(const char *path, bench_result *result);
+
+/// d. Inserts the departments, then `count` people pointing at them, into
+/// the import model's layout, in one transaction.
+int bench_c_import(const char *path, const bench_person *people, int64_t count);
+
+/// g. Steps every row reading every column, keeping nothing.
+int bench_c_scan(const char *path, bench_result *result);
+
+/// The SQLite error message of the last failed call, or "".
+const char *bench_c_last_error(void);
+
+#endif

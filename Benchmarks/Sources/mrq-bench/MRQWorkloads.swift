@@ -1,0 +1,322 @@
+import ActiveRecord
+import CBaseline
+import Foundation
+import ObjectStore
+import Predicates
+
+/// mrq's public API on each workload, written as an application would.
+enum MRQWorkloads {
+    static func open(_ url: URL, model: ManagedObjectModel) throws -> PersistentStoreCoordinator {
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addSQLiteStore(at: url)
+        return coordinator
+    }
+
+    // MARK: - a. insert
+
+    static func insert(_ scale: Scale, _ fixtures: Fixtures, runs: Int) throws -> Measurement {
+        let people = Dataset.people(scale.people)
+        let model = try Models.people()
+        let target = fixtures.scratch("insert-mrq")
+        var times: [Double] = []
+        for _ in 0..<runs {
+            try Fixtures.copy(fixtures.personTemplate, to: target)
+            let coordinator = try open(target, model: model)
+            times.append(try time {
+                let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+                for p in people {
+                    let person = context.insertObject(forEntityName: "Person")
+                    person["id"] = .int(p.id)
+                    person["firstName"] = .string(p.firstName)
+                    person["lastName"] = .string(p.lastName)
+                    person["email"] = .string(p.email)
+                    person["age"] = .int(Int64(p.age))
+                    person["score"] = .double(p.score)
+                    person["balance"] = .double(p.balance)
+                    person["city"] = .string(p.city)
+                    person["createdAt"] = .date(Date(timeIntervalSinceReferenceDate: p.createdAt))
+                    person["active"] = .bool(p.active)
+                }
+                try context.save()
+            })
+            coordinator.removeStores()
+        }
+        let written = try CWorkloads.readBack(target)
+        Fixtures.remove(target)
+        return Measurement(times: times, rows: written.rows, checksum: written.checksum, peakKB: 0)
+    }
+
+    // MARK: - b. fetch and c. filter
+
+    /// Reads every attribute of every object, as the C baseline reads
+    /// every column.
+    @inline(never)
+    static func readAll<C: Collection>(_ objects: C) -> (Int64, Int64) where C.Element == ManagedObject {
+        var rows: Int64 = 0
+        var checksum: Int64 = 0
+        func length(_ value: Value) -> Int64 {
+            if case .string(let s) = value { return Int64(s.utf8.count) }
+            return 0
+        }
+        for person in objects {
+            guard case .int(let id) = person["id"], case .int(let age) = person["age"],
+                  case .double(let score) = person["score"], case .double(let balance) = person["balance"],
+                  case .date(let createdAt) = person["createdAt"], case .bool(let active) = person["active"] else {
+                continue
+            }
+            let first = length(person["firstName"]), last = length(person["lastName"])
+            let email = length(person["email"]), city = length(person["city"])
+            checksum &+= bench_checksum_row(id, first, last, email, city, age, score, balance,
+                                            createdAt.timeIntervalSinceReferenceDate, active ? 1 : 0)
+            rows += 1
+        }
+        return (rows, checksum)
+    }
+
+    static func fetch(_ scale: Scale, _ fixtures: Fixtures, runs: Int) throws -> Measurement {
+        try query(fixtures.personStore, runs: runs) { FetchRequest(entityName: "Person") }
+    }
+
+    static func filter(_ scale: Scale, _ fixtures: Fixtures, runs: Int) throws -> Measurement {
+        try query(fixtures.personStore, runs: runs) {
+            FetchRequest(entityName: "Person",
+                         predicate: try Predicate(format: #"age > 18 AND lastName BEGINSWITH "S""#),
+                         sortDescriptors: try SortSpec.parse("lastName:NO,firstName"))
+        }
+    }
+
+    static func memory(_ scale: Scale, _ fixtures: Fixtures, runs: Int) throws -> Measurement {
+        try query(fixtures.millionStore, runs: runs) {
+            var request = FetchRequest(entityName: "Person")
+            request.fetchBatchSize = 500
+            return request
+        }
+    }
+
+    private static func query(_ store: URL, runs: Int, _ makeRequest: () throws -> FetchRequest) throws -> Measurement {
+        let coordinator = try open(store, model: try Models.people())
+        var times: [Double] = []
+        var result: (Int64, Int64) = (0, 0)
+        for _ in 0..<runs {
+            times.append(try time {
+                let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+                result = readAll(try context.fetch(try makeRequest()))
+            })
+        }
+        return Measurement(times: times, rows: result.0, checksum: result.1, peakKB: 0)
+    }
+
+    // MARK: - d. import
+
+    static func importJSON(_ fixtures: Fixtures, count: Int) throws -> JSON {
+        let json = try JSON(data: try Data(contentsOf: fixtures.importJSON))
+        guard case .array(let items) = json else { throw BenchError("the import fixture is not an array") }
+        return count < items.count ? .array(Array(items.prefix(count))) : json
+    }
+
+    /// Checks an import's result through mrq: every person once, every
+    /// department once.
+    static func verifyImport(_ url: URL, model: ManagedObjectModel, people: Int) throws -> Int64 {
+        let coordinator = try open(url, model: model)
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let persons = try context.count(for: FetchRequest(entityName: "Person"))
+        let departments = try context.count(for: FetchRequest(entityName: "Department"))
+        let orphans = try context.count(for: FetchRequest(entityName: "Person", predicate: try Predicate(format: "department == nil")))
+        guard persons == people, departments == Int(bench_department_count()), orphans == 0 else {
+            throw BenchError("import wrote \(persons) people, \(departments) departments, \(orphans) without one")
+        }
+        return Int64(persons)
+    }
+
+    static func importer(_ scale: Scale, _ fixtures: Fixtures, runs: Int) throws -> Measurement {
+        let json = try importJSON(fixtures, count: scale.importPeople)
+        let model = try Models.importing()
+        let personEntity = model.entity(named: "Person")!
+        let target = fixtures.scratch("import-mrq")
+        var times: [Double] = []
+        for _ in 0..<runs {
+            try Fixtures.copy(fixtures.importTemplate, to: target)
+            let coordinator = try open(target, model: model)
+            times.append(try time {
+                let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+                try Importer(context: context).importArray(json, into: personEntity)
+                try context.save()
+            })
+            coordinator.removeStores()
+        }
+        let rows = try verifyImport(target, model: model, people: scale.importPeople)
+        Fixtures.remove(target)
+        return Measurement(times: times, rows: rows, checksum: 0, peakKB: 0)
+    }
+
+    /// The importer everyone writes first: one fetch per row for the
+    /// person, one for its department, then set every value by hand.
+    static func naiveImport(_ scale: Scale, _ fixtures: Fixtures, runs: Int) throws -> Measurement {
+        let json = try importJSON(fixtures, count: scale.naivePeople)
+        guard case .array(let items) = json else { throw BenchError("not an array") }
+        let model = try Models.importing()
+        let target = fixtures.scratch("import-naive")
+        var times: [Double] = []
+        for _ in 0..<runs {
+            try Fixtures.copy(fixtures.importTemplate, to: target)
+            let coordinator = try open(target, model: model)
+            times.append(try time {
+                let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+                for item in items {
+                    guard case .object(let d) = item, case .int(let id)? = d["id"],
+                          case .object(let dept)? = d["department"], case .string(let deptName)? = dept["name"] else {
+                        throw BenchError("unexpected import item")
+                    }
+                    var request = FetchRequest(entityName: "Person", predicate: try Predicate(format: "personID == %@", FormatArgument(.int(id))))
+                    request.fetchLimit = 1
+                    let person = try context.fetch(request).first ?? context.insertObject(forEntityName: "Person")
+                    person["personID"] = .int(id)
+                    for (key, attribute) in [("first_name", "firstName"), ("last_name", "lastName"), ("email", "email"), ("city", "city")] {
+                        if case .string(let s)? = d[key] { person[attribute] = .string(s) }
+                    }
+                    if case .int(let age)? = d["age"] { person["age"] = .int(age) }
+                    for key in ["score", "balance"] {
+                        if case .double(let x)? = d[key] { person[key] = .double(x) } else if case .int(let n)? = d[key] { person[key] = .double(Double(n)) }
+                    }
+                    if case .int(let ms)? = d["created_at"] { person["createdAt"] = .date(Date(timeIntervalSince1970: Double(ms) / 1000)) }
+                    if case .bool(let b)? = d["active"] { person["active"] = .bool(b) }
+                    var departmentRequest = FetchRequest(entityName: "Department", predicate: try Predicate(format: "name == %@", FormatArgument(.string(deptName))))
+                    departmentRequest.fetchLimit = 1
+                    let department = try context.fetch(departmentRequest).first ?? {
+                        let created = context.insertObject(forEntityName: "Department")
+                        created["name"] = .string(deptName)
+                        return created
+                    }()
+                    person.setObject(department, forKey: "department")
+                }
+                try context.save()
+            })
+            coordinator.removeStores()
+        }
+        let rows = try verifyImport(target, model: model, people: scale.naivePeople)
+        Fixtures.remove(target)
+        var m = Measurement(times: times, rows: rows, checksum: 0, peakKB: 0)
+        m.extrapolation = Double(scale.importPeople) / Double(scale.naivePeople)
+        m.note = "run on \(scale.naivePeople) rows, extrapolated ×\(Int(m.extrapolation)) (linear: flatters the naive importer)"
+        return m
+    }
+
+    // MARK: - e. parse
+
+    /// Twenty predicates of the kind people type, all valid on Person.
+    static let predicates = [
+        #"age > 18"#,
+        #"age >= 21 AND age < 65"#,
+        #"lastName BEGINSWITH "S""#,
+        #"firstName == "Ada""#,
+        #"firstName ==[c] "ada""#,
+        #"email CONTAINS "@example.com""#,
+        #"email ENDSWITH[cd] ".COM""#,
+        #"city IN {"London", "Paris", "Berlin"}"#,
+        #"age BETWEEN {18, 65}"#,
+        #"score > 500.5 OR balance < 0"#,
+        #"active == YES"#,
+        #"NOT (active == NO)"#,
+        #"city != nil"#,
+        #"firstName LIKE "A*""#,
+        #"lastName MATCHES "S[a-z]+""#,
+        #"age > 18 AND lastName BEGINSWITH "S" AND active == YES"#,
+        #"(age < 18 OR age > 65) AND city == "London""#,
+        #"firstName BEGINSWITH[c] "a" AND email CONTAINS[c] "turing""#,
+        #"lastName IN {"Smith", "Stone"} AND NOT (city IN {"Paris"})"#,
+        #"id > 1000 AND score <= 250.25 AND balance > -100 AND age != 30"#,
+    ]
+
+    /// Lex + parse, per predicate: `Predicate(format:)`.
+    static func parse(_ scale: Scale, _ fixtures: Fixtures, runs: Int) throws -> Measurement {
+        var times: [Double] = []
+        var nodes: Int64 = 0
+        for text in predicates { _ = try Predicate(format: text) }  // every one parses
+        for _ in 0..<runs {
+            let seconds = try time {
+                for _ in 0..<scale.parseIterations {
+                    for text in predicates {
+                        let predicate = try Predicate(format: text)
+                        nodes &+= Int64(predicate.hashValue & 1)
+                    }
+                }
+            }
+            times.append(seconds / Double(scale.parseIterations * predicates.count))
+        }
+        return Measurement(times: times, rows: Int64(predicates.count), checksum: 0, peakKB: 0)
+    }
+
+    /// The closest public path to parse + translate: `Predicate(format:)`
+    /// then `count(for:)` on an empty store, which plans and translates
+    /// the request, and steps one cached statement over no rows.
+    static func parseAndCount(_ scale: Scale, _ fixtures: Fixtures, runs: Int) throws -> Measurement {
+        let empty = fixtures.scratch("parse-empty")
+        try Fixtures.copy(fixtures.personTemplate, to: empty)
+        let coordinator = try open(empty, model: try Models.people())
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        var total = 0
+        var times: [Double] = []
+        let iterations = max(1, scale.parseIterations / 4)
+        for _ in 0..<runs {
+            let seconds = try time {
+                for _ in 0..<iterations {
+                    for text in predicates {
+                        total += try context.count(for: FetchRequest(entityName: "Person", predicate: try Predicate(format: text)))
+                    }
+                }
+            }
+            times.append(seconds / Double(iterations * predicates.count))
+        }
+        coordinator.removeStores()
+        Fixtures.remove(empty)
+        return Measurement(times: times, rows: Int64(predicates.count), checksum: Int64(total), peakKB: 0)
+    }
+
+    // MARK: - f. shell
+
+    /// Where the built `mrq` is: `MRQ_BIN`, else the root package's
+    /// release build, else its debug build.
+    static func mrqBinary() -> URL? {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .deletingLastPathComponent().deletingLastPathComponent()
+        var candidates: [URL] = []
+        if let path = ProcessInfo.processInfo.environment["MRQ_BIN"] { candidates.append(URL(fileURLWithPath: path)) }
+        candidates.append(root.appendingPathComponent(".build/release/mrq"))
+        candidates.append(root.appendingPathComponent(".build/debug/mrq"))
+        return candidates.first { FileManager.default.isExecutableFile(atPath: $0.path) }
+    }
+
+    /// Runs `mrq` once; its stdout and exit status.
+    static func runMRQ(_ binary: URL, _ arguments: [String]) throws -> (String, Int32) {
+        let process = Process()
+        process.executableURL = binary
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let output = pipe.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (String(decoding: output, as: UTF8.self), process.terminationStatus)
+    }
+
+    static func shell(_ scale: Scale, _ fixtures: Fixtures, runs: Int) throws -> Measurement {
+        var m = Measurement(times: [], rows: 0, checksum: 0, peakKB: 0)
+        guard let binary = mrqBinary() else {
+            m.skipped = "skipped: no built mrq (swift build -c release)"
+            return m
+        }
+        let arguments = ["--model", fixtures.model.path, "--store", fixtures.personStore.path, "-c", "count Person"]
+        let (probe, status) = try runMRQ(binary, arguments)
+        guard status == 0, probe.contains(String(scale.people)) else {
+            m.skipped = "skipped: mrq has no session yet"
+            return m
+        }
+        for _ in 0..<runs {
+            m.times.append(try time { _ = try runMRQ(binary, arguments) })
+        }
+        m.rows = Int64(scale.people)
+        m.note = binary.path.contains("/debug/") ? "debug build of mrq" : ""
+        return m
+    }
+}

@@ -1,0 +1,199 @@
+import Foundation
+
+// mrq's benchmark suite: each implementation of each workload runs in its
+// own process (so its peak RSS is its own), several times; the table shows
+// medians as ratios to the raw SQLite C baseline measured in the same run.
+//
+//   mrq-bench [--smoke] [--only insert,fetch,...]
+//   mrq-bench --child WORKLOAD IMPL RUNS SCALE WORKDIR     (internal)
+
+typealias Implementation = (Scale, Fixtures, Int) throws -> Measurement
+
+let implementations: [String: Implementation] = [
+    "insert/c": { try CWorkloads.insert($0, $1, runs: $2) },
+    "insert/mrq": { try MRQWorkloads.insert($0, $1, runs: $2) },
+    "insert/grdb": { try GRDBWorkloads.insert($0, $1, runs: $2) },
+    "fetch/c": { try CWorkloads.fetch($0, $1, runs: $2) },
+    "fetch/mrq": { try MRQWorkloads.fetch($0, $1, runs: $2) },
+    "fetch/grdb": { try GRDBWorkloads.fetch($0, $1, runs: $2) },
+    "filter/c": { try CWorkloads.filter($0, $1, runs: $2) },
+    "filter/mrq": { try MRQWorkloads.filter($0, $1, runs: $2) },
+    "filter/grdb": { try GRDBWorkloads.filter($0, $1, runs: $2) },
+    "import/c": { try CWorkloads.importInsert($0, $1, runs: $2) },
+    "import/mrq": { try MRQWorkloads.importer($0, $1, runs: $2) },
+    "import/naive": { try MRQWorkloads.naiveImport($0, $1, runs: $2) },
+    "parse/mrq": { try MRQWorkloads.parse($0, $1, runs: $2) },
+    "parse/count": { try MRQWorkloads.parseAndCount($0, $1, runs: $2) },
+    "shell/mrq": { try MRQWorkloads.shell($0, $1, runs: $2) },
+    "memory/c": { try CWorkloads.memory($0, $1, runs: $2) },
+    "memory/mrq": { try MRQWorkloads.memory($0, $1, runs: $2) },
+]
+
+enum Target {
+    case none
+    /// At most this many times the baseline.
+    case ratio(Double)
+    /// At most this many seconds.
+    case seconds(Double)
+    /// Peak RSS at most this many megabytes.
+    case megabytes(Double)
+}
+
+struct Row {
+    let workload: String
+    let key: String
+    let label: String
+    let runs: Int
+    let target: Target
+    /// Whether rows and checksum must equal the baseline's.
+    var compare = true
+}
+
+let rows: [Row] = [
+    Row(workload: "a. insert", key: "insert/c", label: "raw C (baseline)", runs: 5, target: .none),
+    Row(workload: "a. insert", key: "insert/mrq", label: "mrq", runs: 5, target: .ratio(1.5)),
+    Row(workload: "a. insert", key: "insert/grdb", label: "GRDB 7 record", runs: 5, target: .none),
+    Row(workload: "b. fetch", key: "fetch/c", label: "raw C (baseline)", runs: 7, target: .none),
+    Row(workload: "b. fetch", key: "fetch/mrq", label: "mrq", runs: 7, target: .ratio(1.3)),
+    Row(workload: "b. fetch", key: "fetch/grdb", label: "GRDB 7 record", runs: 7, target: .none),
+    Row(workload: "c. filter", key: "filter/c", label: "raw C (baseline)", runs: 9, target: .none),
+    Row(workload: "c. filter", key: "filter/mrq", label: "mrq", runs: 9, target: .ratio(1.1)),
+    Row(workload: "c. filter", key: "filter/grdb", label: "GRDB 7 record", runs: 9, target: .none),
+    Row(workload: "d. import", key: "import/c", label: "raw C insert (baseline)", runs: 5, target: .none, compare: false),
+    Row(workload: "d. import", key: "import/mrq", label: "mrq Importer + save", runs: 5, target: .ratio(3), compare: false),
+    Row(workload: "d. import", key: "import/naive", label: "naive fetch-per-row", runs: 1, target: .none, compare: false),
+    Row(workload: "e. parse ×20", key: "parse/mrq", label: "lex+parse, per predicate", runs: 7, target: .seconds(2e-6), compare: false),
+    Row(workload: "e. parse ×20", key: "parse/count", label: "+plan+SQL+count(empty)", runs: 5, target: .none, compare: false),
+    Row(workload: "f. shell", key: "shell/mrq", label: "mrq -c 'count Person'", runs: 10, target: .seconds(0.030), compare: false),
+    Row(workload: "g. memory", key: "memory/c", label: "raw C scan (baseline)", runs: 3, target: .none),
+    Row(workload: "g. memory", key: "memory/mrq", label: "mrq fetchBatchSize 500", runs: 3, target: .megabytes(64)),
+]
+
+func benchmarksDirectory() -> URL {
+    URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+}
+
+func formatTime(_ seconds: Double) -> String {
+    if seconds.isNaN { return "-" }
+    if seconds < 1e-3 { return String(format: "%.2f µs", seconds * 1e6) }
+    if seconds < 1 { return String(format: "%.1f ms", seconds * 1e3) }
+    return String(format: "%.2f s", seconds)
+}
+
+func pad(_ text: String, _ width: Int) -> String {
+    let count = text.count
+    return count >= width ? text : text + String(repeating: " ", count: width - count)
+}
+
+func runSuite(scale: Scale, only: Set<String>?) throws -> Bool {
+    let fixtures = Fixtures(directory: benchmarksDirectory().appendingPathComponent(".build/bench-work/\(scale.name)"))
+    let start = now()
+    FileHandle.standardError.write("preparing fixtures (\(scale.name))...\n".data(using: .utf8)!)
+    try fixtures.make(scale)
+    FileHandle.standardError.write(String(format: "fixtures ready in %.1f s\n", now() - start).data(using: .utf8)!)
+
+    var results: [String: Measurement] = [:]
+    var allMet = true
+    var lines: [[String]] = []
+    for row in rows {
+        let workload = String(row.key.split(separator: "/")[0])
+        if let only, !only.contains(workload) { continue }
+        let runs = scale.runs(row.runs)
+        FileHandle.standardError.write("running \(row.key) ×\(runs)...\n".data(using: .utf8)!)
+        let m: Measurement
+        do {
+            m = try runChild(["--child", row.key, String(runs), scale.name, fixtures.directory.path])
+        } catch {
+            lines.append([row.workload, row.label, "\(runs)", "error", "", "", "", "FAILED: \(error)"])
+            allMet = false
+            continue
+        }
+        results[row.key] = m
+        let baseline = results[workload + "/c"]
+        var ratio: Double?
+        if let baseline, !row.key.hasSuffix("/c") { ratio = m.time / baseline.time }
+        var status = ""
+        var notes: [String] = []
+        if let skipped = m.skipped {
+            status = skipped
+        } else {
+            switch row.target {
+            case .none: status = ""
+            case .ratio(let limit):
+                let met = (ratio ?? .infinity) <= limit
+                status = (met ? "met" : "MISSED") + String(format: " (≤ %.1f×)", limit)
+                allMet = allMet && met
+            case .seconds(let limit):
+                let met = m.time <= limit
+                status = (met ? "met" : "MISSED") + " (≤ \(formatTime(limit)))"
+                allMet = allMet && met
+            case .megabytes(let limit):
+                let met = Double(m.peakKB) / 1024 <= limit
+                status = (met ? "met" : "MISSED") + String(format: " (≤ %.0f MB)", limit)
+                allMet = allMet && met
+            }
+        }
+        if row.key == "import/naive", let importer = results["import/mrq"] {
+            let speedup = m.time / importer.time
+            let met = speedup >= 100
+            status = (met ? "met" : "MISSED") + String(format: " (Importer %.0f× faster, ≥ 100×)", speedup)
+            allMet = allMet && met
+        }
+        if row.compare, let baseline, !row.key.hasSuffix("/c"), m.skipped == nil,
+           m.rows != baseline.rows || m.checksum != baseline.checksum {
+            status += " DATA MISMATCH (\(m.rows) rows vs \(baseline.rows))"
+            allMet = false
+        }
+        if !m.note.isEmpty { notes.append(m.note) }
+        if row.compare && m.skipped == nil { notes.append("\(m.rows) rows") }
+        lines.append([row.workload, row.label, m.skipped == nil ? "\(m.times.count)" : "-",
+                      m.skipped == nil ? formatTime(m.time) : "-",
+                      ratio.map { String(format: "%.2f×", $0) } ?? (row.key.hasSuffix("/c") ? "1.00×" : ""),
+                      m.peakKB > 0 ? String(format: "%.0f MB", Double(m.peakKB) / 1024) : "-",
+                      status, notes.joined(separator: "; ")])
+    }
+    print("mrq benchmarks, \(scale.name) scale: \(scale.people) people (a, b, c, f), import of \(scale.importPeople) (d), \(scale.memoryRows) rows (g); medians, ×C = ratio to the raw SQLite C baseline of the same run\n")
+    let header = ["workload", "implementation", "runs", "median", "×C", "peak RSS", "target", "notes"]
+    let widths = header.indices.map { i in ([header] + lines).map { $0[i].count }.max()! }
+    for line in [header] + lines {
+        print(line.indices.map { pad(line[$0], widths[$0]) }.joined(separator: "  "))
+    }
+    print(String(format: "\nscale %@; suite wall time %.1f s (fixtures included)", scale.name, now() - start))
+    return allMet
+}
+
+let arguments = CommandLine.arguments
+if arguments.count > 1, arguments[1] == "--child" {
+    guard arguments.count == 6, let implementation = implementations[arguments[2]], let runs = Int(arguments[3]) else {
+        FileHandle.standardError.write("usage: mrq-bench --child WORKLOAD/IMPL RUNS SCALE WORKDIR\n".data(using: .utf8)!)
+        exit(64)
+    }
+    let fixtures = Fixtures(directory: URL(fileURLWithPath: arguments[5]))
+    do {
+        report(try implementation(Scale.named(arguments[4]), fixtures, runs))
+    } catch {
+        print("error: \(error)")
+        exit(70)
+    }
+    exit(0)
+}
+
+// A child never runs the suite (that would recurse).
+if ProcessInfo.processInfo.environment["MRQ_BENCH_CHILD"] != nil {
+    FileHandle.standardError.write("mrq-bench: a child was started without --child arguments\n".data(using: .utf8)!)
+    exit(70)
+}
+
+let scale: Scale = arguments.contains("--smoke") ? .smokeRun : .full
+var only: Set<String>?
+if let i = arguments.firstIndex(of: "--only"), i + 1 < arguments.count {
+    only = Set(arguments[i + 1].split(separator: ",").map(String.init))
+}
+do {
+    let met = try runSuite(scale: scale, only: only)
+    // Missed targets are findings, not failures; only errors fail the run.
+    _ = met
+} catch {
+    print("error: \(error)")
+    exit(70)
+}
