@@ -69,6 +69,8 @@ public struct EntityDeclaration: Sendable {
         public var kind: Kind
         public var modifiers: [Name]
         public var inverse: Name?
+        /// `inverse [name]`: the inverse is to-many (a many-to-many).
+        public var inverseIsToMany = false
         public var minCount: Int?
         public var maxCount: Int?
     }

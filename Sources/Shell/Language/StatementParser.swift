@@ -411,7 +411,7 @@ public struct StatementParser {
 
     /// propertyDecl → IDENTIFIER ":" ( typeName [ "=" expression ] | entityName | "[" entityName "]" ) { modifier }
     /// modifier → "required" | "optional" | "transient" | "unique" | "indexed" | "ordered" | deleteRule
-    ///          | "inverse" IDENTIFIER | "min" INTEGER | "max" INTEGER
+    ///          | "inverse" ( IDENTIFIER | "[" IDENTIFIER "]" ) | "min" INTEGER | "max" INTEGER
     /// deleteRule → "cascade" | "nullify" | "deny" | "noaction"
     mutating func parsePropertyDeclaration() throws(SyntaxError) -> EntityDeclaration.Property {
         let token = parser.peek()
@@ -443,7 +443,14 @@ public struct StatementParser {
             let modifier = parser.advance()
             switch word.lowercased() {
             case "inverse":
-                property.inverse = try parseEntityName(after: "inverse")
+                if parser.match(.leftBracket) {
+                    let open = parser.previous
+                    property.inverse = try parseEntityName(after: "inverse [")
+                    property.inverseIsToMany = true
+                    _ = try parser.expect(.rightBracket, after: open)
+                } else {
+                    property.inverse = try parseEntityName(after: "inverse")
+                }
             case "min":
                 property.minCount = try parseCount(after: "min")
             case "max":

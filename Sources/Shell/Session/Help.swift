@@ -45,7 +45,8 @@ enum Help {
         Schema
           entity Person { name: String required; age: Int16 = 0; department: Department inverse people }
           types: String Int16 Int32 Int64 Double Float Decimal Bool Date Data UUID URI Transformable
-          to-many: tags: [Tag] inverse people ordered cascade
+          to-many: people: [Person] inverse department ordered cascade
+          many-to-many: items: [Item] inverse [tags]
         Variables
           let adults = Person where age >= 18      (objects: use as $adults in insert/update values)
           let n = count Person                     (a value: use as $n in predicates)

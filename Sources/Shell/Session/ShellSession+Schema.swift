@@ -87,7 +87,7 @@ extension ShellSession {
             if let inverse = property.inverse, destination.name != entity,
                !destination.declaredProperties.contains(where: { $0.name == inverse.text }) {
                 destination.add(RelationshipDescription(name: inverse.text, destination: entity, inverse: property.name.text,
-                                                        isToMany: !toMany))
+                                                        isToMany: property.inverseIsToMany || !toMany))
                 notes.append("added \(destination.name).\(inverse.text) as the inverse")
             }
             return relationship
@@ -114,7 +114,9 @@ extension ShellSession {
                 if attribute.isIndexed { line += " indexed" }
             case let relationship as RelationshipDescription:
                 line += relationship.isToMany ? "[\(relationship.destinationName)]" : relationship.destinationName
-                if let inverse = relationship.inverseName { line += " inverse \(inverse)" }
+                if let inverse = relationship.inverseName {
+                    line += relationship.inverse?.isToMany == true && relationship.isToMany ? " inverse [\(inverse)]" : " inverse \(inverse)"
+                }
                 if relationship.isOrdered { line += " ordered" }
                 if relationship.deleteRule != .nullify {
                     line += " " + relationship.deleteRule.rawValue.lowercased().replacingOccurrences(of: " ", with: "")
