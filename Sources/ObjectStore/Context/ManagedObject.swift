@@ -48,6 +48,17 @@ open class ManagedObject: CustomStringConvertible {
         managedObjectContext?.registered.remove(objectID, ifSameAs: ObjectIdentifier(self))
     }
 
+    /// A fault for `id`: no values until first accessed. Contexts make
+    /// these for fetched rows and relationship destinations.
+    public required init(fault id: ObjectID, context: ManagedObjectContext) {
+        self.entity = id.entity
+        self.objectID = id
+        self.values = []
+        self.relationshipSlots = id.entity.faultSlots
+        self.isFault = true
+        self.managedObjectContext = context
+    }
+
     /// A typed subclass names its entity: its class name by default.
     open class var entityName: String {
         String(describing: self)

@@ -228,7 +228,7 @@ extension ManagedObjectContext {
                 if let existing = parent.registered[snapshot.id] {
                     target = existing
                 } else {
-                    let type = EntityClassRegistry.shared.objectClass(for: object.entity)
+                    let type = parent.objectClass(for: object.entity)
                     target = type.init(entity: object.entity, insertInto: nil)
                     target.objectID = snapshot.id
                     target.managedObjectContext = parent

@@ -54,6 +54,17 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     private var childContexts: [ObjectIdentifier: Weak] = [:]
     private let childLock = NSLock()
 
+    /// Entity → Swift class, looked up once per entity in this context.
+    private var classCache: [ObjectIdentifier: ManagedObject.Type] = [:]
+
+    func objectClass(for entity: EntityDescription) -> ManagedObject.Type {
+        let key = ObjectIdentifier(entity)
+        if let type = classCache[key] { return type }
+        let type = EntityClassRegistry.shared.objectClass(for: entity)
+        classCache[key] = type
+        return type
+    }
+
     /// The live child contexts.
     var children: [ManagedObjectContext] {
         childLock.withLock { childContexts.values.compactMap(\.context) }
@@ -151,7 +162,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         guard let entity = model.entity(named: name) else {
             preconditionFailure("the model has no entity '\(name)'")
         }
-        let type = EntityClassRegistry.shared.objectClass(for: entity)
+        let type = objectClass(for: entity)
         return type.init(entity: entity, insertInto: self)
     }
 
@@ -192,12 +203,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// The object for `id`, registered or a new fault; never nil.
     public func object(with id: ObjectID) -> ManagedObject {
         if let object = registered[id] { return object }
-        let type = EntityClassRegistry.shared.objectClass(for: id.entity)
-        let object = type.init(entity: id.entity, insertInto: nil)
-        object.objectID = id
-        object.managedObjectContext = self
-        object.isFault = true
-        object.relationshipSlots = id.entity.relationships.map { $0.isToMany ? .toManyFault : .toOne(nil) }
+        let object = objectClass(for: id.entity).init(fault: id, context: self)
         registered[id] = object
         return object
     }
@@ -242,6 +248,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             preconditionFailure("the model has no entity '\(name)' for class \(type)")
         }
         EntityClassRegistry.shared.register(type, for: entity)
+        classCache[ObjectIdentifier(entity)] = type
         return entity
     }
 

@@ -42,6 +42,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public internal(set) var relationships: [RelationshipDescription] = []
     public internal(set) var fetchedProperties: [FetchedPropertyDescription] = []
     public internal(set) var attributeIndex: [String: Int] = [:]
+    /// Relationship slots of a fault: to-many ones not loaded, to-one nil.
+    package internal(set) var faultSlots: [RelationshipSlot] = []
     public internal(set) var relationshipIndex: [String: Int] = [:]
 
     public init(name: String, isAbstract: Bool = false, parent: String? = nil, userInfo: [String: String] = [:]) {
@@ -60,10 +62,16 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
 
     /// The entity at the top of this entity's inheritance chain.
     public var rootEntity: EntityDescription {
+        if let root = resolvedRoot { return root.takeUnretainedValue() }
         var entity = self
         while let parent = entity.parent { entity = parent }
         return entity
     }
+
+    /// Set by the model once inheritance is resolved: every `ObjectID`
+    /// hash reads the root, so it must not walk the chain each time. The
+    /// model owns its entities, so the reference needs no retain.
+    var resolvedRoot: Unmanaged<EntityDescription>?
 
     /// This entity and every entity below it.
     public var selfAndDescendants: [EntityDescription] {

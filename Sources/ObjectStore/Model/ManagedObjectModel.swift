@@ -67,6 +67,11 @@ public final class ManagedObjectModel: @unchecked Sendable {
             }
         }
         for entity in entities {
+            var root = entity
+            while let parent = root.parent { root = parent }
+            entity.resolvedRoot = Unmanaged.passUnretained(root)
+        }
+        for entity in entities {
             var chain: [EntityDescription] = []
             var e: EntityDescription? = entity
             while let current = e { chain.insert(current, at: 0); e = current.parent }
@@ -92,6 +97,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
             entity.fetchedProperties = fetched
             entity.attributeIndex = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
             entity.relationshipIndex = Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) })
+            entity.faultSlots = relationships.map { $0.isToMany ? .toManyFault : .toOne(nil) }
         }
         for entity in entities {
             for case let relationship as RelationshipDescription in entity.declaredProperties {
