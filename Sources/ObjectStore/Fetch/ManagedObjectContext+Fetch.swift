@@ -39,9 +39,8 @@ extension ManagedObjectContext {
             request.resultType = .managedObject
             try validatePrefetching(request.relationshipKeyPathsForPrefetching, from: entity)
             if request.fetchBatchSize > 0 {
-                let ids = try matchingIDs(request, entity: entity)
-                return FetchResults(context: self, ids: ids, batchSize: request.fetchBatchSize,
-                                    prefetching: request.relationshipKeyPathsForPrefetching)
+                return FetchResults(context: self, ids: try matchingIDList(request, entity: entity),
+                                    batchSize: request.fetchBatchSize, prefetching: request.relationshipKeyPathsForPrefetching)
             }
             let objects = try matchingObjects(request, entity: entity)
             let prefetched = try prefetch(request.relationshipKeyPathsForPrefetching, for: objects)
@@ -158,6 +157,19 @@ extension ManagedObjectContext {
         return window(objects, limit: request.fetchLimit, offset: request.fetchOffset)
     }
 
+    /// `matchingIDs`, kept compact when SQL answers alone.
+    func matchingIDList(_ request: FetchRequest, entity: EntityDescription) throws -> ObjectIDList {
+        if parent == nil, !(request.includesPendingChanges && hasPendingChanges(affecting: entity)) {
+            let store = persistentStoreCoordinator!.store
+            let plan = try FetchPlan(request: request, entity: entity, store: store, predicate: try resolvedPredicate(request))
+            if plan.residual == nil && plan.order != nil {
+                return try store.objectIDList(sql: plan.selectIDs(limit: request.fetchLimit, offset: request.fetchOffset),
+                                              bindings: plan.bindings, root: plan.root)
+            }
+        }
+        return ObjectIDList(try matchingIDs(request, entity: entity))
+    }
+
     func matchingIDs(_ request: FetchRequest, entity: EntityDescription) throws -> [ObjectID] {
         if parent == nil, !(request.includesPendingChanges && hasPendingChanges(affecting: entity)) {
             let store = persistentStoreCoordinator!.store
@@ -220,7 +232,7 @@ public struct FetchResults: RandomAccessCollection {
 
     final class Batcher {
         let context: ManagedObjectContext
-        let ids: [ObjectID]
+        let ids: ObjectIDList
         let batchSize: Int
         let prefetching: [String]
         var batchStart = -1
@@ -228,7 +240,7 @@ public struct FetchResults: RandomAccessCollection {
         /// What the current batch prefetched, kept alive with it.
         var prefetched: [ManagedObject] = []
 
-        init(context: ManagedObjectContext, ids: [ObjectID], batchSize: Int, prefetching: [String]) {
+        init(context: ManagedObjectContext, ids: ObjectIDList, batchSize: Int, prefetching: [String]) {
             self.context = context
             self.ids = ids
             self.batchSize = batchSize
@@ -238,10 +250,10 @@ public struct FetchResults: RandomAccessCollection {
         func object(at index: Int) -> ManagedObject {
             let start = index - index % batchSize
             if start != batchStart {
-                let slice = ids[start..<Swift.min(start + batchSize, ids.count)]
+                let slice = start..<Swift.min(start + batchSize, ids.count)
                 prefetched = []
                 batch = context.performAndWait {
-                    let objects = slice.map { context.object(with: $0) }
+                    let objects = slice.map { context.object(with: ids[$0]) }
                     do {
                         try context.fulfill(objects)
                         prefetched = try context.prefetch(prefetching, for: objects)
@@ -261,7 +273,7 @@ public struct FetchResults: RandomAccessCollection {
         self.prefetched = prefetched
     }
 
-    init(context: ManagedObjectContext, ids: [ObjectID], batchSize: Int, prefetching: [String] = []) {
+    init(context: ManagedObjectContext, ids: ObjectIDList, batchSize: Int, prefetching: [String] = []) {
         storage = .batched(Batcher(context: context, ids: ids, batchSize: batchSize, prefetching: prefetching))
         prefetched = []
     }
@@ -285,7 +297,7 @@ public struct FetchResults: RandomAccessCollection {
     public var objectIDs: [ObjectID] {
         switch storage {
         case .objects(let objects): return objects.map(\.objectID)
-        case .batched(let batcher): return batcher.ids
+        case .batched(let batcher): return batcher.ids.all
         }
     }
 }
