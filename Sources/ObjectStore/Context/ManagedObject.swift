@@ -38,8 +38,9 @@ open class ManagedObject: CustomStringConvertible {
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         self.entity = entity
         self.objectID = ObjectID.temporary(for: entity)
-        self.values = entity.attributes.map(\.defaultValue)
-        self.relationshipSlots = entity.relationships.map { $0.isToMany ? .toMany(ObjectIDSet()) : .toOne(nil) }
+        // Shared with the entity until first written (copy on write).
+        self.values = entity.defaultValues
+        self.relationshipSlots = entity.emptySlots
         self.isFault = false
         if let context { context.insert(self) }
     }

@@ -297,12 +297,16 @@ extension ManagedObjectContext {
         var snapshots: [ObjectID: Snapshot] = [:]
         var toMany: [ObjectID: [Int: [ObjectID]]] = [:]
         let isRoot = parent == nil
+        // The saved state travels in the notification only when someone
+        // can merge it: an observer, a child, or the parent.
+        let wantsPayload = !observers.isEmpty || !children.isEmpty || !isRoot
         for object in inserted + updated {
             if isRoot { object.version = object.state == .inserted ? 1 : object.version + 1 }
             let snapshot = currentSnapshot(of: object)
             object.committed = snapshot
             object.state = .clean
             object.changedRelationshipSet.removeAll()
+            guard wantsPayload else { continue }
             snapshots[object.objectID] = snapshot
             for (i, slot) in object.relationshipSlots.enumerated() {
                 if case .toMany(let ids) = slot { toMany[object.objectID, default: [:]][i] = ids.ids }

@@ -44,6 +44,10 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public internal(set) var attributeIndex: [String: Int] = [:]
     /// Relationship slots of a fault: to-many ones not loaded, to-one nil.
     package internal(set) var faultSlots: [RelationshipSlot] = []
+    /// Relationship slots of a new object: every one empty.
+    package internal(set) var emptySlots: [RelationshipSlot] = []
+    /// The default value of every attribute, in slot order.
+    package internal(set) var defaultValues: [Value] = []
     public internal(set) var relationshipIndex: [String: Int] = [:]
 
     public init(name: String, isAbstract: Bool = false, parent: String? = nil, userInfo: [String: String] = [:]) {

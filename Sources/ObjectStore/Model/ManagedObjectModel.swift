@@ -98,6 +98,8 @@ public final class ManagedObjectModel: @unchecked Sendable {
             entity.attributeIndex = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
             entity.relationshipIndex = Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) })
             entity.faultSlots = relationships.map { $0.isToMany ? .toManyFault : .toOne(nil) }
+            entity.emptySlots = relationships.map { $0.isToMany ? .toMany(ObjectIDSet()) : .toOne(nil) }
+            entity.defaultValues = attributes.map(\.defaultValue)
         }
         for entity in entities {
             for case let relationship as RelationshipDescription in entity.declaredProperties {
