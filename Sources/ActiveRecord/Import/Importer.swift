@@ -23,6 +23,7 @@ public final class Importer {
     public let context: ManagedObjectContext
     public var options: ImportOptions
     private var dateFormatters: [String: DateFormatter] = [:]
+    private var candidateCache: [ObjectIdentifier: [(key: String, path: [String])]] = [:]
     /// Objects found or made during this import, by entity and key value.
     private var known: [String: [Value: ManagedObject]] = [:]
     /// Key values the current batch's prefetch already asked for: one not
@@ -278,16 +279,29 @@ public final class Importer {
     /// The JSON value for a property: its `mappedKeyName` (a key path), or
     /// its name, then `mappedKeyName.1` … `.9`.
     func lookup(_ item: JSON, property: PropertyDescription) -> (key: String, json: JSON)? {
-        guard case .object = item else { return nil }
-        var candidates = [property.userInfo[ImportKey.mappedKeyName] ?? property.name]
-        for n in 1...9 {
-            if let key = property.userInfo["\(ImportKey.mappedKeyName).\(n)"] { candidates.append(key) }
-        }
-        for key in candidates {
-            if let value = item.value(atKeyPath: key) { return (key, value) }
-            if options.normalizesKeys, let (found, value) = normalizedLookup(item, keyPath: key) { return (found, value) }
+        guard case .object(let members) = item else { return nil }
+        for candidate in keyCandidates(property) {
+            if candidate.path.count == 1 {
+                if let value = members[candidate.key] { return (candidate.key, value) }
+            } else if let value = item.value(atPath: candidate.path) {
+                return (candidate.key, value)
+            }
+            if options.normalizesKeys, let (found, value) = normalizedLookup(item, keyPath: candidate.key) { return (found, value) }
         }
         return nil
+    }
+
+    /// The JSON keys a property reads, in order, split once per import.
+    private func keyCandidates(_ property: PropertyDescription) -> [(key: String, path: [String])] {
+        let id = ObjectIdentifier(property)
+        if let cached = candidateCache[id] { return cached }
+        var keys = [property.userInfo[ImportKey.mappedKeyName] ?? property.name]
+        for n in 1...9 {
+            if let key = property.userInfo["\(ImportKey.mappedKeyName).\(n)"] { keys.append(key) }
+        }
+        let candidates = keys.map { ($0, $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init)) }
+        candidateCache[id] = candidates
+        return candidates
     }
 
     private func normalizedLookup(_ item: JSON, keyPath: String) -> (String, JSON)? {

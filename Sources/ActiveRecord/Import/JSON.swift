@@ -30,7 +30,17 @@ public enum JSON: Sendable, Hashable {
         return current
     }
 
-    public var isNull: Bool { self == .null }
+    /// Follows key path components through nested objects.
+    public func value(atPath path: [String]) -> JSON? {
+        var current: JSON = self
+        for part in path {
+            guard case .object(let members) = current, let next = members[part] else { return nil }
+            current = next
+        }
+        return current
+    }
+
+    public var isNull: Bool { if case .null = self { return true }; return false }
 
     /// Parses JSON text; errors give the line and column.
     public init(parsing text: String) throws {
