@@ -138,6 +138,19 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         return sqlite
     }
 
+    /// The SQLite store answering for `entity` (for any entity when nil),
+    /// for what only SQL answers; throws when another kind of store, or
+    /// several stores, hold it.
+    package func sqlStore(for entity: EntityDescription?, purpose: String) throws -> SQLiteStore {
+        let stores = entity.map { self.stores(for: $0) } ?? backends
+        guard stores.count == 1, let sqlite = stores[0] as? SQLiteStore else {
+            let kinds = stores.map(\.storeType.rawValue).joined(separator: ", ")
+            throw StoreError(.misuse, "\(purpose) needs one SQLite store\(entity.map { " for \($0.name)" } ?? ""); "
+                             + (stores.isEmpty ? "there is none" : "found: \(kinds)"))
+        }
+        return sqlite
+    }
+
     /// The only store serving `entity` when it is a SQLite store: SQL
     /// answers the whole fetch there.
     func soleSQLiteStore(for entity: EntityDescription, includesSubentities: Bool = true) -> SQLiteStore? {
@@ -204,7 +217,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// be used afterwards.
     public func replacingModel(with model: ManagedObjectModel) throws -> PersistentStoreCoordinator {
         let coordinator = PersistentStoreCoordinator(model: model)
-        let migrated = try SQLiteStore(database: store.database, model: model)
+        let migrated = try SQLiteStore(database: try sqlStore(for: nil, purpose: "changing the model").database, model: model)
         coordinator.lock.withLock { coordinator._stores = [migrated] }
         return coordinator
     }
