@@ -5,6 +5,8 @@
 //       of save n-1 touched = n, deletes the items of save n-KEEP, and sets
 //       the counter to n, all in one save. Prints "ready" once the store is
 //       open, then "saved n" after each save returns.
+//   mrq-crash-worker xml-save-loop STORE ROWS
+//       The same on an XML store (one atomic file per save).
 //   mrq-crash-worker open STORE [--uid N] [--read-only] [--save]
 //       Opens the store (as user N when given, for tests that run as root,
 //       where permission checks are bypassed), optionally saves one item,
@@ -39,9 +41,9 @@ func items(tagged tag: Int64, in context: ManagedObjectContext) throws -> [Manag
     Array(try context.fetch(FetchRequest(entityName: "Item", predicate: try Predicate(format: "tag == %lld", .int(tag)))))
 }
 
-func saveLoop(path: String, rows: Int64) throws -> Never {
+func saveLoop(path: String, rows: Int64, type: PersistentStoreType = .sqlite) throws -> Never {
     let coordinator = PersistentStoreCoordinator(model: try crashModel())
-    try coordinator.addSQLiteStore(at: URL(fileURLWithPath: path))
+    try coordinator.addPersistentStore(type: type, at: URL(fileURLWithPath: path))
     let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
     say("ready")
     while true {
@@ -92,9 +94,16 @@ case ("save-loop", 4):
         FileHandle.standardError.write(Data("mrq-crash-worker: \(error)\n".utf8))
         exit(1)
     }
+case ("xml-save-loop", 4):
+    do {
+        try saveLoop(path: arguments[2], rows: Int64(arguments[3]) ?? 10, type: .xml)
+    } catch {
+        FileHandle.standardError.write(Data("mrq-crash-worker: \(error)\n".utf8))
+        exit(1)
+    }
 case ("open", _):
     say(open(path: arguments[2], flags: arguments.dropFirst(3)))
 default:
-    FileHandle.standardError.write(Data("usage: mrq-crash-worker save-loop STORE ROWS | open STORE [--uid N] [--read-only] [--save]\n".utf8))
+    FileHandle.standardError.write(Data("usage: mrq-crash-worker save-loop STORE ROWS | xml-save-loop STORE ROWS | open STORE [--uid N] [--read-only] [--save]\n".utf8))
     exit(64)
 }

@@ -5,7 +5,7 @@ import Predicates
 /// Models built in code for the store and context tests.
 enum TestModels {
     /// Department ←→> Person, with a Manager sub-entity and a many-to-many Tag.
-    static func people() throws -> ManagedObjectModel {
+    static func people(configurations: [String: [String]] = [:]) throws -> ManagedObjectModel {
         let department = EntityDescription(name: "Department")
         department.add(AttributeDescription(name: "name", type: .string, isOptional: false))
         department.add(AttributeDescription(name: "budget", type: .double, defaultValue: .double(0)))
@@ -33,7 +33,7 @@ enum TestModels {
         tag.add(AttributeDescription(name: "label", type: .string))
         tag.add(RelationshipDescription(name: "people", destination: "Person", inverse: "tags", isToMany: true))
 
-        return try ManagedObjectModel(entities: [department, person, manager, tag])
+        return try ManagedObjectModel(entities: [department, person, manager, tag], configurations: configurations)
     }
 
     static func coordinator(_ model: ManagedObjectModel, path: String? = nil) throws -> PersistentStoreCoordinator {

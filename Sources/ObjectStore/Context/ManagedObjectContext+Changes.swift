@@ -37,7 +37,7 @@ extension ManagedObjectContext {
                     return parent.toManyIDs(source, relationship: index).ids
                 }
             }
-            return try persistentStoreCoordinator!.store.destinations(of: relationship, from: object.objectID)
+            return try persistentStoreCoordinator!.backend(for: object.objectID).destinations(of: relationship, from: object.objectID)
         } catch {
             MRLog.error("cannot load \(object.entity.name).\(relationship.name): \(error)")
             return []

@@ -26,8 +26,10 @@ extension ManagedObjectContext {
             }
             ids = found
         } else {
-            let store = persistentStoreCoordinator!.store
-            for snapshot in try store.snapshots(of: entity, where: attribute, in: Array(wanted)) {
+            let found = try persistentStoreCoordinator!.stores(for: entity).flatMap {
+                try $0.snapshots(of: entity, where: attribute, in: Array(wanted))
+            }
+            for snapshot in found {
                 let object = self.object(with: snapshot.id)
                 if object.isFault { fill(object, from: snapshot) }
                 loaded.append(object)

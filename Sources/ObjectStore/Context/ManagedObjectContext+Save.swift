@@ -23,11 +23,11 @@ extension ManagedObjectContext {
         }
         var changes = storeChanges(inserted: inserted, updated: updated, deleted: deleted)
         var permanentIDs: [ObjectID: ObjectID] = [:]
-        let store = persistentStoreCoordinator!.store
+        let coordinator = persistentStoreCoordinator!
         var attempts = 0
         while true {
             do {
-                permanentIDs = try store.save(changes)
+                permanentIDs = try coordinator.save(changes)
                 break
             } catch let conflict as StoreConflictError {
                 attempts += 1

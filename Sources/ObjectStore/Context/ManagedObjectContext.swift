@@ -77,6 +77,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         self.persistentStoreCoordinator = coordinator
         self.parent = nil
         (self.queue, self.queueIdentity) = ContextQueue.make(concurrencyType)
+        coordinator.register(self)
     }
 
     /// A child context: its saves go to `parent`, not to the store.
@@ -308,7 +309,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         if let parent {
             return try parent.performAndWait { try parent.snapshotForChild(id) }
         }
-        return try persistentStoreCoordinator!.store.snapshots(for: [id]).first
+        return try persistentStoreCoordinator!.snapshots(for: [id]).first
     }
 
     /// This context's current state of an object, for a child context.

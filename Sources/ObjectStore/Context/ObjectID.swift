@@ -11,7 +11,8 @@ import Synchronization
 /// ```
 ///
 /// Two IDs are equal when they name the same row of the same inheritance
-/// hierarchy; the entity may be a more specific one once known.
+/// hierarchy in the same store; the entity may be a more specific one once
+/// known.
 public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     public let entity: EntityDescription
     /// The row's primary key when permanent; a negative number when temporary.
@@ -36,12 +37,13 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     public var isTemporaryID: Bool { primaryKey < 0 }
 
     public static func == (a: ObjectID, b: ObjectID) -> Bool {
-        a.primaryKey == b.primaryKey && a.entity.rootEntity === b.entity.rootEntity
+        a.primaryKey == b.primaryKey && a.entity.rootEntity === b.entity.rootEntity && a.storeIdentifier == b.storeIdentifier
     }
 
     public func hash(into hasher: inout Hasher) {
         hasher.combine(primaryKey)
         hasher.combine(ObjectIdentifier(entity.rootEntity))
+        hasher.combine(storeIdentifier)
     }
 
     /// Core Data's URI form: `x-coredata://STORE/Entity/pN`, or

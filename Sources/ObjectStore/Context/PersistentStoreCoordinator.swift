@@ -1,17 +1,28 @@
 import Foundation
 import Predicates
 
-/// Connects contexts to the persistent store of a model.
+/// Connects contexts to the persistent stores of a model.
 ///
 /// ```swift
 /// let coordinator = PersistentStoreCoordinator(model: model)
 /// try coordinator.addSQLiteStore(at: URL(fileURLWithPath: "people.sqlite"))
 /// let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator)
 /// ```
+///
+/// A coordinator can hold several stores. The model's configurations say
+/// which entities each store holds; an entity held by several stores is
+/// inserted into the first one added unless `ManagedObjectContext.assign`
+/// says otherwise, and fetched from all of them.
 public final class PersistentStoreCoordinator: @unchecked Sendable {
     public let model: ManagedObjectModel
     private let lock = NSLock()
-    private var _store: SQLiteStore?
+    private var _stores: [any StoreBackend] = []
+    /// Store identifiers chosen for inserted objects, by temporary ID.
+    private var assignments: [ObjectID: String] = [:]
+    private var contexts: [ManagedObjectContext.Weak] = []
+    /// Serialises saves spanning several stores, so their prepared halves
+    /// never wait on each other.
+    let saveLock = NSLock()
 
     public init(model: ManagedObjectModel) {
         self.model = model
@@ -26,41 +37,205 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     @discardableResult
     public func addSQLiteStore(at url: URL?, readOnly: Bool = false, deleteOnModelMismatch: Bool = false,
                                busyTimeout: TimeInterval = 5) throws -> String {
-        var options = SQLiteStore.Options()
+        var options = PersistentStoreOptions()
         options.readOnly = readOnly
         options.deleteOnModelMismatch = deleteOnModelMismatch
         options.busyTimeout = busyTimeout
-        let store = try SQLiteStore(path: url?.path ?? ":memory:", model: model, options: options)
-        lock.withLock { _store = store }
-        return store.identifier
+        return try addPersistentStore(type: url == nil ? .inMemory : .sqlite, at: url, options: options).identifier
     }
 
-    package var store: SQLiteStore {
-        guard let store = lock.withLock({ _store }) else {
-            preconditionFailure("the coordinator has no persistent store: call addSQLiteStore first")
+    /// Adds a store of `type` holding the entities of `configuration` (all
+    /// of them for nil).
+    ///
+    /// ```swift
+    /// let archive = try coordinator.addPersistentStore(type: .xml, configuration: "Archive",
+    ///                                                  at: URL(fileURLWithPath: "archive.xml"))
+    /// ```
+    ///
+    /// `.inMemory` ignores `url`; `.sqlite` and `.xml` need one.
+    @discardableResult
+    public func addPersistentStore(type: PersistentStoreType, configuration: String? = nil, at url: URL?,
+                                   options: PersistentStoreOptions = PersistentStoreOptions()) throws -> any PersistentStore {
+        if let configuration, model.configurations[configuration] == nil {
+            throw StoreError(.notFound, "the model has no configuration '\(configuration)'")
+        }
+        let store = try Self.makeStore(type: type, model: model, configuration: configuration, url: url, options: options)
+        try lock.withLock {
+            if _stores.contains(where: { $0.identifier == store.identifier }) {
+                throw StoreError(.misuse, "store \(store.identifier) is already added to this coordinator")
+            }
+            _stores.append(store)
         }
         return store
     }
+
+    static func makeStore(type: PersistentStoreType, model: ManagedObjectModel, configuration: String?, url: URL?,
+                          options: PersistentStoreOptions) throws -> any StoreBackend {
+        switch type {
+        case .sqlite, .inMemory:
+            var sqliteOptions = SQLiteStore.Options()
+            sqliteOptions.readOnly = options.readOnly
+            sqliteOptions.deleteOnModelMismatch = options.deleteOnModelMismatch
+            sqliteOptions.busyTimeout = options.busyTimeout
+            var path = ":memory:"
+            if type == .sqlite {
+                guard let url else { throw StoreError(.misuse, "a SQLite store needs a URL; use .inMemory for none") }
+                path = url.path
+            }
+            let store = try SQLiteStore(path: path, model: model, options: sqliteOptions)
+            store.configurationName = configuration
+            return store
+        case .xml:
+            guard let url else { throw StoreError(.misuse, "an XML store needs a URL") }
+            return try XMLStore(url: url, model: model, configuration: configuration, options: options)
+        }
+    }
+
+    /// The stores, in the order they were added.
+    public var persistentStores: [any PersistentStore] { lock.withLock { _stores } }
+
+    /// The store with `identifier`, if this coordinator holds it.
+    public func persistentStore(withIdentifier identifier: String) -> (any PersistentStore)? {
+        backend(identifier)
+    }
+
+    /// Removes a store; objects of it registered in contexts become stale.
+    public func remove(_ store: any PersistentStore) {
+        lock.withLock { _stores.removeAll { $0 === store } }
+    }
+
+    /// Puts `new` where `old` was (or last).
+    func replace(_ old: any StoreBackend, with new: any StoreBackend) {
+        lock.withLock {
+            if let index = _stores.firstIndex(where: { $0 === old }) { _stores[index] = new } else { _stores.append(new) }
+        }
+    }
+
+    public var hasStore: Bool { lock.withLock { !_stores.isEmpty } }
+
+    public func removeStores() {
+        lock.withLock { _stores = [] }
+    }
+
+    // MARK: - Routing
+
+    var backends: [any StoreBackend] { lock.withLock { _stores } }
+
+    func backend(_ identifier: String) -> (any StoreBackend)? {
+        lock.withLock { _stores.first { $0.identifier == identifier } }
+    }
+
+    /// The single SQLite store, for what only SQL answers (dictionary
+    /// fetches, `explain`, model replacement).
+    package var store: SQLiteStore {
+        let stores = backends
+        guard let first = stores.first else {
+            preconditionFailure("the coordinator has no persistent store: call addSQLiteStore first")
+        }
+        guard let sqlite = first as? SQLiteStore else {
+            preconditionFailure("this needs a SQLite store; the first store is \(first.storeType.rawValue)")
+        }
+        return sqlite
+    }
+
+    /// The SQLite store answering for `entity` (for any entity when nil),
+    /// for what only SQL answers; throws when another kind of store, or
+    /// several stores, hold it.
+    package func sqlStore(for entity: EntityDescription?, purpose: String) throws -> SQLiteStore {
+        let stores = entity.map { self.stores(for: $0) } ?? backends
+        guard stores.count == 1, let sqlite = stores[0] as? SQLiteStore else {
+            let kinds = stores.map(\.storeType.rawValue).joined(separator: ", ")
+            throw StoreError(.misuse, "\(purpose) needs one SQLite store\(entity.map { " for \($0.name)" } ?? ""); "
+                             + (stores.isEmpty ? "there is none" : "found: \(kinds)"))
+        }
+        return sqlite
+    }
+
+    /// The only store serving `entity` when it is a SQLite store: SQL
+    /// answers the whole fetch there.
+    func soleSQLiteStore(for entity: EntityDescription, includesSubentities: Bool = true) -> SQLiteStore? {
+        let stores = self.stores(for: entity, includesSubentities: includesSubentities)
+        return stores.count == 1 ? stores[0] as? SQLiteStore : nil
+    }
+
+    /// The stores holding objects of `entity` (or of its sub-entities).
+    func stores(for entity: EntityDescription, includesSubentities: Bool = true) -> [any StoreBackend] {
+        let kinds = includesSubentities ? entity.selfAndDescendants : [entity]
+        return backends.filter { store in kinds.contains { store.holds($0) } }
+    }
+
+    /// Where a new object of `entity` goes by default.
+    func defaultStore(for entity: EntityDescription) -> (any StoreBackend)? {
+        backends.first { $0.holds(entity) }
+    }
+
+    /// The store holding (or about to hold) the object `id`.
+    func backend(for id: ObjectID) throws -> any StoreBackend {
+        if let identifier = id.isTemporaryID ? lock.withLock({ assignments[id] }) : id.storeIdentifier {
+            guard let store = backend(identifier) else {
+                throw StoreError(.notFound, "the store of \(id) is not in the coordinator")
+            }
+            return store
+        }
+        guard let store = defaultStore(for: id.entity) else {
+            throw StoreError(.notFound, "no store of the coordinator holds entity \(id.entity.name)")
+        }
+        return store
+    }
+
+    /// The current rows of `ids`, from whichever stores hold them.
+    func snapshots(for ids: [ObjectID]) throws -> [Snapshot] {
+        var result: [Snapshot] = []
+        for (_, group) in Dictionary(grouping: ids, by: { $0.storeIdentifier ?? "" }) {
+            result += try backend(for: group[0]).snapshots(for: group)
+        }
+        return result
+    }
+
+    func assign(_ id: ObjectID, to store: any PersistentStore) {
+        lock.withLock { assignments[id] = store.identifier }
+    }
+
+    func forgetAssignments(_ ids: some Sequence<ObjectID>) {
+        lock.withLock { for id in ids { assignments[id] = nil } }
+    }
+
+    func register(_ context: ManagedObjectContext) {
+        lock.withLock {
+            contexts = contexts.filter { $0.context != nil }
+            contexts.append(.init(context: context))
+        }
+    }
+
+    /// The live root contexts on this coordinator.
+    var rootContexts: [ManagedObjectContext] { lock.withLock { contexts.compactMap(\.context) } }
+
+    // MARK: - Model
 
     /// A coordinator for `model` on this coordinator's store, migrated to
     /// it in one transaction. The old coordinator and its contexts must not
     /// be used afterwards.
     public func replacingModel(with model: ManagedObjectModel) throws -> PersistentStoreCoordinator {
         let coordinator = PersistentStoreCoordinator(model: model)
-        let migrated = try SQLiteStore(database: store.database, model: model)
-        coordinator.lock.withLock { coordinator._store = migrated }
+        let migrated = try SQLiteStore(database: try sqlStore(for: nil, purpose: "changing the model").database, model: model)
+        coordinator.lock.withLock { coordinator._stores = [migrated] }
         return coordinator
     }
 
     /// The model a store file was made with; nil when there is no such
     /// file or it is not an mrq store.
     public static func storedModel(at url: URL) throws -> ManagedObjectModel? {
-        try SQLiteStore.storedModel(atPath: url.path)
+        if PersistentStoreType.forFile(url) == .xml { return try XMLStore.storedModel(at: url) }
+        return try SQLiteStore.storedModel(atPath: url.path)
     }
+}
 
-    public var hasStore: Bool { lock.withLock { _store != nil } }
-
-    public func removeStores() {
-        lock.withLock { _store = nil }
-    }
+/// How a store is opened.
+public struct PersistentStoreOptions: Sendable {
+    public var readOnly = false
+    /// MagicalRecord's `shouldDeleteStoreOnModelMismatch`.
+    public var deleteOnModelMismatch = false
+    /// How long a SQLite store waits for another connection's lock, in seconds.
+    public var busyTimeout: TimeInterval = 5
+    public init() {}
 }

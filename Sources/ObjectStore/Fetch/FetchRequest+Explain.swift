@@ -25,7 +25,7 @@ extension ManagedObjectContext {
     public func explain(_ request: FetchRequest) throws -> FetchExplanation {
         try performAndWait {
             let entity = try entity(for: request)
-            let store = persistentStoreCoordinator!.store
+            let store = try persistentStoreCoordinator!.sqlStore(for: entity, purpose: "explain")
             let plan = try FetchPlan(request: request, entity: entity, store: store, predicate: request.predicate)
             let windowInSQL = plan.residual == nil && plan.order != nil
             let sql: String

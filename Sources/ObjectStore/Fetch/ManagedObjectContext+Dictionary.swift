@@ -65,7 +65,7 @@ extension ManagedObjectContext {
     public func fetchRows(_ request: FetchRequest) throws -> (columns: [String], rows: [[Value]]) {
         try performAndWait {
             let entity = try entity(for: request)
-            let store = persistentStoreCoordinator!.store
+            let store = try persistentStoreCoordinator!.sqlStore(for: entity, purpose: "a dictionary fetch")
             var plan = try DictionaryPlan(request: request, entity: entity, store: store)
             if plan.whereResidual != nil {
                 let keys = try savedMatches(request)

@@ -85,7 +85,9 @@ extension ManagedObjectContext {
     private func countInSQL(_ request: FetchRequest, entity: EntityDescription) throws -> Int? {
         guard parent == nil else { return nil }
         if request.includesPendingChanges && hasPendingChanges(affecting: entity) { return nil }
-        let store = persistentStoreCoordinator!.store
+        guard let store = persistentStoreCoordinator!.soleSQLiteStore(for: entity, includesSubentities: request.includesSubentities) else {
+            return nil
+        }
         let plan = try FetchPlan(request: request, entity: entity, store: store, predicate: try resolvedPredicate(request))
         guard plan.residual == nil else { return nil }
         return try store.count(sql: plan.selectCount(limit: request.fetchLimit, offset: request.fetchOffset), bindings: plan.bindings)
@@ -116,8 +118,7 @@ extension ManagedObjectContext {
             objects = register(snapshots)
             sorted = true
             if !pending { return objects }
-        } else {
-            let store = persistentStoreCoordinator!.store
+        } else if let store = persistentStoreCoordinator!.soleSQLiteStore(for: entity, includesSubentities: request.includesSubentities) {
             let plan = try FetchPlan(request: request, entity: entity, store: store, predicate: predicate)
             let inMemory = pending || plan.residual != nil || plan.order == nil
             let sql = inMemory ? plan.selectRows(store: store, limit: 0, offset: 0)
@@ -131,6 +132,24 @@ extension ManagedObjectContext {
             if let residual = plan.residual {
                 objects = try objects.filter { try $0.matches(residual) }
             }
+        } else {
+            // Other stores, or several: each answers for itself; the
+            // results are merged, sorted and windowed here.
+            let stores = persistentStoreCoordinator!.stores(for: entity, includesSubentities: request.includesSubentities)
+            let whole = stores.count == 1 && !pending
+            objects = []
+            sorted = whole
+            for store in stores {
+                let found = try store.fetchSnapshots(request, entity: entity, predicate: predicate, windowed: whole)
+                var registered = register(found.snapshots)
+                if let residual = found.residual {
+                    registered = try registered.filter { try $0.matches(residual) }
+                }
+                if !found.isSorted || found.residual != nil { sorted = false }
+                objects += registered
+            }
+            if sorted { return objects }
+            sorted = false
         }
         if pending {
             var seen = Set(objects.map { ObjectIdentifier($0) })
@@ -171,8 +190,8 @@ extension ManagedObjectContext {
     }
 
     func matchingIDs(_ request: FetchRequest, entity: EntityDescription) throws -> [ObjectID] {
-        if parent == nil, !(request.includesPendingChanges && hasPendingChanges(affecting: entity)) {
-            let store = persistentStoreCoordinator!.store
+        if parent == nil, !(request.includesPendingChanges && hasPendingChanges(affecting: entity)),
+           let store = persistentStoreCoordinator!.soleSQLiteStore(for: entity, includesSubentities: request.includesSubentities) {
             let plan = try FetchPlan(request: request, entity: entity, store: store, predicate: try resolvedPredicate(request))
             if plan.residual == nil && plan.order != nil {
                 return try store.objectIDs(sql: plan.selectIDs(limit: request.fetchLimit, offset: request.fetchOffset),
@@ -189,7 +208,9 @@ extension ManagedObjectContext {
                 let c = ValueOrdering.compare(a.1[i], b.1[i])
                 if c != 0 { return key.ascending ? c < 0 : c > 0 }
             }
-            return a.0.objectID.primaryKey < b.0.objectID.primaryKey
+            let (x, y) = (a.0.objectID, b.0.objectID)
+            return x.primaryKey != y.primaryKey ? x.primaryKey < y.primaryKey
+                : (x.storeIdentifier ?? "") < (y.storeIdentifier ?? "")
         }.map(\.0)
     }
 
@@ -207,7 +228,7 @@ extension ManagedObjectContext {
         if let parent {
             snapshots = try parent.performAndWait { try faults.compactMap { try parent.snapshotForChild($0.objectID) } }
         } else {
-            snapshots = try persistentStoreCoordinator!.store.snapshots(for: faults.map(\.objectID))
+            snapshots = try persistentStoreCoordinator!.snapshots(for: faults.map(\.objectID))
         }
         for snapshot in snapshots {
             if let object = registered[snapshot.id], object.isFault { fill(object, from: snapshot) }

@@ -100,7 +100,7 @@ extension ManagedObjectContext {
             if case .toManyFault = source.relationshipSlots[index] { return !source.objectID.isTemporaryID }
             return false
         }
-        var byOwner: [Int64: [ObjectID]] = [:]
+        var byOwner: [ObjectID: [ObjectID]] = [:]
         // Held until the end: the context holds clean objects weakly.
         var loaded: [ManagedObject] = []
         if !unloaded.isEmpty {
@@ -110,18 +110,30 @@ extension ManagedObjectContext {
                 let lists = try parent.performAndWait { () throws -> [[ObjectID]] in
                     unloaded.map { parent.toManyIDs(parent.object(with: $0.objectID), relationship: index).ids }
                 }
-                for (source, ids) in zip(unloaded, lists) { byOwner[source.objectID.primaryKey] = ids }
+                for (source, ids) in zip(unloaded, lists) { byOwner[source.objectID] = ids }
                 loaded = lists.flatMap { $0 }.map { object(with: $0) }
                 try fulfill(loaded)
-            } else {
-                let store = persistentStoreCoordinator!.store
+            } else if let store = persistentStoreCoordinator!.soleSQLiteStore(for: unloaded[0].entity) {
                 let rows = try store.prefetchRows(of: relationship, sourceEntity: unloaded[0].entity,
                                                   sources: unloaded.map(\.objectID.primaryKey))
                 loaded = register(rows.map(\.snapshot))
-                for (row, object) in zip(rows, loaded) { byOwner[row.owner, default: []].append(object.objectID) }
+                var owners: [Int64: ObjectID] = [:]
+                for source in unloaded { owners[source.objectID.primaryKey] = source.objectID }
+                for (row, object) in zip(rows, loaded) {
+                    if let owner = owners[row.owner] { byOwner[owner, default: []].append(object.objectID) }
+                }
+            } else {
+                // Other stores: one question per source.
+                for source in unloaded {
+                    let ids = try persistentStoreCoordinator!.backend(for: source.objectID)
+                        .destinations(of: relationship, from: source.objectID)
+                    byOwner[source.objectID] = ids
+                    loaded += ids.map { object(with: $0) }
+                }
+                try fulfill(loaded)
             }
             for source in unloaded {
-                source.relationshipSlots[index] = .toMany(ObjectIDSet(byOwner[source.objectID.primaryKey] ?? []))
+                source.relationshipSlots[index] = .toMany(ObjectIDSet(byOwner[source.objectID] ?? []))
             }
         }
         var destinations: [ManagedObject] = []

@@ -134,6 +134,32 @@ package final class Database: @unchecked Sendable {
         }
     }
 
+    /// Opens a transaction that stays open until `commitTransaction` or
+    /// `rollbackTransaction`: the first half of a save spanning stores.
+    /// `transaction` calls made meanwhile become savepoints inside it.
+    package func beginTransaction() throws {
+        precondition(savepointDepth == 0, "a transaction is already open")
+        try execute("BEGIN IMMEDIATE")
+        savepointDepth = 1
+    }
+
+    /// Commits the transaction `beginTransaction` opened; rolls it back when
+    /// the commit fails.
+    package func commitTransaction() throws {
+        defer { savepointDepth = 0 }
+        do {
+            try execute("COMMIT")
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    package func rollbackTransaction() {
+        try? execute("ROLLBACK")
+        savepointDepth = 0
+    }
+
     package func tableExists(_ name: String) throws -> Bool {
         try scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.string(name)]) != nil
     }

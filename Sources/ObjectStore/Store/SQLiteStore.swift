@@ -19,6 +19,9 @@ package final class SQLiteStore: @unchecked Sendable {
     package let database: Database
     private let lock = NSRecursiveLock()
     private var layouts: [ObjectIdentifier: RowLayout] = [:]
+    /// Set by the coordinator when it adds the store.
+    package var configurationName: String?
+    package var storeType: PersistentStoreType
 
     package struct Options: Sendable {
         package var readOnly = false
@@ -33,6 +36,7 @@ package final class SQLiteStore: @unchecked Sendable {
         self.path = path
         self.model = model
         self.mapping = SchemaMapping(model: model)
+        self.storeType = path == ":memory:" ? .inMemory : .sqlite
         if path != ":memory:" {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
             if !options.readOnly && !FileManager.default.isWritableFile(atPath: directory) {
@@ -66,6 +70,7 @@ package final class SQLiteStore: @unchecked Sendable {
     /// too.
     package init(database: Database, model: ManagedObjectModel) throws {
         self.path = database.path
+        self.storeType = database.path == ":memory:" ? .inMemory : .sqlite
         self.model = model
         self.mapping = SchemaMapping(model: model)
         self.database = database
@@ -123,6 +128,10 @@ package final class SQLiteStore: @unchecked Sendable {
         defer { lock.unlock() }
         return try body()
     }
+
+    /// Held from `prepareSave` to its commit or rollback.
+    package func lockForPreparedSave() { lock.lock() }
+    package func unlockAfterPreparedSave() { lock.unlock() }
 
     // MARK: - Schema
 

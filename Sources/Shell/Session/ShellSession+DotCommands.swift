@@ -7,6 +7,7 @@ extension ShellSession {
     static let dotCommands: [(name: String, usage: String, summary: String)] = [
         ("help", ".help [TOPIC]", "show help; topics: statements, predicates, operators, import, dot"),
         ("open", ".open PATH [MODEL]", "open another store (:memory: for a new one in memory)"),
+        ("save-as", ".save-as PATH [sqlite|xml]", "copy the store to PATH (type from its extension) and use the copy"),
         ("model", ".model PATH", "use the model of an .xcdatamodel or .xcdatamodeld"),
         ("read", ".read FILE", "run the statements of a file"),
         ("mode", ".mode table|line|json|csv", "how results are shown"),
@@ -69,6 +70,12 @@ extension ShellSession {
                 guard arguments.count == 1 || arguments.count == 2 else { return fail("usage: .open PATH [MODEL]") }
                 try open(storePath: arguments[0], modelPath: arguments.count == 2 ? arguments[1] : nil)
                 output.status("opened \(arguments[0]) (\(Self.countText(model.entities.count, "entity", "entities")))")
+            case "save-as":
+                let type = arguments.count == 2 ? PersistentStoreType(rawValue: arguments[1].lowercased()) : nil
+                guard arguments.count == 1 || type != nil && type != .inMemory else { return fail("usage: .save-as PATH [sqlite|xml]") }
+                let url = URL(fileURLWithPath: arguments[0], relativeTo: baseDirectory)
+                try saveAs(url, type: type ?? PersistentStoreType.forFile(url))
+                output.status("saved as \(arguments[0]) (\((type ?? PersistentStoreType.forFile(url)).rawValue))")
             case "model":
                 guard arguments.count == 1 else { return fail("usage: .model PATH") }
                 guard !context.hasChanges else { return fail(ShellDiagnostics.pendingChangesBlockSchema()) }

@@ -38,7 +38,8 @@ public final class ShellSession: ShellSessionProtocol {
         case objects([ManagedObject], entity: EntityDescription)
     }
 
-    /// Opens `storePath` (a SQLite file, or `:memory:`) with the model at
+    /// Opens `storePath` (a SQLite file, an XML store when it ends in
+    /// `.xml`, or `:memory:`) with the model at
     /// `modelPath` (`.xcdatamodel` or `.xcdatamodeld`); without a model,
     /// the store's own model, or an empty one that `entity` statements grow.
     public init(modelPath: String?, storePath: String, parameters: [(name: String, value: String)] = [],
@@ -55,7 +56,11 @@ public final class ShellSession: ShellSessionProtocol {
             model = try ManagedObjectModel(entities: [])
         }
         coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addSQLiteStore(at: storeURL)
+        if let storeURL, PersistentStoreType.forFile(storeURL) == .xml {
+            try coordinator.addPersistentStore(type: .xml, at: storeURL)
+        } else {
+            try coordinator.addSQLiteStore(at: storeURL)
+        }
         context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
         context.undoManager = undoManager
         for (name, text) in parameters {
@@ -179,6 +184,14 @@ public final class ShellSession: ShellSessionProtocol {
             return
         }
         adopt(fresh)
+    }
+
+    /// Copies the store to `url` as a store of `type` and carries on there
+    /// (`.save-as`); unsaved changes stay unsaved.
+    func saveAs(_ url: URL, type: PersistentStoreType) throws {
+        guard let store = coordinator.persistentStores.first else { return }
+        try coordinator.migratePersistentStore(store, to: url, type: type)
+        storePath = url.path
     }
 
     private func adopt(_ other: ShellSession) {

@@ -1,0 +1,68 @@
+import Foundation
+import Predicates
+
+extension PersistentStoreCoordinator {
+    /// Copies `store` to `url` as a store of `type` ("save as"), replaces it
+    /// by the copy in this coordinator, and returns the copy.
+    ///
+    /// ```swift
+    /// let xml = try coordinator.migratePersistentStore(sqlite, to: URL(fileURLWithPath: "people.xml"), type: .xml)
+    /// ```
+    ///
+    /// Every object, attribute value, version and relationship is copied;
+    /// objects get new permanent IDs in the new store, and every context
+    /// on this coordinator (children included) has its registered objects
+    /// renamed to them, so it keeps working. Unsaved changes stay unsaved.
+    /// The old store is left as it was on disk. A file already at `url` is
+    /// replaced. For `.inMemory`, `url` is ignored.
+    @discardableResult
+    public func migratePersistentStore(_ store: any PersistentStore, to url: URL?, type: PersistentStoreType,
+                                       options: PersistentStoreOptions = PersistentStoreOptions()) throws -> any PersistentStore {
+        guard let old = backend(store.identifier) else {
+            throw StoreError(.notFound, "store \(store.identifier) is not in this coordinator")
+        }
+        if let url, type != .inMemory {
+            if url.standardizedFileURL == old.url?.standardizedFileURL {
+                throw StoreError(.misuse, "cannot migrate a store onto its own file '\(url.path)'")
+            }
+            for suffix in ["", "-wal", "-shm", "-journal"] {
+                try? FileManager.default.removeItem(atPath: url.path + suffix)
+            }
+        }
+        var options = options
+        options.readOnly = false
+        let copy = try Self.makeStore(type: type, model: model, configuration: old.configurationName, url: url, options: options)
+        let map = try Self.copy(old, into: copy)
+        replace(old, with: copy)
+        for context in rootContexts { context.remapObjectIDs(map) }
+        return copy
+    }
+
+    /// Writes every object of `source` into the empty store `target` in
+    /// one save; returns old ID → new ID.
+    static func copy(_ source: any StoreBackend, into target: any StoreBackend) throws -> [ObjectID: ObjectID] {
+        let rows = try source.allSnapshots()
+        var temporary: [ObjectID: ObjectID] = [:]
+        for row in rows { temporary[row.id] = ObjectID.temporary(for: row.id.entity) }
+        func moved(_ id: ObjectID) -> ObjectID { temporary[id] ?? id }
+        var changes = StoreChanges()
+        for row in rows {
+            var snapshot = row
+            snapshot.id = moved(row.id)
+            snapshot.toOne = row.toOne.map { $0.map(moved) }
+            changes.inserted.append(snapshot)
+            for relationship in row.id.entity.relationships
+            where relationship.isToMany && !relationship.isTransient && (relationship.isManyToMany || relationship.isOrdered) {
+                let destinations = try source.destinations(of: relationship, from: row.id)
+                if !destinations.isEmpty {
+                    changes.toMany.append(.init(source: snapshot.id, relationship: relationship,
+                                                destinations: destinations.map(moved)))
+                }
+            }
+        }
+        let permanent = try target.save(changes)
+        var map: [ObjectID: ObjectID] = [:]
+        for (old, temp) in temporary { map[old] = permanent[temp] }
+        return map
+    }
+}

@@ -1,0 +1,88 @@
+import Foundation
+import Predicates
+import struct Predicates.Predicate
+
+/// The kinds of persistent store a coordinator can hold.
+///
+/// ```swift
+/// try coordinator.addPersistentStore(type: .xml, at: URL(fileURLWithPath: "people.xml"))
+/// ```
+public enum PersistentStoreType: String, Sendable, CaseIterable {
+    /// One SQLite file (Core Data's `NSSQLiteStoreType`).
+    case sqlite
+    /// The whole graph in one XML file, written atomically
+    /// (`NSXMLStoreType`).
+    case xml
+    /// Nothing on disk (`NSInMemoryStoreType`); a SQLite `:memory:` database.
+    case inMemory
+
+    /// The type a file's extension names: `.xml` is XML, anything else SQLite.
+    public static func forFile(_ url: URL) -> PersistentStoreType {
+        url.pathExtension.lowercased() == "xml" ? .xml : .sqlite
+    }
+}
+
+/// One store of a coordinator, as callers see it.
+///
+/// ```swift
+/// let archive = try coordinator.addPersistentStore(type: .xml, configuration: "Archive", at: url)
+/// context.assign(oldOrder, to: archive)
+/// ```
+public protocol PersistentStore: AnyObject, Sendable {
+    /// Unique, persistent: the host of the store's object ID URIs.
+    var identifier: String { get }
+    var storeType: PersistentStoreType { get }
+    /// The file, or nil in memory.
+    var url: URL? { get }
+    /// The model configuration whose entities the store holds; nil for all.
+    var configurationName: String? { get }
+}
+
+/// What a coordinator needs of a store: reading snapshots and writing
+/// one save's changes, all or nothing.
+package protocol StoreBackend: PersistentStore {
+    var model: ManagedObjectModel { get }
+
+    /// Candidate rows for a fetch of `entity`. With `windowed`, the store
+    /// applies the request's limit and offset when it can answer it whole.
+    func fetchSnapshots(_ request: FetchRequest, entity: EntityDescription, predicate: Predicate?,
+                        windowed: Bool) throws -> StoreFetch
+    /// The current rows of the given objects (missing rows are left out).
+    func snapshots(for ids: [ObjectID]) throws -> [Snapshot]
+    /// The rows of `entity` (sub-entities included) whose `attribute` is one of `values`.
+    func snapshots(of entity: EntityDescription, where attribute: String, in values: [Value]) throws -> [Snapshot]
+    /// The destinations of a to-many relationship, in order when ordered.
+    func destinations(of relationship: RelationshipDescription, from source: ObjectID) throws -> [ObjectID]
+    /// Writes one save and returns the permanent IDs of the inserted objects;
+    /// throws `StoreConflictError` (writing nothing) when a row's version moved.
+    func save(_ changes: StoreChanges) throws -> [ObjectID: ObjectID]
+    /// The first half of a save spanning several stores: everything is
+    /// written but not yet visible; `commit` or `rollback` must follow.
+    func prepareSave(_ changes: StoreChanges) throws -> any PreparedSave
+    /// Every object of the store, for copying it elsewhere.
+    func allSnapshots() throws -> [Snapshot]
+}
+
+/// A save written but not yet committed (see `StoreBackend.prepareSave`).
+package protocol PreparedSave {
+    var permanentIDs: [ObjectID: ObjectID] { get }
+    func commit() throws
+    func rollback()
+}
+
+/// What a store answers for a fetch: rows, and what is left to do in memory.
+package struct StoreFetch {
+    package var snapshots: [Snapshot]
+    /// The part of the predicate the store did not evaluate.
+    package var residual: Predicate?
+    /// Whether `snapshots` are in the request's order (and windowed when asked).
+    package var isSorted: Bool
+}
+
+extension StoreBackend {
+    /// Whether the store holds objects of `entity`, by its configuration.
+    package func holds(_ entity: EntityDescription) -> Bool {
+        guard let name = configurationName, model.configurations[name] != nil else { return true }
+        return model.entities(forConfiguration: name).contains { $0 === entity }
+    }
+}

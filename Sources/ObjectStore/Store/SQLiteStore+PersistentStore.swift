@@ -1,0 +1,63 @@
+import Foundation
+import Predicates
+import struct Predicates.Predicate
+
+extension SQLiteStore: StoreBackend {
+    package var url: URL? { path == ":memory:" ? nil : URL(fileURLWithPath: path) }
+
+    package func fetchSnapshots(_ request: FetchRequest, entity: EntityDescription, predicate: Predicate?,
+                                windowed: Bool) throws -> StoreFetch {
+        let plan = try FetchPlan(request: request, entity: entity, store: self, predicate: predicate)
+        let whole = windowed && plan.residual == nil && plan.order != nil
+        let sql = whole ? plan.selectRows(store: self, limit: request.fetchLimit, offset: request.fetchOffset)
+            : plan.selectRows(store: self, limit: 0, offset: 0)
+        let rows = try snapshots(sql: sql, bindings: plan.bindings, root: plan.root)
+        return StoreFetch(snapshots: rows, residual: plan.residual, isSorted: plan.order != nil)
+    }
+
+    package func prepareSave(_ changes: StoreChanges) throws -> any PreparedSave {
+        // The store's lock stays held until commit or rollback, so nothing
+        // else runs inside the open transaction.
+        lockForPreparedSave()
+        do {
+            try database.beginTransaction()
+        } catch {
+            unlockAfterPreparedSave()
+            throw error
+        }
+        do {
+            let ids = try save(changes)  // a savepoint inside the open transaction
+            return PreparedSQLiteSave(store: self, permanentIDs: ids)
+        } catch {
+            database.rollbackTransaction()
+            unlockAfterPreparedSave()
+            throw error
+        }
+    }
+
+    package func allSnapshots() throws -> [Snapshot] {
+        var result: [Snapshot] = []
+        for root in model.entities where root.parent == nil {
+            let table = mapping.table(for: root)
+            let sql = "SELECT \(selectList(for: root)) FROM \(quoteIdentifier(table.name)) t ORDER BY t._pk"
+            result += try snapshots(sql: sql, bindings: [], root: root)
+        }
+        return result
+    }
+}
+
+/// An open SQLite transaction holding one store's part of a save.
+private struct PreparedSQLiteSave: PreparedSave {
+    let store: SQLiteStore
+    let permanentIDs: [ObjectID: ObjectID]
+
+    func commit() throws {
+        defer { store.unlockAfterPreparedSave() }
+        try store.database.commitTransaction()
+    }
+
+    func rollback() {
+        store.database.rollbackTransaction()
+        store.unlockAfterPreparedSave()
+    }
+}

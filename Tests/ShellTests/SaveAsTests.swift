@@ -1,0 +1,47 @@
+import Foundation
+import Testing
+@testable import Shell
+
+/// `.save-as` moves the session's store to another file and type;
+/// `--store file.xml` opens an XML store.
+@Suite struct SaveAsTests {
+    static func run(_ session: ShellSession, _ text: String) -> String {
+        let capture = TranscriptTests.Capture()
+        session.run(text, fileName: nil, output: capture)
+        return capture.text
+    }
+
+    @Test func saveAsXMLThenSQLiteKeepsTheSessionWorking() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mrq-save-as-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let session = try ShellSession(modelPath: nil, storePath: ":memory:")
+        session.baseDirectory = URL(fileURLWithPath: directory.path, isDirectory: true)
+        _ = Self.run(session, """
+            entity Department { name: String required }
+            entity Person { name: String; age: Int16 = 0; department: Department inverse people }
+            insert Department { name: "Eng" }
+            insert Person { name: "Ada", age: 36, department: first Department where name == "Eng" }
+            insert Person { name: "Bob", age: 17 }
+            save
+            """)
+        let query = "Person where age > 10 sort name"
+        let before = Self.run(session, query)
+        #expect(before.contains("Ada") && before.contains("Eng"))
+
+        #expect(Self.run(session, ".save-as people.xml").contains("saved as people.xml (xml)"))
+        #expect(session.storePath == directory.appendingPathComponent("people.xml").path)
+        #expect(Self.run(session, query) == before)
+        _ = Self.run(session, "insert Person { name: \"Cy\", age: 50 }\nsave")
+
+        // Opened by its extension, as `mrq --store people.xml` does.
+        let reopened = try ShellSession(modelPath: nil, storePath: directory.appendingPathComponent("people.xml").path)
+        let three = Self.run(reopened, query)
+        #expect(three.contains("Cy") && three.contains("(3 rows)"))
+
+        #expect(Self.run(session, ".save-as back.db sqlite").contains("saved as back.db (sqlite)"))
+        #expect(Self.run(session, query) == three)
+        #expect(Self.run(session, ".save-as x.xml nonsense").contains("usage: .save-as PATH [sqlite|xml]"))
+        #expect(Self.run(session, ".help dot").contains(".save-as PATH [sqlite|xml]"))
+    }
+}
