@@ -13,7 +13,7 @@ extension ManagedObjectContext {
         let inserted = insertedObjects
         let updated = updatedObjects
         let deleted = deletedObjects
-        for object in inserted + updated { object.willSave() }
+        for object in inserted + updated + deleted { object.willSave() }
         try validate(inserted: inserted, updated: updated, deleted: deleted)
         if let parent {
             try push(inserted: inserted, updated: updated, deleted: deleted, into: parent)
@@ -48,12 +48,13 @@ extension ManagedObjectContext {
         var failures: [ValidationError.Failure] = []
         for object in inserted + updated {
             failures += validationFailures(of: object)
+            failures += keyValidationFailures(of: object)
             do {
                 if object.isInserted { try object.validateForInsert() } else { try object.validateForUpdate() }
             } catch let error as ValidationError {
                 failures += error.failures
             } catch {
-                failures.append(.init(objectID: object.objectID, key: nil, message: "\(error)"))
+                failures.append(.init(objectID: object.objectID, key: nil, message: model.localizedErrorString("\(error)")))
             }
         }
         for object in deleted {
@@ -62,13 +63,13 @@ extension ManagedObjectContext {
                 if !remaining.isEmpty {
                     failures.append(.init(
                         objectID: object.objectID, key: relationship.name,
-                        message: "cannot delete \(object.entity.name): its '\(relationship.name)' still has \(remaining.count) object\(remaining.count == 1 ? "" : "s") (delete rule Deny)"))
+                        message: model.denyMessage(entity: object.entity, relationship: relationship.name, count: remaining.count)))
                 }
             }
             do { try object.validateForDelete() } catch let error as ValidationError {
                 failures += error.failures
             } catch {
-                failures.append(.init(objectID: object.objectID, key: nil, message: "\(error)"))
+                failures.append(.init(objectID: object.objectID, key: nil, message: model.localizedErrorString("\(error)")))
             }
         }
         if !failures.isEmpty { throw ValidationError(failures: failures) }
@@ -230,6 +231,8 @@ extension ManagedObjectContext {
                 } else {
                     let type = EntityClassRegistry.shared.objectClass(for: object.entity)
                     target = type.init(entity: object.entity, insertInto: nil)
+                    // Inserted once, in the child: no second awakeFromInsert.
+                    target.hasAwokenFromInsert = true
                     target.objectID = snapshot.id
                     target.managedObjectContext = parent
                     target.state = .inserted
@@ -310,12 +313,16 @@ extension ManagedObjectContext {
         }
         for object in deleted {
             registered[object.objectID] = nil
-            object.managedObjectContext = nil
-            object.state = .clean
         }
         changed.removeAll()
         committedToMany.removeAll()
         for object in inserted + updated { object.didSave() }
+        // Deleted objects still answer isDeleted in didSave, as in Core Data.
+        for object in deleted {
+            object.didSave()
+            object.managedObjectContext = nil
+            object.state = .clean
+        }
         return ContextDidSaveNotification(
             insertedObjectIDs: inserted.map(\.objectID), updatedObjectIDs: updated.map(\.objectID),
             deletedObjectIDs: deleted.map(\.objectID), permanentIDs: permanentIDs,

@@ -165,7 +165,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         registered[object.objectID] = object
         markChanged(object)
         undoManager?.registerUndo { [weak self, object] in self?.undoInsert(object) }
-        object.awakeFromInsert()
+        if !object.hasAwokenFromInsert {
+            object.hasAwokenFromInsert = true
+            object.awakeFromInsert()
+        }
     }
 
     private func undoInsert(_ object: ManagedObject) {
@@ -194,6 +197,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         if let object = registered[id] { return object }
         let type = EntityClassRegistry.shared.objectClass(for: id.entity)
         let object = type.init(entity: id.entity, insertInto: nil)
+        object.hasAwokenFromInsert = true
         object.objectID = id
         object.managedObjectContext = self
         object.isFault = true
@@ -334,14 +338,16 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 final class EntityClassRegistry: @unchecked Sendable {
     static let shared = EntityClassRegistry()
     private let lock = NSLock()
-    private var classes: [ObjectIdentifier: ManagedObject.Type] = [:]
+    /// Holds the entity too: a freed entity's address could otherwise be
+    /// reused by another model's entity, which would inherit the class.
+    private var classes: [ObjectIdentifier: (entity: EntityDescription, type: ManagedObject.Type)] = [:]
 
     func register(_ type: ManagedObject.Type, for entity: EntityDescription) {
-        lock.withLock { classes[ObjectIdentifier(entity)] = type }
+        lock.withLock { classes[ObjectIdentifier(entity)] = (entity, type) }
     }
 
     func objectClass(for entity: EntityDescription) -> ManagedObject.Type {
-        lock.withLock { classes[ObjectIdentifier(entity)] } ?? ManagedObject.self
+        lock.withLock { classes[ObjectIdentifier(entity)]?.type } ?? ManagedObject.self
     }
 }
 
