@@ -15,7 +15,8 @@ extension ShellSession {
         case .first(let q): query = q; query.limit = 1; kind = "first"
         case .count(let q): query = q; kind = "count"
         case .delete(let q): query = q; kind = "delete"
-        case .update(let q, _): query = q; kind = "update"
+        case .update(let q, _), .directUpdate(let q, _): query = q; kind = "update"
+        case .directDelete(let q): query = q; kind = "delete"
         default:
             throw LocatedError("explain takes a query: Entity where …, first …, count …, update … or delete …", .unknown)
         }
