@@ -9,6 +9,7 @@ extension ManagedObjectContext {
     /// Validates every inserted, changed and deleted object first and
     /// throws one `ValidationError` holding all failures.
     public func save() throws {
+        processPendingChanges()
         guard hasChanges else { return }
         let inserted = insertedObjects
         let updated = updatedObjects
@@ -283,6 +284,7 @@ extension ManagedObjectContext {
 
     /// Drops an object from the context entirely.
     func forget(_ object: ManagedObject) {
+        noteObjectChange(object)
         registered[object.objectID] = nil
         changed[ObjectIdentifier(object)] = nil
         committedToMany[ObjectIdentifier(object)] = nil
@@ -427,10 +429,12 @@ extension ManagedObjectContext {
                 guard let object = registered[id] else { continue }
                 forget(object)
             }
+            processPendingChanges()
         }
     }
 
     private func merge(_ snapshot: Snapshot, toMany: [Int: [ObjectID]], into object: ManagedObject) {
+        noteObjectChange(object)
         let local = object.changedAttributeIndexes
         let localRelationships = Set(object.changedRelationshipIndexes)
         var values = snapshot.values

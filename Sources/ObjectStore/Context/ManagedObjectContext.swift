@@ -51,6 +51,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// as they were before the first change (for rollback).
     var committedToMany: [ObjectIdentifier: [Int: ObjectIDSet]] = [:]
     var observers: [UUID: @Sendable (ContextDidSaveNotification) -> Void] = [:]
+    /// Changes not yet sent as an objects-did-change notification.
+    let changeTracker = ChangeTracker()
     private var childContexts: [ObjectIdentifier: Weak] = [:]
     private let childLock = NSLock()
 
@@ -180,10 +182,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         committedToMany[ObjectIdentifier(object)] = nil
         object.state = .clean
         object.managedObjectContext = nil
+        noteObjectChange(object)
         undoManager?.registerUndo { [weak self, object] in self?.insert(object) }
     }
 
     func markChanged(_ object: ManagedObject) {
+        noteObjectChange(object)
         let key = ObjectIdentifier(object)
         if changed[key] == nil {
             changeCounter += 1

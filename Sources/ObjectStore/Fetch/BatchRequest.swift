@@ -150,5 +150,6 @@ extension ManagedObjectContext {
                 refresh(object, mergeChanges: false)
             }
         }
+        processPendingChanges()
     }
 }
