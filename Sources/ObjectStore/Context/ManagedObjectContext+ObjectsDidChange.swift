@@ -45,6 +45,15 @@ extension ManagedObjectContext {
         }
     }
 
+    /// Objects inserted elsewhere and merged here: not registered yet, but
+    /// observers (fetched results) must hear of them.
+    func noteRemoteInserts(_ ids: [ObjectID]) {
+        guard !changeTracker.observers.isEmpty else { return }
+        for id in ids where registered[id] == nil && !id.isTemporaryID {
+            noteObjectChange(object(with: id))
+        }
+    }
+
     /// Sends the objects-did-change notification for the changes made
     /// since the last one, if any.
     public func processPendingChanges() {

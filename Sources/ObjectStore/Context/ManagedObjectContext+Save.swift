@@ -429,6 +429,7 @@ extension ManagedObjectContext {
                 guard let object = registered[id] else { continue }
                 forget(object)
             }
+            noteRemoteInserts(note.insertedObjectIDs.map { note.permanentIDs[$0] ?? $0 })
             processPendingChanges()
         }
     }

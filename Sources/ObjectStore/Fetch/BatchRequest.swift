@@ -150,6 +150,7 @@ extension ManagedObjectContext {
                 refresh(object, mergeChanges: false)
             }
         }
+        noteRemoteInserts(changes.inserted)
         processPendingChanges()
     }
 }
