@@ -18,6 +18,17 @@ extension ManagedObject {
         by keyPath: String?, where predicate: Predicate? = nil, sortedBy: String, ascending: Bool = true,
         delegate: FetchedResultsControllerDelegate? = nil, in context: ManagedObjectContext? = nil
     ) throws -> FetchedResultsController {
+        try Finder.fetchAllGrouped(entityName: entityName, by: keyPath, where: predicate, sortedBy: sortedBy,
+                                   ascending: ascending, delegate: delegate, in: context)
+    }
+}
+
+extension Finder {
+    /// `fetchAllGrouped(by:…)` by entity name, for plain `ManagedObject`s.
+    public static func fetchAllGrouped(
+        entityName: String, by keyPath: String?, where predicate: Predicate? = nil, sortedBy: String,
+        ascending: Bool = true, delegate: FetchedResultsControllerDelegate? = nil, in context: ManagedObjectContext? = nil
+    ) throws -> FetchedResultsController {
         let context = Finder.context(context)
         let request = try Finder.request(entityName, where: predicate, sortedBy: sortedBy, ascending: ascending, in: context)
         let controller = FetchedResultsController(fetchRequest: request, context: context, sectionNameKeyPath: keyPath)

@@ -178,3 +178,30 @@ private final class Recorder: FetchedResultsControllerDelegate {
         _ = observer
     }
 }
+
+@Suite struct QueueChangeTests {
+    @Test func aPrivateQueueContextProcessesChangesWhenItsWorkEnds() async throws {
+        let model = try TestModels.people()
+        let context = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: try TestModels.coordinator(model))
+        let seen = Counter()
+        context.addObjectsDidChangeObserver { note in seen.add(note.insertedObjects.count) }
+        try await context.perform {
+            for name in ["a", "b"] {
+                let department = context.insertObject(forEntityName: "Department")
+                department["name"] = .string(name)
+            }
+            #expect(seen.value == 0)
+        }
+        // The notification was queued behind the work: it has run by now.
+        try await context.perform { #expect(seen.value == 2) }
+        #expect(seen.calls == 1)
+    }
+}
+
+private final class Counter: @unchecked Sendable {
+    private let lock = NSLock()
+    private var total = 0, count = 0
+    func add(_ n: Int) { lock.withLock { total += n; count += 1 } }
+    var value: Int { lock.withLock { total } }
+    var calls: Int { lock.withLock { count } }
+}
