@@ -119,7 +119,7 @@ public struct Managed<T: AttributeValue> {
             return T(attributeValue: zeroValue(for: object, key: object[keyPath: storageKeyPath].key))!
         }
         set {
-            object[object[keyPath: storageKeyPath].key] = newValue.attributeValue
+            object.setAttributeValueCodingNil(newValue.attributeValue, forKey: object[keyPath: storageKeyPath].key)
         }
     }
 

@@ -31,6 +31,9 @@ open class ManagedObject: CustomStringConvertible {
     var changeOrder = 0
     /// Relationships changed since the last save.
     var changedRelationshipSet: Set<Int> = []
+    /// Whether `awakeFromInsert` ran: it runs once in an object's life,
+    /// not again when an undone insert is redone.
+    var hasAwokenFromInsert = false
 
     enum State { case clean, inserted, updated, deleted }
 
@@ -58,6 +61,8 @@ open class ManagedObject: CustomStringConvertible {
         self.relationshipSlots = id.entity.faultSlots
         self.isFault = true
         self.managedObjectContext = context
+        // A fault stands for a saved object: it was inserted long ago.
+        self.hasAwokenFromInsert = true
     }
 
     /// A typed subclass names its entity: its class name by default.
@@ -91,6 +96,47 @@ open class ManagedObject: CustomStringConvertible {
     open func validateForInsert() throws {}
     open func validateForUpdate() throws {}
     open func validateForDelete() throws {}
+
+    /// Checks, and may replace, the value of one changed attribute at save
+    /// time: Core Data's `validate<Key>:error:` in one method. Throw
+    /// `ValidationError` (or any error) to refuse; failures are reported
+    /// together with the model's own.
+    ///
+    /// ```swift
+    /// override func validateValue(_ value: inout Value, forKey key: String) throws {
+    ///     if key == "email", case .string(let s) = value { value = .string(s.lowercased()) }
+    /// }
+    /// ```
+    open func validateValue(_ value: inout Value, forKey key: String) throws {}
+
+    /// Called when nil is assigned through `setValue(_:forKey:)` or
+    /// `@Managed` to a scalar attribute (number or boolean) the model does
+    /// not allow to be nil. The default stores the attribute's default
+    /// value, or zero.
+    open func setNilValueForKey(_ key: String) {
+        guard let attribute = entity.attribute(named: key) else { return }
+        let value = attribute.defaultValue.isNull ? Self.zero(of: attribute.type) : attribute.defaultValue
+        setAttributeValue(value, forKey: key)
+    }
+
+    private static func zero(of type: AttributeType) -> Value {
+        switch type {
+        case .double, .float: return .double(0)
+        case .boolean: return .bool(false)
+        case .decimal: return .decimal(0)
+        default: return .int(0)
+        }
+    }
+
+    /// Sets an attribute from a key-value-coding path (`setValue`,
+    /// `@Managed`): nil for a required scalar goes to `setNilValueForKey`.
+    func setAttributeValueCodingNil(_ value: Value, forKey key: String) {
+        if value.isNull, let attribute = entity.attribute(named: key), !attribute.isOptional, attribute.type.isScalar {
+            setNilValueForKey(key)
+        } else {
+            setAttributeValue(value, forKey: key)
+        }
+    }
 
     // MARK: - State
 
@@ -155,8 +201,9 @@ open class ManagedObject: CustomStringConvertible {
         managedObjectContext?.didChange(self, attribute: index, from: old)
     }
 
-    /// The value without fault firing or change tracking: Core Data's
-    /// primitive accessors, for use inside custom accessors.
+    /// The value without change tracking: Core Data's primitive accessors,
+    /// for use inside custom accessors and lifecycle hooks. A fault is
+    /// still filled first.
     public func primitiveValue(forKey key: String) -> Value {
         guard let index = entity.attributeIndex[key] else { return .null }
         willAccessValues()
@@ -255,8 +302,8 @@ open class ManagedObject: CustomStringConvertible {
 
     /// Sets a property from a Swift value (see `value(forKey:)`).
     public func setValue(_ value: Any?, forKey key: String) {
-        if let index = entity.attributeIndex[key] {
-            setAttribute(at: index, to: Value(any: value))
+        if entity.attributeIndex[key] != nil {
+            setAttributeValueCodingNil(Value(any: value), forKey: key)
         } else if let index = entity.relationshipIndex[key] {
             if entity.relationships[index].isToMany {
                 setObjects((value as? [ManagedObject]) ?? [], forKey: key)

@@ -6,6 +6,7 @@ extension ManagedObjectContext {
     /// deleted ones return to their last saved state. Clears the undo stack.
     public func rollback() {
         for object in changed.values {
+            noteObjectChange(object)
             switch object.state {
             case .inserted:
                 forget(object)
@@ -16,6 +17,7 @@ extension ManagedObjectContext {
         changed.removeAll()
         committedToMany.removeAll()
         undoManager?.removeAllActions()
+        processPendingChanges()
     }
 
     private func restoreCommitted(_ object: ManagedObject) {
@@ -51,6 +53,7 @@ extension ManagedObjectContext {
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         precondition(object.managedObjectContext === self, "the object belongs to another context")
         guard !object.objectID.isTemporaryID else { return }
+        noteObjectChange(object)
         if !mergeChanges || !object.hasChanges {
             if object.state != .clean {
                 changed[ObjectIdentifier(object)] = nil

@@ -9,11 +9,12 @@ extension ManagedObjectContext {
     /// Validates every inserted, changed and deleted object first and
     /// throws one `ValidationError` holding all failures.
     public func save() throws {
+        processPendingChanges()
         guard hasChanges else { return }
         let inserted = insertedObjects
         let updated = updatedObjects
         let deleted = deletedObjects
-        for object in inserted + updated { object.willSave() }
+        for object in inserted + updated + deleted { object.willSave() }
         try validate(inserted: inserted, updated: updated, deleted: deleted)
         if let parent {
             try push(inserted: inserted, updated: updated, deleted: deleted, into: parent)
@@ -48,12 +49,13 @@ extension ManagedObjectContext {
         var failures: [ValidationError.Failure] = []
         for object in inserted + updated {
             failures += validationFailures(of: object)
+            failures += keyValidationFailures(of: object)
             do {
                 if object.isInserted { try object.validateForInsert() } else { try object.validateForUpdate() }
             } catch let error as ValidationError {
                 failures += error.failures
             } catch {
-                failures.append(.init(objectID: object.objectID, key: nil, message: "\(error)"))
+                failures.append(.init(objectID: object.objectID, key: nil, message: model.localizedErrorString("\(error)")))
             }
         }
         for object in deleted {
@@ -62,13 +64,13 @@ extension ManagedObjectContext {
                 if !remaining.isEmpty {
                     failures.append(.init(
                         objectID: object.objectID, key: relationship.name,
-                        message: "cannot delete \(object.entity.name): its '\(relationship.name)' still has \(remaining.count) object\(remaining.count == 1 ? "" : "s") (delete rule Deny)"))
+                        message: model.denyMessage(entity: object.entity, relationship: relationship.name, count: remaining.count)))
                 }
             }
             do { try object.validateForDelete() } catch let error as ValidationError {
                 failures += error.failures
             } catch {
-                failures.append(.init(objectID: object.objectID, key: nil, message: "\(error)"))
+                failures.append(.init(objectID: object.objectID, key: nil, message: model.localizedErrorString("\(error)")))
             }
         }
         if !failures.isEmpty { throw ValidationError(failures: failures) }
@@ -230,6 +232,8 @@ extension ManagedObjectContext {
                 } else {
                     let type = parent.objectClass(for: object.entity)
                     target = type.init(entity: object.entity, insertInto: nil)
+                    // Inserted once, in the child: no second awakeFromInsert.
+                    target.hasAwokenFromInsert = true
                     target.objectID = snapshot.id
                     target.managedObjectContext = parent
                     target.state = .inserted
@@ -280,6 +284,7 @@ extension ManagedObjectContext {
 
     /// Drops an object from the context entirely.
     func forget(_ object: ManagedObject) {
+        noteObjectChange(object)
         registered[object.objectID] = nil
         changed[ObjectIdentifier(object)] = nil
         committedToMany[ObjectIdentifier(object)] = nil
@@ -314,12 +319,16 @@ extension ManagedObjectContext {
         }
         for object in deleted {
             registered[object.objectID] = nil
-            object.managedObjectContext = nil
-            object.state = .clean
         }
         changed.removeAll()
         committedToMany.removeAll()
         for object in inserted + updated { object.didSave() }
+        // Deleted objects still answer isDeleted in didSave, as in Core Data.
+        for object in deleted {
+            object.didSave()
+            object.managedObjectContext = nil
+            object.state = .clean
+        }
         return ContextDidSaveNotification(
             insertedObjectIDs: inserted.map(\.objectID), updatedObjectIDs: updated.map(\.objectID),
             deletedObjectIDs: deleted.map(\.objectID), permanentIDs: permanentIDs,
@@ -424,10 +433,13 @@ extension ManagedObjectContext {
                 guard let object = registered[id] else { continue }
                 forget(object)
             }
+            noteRemoteInserts(note.insertedObjectIDs.map { note.permanentIDs[$0] ?? $0 })
+            processPendingChanges()
         }
     }
 
     private func merge(_ snapshot: Snapshot, toMany: [Int: [ObjectID]], into object: ManagedObject) {
+        noteObjectChange(object)
         let local = object.changedAttributeIndexes
         let localRelationships = Set(object.changedRelationshipIndexes)
         var values = snapshot.values

@@ -51,6 +51,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// as they were before the first change (for rollback).
     var committedToMany: [ObjectIdentifier: [Int: ObjectIDSet]] = [:]
     var observers: [UUID: @Sendable (ContextDidSaveNotification) -> Void] = [:]
+    /// Changes not yet sent as an objects-did-change notification.
+    let changeTracker = ChangeTracker()
     private var childContexts: [ObjectIdentifier: Weak] = [:]
     private let childLock = NSLock()
 
@@ -177,7 +179,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         registered[object.objectID] = object
         markChanged(object)
         undoManager?.registerUndo { [weak self, object] in self?.undoInsert(object) }
-        object.awakeFromInsert()
+        if !object.hasAwokenFromInsert {
+            object.hasAwokenFromInsert = true
+            object.awakeFromInsert()
+        }
     }
 
     private func undoInsert(_ object: ManagedObject) {
@@ -189,10 +194,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         committedToMany[ObjectIdentifier(object)] = nil
         object.state = .clean
         object.managedObjectContext = nil
+        noteObjectChange(object)
         undoManager?.registerUndo { [weak self, object] in self?.insert(object) }
     }
 
     func markChanged(_ object: ManagedObject) {
+        noteObjectChange(object)
         let key = ObjectIdentifier(object)
         if changed[key] == nil {
             changeCounter += 1
@@ -342,14 +349,16 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 final class EntityClassRegistry: @unchecked Sendable {
     static let shared = EntityClassRegistry()
     private let lock = NSLock()
-    private var classes: [ObjectIdentifier: ManagedObject.Type] = [:]
+    /// Holds the entity too: a freed entity's address could otherwise be
+    /// reused by another model's entity, which would inherit the class.
+    private var classes: [ObjectIdentifier: (entity: EntityDescription, type: ManagedObject.Type)] = [:]
 
     func register(_ type: ManagedObject.Type, for entity: EntityDescription) {
-        lock.withLock { classes[ObjectIdentifier(entity)] = type }
+        lock.withLock { classes[ObjectIdentifier(entity)] = (entity, type) }
     }
 
     func objectClass(for entity: EntityDescription) -> ManagedObject.Type {
-        lock.withLock { classes[ObjectIdentifier(entity)] } ?? ManagedObject.self
+        lock.withLock { classes[ObjectIdentifier(entity)]?.type } ?? ManagedObject.self
     }
 }
 

@@ -44,6 +44,9 @@ public struct ValidationError: Error, CustomStringConvertible {
     public struct Failure: Sendable, CustomStringConvertible {
         public let objectID: ObjectID
         public let entity: String
+        /// The entity's name for users: `Entity/<name>` in the model's
+        /// localization dictionary, or the name.
+        public let localizedEntity: String
         public let key: String?
         public let message: String
         public var description: String { message }
@@ -51,6 +54,7 @@ public struct ValidationError: Error, CustomStringConvertible {
         public init(objectID: ObjectID, key: String?, message: String) {
             self.objectID = objectID
             self.entity = objectID.entity.name
+            self.localizedEntity = objectID.entity.model?.localizedName(ofEntity: entity) ?? entity
             self.key = key
             self.message = message
         }
@@ -61,7 +65,7 @@ public struct ValidationError: Error, CustomStringConvertible {
     public init(failures: [Failure]) { self.failures = failures }
 
     public var description: String {
-        let messages = failures.map { "\($0.entity): \($0.message)" }
+        let messages = failures.map { "\($0.localizedEntity): \($0.message)" }
         return messages.count == 1 ? messages[0] : "\(messages.count) validation errors: " + messages.joined(separator: "; ")
     }
 }

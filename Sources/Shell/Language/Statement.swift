@@ -91,6 +91,10 @@ public indirect enum Statement: Sendable {
     case insert(entity: Name, assignments: [Assignment])
     case update(Query, assignments: [Assignment])
     case delete(Query)
+    /// `update … set … direct`: a batch update in the store.
+    case directUpdate(Query, assignments: [Assignment])
+    /// `delete … direct`: a batch delete in the store.
+    case directDelete(Query)
     case truncate(Name)
     case importJSON(entity: Name, path: String, pathRange: SourceRange)
     case save

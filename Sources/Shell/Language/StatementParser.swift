@@ -25,7 +25,7 @@ public struct StatementParser {
     /// The words with a meaning inside statements.
     public static let clauseWords = [
         "where", "sort", "limit", "offset", "set", "from", "of", "group", "by", "having", "distinct",
-        "inverse", "abstract",
+        "inverse", "abstract", "direct",
     ]
 
     /// Parses every statement of `source` (which holds no dot commands).
@@ -103,7 +103,7 @@ public struct StatementParser {
         return LocatedStatement(statement: statement, range: start.union(parser.previous.range))
     }
 
-    /// statement → query | "first" query | "count" query | select | aggregate | insert | update | "delete" query
+    /// statement → query | "first" query | "count" query | select | aggregate | insert | update | "delete" query [ "direct" ]
     ///           | "truncate" entityName | import | "save" | "rollback" | "undo" | "redo" | entityDecl | let
     ///           | "explain" statement | expression
     mutating func parseStatement() throws(SyntaxError) -> Statement {
@@ -137,7 +137,12 @@ public struct StatementParser {
             return try parseUpdate()
         case "delete":
             parser.advance()
-            return .delete(try parseQuery(after: "delete"))
+            let query = try parseQuery(after: "delete")
+            if parser.peek().isWord("direct") {
+                parser.advance()
+                return .directDelete(query)
+            }
+            return .delete(query)
         case "truncate":
             parser.advance()
             return .truncate(try parseEntityName(after: "truncate"))
@@ -345,7 +350,7 @@ public struct StatementParser {
         return .expression(try parser.parseExpression())
     }
 
-    /// update → "update" entityName [ "where" predicate ] "set" assignment { "," assignment }
+    /// update → "update" entityName [ "where" predicate ] "set" assignment { "," assignment } [ "direct" ]
     mutating func parseUpdate() throws(SyntaxError) -> Statement {
         let entity = try parseEntityName(after: "update")
         var query = Query(entity: entity, range: entity.range)
@@ -361,6 +366,10 @@ public struct StatementParser {
         repeat {
             assignments.append(try parseAssignment(separator: .assign))
         } while parser.match(.comma)
+        if parser.peek().isWord("direct") {
+            parser.advance()
+            return .directUpdate(query, assignments: assignments)
+        }
         return .update(query, assignments: assignments)
     }
 

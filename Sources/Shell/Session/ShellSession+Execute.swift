@@ -49,6 +49,10 @@ extension ShellSession {
             let (objects, entity) = try fetch(query)
             for object in objects where !object.isDeleted { context.delete(object) }
             output.status("deleted \(Self.count(objects.count, entity.name))")
+        case .directUpdate(let query, let assignments):
+            try runDirectUpdate(query, assignments: assignments, output: output)
+        case .directDelete(let query):
+            try runDirectDelete(query, output: output)
         case .truncate(let name):
             let entity = try self.entity(name)
             let objects = try context.fetch(FetchRequest(entityName: entity.name))

@@ -16,6 +16,8 @@ extension ShellSession {
         case .count(let q): query = q; kind = "count"
         case .delete(let q): query = q; kind = "delete"
         case .update(let q, _): query = q; kind = "update"
+        case .directUpdate(let q, _): query = q; kind = "direct update"
+        case .directDelete(let q): query = q; kind = "direct delete"
         default:
             throw LocatedError("explain takes a query: Entity where …, first …, count …, update … or delete …", .unknown)
         }
@@ -74,6 +76,10 @@ extension ShellSession {
             return "try \(entity.name).findFirst(\(arguments.joined(separator: ", ")))"
         case "delete":
             return "try \(entity.name).deleteAll(matching: \(Printer.quote(request.predicate?.format ?? "TRUEPREDICATE")), in: context)"
+        case "direct delete":
+            return "try context.execute(BatchDeleteRequest(entityName: \(Printer.quote(entity.name)), predicate: \(request.predicate.map { "try Predicate(format: \(Printer.quote($0.format)))" } ?? "nil")))"
+        case "direct update":
+            return "try context.execute(BatchUpdateRequest(entityName: \(Printer.quote(entity.name)), predicate: \(request.predicate.map { "try Predicate(format: \(Printer.quote($0.format)))" } ?? "nil"), propertiesToUpdate: […]))"
         case "update":
             return "for object in try \(entity.name).findAll(\(arguments.joined(separator: ", "))) { … }"
         default:

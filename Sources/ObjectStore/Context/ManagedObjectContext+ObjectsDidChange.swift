@@ -1,0 +1,96 @@
+import Foundation
+
+/// The objects of a context that changed since the last
+/// `processPendingChanges()`: Core Data's objects-did-change notification.
+public struct ObjectsDidChangeNotification {
+    /// Objects inserted into the context (and not deleted since).
+    public let insertedObjects: [ManagedObject]
+    /// Objects whose values or relationships changed, by the program, a
+    /// rollback, a refresh or a merge.
+    public let updatedObjects: [ManagedObject]
+    /// Objects deleted, or gone from the context (merged deletes, undone
+    /// inserts, rolled-back inserts).
+    public let deletedObjects: [ManagedObject]
+    public weak var context: ManagedObjectContext?
+
+    /// Whether `object` changed in any way.
+    public func contains(_ object: ManagedObject) -> Bool {
+        (insertedObjects + updatedObjects + deletedObjects).contains { $0 === object }
+    }
+}
+
+/// What a context collects between two `processPendingChanges()`.
+final class ChangeTracker {
+    var pending: [ObjectIdentifier: ManagedObject] = [:]
+    var order: [ObjectIdentifier] = []
+    var observers: [(UUID, (ObjectsDidChangeNotification) -> Void)] = []
+    var isProcessing = false
+}
+
+extension ManagedObjectContext {
+    /// Records that `object` changed, for the next objects-did-change
+    /// notification. A queue-based context processes its changes when the
+    /// work in progress on its queue ends; a confined one on `save()`,
+    /// merges, `rollback()` and `processPendingChanges()`.
+    func noteObjectChange(_ object: ManagedObject) {
+        guard !changeTracker.observers.isEmpty else { return }
+        let key = ObjectIdentifier(object)
+        if changeTracker.pending[key] == nil {
+            let first = changeTracker.pending.isEmpty
+            changeTracker.pending[key] = object
+            changeTracker.order.append(key)
+            if first, let queue {
+                queue.async { [weak self] in self?.processPendingChanges() }
+            }
+        }
+    }
+
+    /// Objects inserted elsewhere and merged here: not registered yet, but
+    /// observers (fetched results) must hear of them.
+    func noteRemoteInserts(_ ids: [ObjectID]) {
+        guard !changeTracker.observers.isEmpty else { return }
+        for id in ids where registered[id] == nil && !id.isTemporaryID {
+            noteObjectChange(object(with: id))
+        }
+    }
+
+    /// Sends the objects-did-change notification for the changes made
+    /// since the last one, if any.
+    public func processPendingChanges() {
+        performAndWait {
+            guard !changeTracker.isProcessing, !changeTracker.pending.isEmpty else { return }
+            changeTracker.isProcessing = true
+            defer { changeTracker.isProcessing = false }
+            let objects = changeTracker.order.compactMap { changeTracker.pending[$0] }
+            changeTracker.pending.removeAll()
+            changeTracker.order.removeAll()
+            var inserted: [ManagedObject] = [], updated: [ManagedObject] = [], deleted: [ManagedObject] = []
+            for object in objects {
+                if object.managedObjectContext !== self || object.isDeleted {
+                    deleted.append(object)
+                } else if object.isInserted {
+                    inserted.append(object)
+                } else {
+                    updated.append(object)
+                }
+            }
+            let note = ObjectsDidChangeNotification(insertedObjects: inserted, updatedObjects: updated,
+                                                    deletedObjects: deleted, context: self)
+            for (_, observer) in changeTracker.observers { observer(note) }
+        }
+    }
+
+    /// Calls `observer` with every objects-did-change notification of this
+    /// context, on the context's queue. Keep the token to remove it.
+    @discardableResult
+    public func addObjectsDidChangeObserver(_ observer: @escaping (ObjectsDidChangeNotification) -> Void) -> UUID {
+        let token = UUID()
+        nonisolated(unsafe) let observer = observer
+        performAndWait { changeTracker.observers.append((token, observer)) }
+        return token
+    }
+
+    public func removeObjectsDidChangeObserver(_ token: UUID) {
+        performAndWait { changeTracker.observers.removeAll { $0.0 == token } }
+    }
+}

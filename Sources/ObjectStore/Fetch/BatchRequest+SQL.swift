@@ -1,0 +1,272 @@
+import Foundation
+import Predicates
+import struct Predicates.Predicate
+import struct Predicates.Expression
+
+/// Batch requests in SQL: the matching IDs first (the fetch path, so a
+/// residual predicate SQL cannot express is evaluated in memory), then
+/// UPDATE or DELETE on those primary keys, in one transaction.
+extension SQLiteStore {
+    /// Rows per `IN (...)` list.
+    private static let chunkSize = 500
+
+    /// The IDs of the stored objects of `entity` matching `predicate`,
+    /// ignoring every context's unsaved changes.
+    private func matchingIDs(entity: EntityDescription, predicate: Predicate?, includesSubentities: Bool,
+                             scratch: ManagedObjectContext) throws -> [ObjectID] {
+        var request = FetchRequest(entityName: entity.name, predicate: predicate)
+        request.includesSubentities = includesSubentities
+        request.includesPendingChanges = false
+        return try scratch.fetchObjectIDs(request)
+    }
+
+    // MARK: - Update
+
+    /// Sets `properties` on every matching row and bumps its version;
+    /// returns the IDs it changed.
+    package func batchUpdate(entity: EntityDescription, predicate: Predicate?, includesSubentities: Bool,
+                             properties: [String: BatchValue], coordinator: PersistentStoreCoordinator) throws -> [ObjectID] {
+        var attributes: [(AttributeDescription, SchemaMapping.AttributeColumn, BatchValue)] = []
+        for (key, value) in properties.sorted(by: { $0.key < $1.key }) {
+            guard let attribute = entity.attribute(named: key), !attribute.isTransient,
+                  let column = mapping.column(for: key, of: entity) else {
+                var message = "'\(key)' is not a stored attribute of \(entity.name)"
+                if let suggestion = Suggestions.closest(to: key, in: entity.attributes.map(\.name)) {
+                    message += "; did you mean '\(suggestion)'?"
+                }
+                throw StoreError(.notFound, message)
+            }
+            attributes.append((attribute, column, value))
+        }
+        let table = mapping.table(for: entity)
+        return try withLock {
+            try database.transaction {
+                let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+                let ids = try matchingIDs(entity: entity, predicate: predicate, includesSubentities: includesSubentities, scratch: scratch)
+                guard !ids.isEmpty else { return ids }
+                // What SQL can compute goes in the statement; the rest is
+                // evaluated per object and bound row by row.
+                var translator = SQLTranslator(store: self, entity: entity)
+                var inSQL: [String] = []
+                var inMemory: [(AttributeDescription, SchemaMapping.AttributeColumn, Expression)] = []
+                for (attribute, column, value) in attributes {
+                    switch value {
+                    case .value(let constant):
+                        let coerced = try Self.coerce(constant, for: attribute)
+                        inSQL.append("\(quoteIdentifier(column.name)) = \(translator.bind(coerced))")
+                    case .expression(let expression):
+                        if case .constant(let constant) = expression.kind {
+                            let coerced = try Self.coerce(constant, for: attribute)
+                            inSQL.append("\(quoteIdentifier(column.name)) = \(translator.bind(coerced))")
+                        } else if let sql = Self.sqlExpression(expression, for: attribute, translator: &translator) {
+                            inSQL.append("\(quoteIdentifier(column.name)) = \(sql)")
+                        } else {
+                            inMemory.append((attribute, column, expression))
+                        }
+                    }
+                }
+                inSQL.append("\(table.versionColumn) = \(table.versionColumn) + 1")
+                let assignments = inSQL.joined(separator: ", ")
+                let fixed = translator.bindings
+                for start in stride(from: 0, to: ids.count, by: Self.chunkSize) {
+                    let chunk = ids[start..<min(start + Self.chunkSize, ids.count)]
+                    let marks = chunk.indices.map { "?\(fixed.count + $0 - start + 1)" }.joined(separator: ", ")
+                    try database.execute("UPDATE \(quoteIdentifier(table.name)) AS t SET \(assignments) WHERE t._pk IN (\(marks))",
+                                         fixed + chunk.map { .int($0.primaryKey) })
+                }
+                if !inMemory.isEmpty {
+                    // Values computed from each row as it was before this update.
+                    let objects = ids.map { scratch.object(with: $0) }
+                    try scratch.fulfill(objects)
+                    for object in objects {
+                        var sets: [String] = []
+                        var values: [Value] = []
+                        for (attribute, column, expression) in inMemory {
+                            guard case .value(let value) = try Evaluator().evaluate(expression, on: .object(object)) else {
+                                throw StoreError(.notFound, "'\(attribute.name)' needs a value, not an object or a collection")
+                            }
+                            sets.append("\(quoteIdentifier(column.name)) = ?")
+                            values.append(try Self.coerce(value, for: attribute))
+                        }
+                        try database.execute("UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE _pk = ?",
+                                             values + [.int(object.objectID.primaryKey)])
+                    }
+                }
+                return ids
+            }
+        }
+    }
+
+    private static func coerce(_ value: Value, for attribute: AttributeDescription) throws -> Value {
+        do { return try attribute.type.coerce(value) } catch {
+            throw StoreError(.notFound, "cannot store \(value) in \(attribute.type.rawValue) attribute '\(attribute.name)'")
+        }
+    }
+
+    /// The SQL for a numeric expression over the row's own columns, or nil
+    /// when only the evaluator gives its meaning.
+    private static func sqlExpression(_ expression: Expression, for attribute: AttributeDescription,
+                                      translator: inout SQLTranslator) -> String? {
+        guard [.integer16, .integer32, .integer64, .double, .float].contains(attribute.type) else { return nil }
+        var attempt = translator
+        guard let operand = try? attempt.operand(expression, in: attempt.root),
+              operand.category == .number, attempt.joins.isEmpty else { return nil }
+        translator = attempt
+        if attribute.type.integerRange != nil { return "CAST(\(operand.sql) AS INTEGER)" }
+        return operand.sql
+    }
+
+    // MARK: - Delete
+
+    package struct BatchDeleteOutcome {
+        /// The objects matching the request.
+        package var matched: [ObjectID]
+        /// Every deleted object: the matches and their cascades.
+        package var deleted: [ObjectID]
+        /// Objects whose relationships lost a deleted object.
+        package var updated: [ObjectID]
+    }
+
+    /// Deletes the matching rows and runs their delete rules in SQL.
+    package func batchDelete(entity: EntityDescription, predicate: Predicate?, includesSubentities: Bool,
+                             coordinator: PersistentStoreCoordinator) throws -> BatchDeleteOutcome {
+        try withLock {
+            try database.transaction {
+                let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+                let matched = try matchingIDs(entity: entity, predicate: predicate, includesSubentities: includesSubentities, scratch: scratch)
+                // Cascades, to a fixed point.
+                var deleted = matched
+                var deletedSet = Set(matched)
+                var pending = matched
+                while !pending.isEmpty {
+                    var next: [ObjectID] = []
+                    for (source, ids) in Self.grouped(pending) {
+                        for relationship in source.relationships where !relationship.isTransient && relationship.deleteRule == .cascade {
+                            for id in try destinations(of: relationship, from: source, ids: ids).map(\.destination)
+                            where deletedSet.insert(id).inserted {
+                                deleted.append(id)
+                                next.append(id)
+                            }
+                        }
+                    }
+                    pending = next
+                }
+                // Deny: any destination outside what goes refuses everything.
+                var failures: [ValidationError.Failure] = []
+                for (source, ids) in Self.grouped(deleted) {
+                    for relationship in source.relationships where !relationship.isTransient && relationship.deleteRule == .deny {
+                        let remaining = try destinations(of: relationship, from: source, ids: ids)
+                            .filter { !deletedSet.contains($0.destination) }
+                        for (owner, group) in Dictionary(grouping: remaining, by: \.source).sorted(by: { $0.key.primaryKey < $1.key.primaryKey }) {
+                            failures.append(.init(objectID: owner, key: relationship.name,
+                                                  message: model.denyMessage(entity: owner.entity, relationship: relationship.name, count: group.count)))
+                        }
+                    }
+                }
+                if !failures.isEmpty { throw ValidationError(failures: failures) }
+                // Nullify the inverse sides that stay, and drop join rows.
+                var updated: [ObjectID] = []
+                var updatedSet: Set<ObjectID> = []
+                for (source, ids) in Self.grouped(deleted) {
+                    for relationship in source.relationships where !relationship.isTransient {
+                        let survivors = try destinations(of: relationship, from: source, ids: ids)
+                            .map(\.destination).filter { !deletedSet.contains($0) }
+                        try detach(relationship, from: source, ids: ids, nullifying: relationship.deleteRule != .noAction)
+                        for id in survivors where updatedSet.insert(id).inserted { updated.append(id) }
+                    }
+                }
+                for (source, ids) in Self.grouped(deleted) {
+                    let table = mapping.table(for: source)
+                    try forChunks(ids) { marks, keys in
+                        try database.execute("DELETE FROM \(quoteIdentifier(table.name)) WHERE _pk IN (\(marks))", keys)
+                    }
+                }
+                return BatchDeleteOutcome(matched: matched, deleted: deleted, updated: updated)
+            }
+        }
+    }
+
+    /// IDs by concrete entity, in a stable order.
+    private static func grouped(_ ids: [ObjectID]) -> [(EntityDescription, [ObjectID])] {
+        var order: [ObjectIdentifier] = []
+        var groups: [ObjectIdentifier: (EntityDescription, [ObjectID])] = [:]
+        for id in ids {
+            let key = ObjectIdentifier(id.entity)
+            if groups[key] == nil { order.append(key); groups[key] = (id.entity, []) }
+            groups[key]!.1.append(id)
+        }
+        return order.map { groups[$0]! }
+    }
+
+    private func forChunks(_ ids: [ObjectID], _ body: (String, [Value]) throws -> Void) throws {
+        for start in stride(from: 0, to: ids.count, by: Self.chunkSize) {
+            let chunk = ids[start..<min(start + Self.chunkSize, ids.count)]
+            try body(Array(repeating: "?", count: chunk.count).joined(separator: ", "), chunk.map { .int($0.primaryKey) })
+        }
+    }
+
+    private func id(pk: Value, code: Value?, in destination: EntityDescription) -> ObjectID? {
+        guard case .int(let key) = pk else { return nil }
+        var entity = destination
+        if case .int(let c)? = code, let name = mapping.entityNamesByCode[c], let concrete = model.entity(named: name) {
+            entity = concrete
+        }
+        return ObjectID(entity: entity, primaryKey: key, storeIdentifier: identifier)
+    }
+
+    /// The stored destinations of `relationship` for the rows `ids` of
+    /// `source`, with the source each belongs to.
+    private func destinations(of relationship: RelationshipDescription, from source: EntityDescription,
+                              ids: [ObjectID]) throws -> [(source: ObjectID, destination: ObjectID)] {
+        guard let destination = relationship.destination else { return [] }
+        let byKey = Dictionary(ids.map { ($0.primaryKey, $0) }, uniquingKeysWith: { a, _ in a })
+        var result: [(ObjectID, ObjectID)] = []
+        func add(_ row: [Value], sourceAt s: Int, destinationAt d: Int, codeAt c: Int?) {
+            guard case .int(let key) = row[s], let owner = byKey[key],
+                  let target = id(pk: row[d], code: c.map { row[$0] }, in: destination) else { return }
+            result.append((owner, target))
+        }
+        try forChunks(ids) { marks, keys in
+            if relationship.isToOne, let columns = mapping.toOne(relationship.name, of: source) {
+                let table = mapping.table(for: source)
+                let code = columns.entity.map(quoteIdentifier) ?? "NULL"
+                for row in try database.rows("SELECT _pk, \(quoteIdentifier(columns.foreignKey)), \(code) FROM \(quoteIdentifier(table.name)) WHERE _pk IN (\(marks)) AND \(quoteIdentifier(columns.foreignKey)) IS NOT NULL", keys) {
+                    add(row, sourceAt: 0, destinationAt: 1, codeAt: 2)
+                }
+            } else if let join = mapping.joinTable(relationship.name, of: source) {
+                let code = join.destinationEntityColumn ?? "NULL"
+                for row in try database.rows("SELECT \(join.sourceColumn), \(join.destinationColumn), \(code) FROM \(quoteIdentifier(join.name)) WHERE \(join.sourceColumn) IN (\(marks))", keys) {
+                    add(row, sourceAt: 0, destinationAt: 1, codeAt: 2)
+                }
+            } else if let inverse = relationship.inverse, let columns = mapping.toOne(inverse.name, of: destination) {
+                let table = mapping.table(for: destination)
+                let code = table.entityColumn ?? "NULL"
+                for row in try database.rows("SELECT \(quoteIdentifier(columns.foreignKey)), _pk, \(code) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(columns.foreignKey)) IN (\(marks))", keys) {
+                    add(row, sourceAt: 0, destinationAt: 1, codeAt: 2)
+                }
+            }
+        }
+        return result
+    }
+
+    /// Removes the rows `ids` of `source` from the other side of
+    /// `relationship`: join rows always go; with `nullifying`, foreign keys
+    /// on the destinations pointing back are cleared, bumping their version.
+    private func detach(_ relationship: RelationshipDescription, from source: EntityDescription,
+                        ids: [ObjectID], nullifying: Bool) throws {
+        try forChunks(ids) { marks, keys in
+            if let join = mapping.joinTable(relationship.name, of: source) {
+                try database.execute("DELETE FROM \(quoteIdentifier(join.name)) WHERE \(join.sourceColumn) IN (\(marks))", keys)
+            } else if nullifying, relationship.isToMany || relationship.inverse?.isToOne == true,
+                      let inverse = relationship.inverse, let destination = relationship.destination,
+                      let columns = mapping.toOne(inverse.name, of: destination) {
+                let table = mapping.table(for: destination)
+                var sets = ["\(quoteIdentifier(columns.foreignKey)) = NULL"]
+                if let entity = columns.entity { sets.append("\(quoteIdentifier(entity)) = NULL") }
+                if let order = columns.order { sets.append("\(quoteIdentifier(order)) = NULL") }
+                sets.append("\(table.versionColumn) = \(table.versionColumn) + 1")
+                try database.execute("UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \(quoteIdentifier(columns.foreignKey)) IN (\(marks))", keys)
+            }
+        }
+    }
+}

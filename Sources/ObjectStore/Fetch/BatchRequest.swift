@@ -1,0 +1,156 @@
+import Foundation
+import Predicates
+import struct Predicates.Predicate
+import struct Predicates.Expression
+
+/// A new value for a batch update: a constant, or an expression over the
+/// row's own attributes (`age + 1`).
+public enum BatchValue: Sendable {
+    case value(Value)
+    case expression(Expression)
+}
+
+/// Changes rows straight in the store, without loading objects.
+///
+/// ```swift
+/// let request = BatchUpdateRequest(
+///     entityName: "Person", predicate: try Predicate(format: "age < 18"),
+///     propertiesToUpdate: ["active": .value(.bool(false))])
+/// let result = try context.execute(request)
+/// ManagedObjectContext.mergeChanges(fromRemoteContextSave: result.changes, into: [context])
+/// ```
+///
+/// The request sees the store only: unsaved changes of any context are
+/// ignored, and live contexts keep stale objects until the result's
+/// changes are merged into them. Each row's optimistic-locking version is
+/// bumped, so a context saving a stale copy gets a merge conflict.
+public struct BatchUpdateRequest: Sendable {
+    public enum ResultType: Sendable { case statusOnly, updatedObjectsCount, updatedObjectIDs }
+
+    public var entityName: String
+    public var predicate: Predicate?
+    /// Attribute name → new value.
+    public var propertiesToUpdate: [String: BatchValue]
+    public var includesSubentities = true
+    public var resultType: ResultType = .updatedObjectsCount
+
+    public init(entityName: String, predicate: Predicate? = nil, propertiesToUpdate: [String: BatchValue]) {
+        self.entityName = entityName
+        self.predicate = predicate
+        self.propertiesToUpdate = propertiesToUpdate
+    }
+}
+
+/// Deletes rows straight in the store, without loading objects, running
+/// the delete rules in SQL: nullify clears the inverse side, cascade
+/// deletes the destinations (recursively), deny refuses the whole request
+/// when a matching object still has destinations.
+///
+/// ```swift
+/// let result = try context.execute(BatchDeleteRequest(entityName: "Person",
+///                                                     predicate: try Predicate(format: "active == NO")))
+/// ManagedObjectContext.mergeChanges(fromRemoteContextSave: result.changes, into: [context])
+/// ```
+public struct BatchDeleteRequest: Sendable {
+    public enum ResultType: Sendable { case statusOnly, deletedObjectsCount, deletedObjectIDs }
+
+    public var entityName: String
+    public var predicate: Predicate?
+    public var includesSubentities = true
+    public var resultType: ResultType = .deletedObjectsCount
+
+    public init(entityName: String, predicate: Predicate? = nil) {
+        self.entityName = entityName
+        self.predicate = predicate
+    }
+}
+
+/// What a batch request did.
+public struct BatchResult: Sendable {
+    /// How many objects matched the request (not counting cascades); nil
+    /// for `statusOnly`.
+    public let count: Int?
+    /// The matching objects' IDs, for the `...ObjectIDs` result types.
+    public let objectIDs: [ObjectID]?
+    /// Every object the request changed or deleted, cascades and nullified
+    /// inverses included: hand it to `mergeChanges(fromRemoteContextSave:into:)`.
+    public let changes: RemoteChanges
+}
+
+/// Object IDs changed outside any context (by a batch request, another
+/// process...), to bring into live contexts.
+public struct RemoteChanges: Sendable {
+    public var inserted: [ObjectID]
+    public var updated: [ObjectID]
+    public var deleted: [ObjectID]
+
+    public init(inserted: [ObjectID] = [], updated: [ObjectID] = [], deleted: [ObjectID] = []) {
+        self.inserted = inserted
+        self.updated = updated
+        self.deleted = deleted
+    }
+
+    public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
+}
+
+extension ManagedObjectContext {
+    /// Runs a batch update in the store, in one transaction.
+    public func execute(_ request: BatchUpdateRequest) throws -> BatchResult {
+        let entity = try self.entity(for: FetchRequest(entityName: request.entityName))
+        let coordinator = batchCoordinator
+        let ids = try coordinator.store.batchUpdate(
+            entity: entity, predicate: request.predicate, includesSubentities: request.includesSubentities,
+            properties: request.propertiesToUpdate, coordinator: coordinator)
+        return BatchResult(
+            count: request.resultType == .statusOnly ? nil : ids.count,
+            objectIDs: request.resultType == .updatedObjectIDs ? ids : nil,
+            changes: RemoteChanges(updated: ids))
+    }
+
+    /// Runs a batch delete in the store, in one transaction; throws a
+    /// `ValidationError` (and deletes nothing) when a Deny rule refuses.
+    public func execute(_ request: BatchDeleteRequest) throws -> BatchResult {
+        let entity = try self.entity(for: FetchRequest(entityName: request.entityName))
+        let coordinator = batchCoordinator
+        let outcome = try coordinator.store.batchDelete(
+            entity: entity, predicate: request.predicate, includesSubentities: request.includesSubentities,
+            coordinator: coordinator)
+        return BatchResult(
+            count: request.resultType == .statusOnly ? nil : outcome.matched.count,
+            objectIDs: request.resultType == .deletedObjectIDs ? outcome.matched : nil,
+            changes: RemoteChanges(updated: outcome.updated, deleted: outcome.deleted))
+    }
+
+    private var batchCoordinator: PersistentStoreCoordinator {
+        guard let coordinator = persistentStoreCoordinator else {
+            preconditionFailure("the context has no coordinator")
+        }
+        return coordinator
+    }
+
+    /// Brings changes made outside any context into `contexts`, in order
+    /// (give parents before their children): deleted objects leave, updated
+    /// objects without unsaved changes turn into faults that reload, and
+    /// updated objects with unsaved changes take the new values under them.
+    public static func mergeChanges(fromRemoteContextSave changes: RemoteChanges, into contexts: [ManagedObjectContext]) {
+        for context in contexts {
+            context.performAndWait { context.mergeRemoteChanges(changes) }
+        }
+    }
+
+    func mergeRemoteChanges(_ changes: RemoteChanges) {
+        for id in changes.deleted {
+            if let object = registered[id] { forget(object) }
+        }
+        for id in changes.updated {
+            guard let object = registered[id] else { continue }
+            if object.hasChanges {
+                refresh(object, mergeChanges: true)
+            } else if !object.isFault || object.committed != nil {
+                refresh(object, mergeChanges: false)
+            }
+        }
+        noteRemoteInserts(changes.inserted)
+        processPendingChanges()
+    }
+}
