@@ -98,7 +98,7 @@ extension ManagedObjectContext {
     public func execute(_ request: BatchUpdateRequest) throws -> BatchResult {
         let entity = try self.entity(for: FetchRequest(entityName: request.entityName))
         let coordinator = batchCoordinator
-        let ids = try coordinator.store.batchUpdate(
+        let ids = try coordinator.sqlStore(for: entity, purpose: "a batch update").batchUpdate(
             entity: entity, predicate: request.predicate, includesSubentities: request.includesSubentities,
             properties: request.propertiesToUpdate, coordinator: coordinator)
         return BatchResult(
@@ -112,7 +112,7 @@ extension ManagedObjectContext {
     public func execute(_ request: BatchDeleteRequest) throws -> BatchResult {
         let entity = try self.entity(for: FetchRequest(entityName: request.entityName))
         let coordinator = batchCoordinator
-        let outcome = try coordinator.store.batchDelete(
+        let outcome = try coordinator.sqlStore(for: entity, purpose: "a batch delete").batchDelete(
             entity: entity, predicate: request.predicate, includesSubentities: request.includesSubentities,
             coordinator: coordinator)
         return BatchResult(

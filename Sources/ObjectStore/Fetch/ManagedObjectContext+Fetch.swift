@@ -178,8 +178,8 @@ extension ManagedObjectContext {
 
     /// `matchingIDs`, kept compact when SQL answers alone.
     func matchingIDList(_ request: FetchRequest, entity: EntityDescription) throws -> ObjectIDList {
-        if parent == nil, !(request.includesPendingChanges && hasPendingChanges(affecting: entity)) {
-            let store = persistentStoreCoordinator!.store
+        if parent == nil, !(request.includesPendingChanges && hasPendingChanges(affecting: entity)),
+           let store = persistentStoreCoordinator!.soleSQLiteStore(for: entity, includesSubentities: request.includesSubentities) {
             let plan = try FetchPlan(request: request, entity: entity, store: store, predicate: try resolvedPredicate(request))
             if plan.residual == nil && plan.order != nil {
                 return try store.objectIDList(sql: plan.selectIDs(limit: request.fetchLimit, offset: request.fetchOffset),
