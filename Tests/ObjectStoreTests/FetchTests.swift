@@ -5,26 +5,8 @@ import Predicates
 import struct Predicates.Predicate
 
 @Suite struct FetchTests {
-    /// Ten people in two departments, saved; returns a fresh context.
-    private func seeded() throws -> ManagedObjectContext {
-        let model = try TestModels.people()
-        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try TestModels.coordinator(model))
-        let eng = context.insertObject(forEntityName: "Department")
-        eng["name"] = .string("Engineering")
-        let ops = context.insertObject(forEntityName: "Department")
-        ops["name"] = .string("Operations")
-        let names = ["Smith", "Jones", "Stone", "Brown", "Zoë", "smith", "Adams", "Sable", "Kim", "Lee"]
-        for (i, name) in names.enumerated() {
-            let p = context.insertObject(forEntityName: i == 0 ? "Manager" : "Person")
-            p["lastName"] = .string(name)
-            p["firstName"] = .string("P\(i)")
-            p["age"] = .int(Int64(10 + i * 5))
-            if i % 3 != 0 { p["score"] = .double(Double(i) / 2) }
-            p.setObject(i < 5 ? eng : ops, forKey: "department")
-        }
-        try context.save()
-        return ManagedObjectContext(concurrencyType: .confined, coordinator: context.persistentStoreCoordinator!)
-    }
+    /// Ten people in two departments, saved (see `TestModels.seededPeople`).
+    private func seeded() throws -> ManagedObjectContext { try TestModels.seededPeople() }
 
     private func names(_ context: ManagedObjectContext, _ format: String, sort: String = "lastName", limit: Int = 0, offset: Int = 0) throws -> [String] {
         var request = FetchRequest(entityName: "Person")

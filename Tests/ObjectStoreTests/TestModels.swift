@@ -36,6 +36,42 @@ enum TestModels {
         return try ManagedObjectModel(entities: [department, person, manager, tag], configurations: configurations)
     }
 
+    /// Ten people in two departments, saved; returns a fresh context.
+    ///
+    /// | i | lastName | age | score | department | born (days after 2001) | active |
+    /// |---|----------|-----|-------|------------|------|-------|
+    /// | 0 | Smith (Manager) | 10 | – | Engineering | 0 | yes |
+    /// | 1 | Jones | 15 | 0.5 | Engineering | – | no |
+    /// | 2 | Stone | 20 | 1.0 | Engineering | 2 | yes |
+    /// | 3 | Brown | 25 | – | Engineering | 3 | yes |
+    /// | 4 | Zoë | 30 | 2.0 | Engineering | – | no |
+    /// | 5 | smith | 35 | 2.5 | Operations | 5 | yes |
+    /// | 6 | Adams | 40 | – | Operations | 6 | yes |
+    /// | 7 | Sable | 45 | 3.5 | Operations | – | no |
+    /// | 8 | Kim | 50 | 4.0 | Operations | 8 | yes |
+    /// | 9 | Lee | 55 | – | Operations | 9 | yes |
+    static func seededPeople() throws -> ManagedObjectContext {
+        let model = try TestModels.people()
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try TestModels.coordinator(model))
+        let eng = context.insertObject(forEntityName: "Department")
+        eng["name"] = .string("Engineering")
+        let ops = context.insertObject(forEntityName: "Department")
+        ops["name"] = .string("Operations")
+        let names = ["Smith", "Jones", "Stone", "Brown", "Zoë", "smith", "Adams", "Sable", "Kim", "Lee"]
+        for (i, name) in names.enumerated() {
+            let p = context.insertObject(forEntityName: i == 0 ? "Manager" : "Person")
+            p["lastName"] = .string(name)
+            p["firstName"] = .string("P\(i)")
+            p["age"] = .int(Int64(10 + i * 5))
+            if i % 3 != 0 { p["score"] = .double(Double(i) / 2) }
+            if i % 3 != 1 { p["born"] = .date(Date(timeIntervalSinceReferenceDate: Double(i) * 86_400)) }
+            p["active"] = .bool(i % 3 != 1)
+            p.setObject(i < 5 ? eng : ops, forKey: "department")
+        }
+        try context.save()
+        return ManagedObjectContext(concurrencyType: .confined, coordinator: context.persistentStoreCoordinator!)
+    }
+
     static func coordinator(_ model: ManagedObjectModel, path: String? = nil) throws -> PersistentStoreCoordinator {
         let coordinator = PersistentStoreCoordinator(model: model)
         try coordinator.addSQLiteStore(at: path.map { URL(fileURLWithPath: $0) })
