@@ -38,7 +38,7 @@ let package = Package(
         .executableTarget(
             name: "mrq",
             dependencies: [
-                "Shell", "CEditLine",
+                "Shell", "ObjectStore", "CEditLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]

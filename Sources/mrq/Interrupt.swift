@@ -1,4 +1,6 @@
 import Foundation
+import ObjectStore
+import Shell
 import Synchronization
 
 /// Catches Ctrl-C (SIGINT) for the lifetime of an interactive session,
@@ -15,6 +17,10 @@ import Synchronization
 /// that apart from end of input.
 enum Interrupt {
     private static let pending = Atomic<Bool>(false)
+    /// Set while a statement runs: Ctrl-C then stops it instead of waiting
+    /// for the next prompt.
+    static let running = Atomic<Bool>(false)
+    private static let watcherStarted = Atomic<Bool>(false)
 
     static func install() {
         var action = sigaction()
@@ -30,10 +36,49 @@ enum Interrupt {
         sigemptyset(&blocked)
         sigaddset(&blocked, SIGINT)
         pthread_sigmask(SIG_UNBLOCK, &blocked, nil)
+        startWatcher()
+    }
+
+    /// A thread that turns a Ctrl-C pressed while a statement runs into an
+    /// interrupt of the store's connections (sqlite3_interrupt is safe from
+    /// another thread; the signal handler itself only sets a flag).
+    private static func startWatcher() {
+        guard !watcherStarted.exchange(true, ordering: .relaxed) else { return }
+        let thread = Thread {
+            while true {
+                usleep(50_000)
+                if running.load(ordering: .relaxed), pending.exchange(false, ordering: .relaxed) {
+                    StatementInterrupt.interruptAll()
+                }
+            }
+        }
+        thread.start()
     }
 
     /// Whether Ctrl-C was pressed since the last call; clears the flag.
     static func take() -> Bool {
         pending.exchange(false, ordering: .relaxed)
+    }
+}
+
+/// The session, with Ctrl-C able to stop a running statement: marks each
+/// `run` so the interrupt watcher knows a statement is under way.
+final class InterruptibleSession: ShellSessionProtocol {
+    let inner: ShellSessionProtocol
+
+    init(_ inner: ShellSessionProtocol) { self.inner = inner }
+
+    func run(_ source: String, fileName: String?, output: ShellOutput) -> Bool {
+        Interrupt.running.store(true, ordering: .relaxed)
+        defer { Interrupt.running.store(false, ordering: .relaxed) }
+        return inner.run(source, fileName: fileName, output: output)
+    }
+
+    func isComplete(_ text: String) -> Bool { inner.isComplete(text) }
+    func completions(in line: String, cursor: Int) -> [String] { inner.completions(in: line, cursor: cursor) }
+    var prompt: String { inner.prompt }
+    var renderOptions: RenderOptions {
+        get { inner.renderOptions }
+        set { inner.renderOptions = newValue }
     }
 }

@@ -165,7 +165,7 @@ struct MRQCommand: ParsableCommand {
                     isComplete: { [unowned session] in session.isComplete($0) },
                     completions: { [unowned session] in session.completions(in: $0, cursor: $1) })
                 : PlainLineReader(isComplete: { [unowned session] in session.isComplete($0) })
-            InteractiveLoop.run(session: session, reader: reader, output: output) { session in
+            InteractiveLoop.run(session: InterruptibleSession(session), reader: reader, output: output) { session in
                 session.renderOptions.terminalWidth = Self.terminalWidth()
             }
         } else if !scripted {

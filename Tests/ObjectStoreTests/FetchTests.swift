@@ -50,6 +50,8 @@ import struct Predicates.Predicate
         #expect(try departments("people.@avg.age > 40") == ["Operations"])
         #expect(try departments("people.@sum.age == 100") == ["Engineering"])
         #expect(try departments("SUBQUERY(people, $p, $p.age > 30 AND $p.lastName BEGINSWITH 'S').@count > 0") == ["Operations"])
+        // A SUBQUERY over a key path of the outer SUBQUERY's variable.
+        #expect(try departments("SUBQUERY(people, $p, SUBQUERY($p.department.people, $q, $q.age > 50).@count > 0).@count > 0") == ["Operations"])
     }
 
     @Test func residualPartsAreEvaluatedInMemoryWithTheSameMeaning() throws {

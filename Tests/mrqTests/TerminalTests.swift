@@ -140,4 +140,21 @@ final class TerminalTests {
         try tmux.press("Enter")
         try tmux.waitFor("the found entry run") { $0.filter { $0 == "fetch me" }.count == 2 }
     }
+
+    @Test func ctrlCStopsARunningStatement() throws {
+        guard let tmux = try startShell() else { return }
+        let people = MRQBinary.packageRoot.appendingPathComponent("Samples/people.json").path
+        try tmux.type("import Person from \"\(people)\"")
+        try tmux.press("Enter")
+        try tmux.waitFor("the import") { $0.contains("imported 1200 Person objects") }
+        try tmux.type("save")
+        try tmux.press("Enter")
+        try tmux.waitFor("the save") { $0.contains("saved 1208 changes") && $0.last == "mrq>" }
+        // Nested correlated subqueries over 1,200 rows: seconds of SQLite work.
+        try tmux.type("count Person where SUBQUERY(department.people, $p, SUBQUERY($p.department.people, $q, $q.age > 200).@count > 0).@count > 0")
+        try tmux.press("Enter")
+        try tmux.waitFor("the statement to start") { $0.contains { $0.contains("unt > 0") } }
+        try tmux.press("C-c")
+        try tmux.waitFor("the interrupt") { $0.contains { $0.hasSuffix("error: interrupted") } && $0.last == "mrq>" }
+    }
 }

@@ -130,7 +130,7 @@ extension ManagedObjectContext {
             if !inMemory { return objects }
             sorted = plan.order != nil
             if let residual = plan.residual {
-                objects = try objects.filter { try $0.matches(residual) }
+                objects = try objects.filter { try StatementInterrupt.check(); return try $0.matches(residual) }
             }
         } else {
             // Other stores, or several: each answers for itself; the
@@ -143,7 +143,7 @@ extension ManagedObjectContext {
                 let found = try store.fetchSnapshots(request, entity: entity, predicate: predicate, windowed: whole)
                 var registered = register(found.snapshots)
                 if let residual = found.residual {
-                    registered = try registered.filter { try $0.matches(residual) }
+                    registered = try registered.filter { try StatementInterrupt.check(); return try $0.matches(residual) }
                 }
                 if !found.isSorted || found.residual != nil { sorted = false }
                 objects += registered
@@ -157,6 +157,7 @@ extension ManagedObjectContext {
             merged.reserveCapacity(objects.count)
             for object in objects {
                 if object.isDeleted { continue }
+                try StatementInterrupt.check()
                 if object.state == .updated, let predicate, !(try object.matches(predicate)) { continue }
                 merged.append(object)
             }
@@ -164,6 +165,7 @@ extension ManagedObjectContext {
             for object in changed.values.sorted(by: { $0.changeOrder < $1.changeOrder })
             where (object.state == .inserted || object.state == .updated) && kinds.contains(ObjectIdentifier(object.entity)) {
                 guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
+                try StatementInterrupt.check()
                 if let predicate, !(try object.matches(predicate)) { continue }
                 merged.append(object)
             }

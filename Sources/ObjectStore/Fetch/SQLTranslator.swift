@@ -555,7 +555,14 @@ struct SQLTranslator {
     /// correlated subqueries.
     private mutating func collection(_ op: CollectionOperator, base: Expression, key: [String], in scope: Scope) throws -> Operand {
         if case .subquery(let collection, let variable, let predicate) = base.kind {
-            guard op == .count, key.isEmpty, let path = collection.keyPathComponents,
+            // `$p.department.people` inside an outer SUBQUERY reads through
+            // the outer variable's row.
+            var collectionPath = collection.keyPathComponents
+            if collectionPath == nil, case .member(let memberBase, let rest) = collection.kind,
+               case .variable(let name) = memberBase.kind, scope.variables[name] != nil {
+                collectionPath = [name] + rest
+            }
+            guard op == .count, key.isEmpty, let path = collectionPath,
                   let split = try toManySplit(path, in: scope), split.rest.isEmpty else {
                 throw Untranslatable(reason: "SUBQUERY form")
             }

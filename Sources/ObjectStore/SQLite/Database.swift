@@ -40,12 +40,14 @@ package final class Database: @unchecked Sendable {
             throw StoreError(code: rc, message: "cannot open '\(path)': \(message)", sql: nil)
         }
         self.handle = db
+        OpenConnections.add(db)
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, Int32(clamping: Int((busyTimeout * 1_000).rounded())))
         SQLFunctions.register(on: db)
     }
 
     deinit {
+        OpenConnections.remove(handle)
         statementCache.removeAll()
         sqlite3_close_v2(handle)
     }

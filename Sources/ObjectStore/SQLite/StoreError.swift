@@ -20,6 +20,8 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case validation
         case notFound
         case misuse
+        /// Stopped by `StatementInterrupt` (the shell's Ctrl-C).
+        case interrupted
     }
 
     public let kind: Kind
@@ -44,6 +46,7 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         case SQLITE_READONLY: kind = .readOnly
         case SQLITE_CANTOPEN: kind = .cannotOpen
         case SQLITE_CONSTRAINT: kind = .constraint
+        case SQLITE_INTERRUPT: kind = .interrupted
         default: kind = .sqlite
         }
         self.init(kind, message, code: code, sql: sql)

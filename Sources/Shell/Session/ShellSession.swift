@@ -132,6 +132,7 @@ public final class ShellSession: ShellSessionProtocol {
     }
 
     private func runStatement(tokens: [Token], source: String, fileName: String?, output: OutputSink) -> Bool {
+        StatementInterrupt.reset()
         var parser = StatementParser(parser: Parser(tokens: tokens), source: source)
         let statement: LocatedStatement
         do {
@@ -148,6 +149,8 @@ public final class ShellSession: ShellSessionProtocol {
             report(error.message, range: error.range, source: source, fileName: fileName, output: output)
         } catch let error as EvaluationError {
             report(error.message, range: error.range == .unknown ? statement.range : error.range, source: source, fileName: fileName, output: output)
+        } catch let error as StoreError where error.kind == .interrupted {
+            report("interrupted", range: statement.range, source: source, fileName: fileName, output: output)
         } catch let error as LocatedError {
             report(error.message, range: error.range == .unknown ? statement.range : error.range, source: source, fileName: fileName, output: output)
         } catch {

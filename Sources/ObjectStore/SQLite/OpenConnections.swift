@@ -1,0 +1,54 @@
+import CSQLite
+import Foundation
+import Synchronization
+
+/// Every open SQLite connection, so that a running statement can be
+/// stopped from another thread (the shell's Ctrl-C).
+///
+/// ```swift
+/// StatementInterrupt.interruptAll()   // the running query fails with "interrupted"
+/// ```
+enum OpenConnections {
+    private static let lock = NSLock()
+    nonisolated(unsafe) private static var handles: Set<OpaquePointer> = []
+
+    static func add(_ handle: OpaquePointer) {
+        lock.withLock { _ = handles.insert(handle) }
+    }
+
+    /// Called before the connection closes, so an interrupt never reaches
+    /// a closed handle.
+    static func remove(_ handle: OpaquePointer) {
+        lock.withLock { _ = handles.remove(handle) }
+    }
+
+    static func interruptAll() {
+        lock.withLock {
+            for handle in handles { sqlite3_interrupt(handle) }
+        }
+    }
+}
+
+/// Stops the statements running on every open store connection; they fail
+/// with a `StoreError` saying "interrupted". Safe to call from any thread.
+public enum StatementInterrupt {
+    private static let cancelled = Atomic<Bool>(false)
+
+    public static func interruptAll() {
+        cancelled.store(true, ordering: .relaxed)
+        OpenConnections.interruptAll()
+    }
+
+    /// Clears an interrupt before a new statement starts.
+    public static func reset() {
+        cancelled.store(false, ordering: .relaxed)
+    }
+
+    /// Throws when an interrupt came: long loops in memory (predicates SQL
+    /// cannot run) call this between objects.
+    public static func check() throws {
+        if cancelled.load(ordering: .relaxed) {
+            throw StoreError(.interrupted, "interrupted")
+        }
+    }
+}
