@@ -55,7 +55,7 @@ public final class Importer {
             let batch = items[start..<min(start + batchSize, items.count)]
             try prefetch(Array(batch), entity: entity)
             for (offset, item) in batch.enumerated() {
-                if let object = try importItem(item, into: entity, path: "$[\(start + offset)]") {
+                if let object = try importOne(item, into: entity, via: nil, path: "$[\(start + offset)]") {
                     result.append(object)
                 }
             }
@@ -68,7 +68,7 @@ public final class Importer {
     @discardableResult
     public func importObject(_ json: JSON, into entity: EntityDescription) throws -> ManagedObject? {
         try prefetch([json], entity: entity)
-        return try importItem(json, into: entity, path: "$")
+        return try importOne(json, into: entity, via: nil, path: "$")
     }
 
     // MARK: - Uniquing
@@ -178,10 +178,6 @@ public final class Importer {
 
     // MARK: - One object
 
-    private func importItem(_ item: JSON, into declared: EntityDescription, path: String) throws -> ManagedObject? {
-        try importOne(item, into: declared, via: nil, path: path)
-    }
-
     /// Imports one object, or finds the one a bare key value names; nil
     /// for null or when a hook declined the data.
     private func importOne(_ item: JSON, into declared: EntityDescription, via relationship: RelationshipDescription?,
@@ -245,7 +241,7 @@ public final class Importer {
                 if case .array = found.json {
                     throw ImportError(message: "expected an object or a key value for to-one '\(relationship.name)', found an array", path: here)
                 }
-                let related = try importRelated(found.json, destination: destination, via: relationship, path: here)
+                let related = try importOne(found.json, into: destination, via: relationship, path: here)
                 object.setObject(related, forKey: relationship.name)
             } else {
                 let elements: [JSON]
@@ -256,7 +252,7 @@ public final class Importer {
                 }
                 var related: [ManagedObject] = []
                 for (n, element) in elements.enumerated() {
-                    if let object = try importRelated(element, destination: destination, via: relationship, path: here + "[\(n)]") {
+                    if let object = try importOne(element, into: destination, via: relationship, path: here + "[\(n)]") {
                         related.append(object)
                     }
                 }
@@ -267,11 +263,6 @@ public final class Importer {
                 }
             }
         }
-    }
-
-    private func importRelated(_ json: JSON, destination: EntityDescription, via relationship: RelationshipDescription,
-                               path: String) throws -> ManagedObject? {
-        try importOne(json, into: destination, via: relationship, path: path)
     }
 
     // MARK: - Keys

@@ -7,8 +7,8 @@ import Predicates
 ///
 /// Nulls first, then numbers (booleans and dates count as numbers), then
 /// text by UTF-8 bytes, then data by bytes.
-enum ValueOrdering {
-    static func rank(_ value: Value) -> Int {
+public enum ValueOrdering {
+    public static func rank(_ value: Value) -> Int {
         switch value {
         case .null: return 0
         case .bool, .int, .double, .decimal, .date: return 1
@@ -18,7 +18,7 @@ enum ValueOrdering {
     }
 
     /// -1, 0 or 1.
-    static func compare(_ a: Value, _ b: Value) -> Int {
+    public static func compare(_ a: Value, _ b: Value) -> Int {
         let ra = rank(a), rb = rank(b)
         if ra != rb { return ra < rb ? -1 : 1 }
         switch (a, b) {

@@ -137,7 +137,7 @@ extension ShellSession {
             rows.sort { a, b in
                 for (x, y) in zip(a, b) {
                     guard case .value(let l) = x, case .value(let r) = y else { continue }
-                    let c = Self.order(l, r)
+                    let c = ValueOrdering.compare(l, r)
                     if c != 0 { return c < 0 }
                 }
                 return false
@@ -169,19 +169,6 @@ extension ShellSession {
             return p
         }
         return rewrite(predicate)
-    }
-
-    static func order(_ a: Value, _ b: Value) -> Int {
-        switch (a, b) {
-        case (.null, .null): return 0
-        case (.null, _): return -1
-        case (_, .null): return 1
-        case (.string(let x), .string(let y)): return x == y ? 0 : (x.utf8.lexicographicallyPrecedes(y.utf8) ? -1 : 1)
-        default:
-            let x = number(a), y = number(b)
-            if let x, let y { return x == y ? 0 : (x < y ? -1 : 1) }
-            return 0
-        }
     }
 
     static func number(_ v: Value) -> Double? {
@@ -216,9 +203,9 @@ extension ShellSession {
             let numbers = values.compactMap(number)
             return numbers.isEmpty ? .null : .double(numbers.reduce(0, +) / Double(numbers.count))
         case .min:
-            return values.min { order($0, $1) < 0 } ?? .null
+            return values.min { ValueOrdering.compare($0, $1) < 0 } ?? .null
         case .max:
-            return values.max { order($0, $1) < 0 } ?? .null
+            return values.max { ValueOrdering.compare($0, $1) < 0 } ?? .null
         }
     }
 }
