@@ -14,26 +14,32 @@ import Predicates
 /// relationship; it belongs to one context and is used on that context's
 /// queue only. Subclass it for typed properties (see `Managed`).
 open class ManagedObject: CustomStringConvertible {
+    //
+    // An object is used on its context's queue only, one access at a time:
+    // its state skips the runtime's exclusivity bookkeeping, which would
+    // otherwise cost more than the accesses themselves.
+
     public let entity: EntityDescription
-    public internal(set) var objectID: ObjectID
+    @exclusivity(unchecked) public internal(set) var objectID: ObjectID
     public internal(set) weak var managedObjectContext: ManagedObjectContext?
 
     /// Attribute values in `entity.attributes` order.
-    var values: [Value]
+    @exclusivity(unchecked) var values: [Value]
     /// Relationship contents in `entity.relationships` order.
-    var relationshipSlots: [RelationshipSlot]
+    @exclusivity(unchecked) var relationshipSlots: [RelationshipSlot]
     /// The values as last read from or written to the parent store.
-    var committed: Snapshot?
-    var version: Int64 = 0
-    package internal(set) var isFault: Bool
-    var state: State = .clean
-    /// Order of first change in the context, for stable change lists.
-    var changeOrder = 0
+    @exclusivity(unchecked) var committed: Snapshot?
+    @exclusivity(unchecked) var version: Int64 = 0
+    @exclusivity(unchecked) package internal(set) var isFault: Bool
+    @exclusivity(unchecked) var state: State = .clean
+    /// Order of first change in the context, for stable change lists; 0
+    /// while the object is not in its context's change set.
+    @exclusivity(unchecked) var changeOrder = 0
     /// Relationships changed since the last save.
-    var changedRelationshipSet: Set<Int> = []
+    @exclusivity(unchecked) var changedRelationshipSet: Set<Int> = []
     /// Whether `awakeFromInsert` ran: it runs once in an object's life,
     /// not again when an undone insert is redone.
-    var hasAwokenFromInsert = false
+    @exclusivity(unchecked) var hasAwokenFromInsert = false
 
     enum State { case clean, inserted, updated, deleted }
 
@@ -177,7 +183,7 @@ open class ManagedObject: CustomStringConvertible {
     }
 
     public func attributeValue(forKey key: String) -> Value {
-        guard let index = entity.attributeIndex[key] else {
+        guard let index = entity.attributeSlot(named: key) else {
             preconditionFailure("entity \(entity.name) has no attribute '\(key)'")
         }
         willAccessValues()
@@ -185,7 +191,7 @@ open class ManagedObject: CustomStringConvertible {
     }
 
     public func setAttributeValue(_ value: Value, forKey key: String) {
-        guard let index = entity.attributeIndex[key] else {
+        guard let index = entity.attributeSlot(named: key) else {
             preconditionFailure("entity \(entity.name) has no attribute '\(key)'")
         }
         setAttribute(at: index, to: value)
@@ -193,8 +199,8 @@ open class ManagedObject: CustomStringConvertible {
 
     func setAttribute(at index: Int, to value: Value) {
         willAccessValues()
-        let attribute = entity.attributes[index]
-        let coerced = (try? attribute.type.coerce(value)) ?? value
+        let type = entity.attributes[index].type
+        let coerced = type.accepts(value) ? value : (try? type.coerce(value)) ?? value
         let old = values[index]
         guard old != coerced else { return }
         values[index] = coerced
@@ -205,13 +211,13 @@ open class ManagedObject: CustomStringConvertible {
     /// for use inside custom accessors and lifecycle hooks. A fault is
     /// still filled first.
     public func primitiveValue(forKey key: String) -> Value {
-        guard let index = entity.attributeIndex[key] else { return .null }
+        guard let index = entity.attributeSlot(named: key) else { return .null }
         willAccessValues()
         return values[index]
     }
 
     public func setPrimitiveValue(_ value: Value, forKey key: String) {
-        guard let index = entity.attributeIndex[key] else { return }
+        guard let index = entity.attributeSlot(named: key) else { return }
         willAccessValues()
         values[index] = value
     }
@@ -220,7 +226,7 @@ open class ManagedObject: CustomStringConvertible {
 
     /// The destination of a to-one relationship.
     public func object(forKey key: String) -> ManagedObject? {
-        guard let index = entity.relationshipIndex[key], entity.relationships[index].isToOne else {
+        guard let index = entity.relationshipSlot(named: key), entity.relationships[index].isToOne else {
             preconditionFailure("entity \(entity.name) has no to-one relationship '\(key)'")
         }
         willAccessValues()
@@ -230,7 +236,7 @@ open class ManagedObject: CustomStringConvertible {
 
     /// Sets a to-one relationship; the inverse follows.
     public func setObject(_ object: ManagedObject?, forKey key: String) {
-        guard let index = entity.relationshipIndex[key], entity.relationships[index].isToOne else {
+        guard let index = entity.relationshipSlot(named: key), entity.relationships[index].isToOne else {
             preconditionFailure("entity \(entity.name) has no to-one relationship '\(key)'")
         }
         managedObjectContext?.setToOne(self, relationship: index, to: object)
@@ -238,7 +244,7 @@ open class ManagedObject: CustomStringConvertible {
 
     /// The destinations of a to-many relationship, in order when ordered.
     public func objects(forKey key: String) -> [ManagedObject] {
-        guard let index = entity.relationshipIndex[key], entity.relationships[index].isToMany else {
+        guard let index = entity.relationshipSlot(named: key), entity.relationships[index].isToMany else {
             preconditionFailure("entity \(entity.name) has no to-many relationship '\(key)'")
         }
         guard let context = managedObjectContext else { return [] }
@@ -247,7 +253,7 @@ open class ManagedObject: CustomStringConvertible {
 
     /// Adds `object` to a to-many relationship; the inverse follows.
     public func add(_ object: ManagedObject, toKey key: String) {
-        guard let index = entity.relationshipIndex[key], entity.relationships[index].isToMany else {
+        guard let index = entity.relationshipSlot(named: key), entity.relationships[index].isToMany else {
             preconditionFailure("entity \(entity.name) has no to-many relationship '\(key)'")
         }
         managedObjectContext?.addToMany(self, relationship: index, object, at: nil)
@@ -255,7 +261,7 @@ open class ManagedObject: CustomStringConvertible {
 
     /// Inserts `object` at `position` in an ordered to-many relationship.
     public func insert(_ object: ManagedObject, at position: Int, inKey key: String) {
-        guard let index = entity.relationshipIndex[key], entity.relationships[index].isToMany else {
+        guard let index = entity.relationshipSlot(named: key), entity.relationships[index].isToMany else {
             preconditionFailure("entity \(entity.name) has no to-many relationship '\(key)'")
         }
         managedObjectContext?.addToMany(self, relationship: index, object, at: position)
@@ -263,7 +269,7 @@ open class ManagedObject: CustomStringConvertible {
 
     /// Removes `object` from a to-many relationship; the inverse follows.
     public func remove(_ object: ManagedObject, fromKey key: String) {
-        guard let index = entity.relationshipIndex[key], entity.relationships[index].isToMany else {
+        guard let index = entity.relationshipSlot(named: key), entity.relationships[index].isToMany else {
             preconditionFailure("entity \(entity.name) has no to-many relationship '\(key)'")
         }
         managedObjectContext?.removeFromMany(self, relationship: index, object)
@@ -275,7 +281,7 @@ open class ManagedObject: CustomStringConvertible {
             remove(existing, fromKey: key)
         }
         for (position, object) in objects.enumerated() {
-            if entity.relationships[entity.relationshipIndex[key]!].isOrdered {
+            if entity.relationships[entity.relationshipSlot(named: key)!].isOrdered {
                 remove(object, fromKey: key)
                 insert(object, at: position, inKey: key)
             } else {
@@ -290,11 +296,11 @@ open class ManagedObject: CustomStringConvertible {
     /// (`String`, `Int64`, `Double`, `Bool`, `Date`, ...), to-one as a
     /// `ManagedObject`, to-many as `[ManagedObject]`; nil for null.
     public func value(forKey key: String) -> Any? {
-        if let index = entity.attributeIndex[key] {
+        if let index = entity.attributeSlot(named: key) {
             willAccessValues()
             return values[index].anyValue
         }
-        if let index = entity.relationshipIndex[key] {
+        if let index = entity.relationshipSlot(named: key) {
             return entity.relationships[index].isToMany ? objects(forKey: key) : object(forKey: key)
         }
         preconditionFailure("entity \(entity.name) has no property '\(key)'")
@@ -302,9 +308,9 @@ open class ManagedObject: CustomStringConvertible {
 
     /// Sets a property from a Swift value (see `value(forKey:)`).
     public func setValue(_ value: Any?, forKey key: String) {
-        if entity.attributeIndex[key] != nil {
+        if entity.attributeSlot(named: key) != nil {
             setAttributeValueCodingNil(Value(any: value), forKey: key)
-        } else if let index = entity.relationshipIndex[key] {
+        } else if let index = entity.relationshipSlot(named: key) {
             if entity.relationships[index].isToMany {
                 setObjects((value as? [ManagedObject]) ?? [], forKey: key)
             } else {
@@ -329,7 +335,7 @@ open class ManagedObject: CustomStringConvertible {
             }
             var next: [ManagedObject] = []
             for object in current {
-                guard let index = object.entity.relationshipIndex[part] else {
+                guard let index = object.entity.relationshipSlot(named: part) else {
                     preconditionFailure("entity \(object.entity.name) has no relationship '\(part)'")
                 }
                 if object.entity.relationships[index].isToMany {

@@ -96,7 +96,7 @@ extension ManagedObjectContext {
         if let inverse = relationship.inverse {
             if let oldID {
                 let old = self.object(with: oldID)
-                if let inverseIndex = old.entity.relationshipIndex[inverse.name] {
+                if let inverseIndex = old.entity.relationshipSlot(named: inverse.name) {
                     if inverse.isToMany {
                         primitiveRemove(old, inverseIndex, object.objectID)
                     } else {
@@ -104,7 +104,7 @@ extension ManagedObjectContext {
                     }
                 }
             }
-            if let destination, let inverseIndex = destination.entity.relationshipIndex[inverse.name] {
+            if let destination, let inverseIndex = destination.entity.relationshipSlot(named: inverse.name) {
                 if inverse.isToMany {
                     primitiveAdd(destination, inverseIndex, object.objectID, at: nil)
                 } else {
@@ -129,7 +129,7 @@ extension ManagedObjectContext {
             primitiveAdd(object, index, destination.objectID, at: position)
             return
         }
-        if let inverse = relationship.inverse, let inverseIndex = destination.entity.relationshipIndex[inverse.name] {
+        if let inverse = relationship.inverse, let inverseIndex = destination.entity.relationshipSlot(named: inverse.name) {
             if inverse.isToMany {
                 primitiveAdd(destination, inverseIndex, object.objectID, at: nil)
             } else {
@@ -147,7 +147,7 @@ extension ManagedObjectContext {
     func removeFromMany(_ object: ManagedObject, relationship index: Int, _ destination: ManagedObject) {
         let relationship = object.entity.relationships[index]
         guard toManyIDs(object, relationship: index).contains(destination.objectID) else { return }
-        if let inverse = relationship.inverse, let inverseIndex = destination.entity.relationshipIndex[inverse.name] {
+        if let inverse = relationship.inverse, let inverseIndex = destination.entity.relationshipSlot(named: inverse.name) {
             if inverse.isToMany {
                 primitiveRemove(destination, inverseIndex, object.objectID)
             } else {
@@ -194,7 +194,7 @@ extension ManagedObjectContext {
 
     private func forgetInsertedDeleted(_ object: ManagedObject) {
         registered[object.objectID] = nil
-        changed[ObjectIdentifier(object)] = nil
+        changed.remove(object)
         committedToMany[ObjectIdentifier(object)] = nil
         undoManager?.registerUndo { [weak self, object] in
             guard let self else { return }
@@ -217,7 +217,7 @@ extension ManagedObjectContext {
     }
 
     private func nullifyInverse(of object: ManagedObject, relationship: RelationshipDescription, destination: ManagedObject) {
-        guard let inverse = relationship.inverse, let inverseIndex = destination.entity.relationshipIndex[inverse.name] else { return }
+        guard let inverse = relationship.inverse, let inverseIndex = destination.entity.relationshipSlot(named: inverse.name) else { return }
         if inverse.isToMany {
             primitiveRemove(destination, inverseIndex, object.objectID)
         } else {

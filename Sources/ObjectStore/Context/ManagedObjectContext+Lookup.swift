@@ -13,7 +13,7 @@ extension ManagedObjectContext {
     ///
     /// This is the uniquing lookup of imports and `findFirstOrCreate`.
     public func objects(of entity: EntityDescription, where attribute: String, in values: [Value]) throws -> [Value: ManagedObject] {
-        guard let index = entity.attributeIndex[attribute] else {
+        guard let index = entity.attributeSlot(named: attribute) else {
             throw StoreError(.notFound, "entity \(entity.name) has no attribute '\(attribute)'")
         }
         let type = entity.attributes[index].type

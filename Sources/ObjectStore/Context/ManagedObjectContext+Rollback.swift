@@ -56,7 +56,7 @@ extension ManagedObjectContext {
         noteObjectChange(object)
         if !mergeChanges || !object.hasChanges {
             if object.state != .clean {
-                changed[ObjectIdentifier(object)] = nil
+                changed.remove(object)
                 committedToMany[ObjectIdentifier(object)] = nil
             }
             object.state = .clean

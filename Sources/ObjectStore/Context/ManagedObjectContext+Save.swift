@@ -165,7 +165,7 @@ extension ManagedObjectContext {
             guard let current = conflict.current else {
                 // Deleted in the store: nothing left to update; drop our changes.
                 object.state = .clean
-                changed[ObjectIdentifier(object)] = nil
+                changed.remove(object)
                 continue
             }
             let committed = object.committed ?? current
@@ -286,7 +286,7 @@ extension ManagedObjectContext {
     func forget(_ object: ManagedObject) {
         noteObjectChange(object)
         registered[object.objectID] = nil
-        changed[ObjectIdentifier(object)] = nil
+        changed.remove(object)
         committedToMany[ObjectIdentifier(object)] = nil
         object.state = .clean
         object.managedObjectContext = nil
@@ -298,7 +298,10 @@ extension ManagedObjectContext {
     /// builds the notification.
     private func didSave(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject],
                          permanentIDs: [ObjectID: ObjectID]) -> ContextDidSaveNotification {
-        if !permanentIDs.isEmpty { adoptPermanentIDs(permanentIDs) }
+        // Only the saved objects can point at the new objects here: any
+        // other object that gained one as a destination changed, and was
+        // saved with it.
+        if !permanentIDs.isEmpty { adoptPermanentIDs(permanentIDs, in: inserted + updated) }
         var snapshots: [ObjectID: Snapshot] = [:]
         var toMany: [ObjectID: [Int: [ObjectID]]] = [:]
         let isRoot = parent == nil
@@ -335,14 +338,17 @@ extension ManagedObjectContext {
             snapshots: snapshots, toMany: toMany, context: self, isStoreSave: isRoot)
     }
 
-    /// Replaces temporary IDs by permanent ones everywhere in this context.
-    func adoptPermanentIDs(_ permanentIDs: [ObjectID: ObjectID]) {
+    /// Replaces temporary IDs by permanent ones everywhere in this context:
+    /// in the identity map, and in the relationships of `objects` (of every
+    /// registered object when nil).
+    func adoptPermanentIDs(_ permanentIDs: [ObjectID: ObjectID], in objects: [ManagedObject]? = nil) {
+        registered.reserveCapacity(registered.count + permanentIDs.count)
         for (temporary, permanent) in permanentIDs {
             guard let object = registered.removeValue(forKey: temporary) else { continue }
             object.objectID = permanent
             registered[permanent] = object
         }
-        for object in registered.values where !object.isFault {
+        for object in objects ?? registered.values where !object.isFault && !object.relationshipSlots.isEmpty {
             for (i, slot) in object.relationshipSlots.enumerated() {
                 switch slot {
                 case .toOne(let id?):
@@ -456,6 +462,6 @@ extension ManagedObjectContext {
         }
         object.committed = snapshot
         object.version = snapshot.version
-        if object.state == .updated && !object.hasChanges { changed[ObjectIdentifier(object)] = nil; object.state = .clean }
+        if object.state == .updated && !object.hasChanges { changed.remove(object); object.state = .clean }
     }
 }

@@ -43,10 +43,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     private let queueIdentity: ContextQueue.Identity?
 
     /// Every object this context holds, by ID (clean ones unretained).
-    var registered = ObjectRegistry()
+    @exclusivity(unchecked) var registered = ObjectRegistry()
     /// Objects with pending changes (inserted, updated or deleted).
-    var changed: [ObjectIdentifier: ManagedObject] = [:]
-    var changeCounter = 0
+    @exclusivity(unchecked) var changed = ChangeSet()
     /// Contents of to-many relationships changed since the last save, kept
     /// as they were before the first change (for rollback).
     var committedToMany: [ObjectIdentifier: [Int: ObjectIDSet]] = [:]
@@ -59,11 +58,16 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Entity → Swift class, looked up once per entity in this context.
     private var classCache: [ObjectIdentifier: ManagedObject.Type] = [:]
 
+    /// The last answer of `objectClass(for:)`: inserts and fetches ask for
+    /// the same entity many times in a row.
+    @exclusivity(unchecked) private var lastClass: (entity: ObjectIdentifier, type: ManagedObject.Type)?
+
     func objectClass(for entity: EntityDescription) -> ManagedObject.Type {
         let key = ObjectIdentifier(entity)
-        if let type = classCache[key] { return type }
-        let type = EntityClassRegistry.shared.objectClass(for: entity)
+        if let last = lastClass, last.entity == key { return last.type }
+        let type = classCache[key] ?? EntityClassRegistry.shared.objectClass(for: entity)
         classCache[key] = type
+        lastClass = (key, type)
         return type
     }
 
@@ -151,12 +155,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public var deletedObjects: [ManagedObject] { changedObjects(in: .deleted) }
 
     func changedObjects(in state: ManagedObject.State) -> [ManagedObject] {
-        changed.values.filter { $0.state == state }.sorted { $0.changeOrder < $1.changeOrder }
+        changed.values.filter { $0.state == state }
     }
 
     /// Whether anything is inserted, deleted or changed.
     public var hasChanges: Bool {
-        changed.values.contains { $0.hasChanges }
+        changed.contains { $0.hasChanges }
     }
 
     /// Inserts a new object of the named entity.
@@ -190,7 +194,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         // Relationship changes made after the insert are undone by their own
         // entries, which run first.
         registered[object.objectID] = nil
-        changed[ObjectIdentifier(object)] = nil
+        changed.remove(object)
         committedToMany[ObjectIdentifier(object)] = nil
         object.state = .clean
         object.managedObjectContext = nil
@@ -198,14 +202,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         undoManager?.registerUndo { [weak self, object] in self?.insert(object) }
     }
 
+    @inline(__always)
     func markChanged(_ object: ManagedObject) {
         noteObjectChange(object)
-        let key = ObjectIdentifier(object)
-        if changed[key] == nil {
-            changeCounter += 1
-            object.changeOrder = changeCounter
-            changed[key] = object
-        }
+        if object.changeOrder == 0 { changed.insert(object) }
     }
 
     /// The object for `id`, registered or a new fault; never nil.
@@ -257,6 +257,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         }
         EntityClassRegistry.shared.register(type, for: entity)
         classCache[ObjectIdentifier(entity)] = type
+        lastClass = nil
         return entity
     }
 
@@ -298,7 +299,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// With `asFaults`, new objects stay faults holding their row (Core
     /// Data's row cache): the first access fills them without a query.
     func register(_ snapshots: [Snapshot], asFaults: Bool = false) -> [ManagedObject] {
-        snapshots.map { snapshot in
+        registered.reserveCapacity(registered.count + snapshots.count)
+        return snapshots.map { snapshot in
             let object = self.object(with: snapshot.id)
             if object.isFault {
                 if asFaults {
@@ -448,5 +450,58 @@ final class ThreadLocal<Value>: @unchecked Sendable {
             let box = newValue.map { Unmanaged<AnyObject>.passRetained(Box($0)).toOpaque() }
             pthread_setspecific(key, box)
         }
+    }
+}
+
+/// A context's objects with pending changes (inserted, updated or
+/// deleted), in the order they first changed. An object's `changeOrder` is
+/// its position here (0 when absent), so marking an object changed again,
+/// which every setter does, and listing the changes in order cost no
+/// lookup and no sort.
+struct ChangeSet {
+    private var slots: [ManagedObject?] = []
+    private(set) var count = 0
+
+    /// The objects, in the order they first changed.
+    var values: [ManagedObject] {
+        var result: [ManagedObject] = []
+        result.reserveCapacity(count)
+        for case let object? in slots { result.append(object) }
+        return result
+    }
+
+    var isEmpty: Bool { count == 0 }
+
+    func contains(where predicate: (ManagedObject) throws -> Bool) rethrows -> Bool {
+        for case let object? in slots where try predicate(object) { return true }
+        return false
+    }
+
+    mutating func insert(_ object: ManagedObject) {
+        guard object.changeOrder == 0 else { return }
+        // Removed objects leave holes; compact when they outnumber the rest.
+        if slots.count > 64 && slots.count > 2 * count { compact() }
+        slots.append(object)
+        object.changeOrder = slots.count
+        count += 1
+    }
+
+    mutating func remove(_ object: ManagedObject) {
+        let position = object.changeOrder - 1
+        guard position >= 0, position < slots.count, slots[position] === object else { return }
+        slots[position] = nil
+        object.changeOrder = 0
+        count -= 1
+    }
+
+    mutating func removeAll() {
+        for case let object? in slots { object.changeOrder = 0 }
+        slots.removeAll()
+        count = 0
+    }
+
+    private mutating func compact() {
+        slots = slots.filter { $0 != nil }
+        for (i, object) in slots.enumerated() { object!.changeOrder = i + 1 }
     }
 }

@@ -40,10 +40,24 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         a.primaryKey == b.primaryKey && a.entity.rootEntity === b.entity.rootEntity && a.storeIdentifier == b.storeIdentifier
     }
 
+    /// One word standing for the ID in hashes: the row and the hierarchy.
+    /// The store is left out (equality still checks it): two stores
+    /// rarely hold the same row number of the same hierarchy, and hashing
+    /// a string for every lookup would cost more than those collisions.
+    @inline(__always)
+    private var hashWord: Int {
+        Int(truncatingIfNeeded: primaryKey) &* 0x9E37_79B9 ^ Int(bitPattern: ObjectIdentifier(entity.rootEntity))
+    }
+
     public func hash(into hasher: inout Hasher) {
-        hasher.combine(primaryKey)
-        hasher.combine(ObjectIdentifier(entity.rootEntity))
-        hasher.combine(storeIdentifier)
+        hasher.combine(hashWord)
+    }
+
+    /// Hashes one word with the seed: dictionaries and sets of IDs (the
+    /// context's identity map above all) skip the general hasher's
+    /// per-call setup.
+    public func _rawHashValue(seed: Int) -> Int {
+        hashWord._rawHashValue(seed: seed)
     }
 
     /// Core Data's URI form: `x-coredata://STORE/Entity/pN`, or

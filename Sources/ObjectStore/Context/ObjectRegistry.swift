@@ -31,5 +31,6 @@ struct ObjectRegistry {
     var values: [ManagedObject] { objects.values.map { $0.takeUnretainedValue() } }
     var keys: Dictionary<ObjectID, Unmanaged<ManagedObject>>.Keys { objects.keys }
     var count: Int { objects.count }
+    mutating func reserveCapacity(_ n: Int) { objects.reserveCapacity(n) }
     mutating func removeAll() { objects.removeAll() }
 }

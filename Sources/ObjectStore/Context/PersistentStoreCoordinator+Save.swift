@@ -57,6 +57,8 @@ extension PersistentStoreCoordinator {
 
     /// The changes of each store, checking that no relationship crosses two.
     private func split(_ changes: StoreChanges) throws -> [(any StoreBackend, StoreChanges)] {
+        let all = backends
+        if all.count == 1, fitsWhole(changes, in: all[0]) { return changes.isEmpty ? [] : [(all[0], changes)] }
         var storeOfInserted: [ObjectID: any StoreBackend] = [:]
         for snapshot in changes.inserted { storeOfInserted[snapshot.id] = try backend(for: snapshot.id) }
         func store(of id: ObjectID) throws -> any StoreBackend {
@@ -108,6 +110,35 @@ extension PersistentStoreCoordinator {
         }
         if !failures.isEmpty { throw ValidationError(failures: failures) }
         return order.map { parts[$0]! }
+    }
+
+    /// Whether the whole save belongs to `store`, the coordinator's only
+    /// one: every entity is held there, no new object is assigned
+    /// elsewhere, and every saved object and to-one destination already
+    /// lives there. The general split then has nothing to check or divide
+    /// (and reports what does not fit).
+    private func fitsWhole(_ changes: StoreChanges, in store: any StoreBackend) -> Bool {
+        guard !hasAssignments else { return false }
+        let identifier = store.identifier
+        var entities: Set<ObjectIdentifier> = []
+        func fits(_ id: ObjectID?) -> Bool {
+            guard let id else { return true }
+            return id.isTemporaryID || id.storeIdentifier == identifier
+        }
+        for snapshot in changes.inserted {
+            if entities.insert(ObjectIdentifier(snapshot.id.entity)).inserted, !store.holds(snapshot.id.entity) { return false }
+            for destination in snapshot.toOne where !fits(destination) { return false }
+        }
+        for update in changes.updated {
+            guard fits(update.snapshot.id) else { return false }
+            for destination in update.snapshot.toOne where !fits(destination) { return false }
+        }
+        for deleted in changes.deleted where !fits(deleted.id) { return false }
+        for contents in changes.toMany {
+            guard fits(contents.source) else { return false }
+            for destination in contents.destinations where !fits(destination) { return false }
+        }
+        return true
     }
 
     static func crossStoreMessage(relationship: String, source: ObjectID, from: any StoreBackend,

@@ -196,8 +196,13 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         lock.withLock { assignments[id] = store.identifier }
     }
 
+    var hasAssignments: Bool { lock.withLock { !assignments.isEmpty } }
+
     func forgetAssignments(_ ids: some Sequence<ObjectID>) {
-        lock.withLock { for id in ids { assignments[id] = nil } }
+        lock.withLock {
+            guard !assignments.isEmpty else { return }
+            for id in ids { assignments[id] = nil }
+        }
     }
 
     func register(_ context: ManagedObjectContext) {

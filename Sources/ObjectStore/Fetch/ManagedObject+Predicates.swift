@@ -6,11 +6,11 @@ extension ManagedObject: PredicateObject {
     /// Attributes as values, to-one relationships as objects (or null),
     /// to-many as collections: what the evaluator reads.
     public func predicateValue(forKey key: String) throws -> Operand {
-        if let index = entity.attributeIndex[key] {
+        if let index = entity.attributeSlot(named: key) {
             willAccessValues()
             return .value(values[index])
         }
-        if let index = entity.relationshipIndex[key] {
+        if let index = entity.relationshipSlot(named: key) {
             if entity.relationships[index].isToMany {
                 return .collection(objects(forKey: key).map { .object($0) })
             }
@@ -34,11 +34,11 @@ extension ManagedObject: PredicateObject {
         var object: ManagedObject = self
         for (i, key) in keyPath.enumerated() {
             if i == keyPath.count - 1 {
-                guard let index = object.entity.attributeIndex[key] else { return .null }
+                guard let index = object.entity.attributeSlot(named: key) else { return .null }
                 object.willAccessValues()
                 return object.values[index]
             }
-            guard let index = object.entity.relationshipIndex[key], object.entity.relationships[index].isToOne,
+            guard let index = object.entity.relationshipSlot(named: key), object.entity.relationships[index].isToOne,
                   let next = object.object(forKey: key) else { return .null }
             object = next
         }

@@ -79,7 +79,7 @@ extension ManagedObjectContext {
     /// child) can change the answer for `entity`.
     func hasPendingChanges(affecting entity: EntityDescription) -> Bool {
         let root = entity.rootEntity
-        return changed.values.contains { $0.entity.rootEntity === root && $0.hasChanges }
+        return changed.contains { $0.entity.rootEntity === root && $0.hasChanges }
     }
 
     private func countInSQL(_ request: FetchRequest, entity: EntityDescription) throws -> Int? {
@@ -162,7 +162,7 @@ extension ManagedObjectContext {
                 merged.append(object)
             }
             let kinds = request.includesSubentities ? Set(entity.selfAndDescendants.map(ObjectIdentifier.init)) : [ObjectIdentifier(entity)]
-            for object in changed.values.sorted(by: { $0.changeOrder < $1.changeOrder })
+            for object in changed.values
             where (object.state == .inserted || object.state == .updated) && kinds.contains(ObjectIdentifier(object.entity)) {
                 guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
                 try StatementInterrupt.check()

@@ -61,7 +61,7 @@ extension ManagedObjectContext {
         var groups: [ObjectIdentifier: (relationship: RelationshipDescription, index: Int, sources: [ManagedObject])] = [:]
         var order: [ObjectIdentifier] = []
         for source in sources where !source.isDeleted {
-            guard let index = source.entity.relationshipIndex[key] else { continue }
+            guard let index = source.entity.relationshipSlot(named: key) else { continue }
             let relationship = source.entity.relationships[index]
             let id = ObjectIdentifier(relationship)
             if groups[id] == nil {

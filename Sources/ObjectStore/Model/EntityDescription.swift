@@ -37,18 +37,35 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public internal(set) weak var model: ManagedObjectModel?
     /// Every attribute, inherited ones first, in a fixed order: the slot
     /// order of an object's values.
-    public internal(set) var attributes: [AttributeDescription] = []
+    ///
+    /// The resolved properties below are written once, by the model's
+    /// `init`, and only read afterwards (from any thread): their accesses
+    /// skip the runtime's exclusivity bookkeeping, which every object
+    /// access would otherwise pay.
+    @exclusivity(unchecked) public internal(set) var attributes: [AttributeDescription] = []
     /// Every relationship, inherited ones first.
-    public internal(set) var relationships: [RelationshipDescription] = []
+    @exclusivity(unchecked) public internal(set) var relationships: [RelationshipDescription] = []
     public internal(set) var fetchedProperties: [FetchedPropertyDescription] = []
-    public internal(set) var attributeIndex: [String: Int] = [:]
+    /// Attribute name → slot (`attributeSlot(named:)` is faster).
+    @exclusivity(unchecked) public internal(set) var attributeIndex: [String: Int] = [:]
+    /// Relationship name → slot (`relationshipSlot(named:)` is faster).
+    @exclusivity(unchecked) public internal(set) var relationshipIndex: [String: Int] = [:]
+    @exclusivity(unchecked) var attributeSlots = SlotLookup()
+    @exclusivity(unchecked) var relationshipSlots = SlotLookup()
     /// Relationship slots of a fault: to-many ones not loaded, to-one nil.
-    package internal(set) var faultSlots: [RelationshipSlot] = []
+    @exclusivity(unchecked) package internal(set) var faultSlots: [RelationshipSlot] = []
     /// Relationship slots of a new object: every one empty.
-    package internal(set) var emptySlots: [RelationshipSlot] = []
+    @exclusivity(unchecked) package internal(set) var emptySlots: [RelationshipSlot] = []
     /// The default value of every attribute, in slot order.
-    package internal(set) var defaultValues: [Value] = []
-    public internal(set) var relationshipIndex: [String: Int] = [:]
+    @exclusivity(unchecked) package internal(set) var defaultValues: [Value] = []
+
+    /// The slot of the attribute named `name`.
+    @inline(__always)
+    public func attributeSlot(named name: String) -> Int? { attributeSlots.index(of: name) }
+
+    /// The slot of the relationship named `name`.
+    @inline(__always)
+    public func relationshipSlot(named name: String) -> Int? { relationshipSlots.index(of: name) }
 
     public init(name: String, isAbstract: Bool = false, parent: String? = nil, userInfo: [String: String] = [:]) {
         self.name = name
@@ -75,7 +92,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// Set by the model once inheritance is resolved: every `ObjectID`
     /// hash reads the root, so it must not walk the chain each time. The
     /// model owns its entities, so the reference needs no retain.
-    var resolvedRoot: Unmanaged<EntityDescription>?
+    @exclusivity(unchecked) var resolvedRoot: Unmanaged<EntityDescription>?
 
     /// This entity and every entity below it.
     public var selfAndDescendants: [EntityDescription] {
@@ -93,11 +110,11 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     }
 
     public func attribute(named name: String) -> AttributeDescription? {
-        attributeIndex[name].map { attributes[$0] }
+        attributeSlot(named: name).map { attributes[$0] }
     }
 
     public func relationship(named name: String) -> RelationshipDescription? {
-        relationshipIndex[name].map { relationships[$0] }
+        relationshipSlot(named: name).map { relationships[$0] }
     }
 
     public func property(named name: String) -> PropertyDescription? {

@@ -10,6 +10,7 @@ import Predicates
 public final class ManagedObjectModel: @unchecked Sendable {
     public let entities: [EntityDescription]
     public let entitiesByName: [String: EntityDescription]
+    private let entityLookup: SlotLookup
     /// Configuration name → entity names.
     public var configurations: [String: [String]]
     /// Version identifier, as Xcode's `versionIdentifier` or the
@@ -28,12 +29,13 @@ public final class ManagedObjectModel: @unchecked Sendable {
             byName[entity.name] = entity
         }
         self.entitiesByName = byName
+        self.entityLookup = SlotLookup(entities.map(\.name))
         self.configurations = configurations
         try resolve()
     }
 
     public func entity(named name: String) -> EntityDescription? {
-        entitiesByName[name]
+        entityLookup.index(of: name).map { entities[$0] }
     }
 
     /// Entities with no parent: each gets one table.
@@ -97,6 +99,8 @@ public final class ManagedObjectModel: @unchecked Sendable {
             entity.fetchedProperties = fetched
             entity.attributeIndex = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
             entity.relationshipIndex = Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) })
+            entity.attributeSlots = SlotLookup(attributes.map(\.name))
+            entity.relationshipSlots = SlotLookup(relationships.map(\.name))
             entity.faultSlots = relationships.map { $0.isToMany ? .toManyFault : .toOne(nil) }
             entity.emptySlots = relationships.map { $0.isToMany ? .toMany(ObjectIDSet()) : .toOne(nil) }
             entity.defaultValues = attributes.map(\.defaultValue)

@@ -72,6 +72,13 @@ extension AttributeDescription {
     /// declaring the attribute.
     public func validate(_ value: Value, in entity: EntityDescription? = nil) -> [ValidationIssue] {
         guard !isTransient else { return [] }
+        // Most values are fine and most attributes have no bounds: say so
+        // before building anything.
+        if case .null = value {
+            if isOptional { return [] }
+        } else if minValue == nil && maxValue == nil && regularExpression == nil && type.accepts(value) {
+            return []
+        }
         let reporter = IssueReporter(property: self, entity: entity)
         if case .null = value {
             return isOptional ? [] : [reporter.issue(.missingValue, "\(reporter.name) is required")]
@@ -160,6 +167,9 @@ extension RelationshipDescription {
     /// in Core Data.
     public func validateCount(_ count: Int, in entity: EntityDescription? = nil) -> [ValidationIssue] {
         guard !isTransient else { return [] }
+        let max = isToMany ? maxCount : 1
+        let fine = count == 0 ? isOptional : !(isToMany && minCount > 0 && count < minCount) && !(max > 0 && count > max)
+        if fine { return [] }
         let reporter = IssueReporter(property: self, entity: entity)
         if count == 0 {
             return isOptional ? [] : [reporter.issue(.missingValue, "\(reporter.name) is required")]
@@ -168,7 +178,6 @@ extension RelationshipDescription {
         if isToMany, minCount > 0, count < minCount {
             issues.append(reporter.issue(.tooFewObjects, "\(reporter.name) has too few objects (\(count) < \(minCount))"))
         }
-        let max = isToMany ? maxCount : 1
         if max > 0, count > max {
             issues.append(reporter.issue(.tooManyObjects, "\(reporter.name) has too many objects (\(count) > \(max))"))
         }

@@ -120,7 +120,7 @@ package final class XMLStore: StoreBackend, @unchecked Sendable {
             graph.rows.values.compactMap { row -> Snapshot? in
                 let snapshot = row.snapshot
                 guard kinds.contains(ObjectIdentifier(snapshot.id.entity)),
-                      let index = snapshot.id.entity.attributeIndex[attribute] else { return nil }
+                      let index = snapshot.id.entity.attributeSlot(named: attribute) else { return nil }
                 return wanted.contains(snapshot.values[index]) ? snapshot : nil
             }
         }
@@ -282,17 +282,17 @@ extension XMLStore.Graph {
     /// Sets a listed to-many and, for a many-to-many, its inverse lists,
     /// as one join table would.
     mutating func setToMany(_ source: ObjectID, _ relationship: RelationshipDescription, _ destinations: [ObjectID]) {
-        guard let index = source.entity.relationshipIndex[relationship.name], rows[source] != nil else { return }
+        guard let index = source.entity.relationshipSlot(named: relationship.name), rows[source] != nil else { return }
         let old = rows[source]!.toMany[index] ?? []
         rows[source]!.toMany[index] = destinations
         guard relationship.isManyToMany, let inverse = relationship.inverse else { return }
         let kept = Set(destinations)
         for gone in old where !kept.contains(gone) {
-            guard let i = gone.entity.relationshipIndex[inverse.name] else { continue }
+            guard let i = gone.entity.relationshipSlot(named: inverse.name) else { continue }
             rows[gone]?.toMany[i]?.removeAll { $0 == source }
         }
         for destination in destinations {
-            guard let i = destination.entity.relationshipIndex[inverse.name], rows[destination] != nil else { continue }
+            guard let i = destination.entity.relationshipSlot(named: inverse.name), rows[destination] != nil else { continue }
             if !(rows[destination]!.toMany[i] ?? []).contains(source) {
                 rows[destination]!.toMany[i, default: []].append(source)
             }
@@ -316,7 +316,7 @@ final class GraphView {
     init(graph: XMLStore.Graph) { self.graph = graph }
 
     func destinations(of relationship: RelationshipDescription, from source: ObjectID) -> [ObjectID] {
-        guard let index = source.entity.relationshipIndex[relationship.name], let row = graph.rows[source] else { return [] }
+        guard let index = source.entity.relationshipSlot(named: relationship.name), let row = graph.rows[source] else { return [] }
         if relationship.isManyToMany {
             return row.toMany[index] ?? []
         }
@@ -325,7 +325,7 @@ final class GraphView {
         let root = ObjectIdentifier(destination.rootEntity)
         var members = graph.rows.values.compactMap { candidate -> ObjectID? in
             let id = candidate.snapshot.id
-            guard ObjectIdentifier(id.entity.rootEntity) == root, let i = id.entity.relationshipIndex[inverse.name],
+            guard ObjectIdentifier(id.entity.rootEntity) == root, let i = id.entity.relationshipSlot(named: inverse.name),
                   candidate.snapshot.toOne[i] == source else { return nil }
             return id
         }
@@ -345,10 +345,10 @@ final class GraphView {
         for (i, key) in keyPath.enumerated() {
             let entity = snapshot.id.entity
             if i == keyPath.count - 1 {
-                guard let index = entity.attributeIndex[key] else { return .null }
+                guard let index = entity.attributeSlot(named: key) else { return .null }
                 return snapshot.values[index]
             }
-            guard let index = entity.relationshipIndex[key], entity.relationships[index].isToOne,
+            guard let index = entity.relationshipSlot(named: key), entity.relationships[index].isToOne,
                   let next = snapshot.toOne[index], let nextRow = graph.rows[next] else { return .null }
             snapshot = nextRow.snapshot
         }
@@ -367,8 +367,8 @@ final class RowObject: PredicateObject {
 
     func predicateValue(forKey key: String) throws -> Operand {
         let entity = row.snapshot.id.entity
-        if let index = entity.attributeIndex[key] { return .value(row.snapshot.values[index]) }
-        if let index = entity.relationshipIndex[key] {
+        if let index = entity.attributeSlot(named: key) { return .value(row.snapshot.values[index]) }
+        if let index = entity.relationshipSlot(named: key) {
             let relationship = entity.relationships[index]
             if relationship.isToMany {
                 return .collection(view.destinations(of: relationship, from: row.snapshot.id).compactMap { id in
