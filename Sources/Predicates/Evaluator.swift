@@ -349,6 +349,10 @@ public struct Evaluator {
                 if case .collection(let inner) = next { result.append(contentsOf: inner) } else { result.append(next) }
             }
             return .collection(result)
+        // NSString's and NSData's `length`, which validation predicates use
+        // (`length <= 8`): UTF-16 units for a string, bytes for data.
+        case .value(.string(let s)) where key == "length": return .value(.int(Int64(s.utf16.count)))
+        case .value(.data(let d)) where key == "length": return .value(.int(Int64(d.count)))
         case .value(let v):
             throw EvaluationError(.noSuchKey(key, on: Evaluator.describe(.value(v))), at: range)
         }

@@ -78,6 +78,43 @@ import Testing
         #expect(issue.message == "code must start with P")
     }
 
+    @Test func testValidationPredicatesSeeTheValueAsSelf() throws {
+        let code = try attribute("code")
+        #expect(code.validate(.string("P-1")).isEmpty)
+        #expect(code.validate(.null).isEmpty)  // optional: nil is fine, as in Core Data
+        let issues = code.validate(.string("X-1"))
+        #expect(issues.map(\.kind) == [.predicateFailed(0)])
+        #expect(issues.map(\.message) == ["code must start with P"])
+    }
+
+    @Test func testEveryFailingValidationPredicateIsReported() throws {
+        let model = try ManagedObjectModel {
+            Entity("Group") {
+                Attribute("code", .string)
+                    .validated(by: "SELF BEGINSWITH 'G-'", message: "code must start with G-")
+                    .validated(by: "length <= 8", message: "code is too long")
+            }
+        }
+        let code = try #require(model.entity(named: "Group")?.attribute(named: "code"))
+        #expect(code.validate(.string("G-12")).isEmpty)
+        #expect(code.validate(.string("G-123456789")).map(\.message) == ["code is too long"])
+        #expect(code.validate(.string("X-123456789")).map(\.kind) == [.predicateFailed(0), .predicateFailed(1)])
+
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try {
+            let coordinator = PersistentStoreCoordinator(model: model)
+            try coordinator.addSQLiteStore(at: nil)
+            return coordinator
+        }())
+        let group = context.insertObject(forEntityName: "Group")
+        group["code"] = .string("team-a")
+        let error = try #require(throws: ValidationError.self) { try context.save() }
+        #expect(error.failures.map(\.message) == ["code must start with G-"])
+        #expect(group.isInserted && group.objectID.isTemporaryID)
+        group["code"] = .string("G-a")
+        try context.save()
+        #expect(!group.objectID.isTemporaryID)
+    }
+
     @Test func testRelationshipCounts() throws {
         let person = try #require(model.entity(named: "Person"))
         let friends = try #require(person.relationship(named: "friends"))

@@ -44,7 +44,12 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     private(set) var compiledRegularExpression: NSRegularExpression?
     /// Predicates (format strings) the value must satisfy, each with its
     /// message.
-    public var validationPredicates: [(format: String, message: String)]
+    public var validationPredicates: [(format: String, message: String)] {
+        didSet { compiledValidationPredicates = validationPredicates.map { try? Predicates.Predicate(format: $0.format) } }
+    }
+    /// The validation predicates parsed once; nil for one that does not
+    /// parse (reported as failing, with its text).
+    private(set) var compiledValidationPredicates: [Predicates.Predicate?] = []
     public var allowsExternalBinaryDataStorage: Bool = false
     /// Whether the store should index this attribute (Xcode's old
     /// `indexed="YES"`; new models use fetch indexes).

@@ -65,8 +65,8 @@ extension AttributeDescription {
     /// age.validate(.int(150))    // [age is too large (150 > 120)]
     /// ```
     ///
-    /// Validation predicates need the predicate evaluator, so the context
-    /// checks them and reports a failure with
+    /// Validation predicates are evaluated with the value as SELF; a false
+    /// one (or one that does not parse) is reported with
     /// `predicateIssue(at:in:)`. Transient attributes are not checked.
     /// `entity` names the object's entity when it is a sub-entity of the one
     /// declaring the attribute.
@@ -76,7 +76,8 @@ extension AttributeDescription {
         // before building anything.
         if case .null = value {
             if isOptional { return [] }
-        } else if minValue == nil && maxValue == nil && regularExpression == nil && type.accepts(value) {
+        } else if minValue == nil && maxValue == nil && regularExpression == nil && validationPredicates.isEmpty
+                    && type.accepts(value) {
             return []
         }
         let reporter = IssueReporter(property: self, entity: entity)
@@ -116,6 +117,12 @@ extension AttributeDescription {
             issues += lengthIssues(data.count, unit: "bytes", reporter)
         default:
             break
+        }
+        // Each predicate sees the value as SELF (`SELF BEGINSWITH 'G-'`,
+        // `length <= 8`), as Core Data evaluates them.
+        for (index, predicate) in compiledValidationPredicates.enumerated() {
+            let holds = predicate.flatMap { try? Evaluator().evaluate($0, on: value) } ?? false
+            if !holds { issues.append(predicateIssue(at: index, in: entity)) }
         }
         return issues
     }

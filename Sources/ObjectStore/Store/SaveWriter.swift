@@ -37,6 +37,7 @@ struct SaveWriter {
     private func assignPrimaryKeys() throws -> [ObjectID: ObjectID] {
         var next: [ObjectIdentifier: Int64] = [:]
         var permanent: [ObjectID: ObjectID] = [:]
+        permanent.reserveCapacity(changes.inserted.count)
         for snapshot in changes.inserted {
             let root = snapshot.id.entity.rootEntity
             let key = ObjectIdentifier(root)
