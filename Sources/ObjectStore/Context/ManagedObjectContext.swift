@@ -266,8 +266,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     func fulfillFault(_ object: ManagedObject) {
         guard object.isFault else { return }
         // A fault fetched with its row holds it already.
-        if let cached = object.committed {
-            fill(object, from: cached)
+        if object.committed != nil {
+            object.values = object.committed!.values
+            for (i, relationship) in object.entity.relationships.enumerated() where relationship.isToOne {
+                object.relationshipSlots[i] = .toOne(object.committed!.toOne[i])
+            }
+            object.isFault = false
+            object.awakeFromFetch()
             return
         }
         do {
@@ -300,18 +305,23 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Data's row cache): the first access fills them without a query.
     func register(_ snapshots: [Snapshot], asFaults: Bool = false) -> [ManagedObject] {
         registered.reserveCapacity(registered.count + snapshots.count)
-        return snapshots.map { snapshot in
-            let object = self.object(with: snapshot.id)
-            if object.isFault {
-                if asFaults {
-                    object.committed = snapshot
-                    object.version = snapshot.version
-                } else {
-                    fill(object, from: snapshot)
-                }
-            }
-            return object
+        return snapshots.map { register($0, asFaults: asFaults) }
+    }
+
+    /// Registers or refreshes one object from its row (see above).
+    func register(_ snapshot: consuming Snapshot, asFaults: Bool) -> ManagedObject {
+        let object = registered.object(for: snapshot.id) {
+            objectClass(for: snapshot.id.entity).init(fault: snapshot.id, context: self)
         }
+        if object.isFault {
+            if asFaults {
+                object.version = snapshot.version
+                object.committed = snapshot
+            } else {
+                fill(object, from: snapshot)
+            }
+        }
+        return object
     }
 
     func snapshotFromSource(_ id: ObjectID) throws -> Snapshot? {

@@ -15,6 +15,19 @@ struct ObjectRegistry {
         set { objects[id] = newValue.map { Unmanaged.passUnretained($0) } }
     }
 
+    /// The object registered for `id`, or the one `make` creates, which
+    /// is registered: one lookup either way.
+    @inline(__always)
+    mutating func object(for id: ObjectID, orMake make: () -> ManagedObject) -> ManagedObject {
+        func lookUp(_ slot: inout Unmanaged<ManagedObject>?) -> ManagedObject {
+            if let existing = slot { return existing.takeUnretainedValue() }
+            let object = make()
+            slot = Unmanaged.passUnretained(object)
+            return object
+        }
+        return lookUp(&objects[id])
+    }
+
     @discardableResult
     mutating func removeValue(forKey id: ObjectID) -> ManagedObject? {
         objects.removeValue(forKey: id)?.takeUnretainedValue()

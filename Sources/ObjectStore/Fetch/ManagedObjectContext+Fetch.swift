@@ -126,7 +126,10 @@ extension ManagedObjectContext {
             // As faults, new objects keep their row for their first access:
             // one query in all, as Core Data's row cache gives.
             let asFaults = !inMemory && request.returnsObjectsAsFaults && request.relationshipKeyPathsForPrefetching.isEmpty
-            objects = register(try store.snapshots(sql: sql, bindings: plan.bindings, root: plan.root), asFaults: asFaults)
+            objects = []
+            try store.forEachSnapshot(sql: sql, bindings: plan.bindings, root: plan.root) { snapshot in
+                objects.append(register(snapshot, asFaults: asFaults))
+            }
             if !inMemory { return objects }
             sorted = plan.order != nil
             if let residual = plan.residual {

@@ -3,7 +3,7 @@
 ///
 /// A general dictionary hashes the whole key with SipHash on every call;
 /// this table looks at the key's length and first and last bytes (O(1)
-/// for any Swift string), probes a small power-of-two table, and confirms
+/// for a native Swift string), probes a small power-of-two table, and confirms
 /// with `==`, whose first check is one comparison of the two strings'
 /// words when both are short (≤ 15 bytes), as property names mostly are.
 struct SlotLookup: Sendable {
@@ -32,7 +32,8 @@ struct SlotLookup: Sendable {
         let utf8 = key.utf8
         let count = utf8.count
         guard count > 0 else { return 0 }
-        return (count &* 0x2F) ^ (Int(utf8.first!) &* 0x9) ^ (Int(utf8.last!) &* 0x241)
+        let last = utf8[utf8.index(utf8.startIndex, offsetBy: count - 1)]
+        return (count &* 0x2F) ^ (Int(utf8.first!) &* 0x9) ^ (Int(last) &* 0x241)
     }
 
     @inline(__always)

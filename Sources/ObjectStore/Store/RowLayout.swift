@@ -4,7 +4,7 @@ import Predicates
 /// Where one entity's slots sit in its table's select list, and how to
 /// decode them: computed once per entity, so decoding a row is a loop over
 /// positions, never a lookup by name.
-package struct RowLayout {
+package final class RowLayout {
     package struct AttributeSlot {
         /// Index in the select list; nil for a transient attribute.
         let column: Int32?

@@ -199,26 +199,42 @@ package final class SQLiteStore: @unchecked Sendable {
 
     /// Decodes a row selected with `selectList`.
     package func decodeSnapshot(_ statement: Statement, root: EntityDescription) -> Snapshot {
-        let pk = statement.int64(at: 0)
-        var entity = root
+        layout(ofRow: statement, root: root).decode(statement, pk: statement.int64(at: 0), store: self)
+    }
+
+    /// The layout of the row's entity: the root's, or the sub-entity its
+    /// entity column names.
+    @inline(__always)
+    private func layout(ofRow statement: Statement, root: EntityDescription) -> RowLayout {
         if !statement.isNull(at: 1), let name = mapping.entityNamesByCode[statement.int64(at: 1)],
            let concrete = model.entity(named: name) {
-            entity = concrete
+            return layout(for: concrete)
         }
-        return layout(for: entity).decode(statement, pk: pk, store: self)
+        return layout(for: root)
     }
 
     /// Runs a SELECT built on `selectList` and decodes each row.
     package func snapshots(sql: String, bindings: [Value], root: EntityDescription) throws -> [Snapshot] {
+        var result: [Snapshot] = []
+        try forEachSnapshot(sql: sql, bindings: bindings, root: root) { result.append($0) }
+        return result
+    }
+
+    /// Runs a SELECT built on `selectList` and hands each decoded row to
+    /// `body`, which owns it: nothing is copied on the way.
+    package func forEachSnapshot(sql: String, bindings: [Value], root: EntityDescription,
+                                 _ body: (consuming Snapshot) throws -> Void) throws {
         try withLock {
             let statement = try database.cachedStatement(sql)
             try statement.bind(bindings)
-            var result: [Snapshot] = []
+            defer { statement.reset() }
+            let rootLayout = layout(for: root)
+            // Tables without sub-entities select NULL for the entity column.
+            let hasSubentities = !root.subentities.isEmpty
             while try statement.step() {
-                result.append(decodeSnapshot(statement, root: root))
+                let layout = hasSubentities ? layout(ofRow: statement, root: root) : rootLayout
+                try body(layout.decode(statement, pk: statement.int64(at: 0), store: self))
             }
-            statement.reset()
-            return result
         }
     }
 
