@@ -342,7 +342,7 @@ extension ManagedObjectContext {
     /// in the identity map, and in the relationships of `objects` (of every
     /// registered object when nil).
     func adoptPermanentIDs(_ permanentIDs: [ObjectID: ObjectID], in objects: [ManagedObject]? = nil) {
-        registered.reserveCapacity(registered.count + permanentIDs.count)
+        if let some = permanentIDs.values.first { registered.reserveCapacity(permanentIDs.count, like: some) }
         for (temporary, permanent) in permanentIDs {
             guard let object = registered.removeValue(forKey: temporary) else { continue }
             object.objectID = permanent

@@ -304,15 +304,14 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// With `asFaults`, new objects stay faults holding their row (Core
     /// Data's row cache): the first access fills them without a query.
     func register(_ snapshots: [Snapshot], asFaults: Bool = false) -> [ManagedObject] {
-        registered.reserveCapacity(registered.count + snapshots.count)
+        if let first = snapshots.first { registered.reserveCapacity(snapshots.count, like: first.id) }
         return snapshots.map { register($0, asFaults: asFaults) }
     }
 
     /// Registers or refreshes one object from its row (see above).
     func register(_ snapshot: consuming Snapshot, asFaults: Bool) -> ManagedObject {
-        let object = registered.object(for: snapshot.id) {
-            objectClass(for: snapshot.id.entity).init(fault: snapshot.id, context: self)
-        }
+        let id = snapshot.id
+        let object = registered.object(for: id) { objectClass(for: id.entity).init(fault: id, context: self) }
         if object.isFault {
             if asFaults {
                 object.version = snapshot.version

@@ -7,12 +7,51 @@ import Foundation
 /// the clean ones: an object nobody uses any more leaves the map when it is
 /// deallocated, so iterating a million fetched rows keeps memory bounded,
 /// as Core Data's weakly held registered objects do.
+///
+/// IDs are grouped by what they share, the store and the inheritance
+/// hierarchy (a handful of groups in a context), and each group maps row
+/// numbers to objects: the key hashed per lookup is one integer, and
+/// growing the map moves plain words.
 struct ObjectRegistry {
-    private var objects: [ObjectID: Unmanaged<ManagedObject>] = [:]
+    private struct Table {
+        let root: ObjectIdentifier
+        let store: String?
+        var rows: [Int64: Unmanaged<ManagedObject>] = [:]
+    }
+
+    private var tables: [Table] = []
+    /// The table used last: lookups come in runs of one hierarchy.
+    private var recent = 0
+
+    @inline(__always)
+    private mutating func table(for id: ObjectID, creating: Bool) -> Int? {
+        let root = ObjectIdentifier(id.entity.rootEntity)
+        if recent < tables.count, tables[recent].root == root, tables[recent].store == id.storeIdentifier {
+            return recent
+        }
+        if let i = tables.firstIndex(where: { $0.root == root && $0.store == id.storeIdentifier }) {
+            recent = i
+            return i
+        }
+        guard creating else { return nil }
+        tables.append(Table(root: root, store: id.storeIdentifier))
+        recent = tables.count - 1
+        return recent
+    }
 
     subscript(id: ObjectID) -> ManagedObject? {
-        get { objects[id]?.takeUnretainedValue() }
-        set { objects[id] = newValue.map { Unmanaged.passUnretained($0) } }
+        mutating get {
+            guard let t = table(for: id, creating: false) else { return nil }
+            return tables[t].rows[id.primaryKey]?.takeUnretainedValue()
+        }
+        set {
+            if let newValue {
+                let t = table(for: id, creating: true)!
+                tables[t].rows[id.primaryKey] = Unmanaged.passUnretained(newValue)
+            } else if let t = table(for: id, creating: false) {
+                tables[t].rows[id.primaryKey] = nil
+            }
+        }
     }
 
     /// The object registered for `id`, or the one `make` creates, which
@@ -25,25 +64,40 @@ struct ObjectRegistry {
             slot = Unmanaged.passUnretained(object)
             return object
         }
-        return lookUp(&objects[id])
+        let t = table(for: id, creating: true)!
+        return lookUp(&tables[t].rows[id.primaryKey])
     }
 
     @discardableResult
     mutating func removeValue(forKey id: ObjectID) -> ManagedObject? {
-        objects.removeValue(forKey: id)?.takeUnretainedValue()
+        guard let t = table(for: id, creating: false) else { return nil }
+        return tables[t].rows.removeValue(forKey: id.primaryKey)?.takeUnretainedValue()
     }
 
     /// Called from the object's deinit: forgets it if it is still the one
     /// registered under `id`.
     mutating func remove(_ id: ObjectID, ifSameAs object: ObjectIdentifier) {
-        if let current = objects[id], ObjectIdentifier(current.takeUnretainedValue()) == object {
-            objects[id] = nil
+        guard let t = table(for: id, creating: false) else { return }
+        if let current = tables[t].rows[id.primaryKey], ObjectIdentifier(current.takeUnretainedValue()) == object {
+            tables[t].rows[id.primaryKey] = nil
         }
     }
 
-    var values: [ManagedObject] { objects.values.map { $0.takeUnretainedValue() } }
-    var keys: Dictionary<ObjectID, Unmanaged<ManagedObject>>.Keys { objects.keys }
-    var count: Int { objects.count }
-    mutating func reserveCapacity(_ n: Int) { objects.reserveCapacity(n) }
-    mutating func removeAll() { objects.removeAll() }
+    var values: [ManagedObject] {
+        tables.flatMap { $0.rows.values.map { $0.takeUnretainedValue() } }
+    }
+
+    var keys: [ObjectID] { values.map(\.objectID) }
+    var count: Int { tables.reduce(0) { $0 + $1.rows.count } }
+
+    /// Room for `n` more objects of `id`'s hierarchy and store.
+    mutating func reserveCapacity(_ n: Int, like id: ObjectID) {
+        let t = table(for: id, creating: true)!
+        tables[t].rows.reserveCapacity(tables[t].rows.count + n)
+    }
+
+    mutating func removeAll() {
+        tables.removeAll()
+        recent = 0
+    }
 }
