@@ -6,6 +6,8 @@ extension ManagedObjectContext {
     /// over every changed attribute: all of them for an insert. A value
     /// the method replaces is stored, tracked as any other change.
     func keyValidationFailures(of object: ManagedObject) -> [ValidationError.Failure] {
+        // Only a subclass can override `validateValue`.
+        if type(of: object) == ManagedObject.self { return [] }
         var failures: [ValidationError.Failure] = []
         for index in object.changedAttributeIndexes {
             let attribute = object.entity.attributes[index]

@@ -5,8 +5,11 @@ import Predicates
 /// and a user-info dictionary.
 public class PropertyDescription: @unchecked Sendable {
     public let name: String
-    public var isOptional: Bool
-    public var isTransient: Bool
+    // Properties are set while a model is built and only read once it is
+    // frozen, on every save and access: the hot ones skip the runtime's
+    // exclusivity bookkeeping.
+    @exclusivity(unchecked) public var isOptional: Bool
+    @exclusivity(unchecked) public var isTransient: Bool
     public var userInfo: [String: String]
     /// The entity that declares the property (not a sub-entity inheriting it).
     public internal(set) unowned(safe) var entity: EntityDescription?
@@ -31,25 +34,25 @@ public class PropertyDescription: @unchecked Sendable {
 /// let age = AttributeDescription(name: "age", type: .integer16, defaultValue: .int(0))
 /// ```
 public final class AttributeDescription: PropertyDescription, @unchecked Sendable {
-    public var type: AttributeType
-    public var defaultValue: Value
-    public var minValue: Value?
-    public var maxValue: Value?
+    @exclusivity(unchecked) public var type: AttributeType
+    @exclusivity(unchecked) public var defaultValue: Value
+    @exclusivity(unchecked) public var minValue: Value?
+    @exclusivity(unchecked) public var maxValue: Value?
     /// A regular expression a string value must match as a whole.
-    public var regularExpression: String? {
+    @exclusivity(unchecked) public var regularExpression: String? {
         didSet { compiledRegularExpression = Self.compile(regularExpression) }
     }
     /// The expression compiled to match a whole string; nil when there is
     /// none or it does not compile.
-    private(set) var compiledRegularExpression: NSRegularExpression?
+    @exclusivity(unchecked) private(set) var compiledRegularExpression: NSRegularExpression?
     /// Predicates (format strings) the value must satisfy, each with its
     /// message.
-    public var validationPredicates: [(format: String, message: String)] {
+    @exclusivity(unchecked) public var validationPredicates: [(format: String, message: String)] {
         didSet { compiledValidationPredicates = validationPredicates.map { try? Predicates.Predicate(format: $0.format) } }
     }
     /// The validation predicates parsed once; nil for one that does not
     /// parse (reported as failing, with its text).
-    private(set) var compiledValidationPredicates: [Predicates.Predicate?] = []
+    @exclusivity(unchecked) private(set) var compiledValidationPredicates: [Predicates.Predicate?] = []
     public var allowsExternalBinaryDataStorage: Bool = false
     /// Whether the store should index this attribute (Xcode's old
     /// `indexed="YES"`; new models use fetch indexes).
@@ -78,14 +81,14 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
 public final class RelationshipDescription: PropertyDescription, @unchecked Sendable {
     public var destinationName: String
     public var inverseName: String?
-    public var isToMany: Bool
-    public var isOrdered: Bool
-    public var deleteRule: DeleteRule
+    @exclusivity(unchecked) public var isToMany: Bool
+    @exclusivity(unchecked) public var isOrdered: Bool
+    @exclusivity(unchecked) public var deleteRule: DeleteRule
     /// The fewest objects a to-many must hold (0 for none); a to-one has 0
     /// when optional and 1 when required.
-    public var minCount: Int
+    @exclusivity(unchecked) public var minCount: Int
     /// 0 means unbounded; a to-one has 1.
-    public var maxCount: Int
+    @exclusivity(unchecked) public var maxCount: Int
 
     public internal(set) unowned(safe) var destination: EntityDescription?
     public internal(set) weak var inverse: RelationshipDescription?

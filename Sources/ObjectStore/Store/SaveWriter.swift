@@ -14,13 +14,17 @@ struct SaveWriter {
 
     func write() throws -> [ObjectID: ObjectID] {
         for deleted in changes.deleted { try delete(deleted.id) }
-        let permanent = try assignPrimaryKeys()
+        let (permanent, keys) = try assignPrimaryKeys()
         func resolve(_ id: ObjectID) -> ObjectID { permanent[id] ?? id }
         var inserts: [ObjectIdentifier: InsertStatement] = [:]
-        for snapshot in changes.inserted {
+        var last: (entity: ObjectIdentifier, statement: InsertStatement)?
+        for (snapshot, pk) in zip(changes.inserted, keys) {
             let key = ObjectIdentifier(snapshot.id.entity)
-            if inserts[key] == nil { inserts[key] = try insertStatement(for: snapshot.id.entity) }
-            try insert(snapshot, with: inserts[key]!, resolve: resolve)
+            if last?.entity != key {
+                if inserts[key] == nil { inserts[key] = try insertStatement(for: snapshot.id.entity) }
+                last = (key, inserts[key]!)
+            }
+            try insert(snapshot, primaryKey: pk, with: last!.statement, resolve: resolve)
         }
         for update in changes.updated {
             try self.update(update, resolve: resolve)
@@ -34,10 +38,14 @@ struct SaveWriter {
         return permanent
     }
 
-    private func assignPrimaryKeys() throws -> [ObjectID: ObjectID] {
+    /// The permanent ID of every inserted object, and its primary key in
+    /// the order of `changes.inserted`.
+    private func assignPrimaryKeys() throws -> ([ObjectID: ObjectID], [Int64]) {
         var next: [ObjectIdentifier: Int64] = [:]
         var permanent: [ObjectID: ObjectID] = [:]
         permanent.reserveCapacity(changes.inserted.count)
+        var keys: [Int64] = []
+        keys.reserveCapacity(changes.inserted.count)
         for snapshot in changes.inserted {
             let root = snapshot.id.entity.rootEntity
             let key = ObjectIdentifier(root)
@@ -49,8 +57,9 @@ struct SaveWriter {
             let pk = next[key]!
             next[key] = pk + 1
             permanent[snapshot.id] = ObjectID(entity: snapshot.id.entity, primaryKey: pk, storeIdentifier: store.identifier)
+            keys.append(pk)
         }
-        return permanent
+        return (permanent, keys)
     }
 
     /// One entity's INSERT, prepared once per save, and which snapshot
@@ -92,7 +101,8 @@ struct SaveWriter {
                                attributes: attributes, toOne: toOne)
     }
 
-    private func insert(_ snapshot: Snapshot, with insert: InsertStatement, resolve: (ObjectID) -> ObjectID) throws {
+    private func insert(_ snapshot: Snapshot, primaryKey: Int64, with insert: InsertStatement,
+                        resolve: (ObjectID) -> ObjectID) throws {
         let statement = insert.statement
         statement.reset()
         var position: Int32 = 1
@@ -100,7 +110,7 @@ struct SaveWriter {
             try statement.bind(value, at: position)
             position += 1
         }
-        try bind(.int(resolve(snapshot.id).primaryKey))
+        try bind(.int(primaryKey))
         if let code = insert.entityCode { try bind(.int(code)) }
         try bind(.int(snapshot.version))
         for i in insert.attributes { try bind(snapshot.values[i]) }
