@@ -53,7 +53,8 @@ struct DateRule {
 
 /// One attribute's part of an import: where its value comes from and how
 /// it is converted, worked out once per import instead of once per row.
-struct AttributeStep {
+/// (A class: the row loop then copies one reference per step, not five.)
+final class AttributeStep {
     let attribute: AttributeDescription
     /// The attribute's place in `entity.attributes`.
     let index: Int
@@ -61,10 +62,18 @@ struct AttributeStep {
     let conversion: Conversion
     /// Set when no key is present (`useDefaultValueWhenNotPresent`).
     let defaultWhenAbsent: Value?
+
+    init(attribute: AttributeDescription, index: Int, keys: [JSONKey], conversion: Conversion, defaultWhenAbsent: Value?) {
+        self.attribute = attribute
+        self.index = index
+        self.keys = keys
+        self.conversion = conversion
+        self.defaultWhenAbsent = defaultWhenAbsent
+    }
 }
 
 /// One relationship's part of an import.
-struct RelationshipStep {
+final class RelationshipStep {
     let relationship: RelationshipDescription
     /// The relationship's place in `entity.relationships`.
     let index: Int
@@ -72,6 +81,14 @@ struct RelationshipStep {
     let destination: EntityDescription
     /// How the declared destination's objects are told apart.
     let destinationKey: KeyIndex?
+
+    init(relationship: RelationshipDescription, index: Int, keys: [JSONKey], destination: EntityDescription, destinationKey: KeyIndex?) {
+        self.relationship = relationship
+        self.index = index
+        self.keys = keys
+        self.destination = destination
+        self.destinationKey = destinationKey
+    }
 }
 
 /// What importing an object of one entity does, property by property.

@@ -133,6 +133,7 @@ public final class Importer {
             let missing = values.filter { index.known[$0] == nil }
             guard !missing.isEmpty else { continue }
             let found = try context.savedObjects(of: index.entity, where: index.attribute.name, in: Array(missing))
+            index.known.reserveCapacity(index.known.count + missing.count)
             index.known.merge(found) { a, _ in a }
             index.asked = missing
         }
@@ -246,9 +247,16 @@ public final class Importer {
     }
 
     private func importAttributes(_ item: JSON, into object: ManagedObject, plan: EntityPlan, hooks: ImportHooks?) throws {
+        // Without hooks to see each value land, the values go in together.
+        var updates: [(index: Int, value: Value)] = []
+        if hooks == nil { updates.reserveCapacity(plan.attributes.count) }
+        func set(_ value: Value, _ index: Int) {
+            if hooks == nil { updates.append((index, value)) } else { object.setAttributeValue(value, at: index) }
+        }
+        defer { if !updates.isEmpty { object.setAttributeValues(updates) } }
         for step in plan.attributes {
             guard let found = lookup(item, keys: step.keys) else {
-                if let value = step.defaultWhenAbsent { object.setAttributeValue(value, at: step.index) }
+                if let value = step.defaultWhenAbsent { set(value, step.index) }
                 continue
             }
             if let hooks, hooks.importValue(found.json, forKey: step.attribute.name) { continue }
@@ -258,7 +266,7 @@ public final class Importer {
             } catch {
                 throw error.under("." + found.key)
             }
-            object.setAttributeValue(value, at: step.index)
+            set(value, step.index)
         }
     }
 

@@ -70,6 +70,27 @@ extension ManagedObject {
         setAttribute(at: index, to: value)
     }
 
+    /// Sets several attributes, by index, as one `setAttributeValue(_:at:)`
+    /// per element would.
+    ///
+    /// A new object with no undo manager or change observers to tell only
+    /// takes the values, in one write: its insert is on record already,
+    /// and its changed attributes are worked out from its values at save.
+    package func setAttributeValues(_ updates: [(index: Int, value: Value)]) {
+        guard state == .inserted, !isFault, let context = managedObjectContext,
+              context.undoManager == nil, context.changeTracker.observers.isEmpty else {
+            for (index, value) in updates { setAttribute(at: index, to: value) }
+            return
+        }
+        Self.store(updates, into: &values, attributes: entity.attributes)
+    }
+
+    private static func store(_ updates: [(index: Int, value: Value)], into values: inout [Value], attributes: [AttributeDescription]) {
+        for (index, value) in updates {
+            values[index] = (try? attributes[index].type.coerce(value)) ?? value
+        }
+    }
+
     /// Sets the to-one relationship at `index` in `entity.relationships`;
     /// the inverse follows, as with `setObject(_:forKey:)`.
     package func setObject(_ object: ManagedObject?, forRelationshipAt index: Int) {
