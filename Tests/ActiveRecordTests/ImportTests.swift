@@ -125,6 +125,55 @@ private func importOne(_ text: String, _ entity: String = "Person", options: Imp
         #expect(people[0].object(forKey: "department")?["code"] == .string("OPS"))
     }
 
+    @Test func aBadNestedValueNamesItsPathThroughTheRelationship() throws {
+        let (context, model) = try setup()
+        #expect {
+            try Importer(context: context).importArray(try JSON(parsing: """
+                [{"id": 1, "department": "ENG"}, {"id": 2, "department": {"code": {"x": 1}}}]
+                """), into: model.entity(named: "Person")!)
+        } throws: { error in
+            (error as? ImportError)?.path == "$[1].department.code"
+        }
+        #expect {
+            try Importer(context: context).importObject(try JSON(parsing: #"{"id": 1, "department": [1]}"#), into: model.entity(named: "Person")!)
+        } throws: { error in
+            (error as? ImportError)?.path == "$.department"
+        }
+    }
+
+    @Test func pendingObjectsOfTheContextAreFoundNotDuplicated() throws {
+        let (context, model) = try setup()
+        let saved = context.insertObject(forEntityName: "Person")
+        saved["personID"] = .int(1)
+        try context.save()
+        saved["personID"] = .int(10)  // pending: 1 is free now, 10 is taken
+        let pending = context.insertObject(forEntityName: "Person")
+        pending["personID"] = .int(2)
+        let department = context.insertObject(forEntityName: "Department")
+        department["code"] = .string("ENG")
+        let people = try Importer(context: context).importArray(try JSON(parsing: """
+            [{"id": 2, "first_name": "Bo", "department": "ENG"}, {"id": 10, "first_name": "Al"}, {"id": 1, "first_name": "New"}]
+            """), into: model.entity(named: "Person")!)
+        #expect(people[0] === pending && people[0]["firstName"] == .string("Bo"))
+        #expect(people[0].object(forKey: "department") === department)
+        #expect(people[1] === saved && saved["firstName"] == .string("Al"))
+        #expect(people[2] !== saved && people[2].isInserted)
+        #expect(context.insertedObjects.count == 3)
+    }
+
+    @Test func aChildContextFindsItsParentsObjects() throws {
+        let (parent, model) = try setup()
+        let existing = parent.insertObject(forEntityName: "Person")
+        existing["personID"] = .int(4)
+        let child = ManagedObjectContext(concurrencyType: .confined, parent: parent)
+        let people = try Importer(context: child).importArray(try JSON(parsing: #"[{"id": 4, "first_name": "Kim"}, {"id": 5}]"#),
+                                                               into: model.entity(named: "Person")!)
+        #expect(people[0].objectID == existing.objectID && !people[0].isInserted)
+        #expect(people[1].isInserted)
+        try child.save()
+        #expect(existing["firstName"] == .string("Kim"))
+    }
+
     @Test func duplicatesInsideOneBatchBecomeOneObject() throws {
         let (context, model) = try setup()
         let people = try Importer(context: context).importArray(try JSON(parsing: #"[{"id": 5, "age": 1}, {"id": 5, "age": 2}]"#), into: model.entity(named: "Person")!)

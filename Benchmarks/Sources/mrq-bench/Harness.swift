@@ -126,6 +126,10 @@ struct Measurement: Codable {
     var extrapolation: Double = 1
     var note: String = ""
     var skipped: String?
+    /// A second, less conservative estimate of the full-size time, shown
+    /// as a note with `fitNote` saying how it was made.
+    var fitted: Double?
+    var fitNote: String?
 
     var time: Double { median(times) * extrapolation }
 }

@@ -145,6 +145,9 @@ func runSuite(scale: Scale, only: Set<String>?) throws -> Bool {
             allMet = false
         }
         if !m.note.isEmpty { notes.append(m.note) }
+        if let fitted = m.fitted, let how = m.fitNote, let importer = results["import/mrq"] {
+            notes.append(String(format: "fitted: %@ at full size, Importer %.0f× faster (%@)", formatTime(fitted), fitted / importer.time, how))
+        }
         if row.compare && m.skipped == nil { notes.append("\(m.rows) rows") }
         lines.append([row.workload, row.label, m.skipped == nil ? "\(m.times.count)" : "-",
                       m.skipped == nil ? formatTime(m.time) : "-",

@@ -49,6 +49,12 @@ public struct ImportError: Error, CustomStringConvertible {
     public let path: String
 
     public var description: String { "\(path): \(message)" }
+
+    /// The same error one level up: `prefix` is the key or index, or `$`,
+    /// that leads from there to where the error's path starts.
+    func under(_ prefix: String) -> ImportError {
+        ImportError(message: message, path: prefix + path)
+    }
 }
 
 /// The `userInfo` keys MagicalRecord's import reads.

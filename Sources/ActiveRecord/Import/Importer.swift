@@ -19,20 +19,20 @@ import Predicates
 /// object. A key that is absent leaves the property alone (or sets the
 /// default with `useDefaultValueWhenNotPresent`); JSON null sets nil, and
 /// empties a to-many.
+///
+/// The model is read once per importer (`EntityPlan`): keys, conversions
+/// and date formats per property, set by index. Pending objects of the
+/// context are looked at once per import call, the store once per batch.
 public final class Importer {
     public let context: ManagedObjectContext
     public var options: ImportOptions
-    private var dateFormatters: [String: DateFormatter] = [:]
-    private var candidateCache: [ObjectIdentifier: [(key: String, path: [String])]] = [:]
-    /// Objects found or made during this import, by entity and key value.
-    private var known: [String: [Value: ManagedObject]] = [:]
-    /// Key values the current batch's prefetch already asked for: one not
-    /// in `known` is new, with no need to ask again.
-    private var prefetched: [String: Set<Value>] = [:]
-
-    private func cacheKey(_ entity: EntityDescription, _ attribute: AttributeDescription) -> String {
-        entity.name + "." + attribute.name
-    }
+    var dateFormatters: [String: DateFormatter] = [:]
+    var plans: [ObjectIdentifier: EntityPlan] = [:]
+    /// Objects found or made, by entity and key value.
+    var keyIndexes: [KeyIndexID: KeyIndex] = [:]
+    /// Counts the calls to `importArray` and `importObject`: each one
+    /// looks at the context's pending objects again.
+    private var generation = 0
 
     public init(context: ManagedObjectContext, options: ImportOptions = ImportOptions()) {
         self.context = context
@@ -48,15 +48,21 @@ public final class Importer {
             if case .object = json { return try importObject(json, into: entity).map { [$0] } ?? [] }
             throw ImportError(message: "expected an array of objects, found \(json.kindName)", path: "$")
         }
+        generation += 1
+        let plan = self.plan(for: entity)
         var result: [ManagedObject] = []
         result.reserveCapacity(items.count)
         let batchSize = max(1, options.batchSize)
         for start in stride(from: 0, to: items.count, by: batchSize) {
             let batch = items[start..<min(start + batchSize, items.count)]
-            try prefetch(Array(batch), entity: entity)
-            for (offset, item) in batch.enumerated() {
-                if let object = try importOne(item, into: entity, via: nil, path: "$[\(start + offset)]") {
-                    result.append(object)
+            let keys = try prefetch(batch, plan: plan)
+            for (offset, item) in zip(batch.indices, batch) {
+                do {
+                    if let object = try importOne(item, into: plan, via: nil, key: keys[offset - start]) {
+                        result.append(object)
+                    }
+                } catch let error as ImportError {
+                    throw error.under("$[\(offset)]")
                 }
             }
             options.progress?(min(start + batchSize, items.count), items.count)
@@ -67,8 +73,14 @@ public final class Importer {
     /// Imports one object into `entity`; nil when its hook declined it.
     @discardableResult
     public func importObject(_ json: JSON, into entity: EntityDescription) throws -> ManagedObject? {
-        try prefetch([json], entity: entity)
-        return try importOne(json, into: entity, via: nil, path: "$")
+        generation += 1
+        let plan = self.plan(for: entity)
+        let keys = try prefetch([json][...], plan: plan)
+        do {
+            return try importOne(json, into: plan, via: nil, key: keys[0])
+        } catch let error as ImportError {
+            throw error.under("$")
+        }
     }
 
     // MARK: - Uniquing
@@ -89,89 +101,103 @@ public final class Importer {
 
     /// Loads, in one query per entity, the existing objects a batch names:
     /// the top-level objects and the destinations of their relationships.
-    private func prefetch(_ items: [JSON], entity: EntityDescription) throws {
-        prefetched.removeAll(keepingCapacity: true)
-        var wanted: [String: (EntityDescription, AttributeDescription, Set<Value>)] = [:]
-        func want(_ entity: EntityDescription, _ attribute: AttributeDescription, _ value: Value) {
-            guard !value.isNull else { return }
-            let key = cacheKey(entity, attribute)
-            if known[key]?[value] != nil { return }
-            wanted[key, default: (entity, attribute, [])].2.insert(value)
+    /// Returns the top-level objects' key values (nil where absent or
+    /// invalid: `importOne` reads those again and reports the error).
+    private func prefetch(_ items: ArraySlice<JSON>, plan: EntityPlan) throws -> [Value?] {
+        for index in keyIndexes.values where !index.asked.isEmpty { index.asked.removeAll(keepingCapacity: true) }
+        var wanted: [ObjectIdentifier: (KeyIndex, Set<Value>)] = [:]
+        func want(_ index: KeyIndex, _ value: Value) {
+            guard !value.isNull, index.known[value] == nil else { return }
+            wanted[ObjectIdentifier(index), default: (index, [])].1.insert(value)
         }
+        var keys: [Value?] = []
+        keys.reserveCapacity(items.count)
         for item in items {
-            if let primary = primaryAttribute(of: entity), let value = try? keyValue(of: item, entity: entity, attribute: primary, path: "$") {
-                want(entity, primary, value)
-            }
+            let key = plan.key.flatMap { try? keyValue(of: item, $0) }
+            keys.append(key)
+            if let key, let index = plan.key { want(index, key) }
             guard case .object = item else { continue }
-            for relationship in entity.relationships {
-                guard let destination = relationship.destination,
-                      let related = lookup(item, property: relationship)?.json else { continue }
-                let concrete = destination
-                guard let primary = primaryAttribute(of: concrete, via: relationship) else { continue }
-                let elements: [JSON]
-                if case .array(let array) = related { elements = array } else { elements = [related] }
-                for element in elements {
-                    if let value = try? keyValue(of: element, entity: concrete, attribute: primary, path: "$") {
-                        want(concrete, primary, value)
+            for step in plan.relationships {
+                guard let index = step.destinationKey, let related = lookup(item, keys: step.keys)?.json else { continue }
+                if case .array(let elements) = related {
+                    for element in elements {
+                        if let value = try? keyValue(of: element, index) { want(index, value) }
                     }
+                } else if let value = try? keyValue(of: related, index) {
+                    want(index, value)
                 }
             }
         }
-        for (key, (entity, attribute, values)) in wanted {
-            let found = try context.objects(of: entity, where: attribute.name, in: Array(values))
-            known[key, default: [:]].merge(found) { a, _ in a }
-            prefetched[key] = values
+        for (index, values) in wanted.values {
+            try seedPending(index)
+            let missing = values.filter { index.known[$0] == nil }
+            guard !missing.isEmpty else { continue }
+            let found = try context.savedObjects(of: index.entity, where: index.attribute.name, in: Array(missing))
+            index.known.reserveCapacity(index.known.count + missing.count)
+            index.known.merge(found) { a, _ in a }
+            index.asked = missing
         }
+        return keys
+    }
+
+    /// Adds the context's pending objects to `index`, once per import call.
+    private func seedPending(_ index: KeyIndex) throws {
+        guard index.pendingSeen != generation else { return }
+        index.pendingSeen = generation
+        index.known.merge(context.pendingObjects(of: index.entity, where: index.attribute.name)) { a, _ in a }
     }
 
     /// The identifying value of one item: a bare value is the key itself.
-    private func keyValue(of item: JSON, entity: EntityDescription, attribute: AttributeDescription, path: String) throws -> Value? {
+    private func keyValue(of item: JSON, _ index: KeyIndex) throws -> Value? {
         switch item {
         case .object:
-            guard let found = lookup(item, property: attribute) else { return nil }
-            return try convert(found.json, for: attribute, path: path + "." + found.key)
+            guard let found = lookup(item, keys: index.step.keys) else { return nil }
+            do {
+                return try convert(found.json, index.step)
+            } catch {
+                throw error.under("." + found.key)
+            }
         case .array, .null:
             return nil
         default:
-            return try convert(item, for: attribute, path: path)
+            return try convert(item, index.step)
         }
     }
 
-    private func findOrCreate(_ entity: EntityDescription, key: Value?, primary: AttributeDescription?, path: String) throws -> (ManagedObject, isNew: Bool) {
-        if let key, !key.isNull, let primary {
-            let cacheKey = self.cacheKey(entity, primary)
-            if let object = known[cacheKey]?[key] { return (object, false) }
-            // Not prefetched (a nested level): ask once.
-            if prefetched[cacheKey]?.contains(key) != true,
-               let object = try context.objects(of: entity, where: primary.name, in: [key])[key] {
-                known[cacheKey, default: [:]][key] = object
-                return (object, false)
-            }
-            let object = try create(entity, path: path)
-            object.setAttributeValue(key, forKey: primary.name)
-            known[cacheKey, default: [:]][key] = object
-            return (object, true)
+    private func findOrCreate(_ entity: EntityDescription, key: Value?, index: KeyIndex?) throws -> (ManagedObject, isNew: Bool) {
+        guard let key, !key.isNull, let index else { return (try create(entity), true) }
+        if let object = index.known[key] { return (object, false) }
+        // Not prefetched (a nested level): ask once.
+        try seedPending(index)
+        if let object = index.known[key] { return (object, false) }
+        if !index.asked.contains(key),
+           let object = try context.savedObjects(of: entity, where: index.attribute.name, in: [key])[key] {
+            index.known[key] = object
+            return (object, false)
         }
-        return (try create(entity, path: path), true)
+        let object = try create(entity)
+        object.setAttributeValue(key, at: index.step.index)
+        index.known[key] = object
+        return (object, true)
     }
 
-    private func create(_ entity: EntityDescription, path: String) throws -> ManagedObject {
+    private func create(_ entity: EntityDescription) throws -> ManagedObject {
         guard !entity.isAbstract else {
             let concrete = entity.selfAndDescendants.filter { !$0.isAbstract }.map(\.name)
             throw ImportError(
                 message: "cannot create an object of abstract entity \(entity.name); add a key '\(entity.userInfo[ImportKey.entityKey] ?? "entity")' naming one of: \(concrete.joined(separator: ", "))",
-                path: path)
+                path: "")
         }
-        return context.insertObject(forEntityName: entity.name)
+        return context.insertObject(of: entity)
     }
 
     /// For an abstract (or parent) destination, the sub-entity the data names.
-    private func concreteEntity(_ entity: EntityDescription, for item: JSON, path: String) throws -> EntityDescription {
+    private func concreteEntity(_ entity: EntityDescription, for item: JSON) throws -> EntityDescription {
         guard entity.subentities.count > 0, case .object(let members) = item else { return entity }
         let key = entity.userInfo[ImportKey.entityKey] ?? "entity"
         guard let named = members[key] else { return entity }
         guard case .string(let name) = named, let sub = entity.selfAndDescendants.first(where: { $0.name == name }) else {
-            throw ImportError(message: "'\(key)' must name \(entity.name) or one of its sub-entities", path: path + "." + key)
+            throw ImportError(message: "'\(key)' must name \(entity.name) or one of its sub-entities", path: "." + key)
         }
         return sub
     }
@@ -179,70 +205,91 @@ public final class Importer {
     // MARK: - One object
 
     /// Imports one object, or finds the one a bare key value names; nil
-    /// for null or when a hook declined the data.
-    private func importOne(_ item: JSON, into declared: EntityDescription, via relationship: RelationshipDescription?,
-                           path: String) throws -> ManagedObject? {
+    /// for null or when a hook declined the data. `key` is the object's
+    /// key value when the batch's prefetch read it already.
+    private func importOne(_ item: JSON, into declared: EntityPlan, via relationship: RelationshipStep?, key known: Value?) throws -> ManagedObject? {
         if item.isNull { return nil }
-        let entity = try concreteEntity(declared, for: item, path: path)
-        let primary = primaryAttribute(of: entity, via: relationship)
+        let entity = try concreteEntity(declared.entity, for: item)
+        let index: KeyIndex?
+        if entity === declared.entity {
+            index = relationship.map { $0.destinationKey } ?? declared.key
+        } else {
+            index = keyIndex(entity, via: relationship?.relationship)
+        }
         guard case .object = item else {
             if case .array = item {
-                throw ImportError(message: "expected an object or a key value, found an array", path: path)
+                throw ImportError(message: "expected an object or a key value, found an array", path: "")
             }
-            guard let primary else {
-                throw ImportError(message: "a bare value needs '\(ImportKey.relatedByAttribute)' on \(relationship?.name ?? entity.name) or an attribute '\(entity.name.prefix(1).lowercased() + entity.name.dropFirst())ID'", path: path)
+            guard let index else {
+                throw ImportError(message: "a bare value needs '\(ImportKey.relatedByAttribute)' on \(relationship?.relationship.name ?? entity.name) or an attribute '\(entity.name.prefix(1).lowercased() + entity.name.dropFirst())ID'", path: "")
             }
-            let key = try convert(item, for: primary, path: path)
-            return try findOrCreate(entity, key: key, primary: primary, path: path).0
+            let key = try convert(item, index.step)
+            return try findOrCreate(entity, key: key, index: index).0
         }
-        let key = try primary.flatMap { try keyValue(of: item, entity: entity, attribute: $0, path: path) }
-        let (object, isNew) = try findOrCreate(entity, key: key, primary: primary, path: path)
-        let hooks = object as? ImportHooks
+        // The prefetched key was read for the declared entity's key attribute.
+        let prefetched = entity === declared.entity ? known : nil
+        let key = try prefetched ?? index.flatMap { try keyValue(of: item, $0) }
+        let (object, isNew) = try findOrCreate(entity, key: key, index: index)
+        let plan = object.entity === declared.entity ? declared : self.plan(for: object.entity)
+        let hooks = plan.hooks(of: object)
         if let hooks, !hooks.shouldImport(item) {
             if isNew {
-                if let key, let primary { known[cacheKey(entity, primary)]?[key] = nil }
+                if let key, let index { index.known[key] = nil }
                 context.delete(object)
             }
             return nil
         }
         hooks?.willImport(item)
-        try importAttributes(item, into: object, path: path)
-        try importRelationships(item, into: object, path: path)
+        try importAttributes(item, into: object, plan: plan, hooks: hooks)
+        try importRelationships(item, into: object, plan: plan, hooks: hooks)
         hooks?.didImport(item)
         return object
     }
 
-    private func importAttributes(_ item: JSON, into object: ManagedObject, path: String) throws {
-        let hooks = object as? ImportHooks
-        for attribute in object.entity.attributes {
-            guard let found = lookup(item, property: attribute) else {
-                if attribute.userInfo[ImportKey.useDefaultValueWhenNotPresent]?.isTrue == true {
-                    object.setAttributeValue(attribute.defaultValue, forKey: attribute.name)
-                }
+    private func importAttributes(_ item: JSON, into object: ManagedObject, plan: EntityPlan, hooks: ImportHooks?) throws {
+        // Without hooks to see each value land, the values go in together.
+        var updates: [(index: Int, value: Value)] = []
+        if hooks == nil { updates.reserveCapacity(plan.attributes.count) }
+        func set(_ value: Value, _ index: Int) {
+            if hooks == nil { updates.append((index, value)) } else { object.setAttributeValue(value, at: index) }
+        }
+        defer { if !updates.isEmpty { object.setAttributeValues(updates) } }
+        for step in plan.attributes {
+            guard let found = lookup(item, keys: step.keys) else {
+                if let value = step.defaultWhenAbsent { set(value, step.index) }
                 continue
             }
-            if hooks?.importValue(found.json, forKey: attribute.name) == true { continue }
-            let value = try convert(found.json, for: attribute, path: path + "." + found.key)
-            object.setAttributeValue(value, forKey: attribute.name)
+            if let hooks, hooks.importValue(found.json, forKey: step.attribute.name) { continue }
+            let value: Value
+            do {
+                value = try convert(found.json, step)
+            } catch {
+                throw error.under("." + found.key)
+            }
+            set(value, step.index)
         }
     }
 
-    private func importRelationships(_ item: JSON, into object: ManagedObject, path: String) throws {
-        let hooks = object as? ImportHooks
-        for relationship in object.entity.relationships {
-            guard let found = lookup(item, property: relationship), let destination = relationship.destination else { continue }
-            if hooks?.importValue(found.json, forKey: relationship.name) == true { continue }
-            let here = path + "." + found.key
+    private func importRelationships(_ item: JSON, into object: ManagedObject, plan: EntityPlan, hooks: ImportHooks?) throws {
+        for step in plan.relationships {
+            guard let found = lookup(item, keys: step.keys) else { continue }
+            let relationship = step.relationship
+            if let hooks, hooks.importValue(found.json, forKey: relationship.name) { continue }
+            let destination = self.plan(for: step.destination)
             if relationship.isToOne {
                 if found.json.isNull {
-                    object.setObject(nil, forKey: relationship.name)
+                    object.setObject(nil, forRelationshipAt: step.index)
                     continue
                 }
                 if case .array = found.json {
-                    throw ImportError(message: "expected an object or a key value for to-one '\(relationship.name)', found an array", path: here)
+                    throw ImportError(message: "expected an object or a key value for to-one '\(relationship.name)', found an array", path: "." + found.key)
                 }
-                let related = try importOne(found.json, into: destination, via: relationship, path: here)
-                object.setObject(related, forKey: relationship.name)
+                do {
+                    let related = try importOne(found.json, into: destination, via: step, key: nil)
+                    object.setObject(related, forRelationshipAt: step.index)
+                } catch let error as ImportError {
+                    throw error.under("." + found.key)
+                }
             } else {
                 let elements: [JSON]
                 switch found.json {
@@ -252,8 +299,12 @@ public final class Importer {
                 }
                 var related: [ManagedObject] = []
                 for (n, element) in elements.enumerated() {
-                    if let object = try importOne(element, into: destination, via: relationship, path: here + "[\(n)]") {
-                        related.append(object)
+                    do {
+                        if let object = try importOne(element, into: destination, via: step, key: nil) {
+                            related.append(object)
+                        }
+                    } catch let error as ImportError {
+                        throw error.under(".\(found.key)[\(n)]")
                     }
                 }
                 if found.json.isNull || options.toManyMode == .replacing {
@@ -263,222 +314,5 @@ public final class Importer {
                 }
             }
         }
-    }
-
-    // MARK: - Keys
-
-    /// The JSON value for a property: its `mappedKeyName` (a key path), or
-    /// its name, then `mappedKeyName.1` … `.9`.
-    func lookup(_ item: JSON, property: PropertyDescription) -> (key: String, json: JSON)? {
-        guard case .object(let members) = item else { return nil }
-        for candidate in keyCandidates(property) {
-            if candidate.path.count == 1 {
-                if let value = members[candidate.key] { return (candidate.key, value) }
-            } else if let value = item.value(atPath: candidate.path) {
-                return (candidate.key, value)
-            }
-            if options.normalizesKeys, let (found, value) = normalizedLookup(item, keyPath: candidate.key) { return (found, value) }
-        }
-        return nil
-    }
-
-    /// The JSON keys a property reads, in order, split once per import.
-    private func keyCandidates(_ property: PropertyDescription) -> [(key: String, path: [String])] {
-        let id = ObjectIdentifier(property)
-        if let cached = candidateCache[id] { return cached }
-        var keys = [property.userInfo[ImportKey.mappedKeyName] ?? property.name]
-        for n in 1...9 {
-            if let key = property.userInfo["\(ImportKey.mappedKeyName).\(n)"] { keys.append(key) }
-        }
-        let candidates = keys.map { ($0, $0.split(separator: ".", omittingEmptySubsequences: false).map(String.init)) }
-        candidateCache[id] = candidates
-        return candidates
-    }
-
-    private func normalizedLookup(_ item: JSON, keyPath: String) -> (String, JSON)? {
-        var current = item
-        var used: [String] = []
-        for part in keyPath.split(separator: ".") {
-            guard case .object(let members) = current else { return nil }
-            let wanted = Self.normalize(String(part))
-            guard let match = members.first(where: { Self.normalize($0.key) == wanted }) else { return nil }
-            used.append(match.key)
-            current = match.value
-        }
-        return (used.joined(separator: "."), current)
-    }
-
-    static func normalize(_ key: String) -> String {
-        String(key.lowercased().filter { $0 != "_" && $0 != "-" && $0 != " " })
-    }
-
-    // MARK: - Values
-
-    /// Converts a JSON value to an attribute's type, as MagicalRecord does:
-    /// numbers and strings into each other, `"true"` into a Boolean, dates
-    /// by the attribute's `dateFormat`.
-    func convert(_ json: JSON, for attribute: AttributeDescription, path: String) throws -> Value {
-        if json.isNull { return .null }
-        func bad(_ what: String) -> ImportError {
-            ImportError(message: "cannot import \(json.kindName) \(json.shortText) into \(attribute.type.rawValue) attribute '\(attribute.name)'\(what)", path: path)
-        }
-        switch attribute.type {
-        case .string:
-            switch json {
-            case .string(let s): return .string(s)
-            case .int(let i): return .string(String(i))
-            case .double(let d): return .string(d.rounded() == d && abs(d) < 1e15 ? String(Int64(d)) : String(d))
-            case .bool(let b): return .string(b ? "true" : "false")
-            default: throw bad("")
-            }
-        case .integer16, .integer32, .integer64:
-            let n: Int64
-            switch json {
-            case .int(let i): n = i
-            case .double(let d) where d.isFinite && abs(d) < 9.2e18: n = Int64(d.rounded(.towardZero))
-            case .bool(let b): n = b ? 1 : 0
-            case .string(let s):
-                let trimmed = s.trimmingCharacters(in: .whitespaces)
-                if let i = Int64(trimmed) { n = i } else if let d = Double(trimmed), d.isFinite, abs(d) < 9.2e18 { n = Int64(d.rounded(.towardZero)) } else { throw bad(": not a number") }
-            default: throw bad("")
-            }
-            let range: ClosedRange<Int64> = attribute.type == .integer16 ? Int64(Int16.min)...Int64(Int16.max)
-                : attribute.type == .integer32 ? Int64(Int32.min)...Int64(Int32.max) : Int64.min...Int64.max
-            guard range.contains(n) else { throw bad(": out of range") }
-            return .int(n)
-        case .double, .float:
-            switch json {
-            case .int(let i): return .double(Double(i))
-            case .double(let d): return .double(d)
-            case .bool(let b): return .double(b ? 1 : 0)
-            case .string(let s): if let d = Double(s.trimmingCharacters(in: .whitespaces)) { return .double(d) }; throw bad(": not a number")
-            default: throw bad("")
-            }
-        case .decimal:
-            switch json {
-            case .int(let i): return .decimal(Decimal(i))
-            case .double(let d): return .decimal(Decimal(string: String(d)) ?? Decimal(d))
-            case .string(let s): if let d = Decimal(string: s.trimmingCharacters(in: .whitespaces)) { return .decimal(d) }; throw bad(": not a number")
-            default: throw bad("")
-            }
-        case .boolean:
-            switch json {
-            case .bool(let b): return .bool(b)
-            case .int(let i): return .bool(i != 0)
-            case .double(let d): return .bool(d != 0)
-            case .string(let s):
-                switch s.trimmingCharacters(in: .whitespaces).lowercased() {
-                case "true", "yes", "y", "1": return .bool(true)
-                case "false", "no", "n", "0", "": return .bool(false)
-                default: throw bad(": expected true or false")
-                }
-            default: throw bad("")
-            }
-        case .date:
-            return try convertDate(json, attribute: attribute, bad: bad)
-        case .uuid:
-            guard case .string(let s) = json, let uuid = UUID(uuidString: s) else { throw bad(": not a UUID") }
-            return .uuid(uuid)
-        case .uri:
-            guard case .string(let s) = json, let url = URL(string: s) else { throw bad(": not a URI") }
-            return .url(url)
-        case .binary:
-            guard case .string(let s) = json, let data = Data(base64Encoded: s) else { throw bad(": expected base64 text") }
-            return .data(data)
-        case .transformable, .objectID:
-            return .data(Data(json.serialized.utf8))
-        }
-    }
-
-    private func convertDate(_ json: JSON, attribute: AttributeDescription, bad: (String) -> ImportError) throws -> Value {
-        let format = attribute.userInfo[ImportKey.dateFormat] ?? ImportKey.defaultDateFormat
-        let unixMilliseconds = format == ImportKey.unixTime
-        switch json {
-        case .int(let i):
-            return .date(Date(timeIntervalSince1970: unixMilliseconds ? Double(i) / 1000 : Double(i)))
-        case .double(let d):
-            return .date(Date(timeIntervalSince1970: unixMilliseconds ? d / 1000 : d))
-        case .string(let s):
-            if unixMilliseconds {
-                guard let n = Double(s) else { throw bad(": expected milliseconds since 1970") }
-                return .date(Date(timeIntervalSince1970: n / 1000))
-            }
-            if let date = formatter(format).date(from: s) { return .date(date) }
-            if format == ImportKey.defaultDateFormat, let date = Self.iso8601(s) { return .date(date) }
-            throw bad(": does not match date format '\(format)'")
-        default:
-            throw bad("")
-        }
-    }
-
-    private static func iso8601(_ text: String) -> Date? {
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
-    }
-
-    private func formatter(_ format: String) -> DateFormatter {
-        if let formatter = dateFormatters[format] { return formatter }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = format
-        dateFormatters[format] = formatter
-        return formatter
-    }
-}
-
-extension String {
-    var isTrue: Bool {
-        ["yes", "true", "1", "y"].contains(lowercased())
-    }
-}
-
-extension JSON {
-    var kindName: String {
-        switch self {
-        case .null: return "null"
-        case .bool: return "a boolean"
-        case .int, .double: return "a number"
-        case .string: return "a string"
-        case .array: return "an array"
-        case .object: return "an object"
-        }
-    }
-
-    var shortText: String {
-        let text = serialized
-        return text.count > 40 ? String(text.prefix(37)) + "..." : text
-    }
-
-    /// Compact JSON text.
-    public var serialized: String {
-        switch self {
-        case .null: return "null"
-        case .bool(let b): return b ? "true" : "false"
-        case .int(let i): return String(i)
-        case .double(let d): return d.isFinite ? "\(d)" : "null"
-        case .string(let s): return JSON.quote(s)
-        case .array(let a): return "[" + a.map(\.serialized).joined(separator: ",") + "]"
-        case .object(let o):
-            return "{" + o.sorted { $0.key < $1.key }.map { JSON.quote($0.key) + ":" + $0.value.serialized }.joined(separator: ",") + "}"
-        }
-    }
-
-    static func quote(_ s: String) -> String {
-        var out = "\""
-        for scalar in s.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20: out += String(format: "\\u%04x", scalar.value)
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        return out + "\""
     }
 }

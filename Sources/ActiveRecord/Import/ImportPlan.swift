@@ -1,0 +1,234 @@
+import Foundation
+import ObjectStore
+import Predicates
+
+/// A JSON key a property reads: a member name, or a dotted key path.
+struct JSONKey {
+    /// As written in the model: `address.city`.
+    let text: String
+    /// Split at the dots; one element for a plain member name.
+    let path: [String]
+
+    init(_ text: String) {
+        self.text = text
+        self.path = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    /// The keys a property reads, in order: its `mappedKeyName` or its
+    /// name, then `mappedKeyName.1` … `.9`.
+    static func candidates(for property: PropertyDescription) -> [JSONKey] {
+        var keys = [JSONKey(property.userInfo[ImportKey.mappedKeyName] ?? property.name)]
+        for n in 1...9 {
+            if let key = property.userInfo["\(ImportKey.mappedKeyName).\(n)"] { keys.append(JSONKey(key)) }
+        }
+        return keys
+    }
+}
+
+/// How an attribute's JSON value becomes a `Value`, decided once.
+enum Conversion {
+    case string
+    case integer(ClosedRange<Int64>)
+    case real
+    case decimal
+    case boolean
+    case date(DateRule)
+    case uuid
+    case uri
+    case binary
+    case serialized
+}
+
+/// How a date attribute reads numbers and text.
+struct DateRule {
+    let format: String
+    /// `dateFormat` is `UnixTime`: numbers are milliseconds since 1970
+    /// (otherwise seconds).
+    let unixMilliseconds: Bool
+    /// Parses text in `format`; nil for `UnixTime`.
+    let formatter: DateFormatter?
+    /// The default format also accepts ISO 8601 text.
+    let acceptsISO8601: Bool
+}
+
+/// One attribute's part of an import: where its value comes from and how
+/// it is converted, worked out once per import instead of once per row.
+/// (A class: the row loop then copies one reference per step, not five.)
+final class AttributeStep {
+    let attribute: AttributeDescription
+    /// The attribute's place in `entity.attributes`.
+    let index: Int
+    let keys: [JSONKey]
+    let conversion: Conversion
+    /// Set when no key is present (`useDefaultValueWhenNotPresent`).
+    let defaultWhenAbsent: Value?
+
+    init(attribute: AttributeDescription, index: Int, keys: [JSONKey], conversion: Conversion, defaultWhenAbsent: Value?) {
+        self.attribute = attribute
+        self.index = index
+        self.keys = keys
+        self.conversion = conversion
+        self.defaultWhenAbsent = defaultWhenAbsent
+    }
+}
+
+/// One relationship's part of an import.
+final class RelationshipStep {
+    let relationship: RelationshipDescription
+    /// The relationship's place in `entity.relationships`.
+    let index: Int
+    let keys: [JSONKey]
+    let destination: EntityDescription
+    /// How the declared destination's objects are told apart.
+    let destinationKey: KeyIndex?
+
+    init(relationship: RelationshipDescription, index: Int, keys: [JSONKey], destination: EntityDescription, destinationKey: KeyIndex?) {
+        self.relationship = relationship
+        self.index = index
+        self.keys = keys
+        self.destination = destination
+        self.destinationKey = destinationKey
+    }
+}
+
+/// What importing an object of one entity does, property by property.
+final class EntityPlan {
+    let entity: EntityDescription
+    /// Identifies the entity's objects when no relationship says otherwise.
+    let key: KeyIndex?
+    let attributes: [AttributeStep]
+    let relationships: [RelationshipStep]
+    /// The class of the objects last seen, and whether it adopts
+    /// `ImportHooks` (a cast per object costs more than this check).
+    private var lastClass: ObjectIdentifier?
+    private var lastClassHasHooks = false
+
+    init(entity: EntityDescription, key: KeyIndex?, attributes: [AttributeStep], relationships: [RelationshipStep]) {
+        self.entity = entity
+        self.key = key
+        self.attributes = attributes
+        self.relationships = relationships
+    }
+
+    func hooks(of object: ManagedObject) -> ImportHooks? {
+        let type = ObjectIdentifier(Swift.type(of: object))
+        if type != lastClass {
+            lastClass = type
+            lastClassHasHooks = object is ImportHooks
+        }
+        return lastClassHasHooks ? object as? ImportHooks : nil
+    }
+}
+
+/// The objects of one entity an import found or made, by the value of
+/// the attribute that identifies them.
+final class KeyIndex {
+    let entity: EntityDescription
+    let step: AttributeStep
+    var attribute: AttributeDescription { step.attribute }
+    var known: [Value: ManagedObject] = [:]
+    /// Values the current batch's prefetch asked the store for: one not
+    /// in `known` is new, with no need to ask again.
+    var asked: Set<Value> = []
+    /// The import call (`Importer.generation`) whose pending objects
+    /// `known` holds.
+    var pendingSeen = -1
+
+    init(entity: EntityDescription, step: AttributeStep) {
+        self.entity = entity
+        self.step = step
+    }
+}
+
+extension Importer {
+    /// The plan for `entity`, made on first use.
+    func plan(for entity: EntityDescription) -> EntityPlan {
+        let id = ObjectIdentifier(entity)
+        if let plan = plans[id] { return plan }
+        let attributes = entity.attributes.enumerated().map { makeStep($1, index: $0) }
+        let relationships = entity.relationships.enumerated().compactMap { index, relationship -> RelationshipStep? in
+            guard let destination = relationship.destination else { return nil }
+            return RelationshipStep(relationship: relationship, index: index, keys: JSONKey.candidates(for: relationship),
+                                    destination: destination, destinationKey: keyIndex(destination, via: relationship))
+        }
+        let plan = EntityPlan(entity: entity, key: keyIndex(entity, via: nil), attributes: attributes, relationships: relationships)
+        plans[id] = plan
+        return plan
+    }
+
+    /// The index of `entity`'s objects by their identifying attribute
+    /// (see `primaryAttribute`), shared by the whole import.
+    func keyIndex(_ entity: EntityDescription, via relationship: RelationshipDescription?) -> KeyIndex? {
+        guard let attribute = primaryAttribute(of: entity, via: relationship),
+              let index = entity.attributeIndex[attribute.name] else { return nil }
+        let id = KeyIndexID(entity: ObjectIdentifier(entity), attribute: ObjectIdentifier(attribute))
+        if let existing = keyIndexes[id] { return existing }
+        let made = KeyIndex(entity: entity, step: makeStep(attribute, index: index))
+        keyIndexes[id] = made
+        return made
+    }
+
+    private func makeStep(_ attribute: AttributeDescription, index: Int) -> AttributeStep {
+        let conversion: Conversion
+        switch attribute.type {
+        case .string: conversion = .string
+        case .integer16: conversion = .integer(Int64(Int16.min)...Int64(Int16.max))
+        case .integer32: conversion = .integer(Int64(Int32.min)...Int64(Int32.max))
+        case .integer64: conversion = .integer(Int64.min...Int64.max)
+        case .double, .float: conversion = .real
+        case .decimal: conversion = .decimal
+        case .boolean: conversion = .boolean
+        case .date:
+            let format = attribute.userInfo[ImportKey.dateFormat] ?? ImportKey.defaultDateFormat
+            let unix = format == ImportKey.unixTime
+            conversion = .date(DateRule(format: format, unixMilliseconds: unix, formatter: unix ? nil : formatter(format),
+                                        acceptsISO8601: format == ImportKey.defaultDateFormat))
+        case .uuid: conversion = .uuid
+        case .uri: conversion = .uri
+        case .binary: conversion = .binary
+        case .transformable, .objectID: conversion = .serialized
+        }
+        let useDefault = attribute.userInfo[ImportKey.useDefaultValueWhenNotPresent]?.isTrue == true
+        return AttributeStep(attribute: attribute, index: index, keys: JSONKey.candidates(for: attribute),
+                             conversion: conversion, defaultWhenAbsent: useDefault ? attribute.defaultValue : nil)
+    }
+
+    // MARK: - Keys
+
+    /// The JSON value a property reads from `item`, and the key that held
+    /// it (for error paths): the first of `keys` present.
+    func lookup(_ item: JSON, keys: [JSONKey]) -> (key: String, json: JSON)? {
+        guard case .object(let members) = item else { return nil }
+        for candidate in keys {
+            if candidate.path.count == 1 {
+                if let value = members[candidate.text] { return (candidate.text, value) }
+            } else if let value = item.value(atPath: candidate.path) {
+                return (candidate.text, value)
+            }
+            if options.normalizesKeys, let (found, value) = normalizedLookup(item, keyPath: candidate.text) { return (found, value) }
+        }
+        return nil
+    }
+
+    private func normalizedLookup(_ item: JSON, keyPath: String) -> (String, JSON)? {
+        var current = item
+        var used: [String] = []
+        for part in keyPath.split(separator: ".") {
+            guard case .object(let members) = current else { return nil }
+            let wanted = Self.normalize(String(part))
+            guard let match = members.first(where: { Self.normalize($0.key) == wanted }) else { return nil }
+            used.append(match.key)
+            current = match.value
+        }
+        return (used.joined(separator: "."), current)
+    }
+
+    static func normalize(_ key: String) -> String {
+        String(key.lowercased().filter { $0 != "_" && $0 != "-" && $0 != " " })
+    }
+}
+
+struct KeyIndexID: Hashable {
+    let entity: ObjectIdentifier
+    let attribute: ObjectIdentifier
+}

@@ -1,0 +1,100 @@
+import Foundation
+import Predicates
+
+// Entry points for bulk importers (ActiveRecord's `Importer`) that work
+// from a per-entity plan: properties by index instead of by name, and
+// uniquing lookups that do not rescan every pending change per batch.
+
+extension ManagedObjectContext {
+    /// Inserts a new object of `entity`, of the class registered for it.
+    package func insertObject(of entity: EntityDescription) -> ManagedObject {
+        objectClass(for: entity).init(entity: entity, insertInto: self)
+    }
+
+    /// The saved objects of `entity` (and its sub-entities) whose
+    /// `attribute` is one of `values`: what `objects(of:where:in:)` finds
+    /// in the store or the parent context, without looking at this
+    /// context's pending inserts and changes (see `pendingObjects`).
+    /// An object whose pending value differs, or that is deleted, is left
+    /// out, as there.
+    package func savedObjects(of entity: EntityDescription, where attribute: String, in values: [Value]) throws -> [Value: ManagedObject] {
+        guard let index = entity.attributeIndex[attribute] else {
+            throw StoreError(.notFound, "entity \(entity.name) has no attribute '\(attribute)'")
+        }
+        let type = entity.attributes[index].type
+        let wanted = Array(Set(values.map { (try? type.coerce($0)) ?? $0 }))
+        var result: [Value: ManagedObject] = [:]
+        if let parent {
+            let ids = try parent.performAndWait {
+                try parent.objects(of: entity, where: attribute, in: wanted).mapValues(\.objectID)
+            }
+            for (value, id) in ids {
+                let object = self.object(with: id)
+                if object.isDeleted || object.attributeValue(forKey: attribute) != value { continue }
+                result[value] = object
+            }
+            return result
+        }
+        for store in persistentStoreCoordinator!.stores(for: entity) {
+            for snapshot in try store.snapshots(of: entity, where: attribute, in: wanted) {
+                let object = self.object(with: snapshot.id)
+                if object.isFault { fill(object, from: snapshot) }
+                let value = snapshot.values[index]
+                // This context's own pending value wins over the store's.
+                if object.isDeleted || object.values[index] != value { continue }
+                result[value] = object
+            }
+        }
+        return result
+    }
+
+    /// This context's pending (inserted or changed, not deleted) objects of
+    /// `entity` and its sub-entities, by their `attribute` value: one pass
+    /// over the changes, for an importer to remember instead of asking
+    /// `objects(of:where:in:)` per batch.
+    package func pendingObjects(of entity: EntityDescription, where attribute: String) -> [Value: ManagedObject] {
+        guard let index = entity.attributeIndex[attribute] else { return [:] }
+        var result: [Value: ManagedObject] = [:]
+        for object in changed.values where !object.isDeleted && object.entity.isKind(of: entity) {
+            let value = object.values[index]
+            if !value.isNull, result[value] == nil { result[value] = object }
+        }
+        return result
+    }
+}
+
+extension ManagedObject {
+    /// Sets the attribute at `index` in `entity.attributes`, as
+    /// `setAttributeValue(_:forKey:)` does, without looking up its name.
+    package func setAttributeValue(_ value: Value, at index: Int) {
+        setAttribute(at: index, to: value)
+    }
+
+    /// Sets several attributes, by index, as one `setAttributeValue(_:at:)`
+    /// per element would.
+    ///
+    /// A new object with no undo manager or change observers to tell only
+    /// takes the values, in one write: its insert is on record already,
+    /// and its changed attributes are worked out from its values at save.
+    package func setAttributeValues(_ updates: [(index: Int, value: Value)]) {
+        guard state == .inserted, !isFault, let context = managedObjectContext,
+              context.undoManager == nil, context.changeTracker.observers.isEmpty else {
+            for (index, value) in updates { setAttribute(at: index, to: value) }
+            return
+        }
+        Self.store(updates, into: &values, attributes: entity.attributes)
+    }
+
+    private static func store(_ updates: [(index: Int, value: Value)], into values: inout [Value], attributes: [AttributeDescription]) {
+        for (index, value) in updates {
+            values[index] = (try? attributes[index].type.coerce(value)) ?? value
+        }
+    }
+
+    /// Sets the to-one relationship at `index` in `entity.relationships`;
+    /// the inverse follows, as with `setObject(_:forKey:)`.
+    package func setObject(_ object: ManagedObject?, forRelationshipAt index: Int) {
+        precondition(entity.relationships[index].isToOne, "not a to-one relationship")
+        managedObjectContext?.setToOne(self, relationship: index, to: object)
+    }
+}
