@@ -18,7 +18,7 @@ extension ManagedObjectContext {
     /// An object whose pending value differs, or that is deleted, is left
     /// out, as there.
     package func savedObjects(of entity: EntityDescription, where attribute: String, in values: [Value]) throws -> [Value: ManagedObject] {
-        guard let index = entity.attributeIndex[attribute] else {
+        guard let index = entity.attributeSlot(named: attribute) else {
             throw StoreError(.notFound, "entity \(entity.name) has no attribute '\(attribute)'")
         }
         let type = entity.attributes[index].type
@@ -53,7 +53,7 @@ extension ManagedObjectContext {
     /// over the changes, for an importer to remember instead of asking
     /// `objects(of:where:in:)` per batch.
     package func pendingObjects(of entity: EntityDescription, where attribute: String) -> [Value: ManagedObject] {
-        guard let index = entity.attributeIndex[attribute] else { return [:] }
+        guard let index = entity.attributeSlot(named: attribute) else { return [:] }
         var result: [Value: ManagedObject] = [:]
         for object in changed.values where !object.isDeleted && object.entity.isKind(of: entity) {
             let value = object.values[index]
