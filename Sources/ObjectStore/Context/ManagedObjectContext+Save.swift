@@ -353,12 +353,11 @@ extension ManagedObjectContext {
                 switch slot {
                 case .toOne(let id?):
                     if let permanent = permanentIDs[id] { object.relationshipSlots[i] = .toOne(permanent) }
-                case .toMany(var ids):
-                    var replaced = false
-                    for id in ids.ids where id.isTemporaryID {
-                        if let permanent = permanentIDs[id] { ids.replace(id, with: permanent); replaced = true }
-                    }
-                    if replaced { object.relationshipSlots[i] = .toMany(ids) }
+                case .toMany(let ids):
+                    // One pass, rebuilding the set when anything changed:
+                    // replacing IDs one by one would search the list each time.
+                    guard ids.ids.contains(where: { $0.isTemporaryID && permanentIDs[$0] != nil }) else { continue }
+                    object.relationshipSlots[i] = .toMany(ObjectIDSet(ids.ids.map { permanentIDs[$0] ?? $0 }))
                 default:
                     break
                 }

@@ -54,12 +54,5 @@ package struct ObjectIDSet: Sequence {
         return true
     }
 
-    /// Replaces an ID by another in place (temporary → permanent).
-    package mutating func replace(_ old: ObjectID, with new: ObjectID) {
-        guard members.remove(old) != nil else { return }
-        members.insert(new)
-        if let i = ids.firstIndex(of: old) { ids[i] = new }
-    }
-
     package func makeIterator() -> IndexingIterator<[ObjectID]> { ids.makeIterator() }
 }
