@@ -91,7 +91,7 @@ struct SQLTranslator {
     /// SQL (`length(?3) > 0 AND substr(x, 1, length(?3)) = ?3`).
     mutating func bind(_ value: Value) -> String {
         bindings.append(value)
-        return "?\(bindings.count)"
+        return "?" + String(bindings.count)
     }
 
     // MARK: - Predicates
@@ -408,18 +408,17 @@ struct SQLTranslator {
         case .aggregate(let elements):
             let value = try operand(c.lhs, in: scope)
             if elements.isEmpty { return "0" }
-            var items: [Operand] = []
-            for element in elements {
+            let folds = !c.options.isEmpty && value.category == .string
+            var sql = folds ? "mrq_fold(\(value.sql), \(c.options.rawValue)) IN (" : value.sql + " IN ("
+            for (i, element) in elements.enumerated() {
                 let item = try operand(element, in: rhsScope)
                 if item.isNullConstant { throw Untranslatable(reason: "nil inside IN") }
                 try checkCategories(value, item, op: .equal)
-                items.append(item)
+                if i > 0 { sql += ", " }
+                sql += folds ? "mrq_fold(\(item.sql), \(c.options.rawValue))" : item.sql
             }
-            if !c.options.isEmpty && value.category == .string {
-                let list = items.map { "mrq_fold(\($0.sql), \(c.options.rawValue))" }.joined(separator: ", ")
-                return "mrq_fold(\(value.sql), \(c.options.rawValue)) IN (\(list))"
-            }
-            return "\(value.sql) IN (\(items.map(\.sql).joined(separator: ", ")))"
+            sql += ")"
+            return sql
         default:
             // `needle IN haystack` where the haystack is a string: substring.
             let mark = bindings.count
@@ -497,8 +496,8 @@ struct SQLTranslator {
     /// `alias."column"`.
     static func columnSQL(alias: String, column: String) -> String {
         guard !column.utf8.contains(UInt8(ascii: "\"")) else { return alias + "." + quoteIdentifier(column) }
+        // Appends, not interpolation: most results fit in a small string.
         var sql = alias
-        sql.reserveCapacity(alias.utf8.count + column.utf8.count + 3)
         sql += ".\""
         sql += column
         sql += "\""
