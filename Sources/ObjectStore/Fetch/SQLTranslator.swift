@@ -445,11 +445,10 @@ struct SQLTranslator {
 
     /// A to-one key path: joins as needed, then the column.
     mutating func resolve(_ path: [String], in scope: Scope, range: SourceRange = .unknown) throws -> Resolved {
-        // The common case: one attribute of the scope's own entity.
-        if path.count == 1, scope.variables.isEmpty, let attribute = scope.entity.attribute(named: path[0]) {
-            if attribute.isTransient { throw Untranslatable(reason: "transient attribute") }
-            guard let column = mapping.column(for: path[0], of: scope.entity) else { throw Untranslatable(reason: "unmapped attribute") }
-            return .attribute(Self.columnSQL(alias: scope.alias, column: column.name), attribute.type)
+        // The common case: one stored attribute of the scope's own entity
+        // (only those have a column); anything else takes the long way.
+        if path.count == 1, scope.variables.isEmpty, let column = mapping.column(for: path[0], of: scope.entity) {
+            return .attribute(Self.columnSQL(alias: scope.alias, column: column.name), column.type)
         }
         var current = scope
         var components = path
