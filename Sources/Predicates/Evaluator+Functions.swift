@@ -290,7 +290,8 @@ enum Casting {
             case .date: return operand
             case .string(let s):
                 if let d = Double(s) { return .value(.date(Date(timeIntervalSinceReferenceDate: d))) }
-                if let tokens = try? Lexer.tokenize("@" + s), tokens.count == 2, case .date(let d) = tokens[0].kind {
+                if let tokens = try? Lexer.tokenize("@" + s), tokens.count == 2, tokens[0].kind == .date {
+                    let d = tokens[0].dateValue
                     return .value(.date(d))
                 }
                 throw fail()

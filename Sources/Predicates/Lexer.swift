@@ -51,27 +51,39 @@ public struct Lexer: Sendable {
     }
 
     /// A one-token-per-line dump for `explain`: `1:1-1:4 identifier age`.
-    public static func dump(_ tokens: [Token]) -> String {
+    public static func dump(_ tokens: [Token], source: String) -> String {
         tokens.map { token in
-            "\(token.range.start)-\(token.range.end) \(token.kind.dumpName)"
+            "\(token.range.start)-\(token.range.end) \(token.dumpName(in: source))"
         }.joined(separator: "\n")
+    }
+
+    /// The value of the string literal at `range` of `source`, escapes
+    /// decoded (the literal lexed without error).
+    static func decodeString(_ source: String, range: SourceRange) -> String {
+        var copy = source
+        return copy.withUTF8 { buffer in
+            var scanner = Scanner(bytes: buffer, options: [])
+            scanner.pos = range.start.offset
+            let decoded = try? scanner.scanString(start: range.start)
+            return (decoded ?? nil) ?? Token.slice(source, range.start.offset + 1, range.end.offset - 1)
+        }
     }
 }
 
-extension TokenKind {
-    var dumpName: String {
-        switch self {
-        case .string(let s): return "string \(Printer.quote(s))"
-        case .integer(let n): return "integer \(n)"
-        case .double(let d): return "double \(d)"
-        case .date(let d): return "date \(Printer.dateLiteral(d) ?? "\(d)")"
-        case .identifier(let name): return "identifier \(name)"
-        case .variable(let name): return "variable $\(name)"
-        case .collectionOperator(let name): return "collectionOperator @\(name)"
+extension Token {
+    func dumpName(in source: String) -> String {
+        switch kind {
+        case .string: return "string \(Printer.quote(stringValue(in: source)))"
+        case .integer: return "integer \(integerValue)"
+        case .double: return "double \(doubleValue)"
+        case .date: return "date \(Printer.dateLiteral(dateValue) ?? "\(dateValue)")"
+        case .identifier: return "identifier \(name(in: source))"
+        case .variable: return "variable $\(name(in: source))"
+        case .collectionOperator: return "collectionOperator @\(name(in: source))"
         case .formatArgument(let spec): return "formatArgument \(spec.rawValue)"
         case .keyword(let keyword): return "keyword \(keyword.rawValue)"
         case .end: return "end"
-        default: return "punctuation \(TokenKind.spelling(of: self) ?? "?")"
+        default: return "punctuation \(TokenKind.spelling(of: kind) ?? "?")"
         }
     }
 }
@@ -84,6 +96,8 @@ private struct Scanner {
     var pos = 0
     var line = 1
     var column = 1
+    /// The payload of the token just scanned (see `Token.bits`).
+    var bits: UInt64 = 0
 
     init(bytes: UnsafeBufferPointer<UInt8>, options: Lexer.Options) {
         self.bytes = bytes
@@ -121,8 +135,9 @@ private struct Scanner {
                 tokens.append(Token(kind: .end, range: SourceRange(at: start)))
                 return tokens
             }
+            bits = 0
             let kind = try scanToken(start: start)
-            tokens.append(Token(kind: kind, range: SourceRange(start: start, end: location)))
+            tokens.append(Token(kind: kind, range: SourceRange(start: start, end: location), bits: bits))
         }
     }
 
@@ -184,20 +199,23 @@ private struct Scanner {
             if next == UInt8(ascii: "|") { bump(2); return .keyword(.or) }
             throw unexpectedCharacter(start)
         case UInt8(ascii: "\""), UInt8(ascii: "'"):
-            return try scanString(start: start)
+            if try scanString(start: start) != nil { bits = 1 }
+            return .string
         case UInt8(ascii: "0")...UInt8(ascii: "9"):
             return try scanNumber(start: start)
         case UInt8(ascii: "#"):
             guard next != nil, startsIdentifier(at: pos + 1) else { throw unexpectedCharacter(start) }
             bump()
-            return .identifier(scanIdentifierText())
+            _ = skipIdentifier()
+            return .identifier
         case UInt8(ascii: "$"):
             guard next != nil, startsIdentifier(at: pos + 1) else {
                 bump()
                 throw SyntaxError(.expectedVariableName, at: SourceRange(start: start, end: location))
             }
             bump()
-            return .variable(scanIdentifierText())
+            _ = skipIdentifier()
+            return .variable
         case UInt8(ascii: "@"):
             if let n = next, Scanner.isDigit(n) { return try scanDate(start: start) }
             guard next != nil, startsIdentifier(at: pos + 1) else {
@@ -205,7 +223,8 @@ private struct Scanner {
                 throw SyntaxError(.expectedCollectionOperator, at: SourceRange(start: start, end: location))
             }
             bump()
-            return .collectionOperator(scanIdentifierText())
+            _ = skipIdentifier()
+            return .collectionOperator
         case UInt8(ascii: "%"):
             return try scanFormatArgument(start: start)
         default:
@@ -275,27 +294,13 @@ private struct Scanner {
         return ascii
     }
 
-    mutating func scanIdentifierText() -> String {
-        let first = pos
-        _ = skipIdentifier()
-        return String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<pos]), as: UTF8.self)
-    }
-
     mutating func scanWord() -> TokenKind {
         let first = pos
         let ascii = skipIdentifier()
-        let length = pos - first
-        if ascii, length >= 2, length <= 15 {
-            let upper = String(unsafeUninitializedCapacity: length) { out in
-                for i in 0..<length {
-                    let c = bytes[first + i]
-                    out[i] = (c >= UInt8(ascii: "a") && c <= UInt8(ascii: "z")) ? c - 32 : c
-                }
-                return length
-            }
-            if let keyword = Keyword.lookupUppercased(upper) { return .keyword(keyword) }
+        if ascii, let keyword = Keyword.lookup(UnsafeBufferPointer(rebasing: bytes[first..<pos])) {
+            return .keyword(keyword)
         }
-        return .identifier(String(decoding: UnsafeBufferPointer(rebasing: bytes[first..<pos]), as: UTF8.self))
+        return .identifier
     }
 
     mutating func scanFormatArgument(start: SourceLocation) throws(SyntaxError) -> TokenKind {
@@ -330,7 +335,9 @@ private struct Scanner {
 
     // MARK: Strings
 
-    mutating func scanString(start: SourceLocation) throws(SyntaxError) -> TokenKind {
+    /// Scans a string literal; nil when it has no escapes (its value is
+    /// then the text between the quotes), else the decoded value.
+    mutating func scanString(start: SourceLocation) throws(SyntaxError) -> String? {
         let quote = bytes[pos]
         bump()
         let contentStart = pos
@@ -338,9 +345,8 @@ private struct Scanner {
         while pos < bytes.count {
             let b = bytes[pos]
             if b == quote {
-                let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[contentStart..<pos]), as: UTF8.self)
                 bump()
-                return .string(text)
+                return nil
             }
             if b == UInt8(ascii: "\\") { break }
             if b == UInt8(ascii: "\n") {
@@ -353,7 +359,7 @@ private struct Scanner {
             let b = bytes[pos]
             if b == quote {
                 bump()
-                return .string(String(decoding: out, as: UTF8.self))
+                return String(decoding: out, as: UTF8.self)
             }
             if b == UInt8(ascii: "\n") { break }
             if b != UInt8(ascii: "\\") {
@@ -447,7 +453,8 @@ private struct Scanner {
                 guard !overflow, value <= UInt64(Int64.max) else {
                     throw SyntaxError(.integerTooLarge(text(from: first)), at: SourceRange(start: start, end: location))
                 }
-                return .integer(Int64(value))
+                bits = value
+                return .integer
             }
         }
         var value: Int64 = 0
@@ -479,9 +486,11 @@ private struct Scanner {
             guard let d = Double(text(from: first)) else {
                 throw SyntaxError(.invalidNumber(text(from: first)), at: SourceRange(start: start, end: location))
             }
-            return .double(d)
+            bits = d.bitPattern
+            return .double
         }
-        return .integer(value)
+        bits = UInt64(bitPattern: value)
+        return .integer
     }
 
     /// Rejects numbers running into letters, such as `18abc` or `0x`.
@@ -555,7 +564,8 @@ private struct Scanner {
             seconds += Double(hour * 3600 + minute * 60 + second - zoneOffset) + fraction
         }
         if pos < bytes.count, Scanner.isIdentifierContinue(bytes[pos]) { throw fail() }
-        return .date(Date(timeIntervalSince1970: seconds))
+        bits = seconds.bitPattern
+        return .date
     }
 }
 

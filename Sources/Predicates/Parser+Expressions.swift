@@ -78,7 +78,7 @@ extension Parser {
                                _ parse: (inout Parser) throws(SyntaxError) -> Expression) throws(SyntaxError) -> Expression {
         guard canStartExpression else {
             if isAtEnd { throw incompleteInput() }
-            throw SyntaxError(.expectedValue(after: op.description), at: peek().range)
+            throw SyntaxError(.expectedValue(after: describe(op)), at: peek().range)
         }
         return try parse(&self)
     }
@@ -90,16 +90,16 @@ extension Parser {
             if check(.dot) {
                 let dot = advance()
                 switch peek().kind {
-                case .identifier(let name):
-                    advance()
-                    base = Parser.appending([name], to: base, range: range(from: base.range))
+                case .identifier:
+                    let key = name(of: advance())
+                    base = Parser.appending([key], to: base, range: range(from: base.range))
                 case .collectionOperator:
                     base = try parseCollectionOperator(base: base)
                 case .keyword(let keyword):
                     throw SyntaxError(.reservedWord(keyword.rawValue), at: peek().range)
                 default:
                     if isAtEnd { throw incompleteInput() }
-                    throw SyntaxError(.expectedKey(after: dot.description), at: peek().range)
+                    throw SyntaxError(.expectedKey(after: describe(dot)), at: peek().range)
                 }
             } else if check(.leftBracket) {
                 base = try parseIndex(base: base)
@@ -140,16 +140,16 @@ extension Parser {
     /// collectionOperator → COLLECTION_OPERATOR { "." IDENTIFIER }
     mutating func parseCollectionOperator(base: Expression) throws(SyntaxError) -> Expression {
         let token = advance()
-        guard case .collectionOperator(let name) = token.kind else { throw SyntaxError(.unexpected(token.description), at: token.range) }
+        guard token.kind == .collectionOperator else { throw SyntaxError(.unexpected(describe(token)), at: token.range) }
+        let name = name(of: token)
         guard let op = CollectionOperator(name: name) else {
             let suggestion = Suggestions.closest(to: name, in: CollectionOperator.allCases.map(\.rawValue))
             throw SyntaxError(.unknownCollectionOperator(name, suggestion: suggestion.map { "@" + $0 }), at: token.range)
         }
         var key: [String] = []
-        while check(.dot), case .identifier(let name) = peek(1).kind {
+        while check(.dot), peek(1).kind == .identifier {
             advance()
-            advance()
-            key.append(name)
+            key.append(self.name(of: advance()))
         }
         let start = base.range == .unknown ? token.range : base.range
         return Expression(.collection(op, base, key: key), range: range(from: start))
@@ -166,9 +166,9 @@ extension Parser {
             if peek(1).kind == .leftParen || selectorLength() != nil { return try parseFunction() }
             let (path, range) = try parseKeyPath()
             return Expression(.keyPath(path), range: range)
-        case .variable(let name):
+        case .variable:
             advance()
-            return Expression(.variable(name), range: token.range)
+            return Expression(.variable(name(of: token)), range: token.range)
         case .keyword(.self):
             advance()
             return Expression(.evaluatedObject, range: token.range)
@@ -204,14 +204,14 @@ extension Parser {
         let token = advance()
         let value: Value
         switch token.kind {
-        case .string(let s): value = .string(s)
-        case .integer(let n): value = .int(n)
-        case .double(let d): value = .double(d)
-        case .date(let d): value = .date(d)
+        case .string: value = .string(stringValue(of: token))
+        case .integer: value = .int(token.integerValue)
+        case .double: value = .double(token.doubleValue)
+        case .date: value = .date(token.dateValue)
         case .keyword(.true), .keyword(.yes): value = .bool(true)
         case .keyword(.false), .keyword(.no): value = .bool(false)
         case .keyword(.null), .keyword(.nil): value = .null
-        default: throw SyntaxError(.unexpected(token.description), at: token.range)
+        default: throw SyntaxError(.unexpected(describe(token)), at: token.range)
         }
         return Expression(.constant(value), range: token.range)
     }
@@ -219,13 +219,12 @@ extension Parser {
     /// keyPath → IDENTIFIER { "." IDENTIFIER }
     public mutating func parseKeyPath() throws(SyntaxError) -> (path: [String], range: SourceRange) {
         let first = peek()
-        guard case .identifier(let name) = first.kind else { throw unexpected() }
+        guard first.kind == .identifier else { throw unexpected() }
         advance()
-        var path = [name]
-        while check(.dot), case .identifier(let next) = peek(1).kind {
+        var path = [name(of: first)]
+        while check(.dot), peek(1).kind == .identifier {
             advance()
-            advance()
-            path.append(next)
+            path.append(name(of: advance()))
         }
         return (path, range(from: first))
     }
@@ -234,7 +233,7 @@ extension Parser {
     /// `add:to:(`, without the `(`; nil when the tokens are not one.
     func selectorLength() -> Int? {
         var offset = 0
-        while case .identifier = peek(offset).kind, peek(offset + 1).kind == .colon {
+        while peek(offset).kind == .identifier, peek(offset + 1).kind == .colon {
             offset += 2
             if peek(offset).kind == .leftParen { return offset }
         }
@@ -250,10 +249,11 @@ extension Parser {
             isSelector = true
             for _ in 0..<length {
                 let token = advance()
-                if case .identifier(let part) = token.kind { name += part } else { name += ":" }
+                name += token.kind == .identifier ? self.name(of: token) : ":"
             }
-        } else if case .identifier(let part) = advance().kind {
-            name = part
+        } else {
+            let token = advance()
+            if token.kind == .identifier { name = self.name(of: token) }
         }
         let nameRange = range(from: start)
         let open = try expect(.leftParen)
@@ -302,11 +302,11 @@ extension Parser {
         defer { leave() }
         let receiver = try parseOperand(after: open) { p throws(SyntaxError) in try p.parseExpression() }
         _ = try expect(.comma)
-        guard case .string(let selector) = peek().kind else {
+        guard peek().kind == .string else {
             if isAtEnd { throw incompleteInput() }
             throw SyntaxError(.selectorMustBeString, at: peek().range)
         }
-        advance()
+        let selector = stringValue(of: advance())
         var arguments: [Expression] = []
         while check(.comma) {
             let comma = advance()
@@ -337,15 +337,15 @@ extension Parser {
         defer { leave() }
         let collection = try parseOperand(after: open) { p throws(SyntaxError) in try p.parseExpression() }
         let comma = try expect(.comma)
-        guard case .variable(let variable) = peek().kind else {
+        guard peek().kind == .variable else {
             if isAtEnd { throw incompleteInput() }
-            throw SyntaxError(.expected("a variable such as $x", after: comma.description), at: peek().range)
+            throw SyntaxError(.expected("a variable such as $x", after: describe(comma)), at: peek().range)
         }
-        advance()
+        let variable = name(of: advance())
         let secondComma = try expect(.comma)
         guard canStartPredicate else {
             if isAtEnd { throw incompleteInput() }
-            throw SyntaxError(.expectedPredicate(after: secondComma.description), at: peek().range)
+            throw SyntaxError(.expectedPredicate(after: describe(secondComma)), at: peek().range)
         }
         let predicate = try parsePredicate()
         _ = try expectClosing(.rightParen, opening: open)
@@ -362,11 +362,11 @@ extension Parser {
         let operand = try parseOperand(after: open) { p throws(SyntaxError) in try p.parseExpression() }
         _ = try expect(.comma)
         let typeToken = peek()
-        guard case .string(let typeName) = typeToken.kind else {
+        guard typeToken.kind == .string else {
             if isAtEnd { throw incompleteInput() }
             throw SyntaxError(.castTypeMustBeString, at: typeToken.range)
         }
-        advance()
+        let typeName = stringValue(of: advance())
         _ = try expectClosing(.rightParen, opening: open)
         guard let type = CastType(rawValue: typeName) else {
             let suggestion = Suggestions.closest(to: typeName, in: CastType.allCases.map(\.rawValue))
@@ -415,8 +415,9 @@ extension Parser {
     /// formatArgument → "%@" | "%K" | "%d" | "%i" | "%f" | "%ld" | "%lld" | "%u" | "%%"
     mutating func parseFormatArgument() throws(SyntaxError) -> Expression {
         let token = advance()
-        guard case .formatArgument(let spec) = token.kind else { throw SyntaxError(.unexpected(token.description), at: token.range) }
+        guard case .formatArgument(let spec) = token.kind else { throw SyntaxError(.unexpected(describe(token)), at: token.range) }
         if spec == .percent { return Expression(.constant(.string("%")), range: token.range) }
+        placeholderCount += 1
         return Expression(.placeholder(spec), range: token.range)
     }
 

@@ -39,7 +39,7 @@ extension Parser {
         defer { leave() }
         if !canStartPredicate {
             if isAtEnd { throw incompleteInput() }
-            throw SyntaxError(.expectedPredicate(after: not.description), at: peek().range)
+            throw SyntaxError(.expectedPredicate(after: describe(not)), at: peek().range)
         }
         let operand = try parseNotPredicate()
         return Predicate(.not(operand), range: range(from: not))
@@ -93,7 +93,7 @@ extension Parser {
         let modifier = parseModifier()
         if modifier != .direct, !canStartExpression {
             if isAtEnd { throw incompleteInput() }
-            throw SyntaxError(.modifierNeedsComparison(previous.kind.description.trimmingCharacters(in: ["'"])),
+            throw SyntaxError(.modifierNeedsComparison(describe(previous).trimmingCharacters(in: ["'"])),
                               at: peek().range)
         }
         let lhs = try parseExpression()
@@ -101,17 +101,17 @@ extension Parser {
         guard let op = try parseComparisonOperator() else {
             if isAtEnd { throw incompleteInput() }
             var found: String? = nil
-            if case .identifier(let word) = peek().kind {
-                found = Suggestions.closest(to: word, in: Parser.operatorWords)
+            if peek().kind == .identifier {
+                found = Suggestions.closest(to: name(of: peek()), in: Parser.operatorWords)
             }
-            throw SyntaxError(.expectedOperator(after: lastOfLhs.description, found: peek().description,
+            throw SyntaxError(.expectedOperator(after: describe(lastOfLhs), found: describe(peek()),
                                                 suggestion: found), at: peek().range)
         }
         let opToken = previous
         let options = try parseOptions()
         guard canStartExpression else {
             if isAtEnd { throw incompleteInput() }
-            throw SyntaxError(.expectedValue(after: opToken.description), at: peek().range)
+            throw SyntaxError(.expectedValue(after: describe(opToken)), at: peek().range)
         }
         let rhs = try parseExpression()
         let range = range(from: start)
@@ -156,17 +156,18 @@ extension Parser {
         guard check(.leftBracket) else { return [] }
         let open = advance()
         let letters = advance()
-        guard case .identifier(let text) = letters.kind else {
+        guard letters.kind == .identifier else {
             if letters.kind == .end { throw incompleteInput() }
-            throw SyntaxError(.unknownOption(letters.kind.description.trimmingCharacters(in: ["'"])),
+            throw SyntaxError(.unknownOption(describe(letters).trimmingCharacters(in: ["'"])),
                               at: letters.range)
         }
+        let text = name(of: letters)
         var options: Comparison.Options = []
-        for letter in text.lowercased() {
+        for letter in text.utf8 {
             switch letter {
-            case "c": options.insert(.caseInsensitive)
-            case "d": options.insert(.diacriticInsensitive)
-            case "n": options.insert(.normalized)
+            case UInt8(ascii: "c"), UInt8(ascii: "C"): options.insert(.caseInsensitive)
+            case UInt8(ascii: "d"), UInt8(ascii: "D"): options.insert(.diacriticInsensitive)
+            case UInt8(ascii: "n"), UInt8(ascii: "N"): options.insert(.normalized)
             default: throw SyntaxError(.unknownOption(text), at: letters.range)
             }
         }

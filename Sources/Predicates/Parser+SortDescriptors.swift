@@ -69,7 +69,7 @@ extension Parser {
 
     /// sortKey → keyPath [ [ ":" ] direction ]
     mutating func parseSortKey(defaultAscending: Bool) throws(SyntaxError) -> SortKey {
-        guard case .identifier = peek().kind else {
+        guard peek().kind == .identifier else {
             if isAtEnd { throw incompleteInput() }
             if case .keyword(let keyword) = peek().kind {
                 throw SyntaxError(.reservedWord(keyword.rawValue), at: peek().range)
@@ -81,7 +81,7 @@ extension Parser {
         if match(.colon) {
             guard let direction = try parseDirection() else {
                 if isAtEnd { throw incompleteInput() }
-                throw SyntaxError(.expectedSortDirection(found: peek().description), at: peek().range)
+                throw SyntaxError(.expectedSortDirection(found: describe(peek())), at: peek().range)
             }
             ascending = direction
         } else if let direction = try parseDirection() {
@@ -97,8 +97,8 @@ extension Parser {
         case .keyword(.yes), .keyword(.true): advance(); return true
         case .keyword(.no), .keyword(.false): advance(); return false
         default:
-            if token.isWord("ASC") || token.isWord("ASCENDING") { advance(); return true }
-            if token.isWord("DESC") || token.isWord("DESCENDING") { advance(); return false }
+            if check(word: "ASC") || check(word: "ASCENDING") { advance(); return true }
+            if check(word: "DESC") || check(word: "DESCENDING") { advance(); return false }
             return nil
         }
     }

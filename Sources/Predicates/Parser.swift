@@ -7,7 +7,7 @@ import Foundation
 /// ```swift
 /// var parser = try Parser(source: "age > 18 sort name limit 10")
 /// let predicate = try parser.parsePredicate()   // stops before `sort`
-/// parser.peek().isWord("sort")                  // true
+/// parser.check(word: "sort")                    // true
 /// ```
 ///
 /// Parsing stops without consuming the first token that cannot continue
@@ -16,28 +16,35 @@ import Foundation
 /// ``Predicate/substituting(arguments:)`` to fill them in.
 public struct Parser {
     public let tokens: [Token]
+    /// The text the tokens were cut from; names and strings are read here.
+    public let source: String
     /// The index of the next token to read.
     public var cursor: Int
     /// Nesting of parentheses, braces, NOT and unary minus.
     var depth = 0
+    /// How many format placeholders (`%@`, `%K`…) were parsed, so that
+    /// parsing without arguments can skip the substitution walk.
+    var placeholderCount = 0
 
     /// How deeply predicates and expressions may nest.
     public static let maximumDepth = 256
 
-    /// A parser over `tokens`, which must end with an `.end` token.
-    public init(tokens: [Token]) {
+    /// A parser over `tokens`, lexed from `source`; they should end with
+    /// an `.end` token (one is added when missing).
+    public init(tokens: [Token], source: String) {
         var tokens = tokens
         if tokens.last?.kind != .end {
             let end = tokens.last?.range.end ?? .start
             tokens.append(Token(kind: .end, range: SourceRange(at: end)))
         }
         self.tokens = tokens
+        self.source = source
         self.cursor = 0
     }
 
     /// Lexes `source` and makes a parser over its tokens.
     public init(source: String, options: Lexer.Options = []) throws(SyntaxError) {
-        self.init(tokens: try Lexer.tokenize(source, options: options))
+        self.init(tokens: try Lexer.tokenize(source, options: options), source: source)
     }
 
     // MARK: Cursor
@@ -71,7 +78,23 @@ public struct Parser {
 
     /// True when the current token is the identifier or keyword `word`, in
     /// any case.
-    public func check(word: String) -> Bool { peek().isWord(word) }
+    public func check(word: String) -> Bool { peek().isWord(word, in: source) }
+
+    /// True when the token `offset` places ahead is the identifier or
+    /// keyword `word`, in any case.
+    public func check(word: String, at offset: Int) -> Bool { peek(offset).isWord(word, in: source) }
+
+    // MARK: Token text
+
+    /// The name of an identifier, variable or collection operator token,
+    /// without its `#`, `$` or `@`.
+    public func name(of token: Token) -> String { token.name(in: source) }
+
+    /// The value of a string token.
+    public func stringValue(of token: Token) -> String { token.stringValue(in: source) }
+
+    /// How diagnostics spell `token`: `'age'`, `'AND'`, `end of input`.
+    public func describe(_ token: Token) -> String { token.description(in: source) }
 
     /// Consumes the current token when it is of `kind`.
     public mutating func match(_ kind: TokenKind) -> Bool {
@@ -88,7 +111,7 @@ public struct Parser {
         guard check(kind) else {
             if isAtEnd { throw incompleteInput() }
             let after = what ?? previous
-            throw SyntaxError(.expected(kind.description, after: after.description), at: peek().range)
+            throw SyntaxError(.expected(kind.description, after: describe(after)), at: peek().range)
         }
         return advance()
     }
@@ -106,7 +129,7 @@ public struct Parser {
 
     /// Throws unless the whole input has been consumed.
     public mutating func expectEnd() throws(SyntaxError) {
-        guard isAtEnd else { throw SyntaxError(.unexpected(peek().description), at: peek().range) }
+        guard isAtEnd else { throw SyntaxError(.unexpected(describe(peek())), at: peek().range) }
     }
 
     /// "unexpected 'x'" at the current token, or "incomplete input".
@@ -115,7 +138,7 @@ public struct Parser {
         if case .keyword(let keyword) = peek().kind, keyword.isReservedOnly {
             return SyntaxError(.reservedWord(keyword.rawValue), at: peek().range)
         }
-        return SyntaxError(.unexpected(peek().description), at: peek().range)
+        return SyntaxError(.unexpected(describe(peek())), at: peek().range)
     }
 
     func incompleteInput() -> SyntaxError {
@@ -168,7 +191,8 @@ extension Predicate {
         var parser = try Parser(source: format)
         let parsed = try parser.parsePredicate()
         try parser.expectEnd()
-        self = try parsed.substituting(arguments: arguments)
+        // Without placeholders or arguments, substitution is the identity.
+        self = parser.placeholderCount == 0 && arguments.isEmpty ? parsed : try parsed.substituting(arguments: arguments)
     }
 }
 
@@ -187,6 +211,6 @@ extension Expression {
         var parser = try Parser(source: format)
         let parsed = try parser.parseExpression()
         try parser.expectEnd()
-        self = try parsed.substituting(arguments: arguments)
+        self = parser.placeholderCount == 0 && arguments.isEmpty ? parsed : try parsed.substituting(arguments: arguments)
     }
 }

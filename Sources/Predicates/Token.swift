@@ -1,3 +1,5 @@
+import Foundation
+
 /// A position in source text.
 ///
 /// ```swift
@@ -61,40 +63,136 @@ public struct SourceRange: Sendable, Hashable, CustomStringConvertible {
     public var description: String { "\(start)-\(end)" }
 }
 
-/// One lexical token: its kind (with any literal payload) and its range.
+/// One lexical token: its kind and its range in the source.
 ///
 /// ```swift
-/// let tokens = try Lexer.tokenize("age > 18")
-/// tokens[1].kind == .greater   // true
+/// let source = "age > 18"
+/// let tokens = try Lexer.tokenize(source)
+/// tokens[1].kind == .greater        // true
+/// tokens[0].name(in: source)        // "age"
+/// tokens[2].integerValue            // 18
 /// ```
-public struct Token: Sendable, Hashable, CustomStringConvertible {
+///
+/// A token holds no text, so copying one costs nothing: names and strings
+/// are cut from the source when asked for, and numbers and dates are
+/// decoded by the lexer into the token.
+public struct Token: Sendable, Hashable {
     public var kind: TokenKind
     public var range: SourceRange
+    /// `.integer`: the value's bits; `.double`: the Double's bits;
+    /// `.date`: the bits of its seconds since 1970; `.string`: 1 when the
+    /// literal has escapes to decode.
+    var bits: UInt64
 
     public init(kind: TokenKind, range: SourceRange) {
+        self.init(kind: kind, range: range, bits: 0)
+    }
+
+    init(kind: TokenKind, range: SourceRange, bits: UInt64) {
         self.kind = kind
         self.range = range
+        self.bits = bits
     }
+
+    /// The value of an `.integer` token.
+    public var integerValue: Int64 { Int64(bitPattern: bits) }
+
+    /// The value of a `.double` token.
+    public var doubleValue: Double { Double(bitPattern: bits) }
+
+    /// The value of a `.date` token.
+    public var dateValue: Date { Date(timeIntervalSince1970: Double(bitPattern: bits)) }
 
     /// The token's source spelling, cut from `source`.
     public func text(in source: String) -> String {
-        let utf8 = source.utf8
-        let lo = utf8.index(utf8.startIndex, offsetBy: range.start.offset, limitedBy: utf8.endIndex) ?? utf8.endIndex
-        let hi = utf8.index(utf8.startIndex, offsetBy: range.end.offset, limitedBy: utf8.endIndex) ?? utf8.endIndex
-        return String(decoding: source.utf8[lo..<hi], as: UTF8.self)
+        Token.slice(source, range.start.offset, range.end.offset)
+    }
+
+    /// The name of an `.identifier`, `.variable` or `.collectionOperator`
+    /// token, without its `#`, `$` or `@`.
+    public func name(in source: String) -> String {
+        var lo = range.start.offset
+        let hi = range.end.offset
+        switch kind {
+        case .variable, .collectionOperator: lo += 1
+        case .identifier where Token.byte(source, at: lo) == UInt8(ascii: "#"): lo += 1
+        default: break
+        }
+        return Token.slice(source, lo, hi)
+    }
+
+    /// The value of a `.string` token, escapes decoded.
+    public func stringValue(in source: String) -> String {
+        guard bits != 0 else { return Token.slice(source, range.start.offset + 1, range.end.offset - 1) }
+        return Lexer.decodeString(source, range: range)
     }
 
     /// True when the token is the identifier or keyword `word`, in any case.
     ///
     /// The shell uses this for its own words (`sort`, `limit`, `where`).
-    public func isWord(_ word: String) -> Bool {
+    public func isWord(_ word: String, in source: String) -> Bool {
         switch kind {
-        case .identifier(let name): return name.caseInsensitiveCompare(word) == .orderedSame
+        case .identifier:
+            var lo = range.start.offset
+            if Token.byte(source, at: lo) == UInt8(ascii: "#") { lo += 1 }
+            return Token.equalsIgnoringASCIICase(source, lo, range.end.offset, word)
         case .keyword(let keyword): return keyword.rawValue.caseInsensitiveCompare(word) == .orderedSame
         default: return false
         }
     }
 
-    /// The spelling used in diagnostics: `'AND'`, `'age'`, `end of input`.
-    public var description: String { kind.description }
+    /// The spelling used in diagnostics: `'AND'`, `'age'`, `string "x"`,
+    /// `end of input`.
+    public func description(in source: String) -> String {
+        switch kind {
+        case .string: return "string \"\(stringValue(in: source))\""
+        case .integer: return "'\(integerValue)'"
+        case .double: return "'\(doubleValue)'"
+        case .identifier: return "'\(name(in: source))'"
+        case .date: return "date literal"
+        case .variable: return "'$\(name(in: source))'"
+        case .collectionOperator: return "'@\(name(in: source))'"
+        default: return kind.description
+        }
+    }
+
+    // MARK: Source bytes
+
+    @inline(__always)
+    static func slice(_ source: String, _ lo: Int, _ hi: Int) -> String {
+        if let text = source.utf8.withContiguousStorageIfAvailable({ buffer -> String in
+            let lo = min(max(0, lo), buffer.count), hi = min(max(lo, hi), buffer.count)
+            return String(decoding: UnsafeBufferPointer(rebasing: buffer[lo..<hi]), as: UTF8.self)
+        }) {
+            return text
+        }
+        let utf8 = source.utf8
+        let start = utf8.index(utf8.startIndex, offsetBy: lo, limitedBy: utf8.endIndex) ?? utf8.endIndex
+        let end = utf8.index(utf8.startIndex, offsetBy: hi, limitedBy: utf8.endIndex) ?? utf8.endIndex
+        return start < end ? String(decoding: utf8[start..<end], as: UTF8.self) : ""
+    }
+
+    static func byte(_ source: String, at offset: Int) -> UInt8? {
+        if let b = source.utf8.withContiguousStorageIfAvailable({ offset >= 0 && offset < $0.count ? $0[offset] : nil }) {
+            return b
+        }
+        let utf8 = source.utf8
+        guard offset >= 0, let i = utf8.index(utf8.startIndex, offsetBy: offset, limitedBy: utf8.endIndex),
+              i < utf8.endIndex else { return nil }
+        return utf8[i]
+    }
+
+    static func equalsIgnoringASCIICase(_ source: String, _ lo: Int, _ hi: Int, _ word: String) -> Bool {
+        let text = slice(source, lo, hi)
+        guard text.utf8.allSatisfy({ $0 < 0x80 }), word.utf8.allSatisfy({ $0 < 0x80 }) else {
+            return text.caseInsensitiveCompare(word) == .orderedSame
+        }
+        guard text.utf8.count == word.utf8.count else { return false }
+        for (a, b) in zip(text.utf8, word.utf8) {
+            let x = a >= UInt8(ascii: "A") && a <= UInt8(ascii: "Z") ? a + 32 : a
+            let y = b >= UInt8(ascii: "A") && b <= UInt8(ascii: "Z") ? b + 32 : b
+            guard x == y else { return false }
+        }
+        return true
+    }
 }

@@ -1,10 +1,15 @@
 import Foundation
 
-/// The kind of a token, with the decoded payload of literals.
+/// The kind of a token; literals and names carry no payload.
 ///
 /// ```swift
-/// if case .identifier(let name) = parser.peek().kind { print(name) }
+/// if parser.peek().kind == .identifier { print(parser.text(of: parser.peek())) }
 /// ```
+///
+/// A token's text stays in the source: read it with ``Token/name(in:)``,
+/// ``Token/stringValue(in:)`` or the parser's helpers, and numbers and
+/// dates with ``Token/integerValue``, ``Token/doubleValue`` and
+/// ``Token/dateValue``. Tokens are plain values, cheap to copy.
 ///
 /// Aliases lex to one kind: `<>` is `.notEqual`, `=<` is `.lessEqual`,
 /// `=>` is `.greaterEqual`, `&&` `||` `!` are the keywords AND OR NOT.
@@ -26,19 +31,19 @@ public enum TokenKind: Sendable, Hashable, CustomStringConvertible {
     case power           // **
 
     // Literals.
-    case string(String)
-    case integer(Int64)
-    case double(Double)
+    case string
+    case integer
+    case double
     /// `@2024-01-31` or `@2024-01-31T10:00:00Z`.
-    case date(Date)
+    case date
 
     // Names.
-    /// A key, possibly escaped with `#` (the payload has no `#`).
-    case identifier(String)
-    /// `$name`, payload without `$`.
-    case variable(String)
-    /// `@count`, payload without `@`.
-    case collectionOperator(String)
+    /// A key, possibly escaped with `#`.
+    case identifier
+    /// `$name`.
+    case variable
+    /// `@count`.
+    case collectionOperator
     /// `%@`, `%K`, `%d`...
     case formatArgument(FormatSpecifier)
     case keyword(Keyword)
@@ -46,15 +51,16 @@ public enum TokenKind: Sendable, Hashable, CustomStringConvertible {
     /// End of input; its range is empty, at the end.
     case end
 
+    /// The kind in general terms, for "expected …" messages; a token's own
+    /// spelling comes from ``Token/description(in:)``.
     public var description: String {
         switch self {
-        case .string(let s): return "string \"\(s)\""
-        case .integer(let n): return "'\(n)'"
-        case .double(let d): return "'\(d)'"
-        case .date: return "date literal"
-        case .identifier(let name): return "'\(name)'"
-        case .variable(let name): return "'$\(name)'"
-        case .collectionOperator(let name): return "'@\(name)'"
+        case .string: return "a string"
+        case .integer, .double: return "a number"
+        case .date: return "a date literal"
+        case .identifier: return "a name"
+        case .variable: return "a variable"
+        case .collectionOperator: return "a collection operator"
         case .formatArgument(let spec): return "'\(spec.rawValue)'"
         case .keyword(let keyword): return "'\(keyword.rawValue)'"
         case .end: return "end of input"
@@ -111,14 +117,42 @@ public enum Keyword: String, Sendable, Hashable, CaseIterable {
         return table
     }()
 
+    /// The keywords by spelling length, each spelling packed into two
+    /// words (see ``pack(_:)``), for the lexer's lookup without a String.
+    private static let packed: [[(low: UInt64, high: UInt64, keyword: Keyword)]] = {
+        var byLength = Array(repeating: [(low: UInt64, high: UInt64, keyword: Keyword)](), count: 17)
+        for keyword in allCases {
+            let bytes = Array(keyword.rawValue.utf8)
+            let (low, high) = bytes.withUnsafeBufferPointer { pack($0, uppercasing: false) }
+            byLength[bytes.count].append((low, high, keyword))
+        }
+        return byLength
+    }()
+
+    /// Up to 16 ASCII bytes in two words, uppercased when asked.
+    @inline(__always)
+    static func pack(_ bytes: UnsafeBufferPointer<UInt8>, uppercasing: Bool) -> (UInt64, UInt64) {
+        var low: UInt64 = 0, high: UInt64 = 0
+        for (i, b) in bytes.enumerated() {
+            let c = uppercasing && b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z") ? b - 32 : b
+            if i < 8 { low |= UInt64(c) << (8 * UInt64(i)) } else { high |= UInt64(c) << (8 * UInt64(i - 8)) }
+        }
+        return (low, high)
+    }
+
     /// The keyword spelled `spelling` in any case, or nil.
     public init?(spelling: String) {
         guard let keyword = Keyword.table[spelling.uppercased()] else { return nil }
         self = keyword
     }
 
-    /// Looks up an uppercase ASCII spelling (the lexer's fast path).
-    static func lookupUppercased(_ spelling: String) -> Keyword? { table[spelling] }
+    /// The keyword spelled by `bytes`, ASCII in any case (the lexer's path).
+    static func lookup(_ bytes: UnsafeBufferPointer<UInt8>) -> Keyword? {
+        guard bytes.count >= 2, bytes.count <= 16 else { return nil }
+        let (low, high) = pack(bytes, uppercasing: true)
+        for entry in packed[bytes.count] where entry.low == low && entry.high == high { return entry.keyword }
+        return nil
+    }
 
     /// True for words Apple reserves that mrq gives no meaning.
     public var isReservedOnly: Bool {

@@ -4,7 +4,9 @@ import Foundation
 /// The people every corpus case runs against, by id.
 enum CorpusData {
     static func date(_ literal: String) -> Value {
-        guard case .date(let d) = try! Lexer.tokenize(literal)[0].kind else { fatalError(literal) }
+        let token = try! Lexer.tokenize(literal)[0]
+        guard token.kind == .date else { fatalError(literal) }
+        let d = token.dateValue
         return .date(d)
     }
 

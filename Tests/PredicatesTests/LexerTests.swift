@@ -2,14 +2,55 @@ import Foundation
 import Testing
 @testable import Predicates
 
+/// A token with its value read from the source, as the tests compare them.
+enum Lexeme: Equatable {
+    case string(String), integer(Int64), double(Double), date(Date)
+    case identifier(String), variable(String), collectionOperator(String)
+    case other(TokenKind)
+
+    init(_ token: Token, in source: String) {
+        switch token.kind {
+        case .string: self = .string(token.stringValue(in: source))
+        case .integer: self = .integer(token.integerValue)
+        case .double: self = .double(token.doubleValue)
+        case .date: self = .date(token.dateValue)
+        case .identifier: self = .identifier(token.name(in: source))
+        case .variable: self = .variable(token.name(in: source))
+        case .collectionOperator: self = .collectionOperator(token.name(in: source))
+        default: self = .other(token.kind)
+        }
+    }
+
+    static let end = Lexeme.other(.end)
+    static let dot = Lexeme.other(.dot)
+    static let colon = Lexeme.other(.colon)
+    static let comma = Lexeme.other(.comma)
+    static let semicolon = Lexeme.other(.semicolon)
+    static let assign = Lexeme.other(.assign)
+    static let greater = Lexeme.other(.greater)
+    static let leftBrace = Lexeme.other(.leftBrace)
+    static let rightBrace = Lexeme.other(.rightBrace)
+    static func keyword(_ keyword: Keyword) -> Lexeme { .other(.keyword(keyword)) }
+    static func formatArgument(_ spec: FormatSpecifier) -> Lexeme { .other(.formatArgument(spec)) }
+}
+
 @Suite struct LexerTests {
-    func kinds(_ source: String, _ options: Lexer.Options = []) throws -> [TokenKind] {
-        try Lexer.tokenize(source, options: options).map(\.kind)
+    func kinds(_ source: String, _ options: Lexer.Options = []) throws -> [Lexeme] {
+        try Lexer.tokenize(source, options: options).map { Lexeme($0, in: source) }
     }
 
     @Test func operatorsAndPunctuation() throws {
         let source = TokenKind.operatorSpellings.map(\.spelling).joined(separator: " ")
-        #expect(try kinds(source) == TokenKind.operatorSpellings.map(\.kind) + [.end])
+        #expect(try kinds(source) == TokenKind.operatorSpellings.map { .other($0.kind) } + [.end])
+    }
+
+    @Test func tokensAreReadFromTheSource() throws {
+        let source = #"#first $x @count 'a\tb' "plain" ==[c]"#
+        let tokens = try Lexer.tokenize(source)
+        #expect(tokens.map { $0.description(in: source) } ==
+            ["'first'", "'$x'", "'@count'", "string \"a\tb\"", "string \"plain\"", "'=='", "'['", "'c'", "']'", "end of input"])
+        #expect(tokens[0].text(in: source) == "#first")
+        #expect(tokens[7].isWord("C", in: source))
     }
 
     @Test func keywordsAreCaseInsensitive() throws {
@@ -25,11 +66,11 @@ import Testing
     }
 
     @Test(arguments: [
-        ("42", TokenKind.integer(42)), ("0x1f", .integer(31)), ("0o17", .integer(15)), ("0b101", .integer(5)),
+        ("42", Lexeme.integer(42)), ("0x1f", .integer(31)), ("0o17", .integer(15)), ("0b101", .integer(5)),
         ("1.5", .double(1.5)), ("2e3", .double(2000)), ("1.25E-2", .double(0.0125)), ("1e+20", .double(1e20)),
         ("9223372036854775807", .integer(.max)), ("9223372036854775808", .double(9223372036854775808)),
     ])
-    func numbers(source: String, kind: TokenKind) throws {
+    func numbers(source: String, kind: Lexeme) throws {
         #expect(try kinds(source) == [kind, .end])
     }
 
@@ -109,7 +150,7 @@ import Testing
     }
 
     @Test func dumpListsTokens() throws {
-        let dump = Lexer.dump(try Lexer.tokenize("age > 18"))
+        let dump = Lexer.dump(try Lexer.tokenize("age > 18"), source: "age > 18")
         #expect(dump == "1:1-1:4 identifier age\n1:5-1:6 punctuation >\n1:7-1:9 integer 18\n1:9-1:9 end")
     }
 }

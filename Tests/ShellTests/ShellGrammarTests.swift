@@ -87,7 +87,7 @@ import Testing
                 case .lexError(let error):
                     Issue.record("Samples/\(name): \(error)")
                 case .statements(let tokens):
-                    var parser = StatementParser(parser: .init(tokens: tokens), source: source)
+                    var parser = StatementParser(parser: .init(tokens: tokens, source: source), source: source)
                     do { _ = try parser.parseWholeStatement() } catch {
                         Issue.record("Samples/\(name): \(error)")
                     }

@@ -23,17 +23,18 @@ struct FetchPlan {
         let mapping = store.mapping
         table = mapping.table(for: entity)
         var translator = SQLTranslator(store: store, entity: entity)
-        var conditions: [String] = []
-        if let filter = Self.entityFilter(entity: entity, includesSubentities: request.includesSubentities, mapping: mapping) {
-            conditions.append(filter)
-        }
+        var condition = Self.entityFilter(entity: entity, table: table, includesSubentities: request.includesSubentities,
+                                          mapping: mapping)
         var residual: Predicate?
         if let predicate {
             let (sql, rest) = try translator.split(predicate)
-            if let sql { conditions.append(sql) }
+            if let sql {
+                if condition == nil { condition = sql } else { condition! += " AND " + sql }
+            }
             residual = rest
         }
         self.residual = residual
+        self.condition = condition ?? "1"
         var orderParts: [String] = []
         var orderable = true
         for key in request.sortDescriptors {
@@ -48,18 +49,31 @@ struct FetchPlan {
                 break
             }
         }
-        if orderable { orderParts.append("t._pk") }
-        order = orderable ? orderParts.joined(separator: ", ") : nil
-        condition = conditions.isEmpty ? "1" : conditions.joined(separator: " AND ")
+        if !orderable {
+            order = nil
+        } else if orderParts.isEmpty {
+            order = "t._pk"
+        } else {
+            orderParts.append("t._pk")
+            order = orderParts.joined(separator: ", ")
+        }
         bindings = translator.bindings
-        let joins = translator.joins.joined(separator: " ")
-        from = "\(quoteIdentifier(table.name)) t" + (joins.isEmpty ? "" : " " + joins)
+        var from = quoteIdentifier(table.name) + " t"
+        for join in translator.joins { from += " " + join }
+        self.from = from
     }
 
     /// The condition keeping only rows of `entity` (and its sub-entities)
     /// in its hierarchy's table; nil when every row qualifies.
     static func entityFilter(entity: EntityDescription, includesSubentities: Bool, mapping: SchemaMapping) -> String? {
-        guard let entityColumn = mapping.table(for: entity).entityColumn else { return nil }
+        entityFilter(entity: entity, table: mapping.table(for: entity), includesSubentities: includesSubentities, mapping: mapping)
+    }
+
+    /// ``entityFilter(entity:includesSubentities:mapping:)`` with the
+    /// entity's table already looked up.
+    static func entityFilter(entity: EntityDescription, table: SchemaMapping.Table, includesSubentities: Bool,
+                             mapping: SchemaMapping) -> String? {
+        guard let entityColumn = table.entityColumn else { return nil }
         let entities = includesSubentities ? entity.selfAndDescendants : [entity]
         guard entities.count < entity.rootEntity.selfAndDescendants.count else { return nil }
         return "t.\(entityColumn) IN (\(entities.map { String(mapping.entityCode($0)) }.joined(separator: ",")))"

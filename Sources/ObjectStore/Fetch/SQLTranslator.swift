@@ -91,7 +91,7 @@ struct SQLTranslator {
     /// SQL (`length(?3) > 0 AND substr(x, 1, length(?3)) = ?3`).
     mutating func bind(_ value: Value) -> String {
         bindings.append(value)
-        return "?\(bindings.count)"
+        return "?" + String(bindings.count)
     }
 
     // MARK: - Predicates
@@ -106,36 +106,60 @@ struct SQLTranslator {
         case .not(let inner):
             return "NOT (\(try condition(for: inner, in: scope, twoValued: true)))"
         case .and(let parts):
-            return "(" + (try parts.map { try condition(for: $0, in: scope, twoValued: twoValued) }).joined(separator: " AND ") + ")"
+            return try conditions(parts, separator: " AND ", in: scope, twoValued: twoValued)
         case .or(let parts):
-            return "(" + (try parts.map { try condition(for: $0, in: scope, twoValued: twoValued) }).joined(separator: " OR ") + ")"
+            return try conditions(parts, separator: " OR ", in: scope, twoValued: twoValued)
         case .comparison(let comparison):
             let sql = try self.comparison(comparison, in: scope)
             return twoValued ? "IFNULL(\(sql), 0)" : sql
         }
     }
 
+    /// `(a AND b …)` or `(a OR b …)`, built in one string.
+    private mutating func conditions(_ parts: [Predicate], separator: String, in scope: Scope, twoValued: Bool) throws -> String {
+        var sql = "("
+        for (i, part) in parts.enumerated() {
+            if i > 0 { sql += separator }
+            sql += try condition(for: part, in: scope, twoValued: twoValued)
+        }
+        sql += ")"
+        return sql
+    }
+
     /// Splits `predicate` into what SQL can run and what must be evaluated
     /// in memory: each top-level conjunct goes to one side or the other.
     mutating func split(_ predicate: Predicate) throws -> (sql: String?, residual: Predicate?) {
-        let conjuncts: [Predicate]
-        if case .and(let parts) = predicate.kind { conjuncts = parts } else { conjuncts = [predicate] }
-        var sqlParts: [String] = []
+        guard case .and(let conjuncts) = predicate.kind else {
+            return try translate(conjunct: predicate).map { ($0, nil) } ?? (nil, predicate)
+        }
+        var sql: String?
         var residual: [Predicate] = []
         for conjunct in conjuncts {
-            let savedBindings = bindings
-            let savedJoins = (root.joins, root.joinAliases, aliasCounter)
-            do {
-                sqlParts.append(try condition(for: conjunct))
-            } catch is Untranslatable {
-                bindings = savedBindings
-                (root.joins, root.joinAliases, aliasCounter) = savedJoins
+            if let part = try translate(conjunct: conjunct) {
+                if sql == nil { sql = part } else { sql! += " AND " + part }
+            } else {
                 residual.append(conjunct)
             }
         }
-        let sql = sqlParts.isEmpty ? nil : sqlParts.joined(separator: " AND ")
         let rest: Predicate? = residual.isEmpty ? nil : residual.count == 1 ? residual[0] : Predicate(.and(residual))
         return (sql, rest)
+    }
+
+    /// The condition for one conjunct, or nil (with bindings and joins as
+    /// they were) when SQL cannot express it.
+    private mutating func translate(conjunct: Predicate) throws -> String? {
+        let savedBindings = bindings.count
+        let savedJoins = (root.joins.count, aliasCounter)
+        let savedAliases = root.joinAliases
+        do {
+            return try condition(for: conjunct)
+        } catch is Untranslatable {
+            bindings.removeSubrange(savedBindings...)
+            root.joins.removeSubrange(savedJoins.0...)
+            aliasCounter = savedJoins.1
+            root.joinAliases = savedAliases
+            return nil
+        }
     }
 
     // MARK: - Comparisons
@@ -351,12 +375,12 @@ struct SQLTranslator {
         func compatible(_ a: Category, _ b: Category) -> Bool {
             if a == .unknown || b == .unknown { return a == b ? false : true }
             if a == b { return true }
-            let numeric: Set<Category> = [.number, .boolean]
-            return numeric.contains(a) && numeric.contains(b)
+            return (a == .number || a == .boolean) && (b == .number || b == .boolean)
         }
         if lhs.category == .unknown && rhs.category == .unknown {
             throw Untranslatable(reason: "types unknown")
         }
+        if lhs.category == rhs.category { return }
         guard compatible(lhs.category, rhs.category) else {
             throw Untranslatable(reason: "comparing \(lhs.category) with \(rhs.category)")
         }
@@ -384,18 +408,17 @@ struct SQLTranslator {
         case .aggregate(let elements):
             let value = try operand(c.lhs, in: scope)
             if elements.isEmpty { return "0" }
-            var items: [Operand] = []
-            for element in elements {
+            let folds = !c.options.isEmpty && value.category == .string
+            var sql = folds ? "mrq_fold(\(value.sql), \(c.options.rawValue)) IN (" : value.sql + " IN ("
+            for (i, element) in elements.enumerated() {
                 let item = try operand(element, in: rhsScope)
                 if item.isNullConstant { throw Untranslatable(reason: "nil inside IN") }
                 try checkCategories(value, item, op: .equal)
-                items.append(item)
+                if i > 0 { sql += ", " }
+                sql += folds ? "mrq_fold(\(item.sql), \(c.options.rawValue))" : item.sql
             }
-            if !c.options.isEmpty && value.category == .string {
-                let list = items.map { "mrq_fold(\($0.sql), \(c.options.rawValue))" }.joined(separator: ", ")
-                return "mrq_fold(\(value.sql), \(c.options.rawValue)) IN (\(list))"
-            }
-            return "\(value.sql) IN (\(items.map(\.sql).joined(separator: ", ")))"
+            sql += ")"
+            return sql
         default:
             // `needle IN haystack` where the haystack is a string: substring.
             let mark = bindings.count
@@ -422,6 +445,11 @@ struct SQLTranslator {
 
     /// A to-one key path: joins as needed, then the column.
     mutating func resolve(_ path: [String], in scope: Scope, range: SourceRange = .unknown) throws -> Resolved {
+        // The common case: one stored attribute of the scope's own entity
+        // (only those have a column); anything else takes the long way.
+        if path.count == 1, scope.variables.isEmpty, let column = mapping.column(for: path[0], of: scope.entity) {
+            return .attribute(Self.columnSQL(alias: scope.alias, column: column.name), column.type)
+        }
         var current = scope
         var components = path
         if let first = components.first, let variableScope = scope.variables[first] {
@@ -438,7 +466,7 @@ struct SQLTranslator {
                 guard isLast else { throw Untranslatable(reason: "key path through an attribute") }
                 if attribute.isTransient { throw Untranslatable(reason: "transient attribute") }
                 guard let column = mapping.column(for: key, of: entity) else { throw Untranslatable(reason: "unmapped attribute") }
-                return .attribute("\(alias).\(quoteIdentifier(column.name))", attribute.type)
+                return .attribute(Self.columnSQL(alias: alias, column: column.name), attribute.type)
             }
             guard let relationship = entity.relationship(named: key) else {
                 throw UnknownKey(key: key, entity: entity, range: range)
@@ -462,6 +490,17 @@ struct SQLTranslator {
             entity = destination
         }
         throw Untranslatable(reason: "empty key path")
+    }
+
+    /// `alias."column"`.
+    static func columnSQL(alias: String, column: String) -> String {
+        guard !column.utf8.contains(UInt8(ascii: "\"")) else { return alias + "." + quoteIdentifier(column) }
+        // Appends, not interpolation: most results fit in a small string.
+        var sql = alias
+        sql += ".\""
+        sql += column
+        sql += "\""
+        return sql
     }
 
     static func category(of type: AttributeType) -> Category {

@@ -2,13 +2,13 @@ import Predicates
 
 /// Every message the shell's parser and interpreter show, in one place.
 enum ShellDiagnostics {
-    static func expectedStatement(_ found: Token) -> String {
+    static func expectedStatement(_ found: String) -> String {
         "expected a statement (an entity name, or one of \(StatementParser.statementWords.joined(separator: ", "))), found \(found)"
     }
-    static func expected(_ what: String, found: Token) -> String { "expected \(what), found \(found)" }
+    static func expected(_ what: String, found: String) -> String { "expected \(what), found \(found)" }
     static func expectedEntity(after word: String) -> String { "expected an entity name after '\(word)'" }
     static func expectedNumber(after word: String) -> String { "expected a whole number after '\(word)'" }
-    static func unexpectedAfterStatement(_ found: Token) -> String { "unexpected \(found) after the end of the statement" }
+    static func unexpectedAfterStatement(_ found: String) -> String { "unexpected \(found) after the end of the statement" }
     static func unknownEntity(_ name: String, suggestion: String?) -> String {
         "unknown entity '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
     }

@@ -33,7 +33,7 @@ public struct StatementParser {
         let tokens = try Lexer.tokenize(source, options: .shellComments)
         var result: [LocatedStatement] = []
         for group in split(tokens) {
-            var statementParser = StatementParser(parser: Parser(tokens: group), source: source)
+            var statementParser = StatementParser(parser: Parser(tokens: group, source: source), source: source)
             result.append(try statementParser.parseWholeStatement())
         }
         return result
@@ -98,7 +98,7 @@ public struct StatementParser {
         let start = parser.peek().range
         let statement = try parseStatement()
         if !parser.isAtEnd {
-            throw SyntaxError(message: ShellDiagnostics.unexpectedAfterStatement(parser.peek()), range: parser.peek().range)
+            throw SyntaxError(message: ShellDiagnostics.unexpectedAfterStatement(parser.describe(parser.peek())), range: parser.peek().range)
         }
         return LocatedStatement(statement: statement, range: start.union(parser.previous.range))
     }
@@ -109,20 +109,23 @@ public struct StatementParser {
     mutating func parseStatement() throws(SyntaxError) -> Statement {
         let token = parser.peek()
         if token.kind == .keyword(.first) { parser.advance(); return .first(try parseQuery(after: "first")) }
-        guard case .identifier(let word) = token.kind else {
-            if case .variable = token.kind { return .expression(try parser.parseExpression()) }
-            if case .end = token.kind { throw SyntaxError(message: ShellDiagnostics.expectedStatement(token), range: token.range) }
+        guard token.kind == .identifier else {
+            if token.kind == .variable { return .expression(try parser.parseExpression()) }
+            if token.kind == .end {
+                throw SyntaxError(message: ShellDiagnostics.expectedStatement(parser.describe(token)), range: token.range)
+            }
             return .expression(try parser.parseExpression())
         }
+        let word = parser.name(of: token)
         switch word.lowercased() {
         case "count":
             parser.advance()
-            if parser.peek().isWord("of") || parser.peek(1).isWord("of") {
+            if parser.check(word: "of") || parser.check(word: "of", at: 1) {
                 return .aggregate(try parseAggregate(function: .count, word: token))
             }
             return .count(try parseQuery(after: "count"))
         case "sum", "min", "max", "avg":
-            if case .identifier = parser.peek(1).kind, parser.peek(2).isWord("of") || parser.peek(1).kind != .leftParen {
+            if parser.peek(1).kind == .identifier, parser.check(word: "of", at: 2) || parser.peek(1).kind != .leftParen {
                 parser.advance()
                 return .aggregate(try parseAggregate(function: AggregateQuery.PropertyFunction(rawValue: word.lowercased())!, word: token))
             }
@@ -138,7 +141,7 @@ public struct StatementParser {
         case "delete":
             parser.advance()
             let query = try parseQuery(after: "delete")
-            if parser.peek().isWord("direct") {
+            if parser.check(word: "direct") {
                 parser.advance()
                 return .directDelete(query)
             }
@@ -160,12 +163,12 @@ public struct StatementParser {
                 }
             }
         case "entity":
-            if case .identifier = parser.peek(1).kind {
+            if parser.peek(1).kind == .identifier {
                 parser.advance()
                 return .entity(try parseEntityDeclaration())
             }
         case "let":
-            if case .identifier = parser.peek(1).kind, parser.peek(2).kind == .assign {
+            if parser.peek(1).kind == .identifier, parser.peek(2).kind == .assign {
                 parser.advance()
                 return try parseLet()
             }
@@ -176,8 +179,8 @@ public struct StatementParser {
             break
         }
         // An entity name starts a query.
-        if word.first?.isLetter == true, parser.peek(1).kind == .end || parser.peek(1).isWord("where")
-            || parser.peek(1).isWord("sort") || parser.peek(1).isWord("limit") || parser.peek(1).isWord("offset") {
+        if word.first?.isLetter == true, parser.peek(1).kind == .end || parser.check(word: "where", at: 1)
+            || parser.check(word: "sort", at: 1) || parser.check(word: "limit", at: 1) || parser.check(word: "offset", at: 1) {
             return .query(try parseQuery(entityToken: parser.advance()))
         }
         return .expression(try parser.parseExpression())
@@ -185,12 +188,11 @@ public struct StatementParser {
 
     mutating func parseEntityName(after word: String) throws(SyntaxError) -> Name {
         let token = parser.peek()
-        guard case .identifier(let name) = token.kind else {
-            if token.kind == .end { throw SyntaxError(message: ShellDiagnostics.expectedEntity(after: word) , range: token.range) }
+        guard token.kind == .identifier else {
             throw SyntaxError(message: ShellDiagnostics.expectedEntity(after: word), range: token.range)
         }
         parser.advance()
-        return Name(text: name, range: token.range)
+        return Name(text: parser.name(of: token), range: token.range)
     }
 
     /// query → entityName [ "where" predicate ] [ "sort" sortKeys ] [ "limit" INTEGER ] [ "offset" INTEGER ]
@@ -200,27 +202,27 @@ public struct StatementParser {
     }
 
     mutating func parseQuery(entityToken: Token) throws(SyntaxError) -> Query {
-        guard case .identifier(let name) = entityToken.kind else {
+        guard entityToken.kind == .identifier else {
             throw SyntaxError(message: ShellDiagnostics.expectedEntity(after: "query"), range: entityToken.range)
         }
-        return try parseQueryClauses(entity: Name(text: name, range: entityToken.range))
+        return try parseQueryClauses(entity: Name(text: parser.name(of: entityToken), range: entityToken.range))
     }
 
     mutating func parseQueryClauses(entity: Name) throws(SyntaxError) -> Query {
         var query = Query(entity: entity, range: entity.range)
-        if parser.peek().isWord("where") {
+        if parser.check(word: "where") {
             parser.advance()
             query.predicate = try parser.parsePredicate()
         }
-        if parser.peek().isWord("sort") {
+        if parser.check(word: "sort") {
             parser.advance()
             query.sort = try parser.parseSortKeys()
         }
-        if parser.peek().isWord("limit") {
+        if parser.check(word: "limit") {
             parser.advance()
             query.limit = try parseCount(after: "limit")
         }
-        if parser.peek().isWord("offset") {
+        if parser.check(word: "offset") {
             parser.advance()
             query.offset = try parseCount(after: "offset")
         }
@@ -230,7 +232,8 @@ public struct StatementParser {
 
     mutating func parseCount(after word: String) throws(SyntaxError) -> Int {
         let token = parser.peek()
-        guard case .integer(let n) = token.kind, n >= 0, n <= Int64(Int32.max) else {
+        let n = token.integerValue
+        guard token.kind == .integer, n >= 0, n <= Int64(Int32.max) else {
             throw SyntaxError(message: ShellDiagnostics.expectedNumber(after: word), range: token.range)
         }
         parser.advance()
@@ -250,13 +253,13 @@ public struct StatementParser {
     /// select → "select" [ "distinct" ] keyPathList "from" query
     mutating func parseSelect() throws(SyntaxError) -> SelectQuery {
         var distinct = false
-        if parser.peek().isWord("distinct") {
+        if parser.check(word: "distinct") {
             parser.advance()
             distinct = true
         }
         let paths = try parseKeyPathList()
-        guard parser.peek().isWord("from") else {
-            throw SyntaxError(message: ShellDiagnostics.expected("'from' and an entity name", found: parser.peek()), range: parser.peek().range)
+        guard parser.check(word: "from") else {
+            throw SyntaxError(message: ShellDiagnostics.expected("'from' and an entity name", found: parser.describe(parser.peek())), range: parser.peek().range)
         }
         parser.advance()
         return SelectQuery(distinct: distinct, keyPaths: paths, query: try parseQuery(after: "from"))
@@ -267,40 +270,40 @@ public struct StatementParser {
     mutating func parseAggregate(function: AggregateQuery.PropertyFunction, word: Token) throws(SyntaxError) -> AggregateQuery {
         var path: [String] = []
         var keyRange = word.range
-        if !parser.peek().isWord("of") {
+        if !parser.check(word: "of") {
             let keyPath = try parser.parseKeyPath()
             path = keyPath.path
             keyRange = keyPath.range
         }
-        guard parser.peek().isWord("of") else {
-            throw SyntaxError(message: ShellDiagnostics.expected("'of' and an entity name", found: parser.peek()), range: parser.peek().range)
+        guard parser.check(word: "of") else {
+            throw SyntaxError(message: ShellDiagnostics.expected("'of' and an entity name", found: parser.describe(parser.peek())), range: parser.peek().range)
         }
         parser.advance()
         let entity = try parseEntityName(after: "of")
         var query = Query(entity: entity, range: entity.range)
-        if parser.peek().isWord("where") {
+        if parser.check(word: "where") {
             parser.advance()
             query.predicate = try parser.parsePredicate()
         }
         var groupBy: [(path: [String], range: SourceRange)] = []
-        if parser.peek().isWord("group") {
+        if parser.check(word: "group") {
             parser.advance()
-            guard parser.peek().isWord("by") else {
-                throw SyntaxError(message: ShellDiagnostics.expected("'by' after 'group'", found: parser.peek()), range: parser.peek().range)
+            guard parser.check(word: "by") else {
+                throw SyntaxError(message: ShellDiagnostics.expected("'by' after 'group'", found: parser.describe(parser.peek())), range: parser.peek().range)
             }
             parser.advance()
             groupBy = try parseKeyPathList()
         }
         var having: Predicate?
-        if parser.peek().isWord("having") {
+        if parser.check(word: "having") {
             parser.advance()
             having = try parser.parsePredicate()
         }
-        if parser.peek().isWord("sort") {
+        if parser.check(word: "sort") {
             parser.advance()
             query.sort = try parser.parseSortKeys()
         }
-        if parser.peek().isWord("limit") {
+        if parser.check(word: "limit") {
             parser.advance()
             query.limit = try parseCount(after: "limit")
         }
@@ -325,9 +328,10 @@ public struct StatementParser {
     /// value → "first" query | query | expression
     mutating func parseAssignment(separator: TokenKind) throws(SyntaxError) -> Assignment {
         let token = parser.peek()
-        guard case .identifier(let key) = token.kind else {
-            throw SyntaxError(message: ShellDiagnostics.expected("a property name", found: token), range: token.range)
+        guard token.kind == .identifier else {
+            throw SyntaxError(message: ShellDiagnostics.expected("a property name", found: parser.describe(token)), range: token.range)
         }
+        let key = parser.name(of: token)
         parser.advance()
         _ = try parser.expect(separator)
         return Assignment(key: Name(text: key, range: token.range), value: try parseValueSource(for: key))
@@ -339,8 +343,8 @@ public struct StatementParser {
             parser.advance()
             return .first(try parseQuery(after: "first"))
         }
-        if case .identifier(let name) = token.kind, name.first?.isUppercase == true,
-           parser.peek(1).isWord("where") || parser.peek(1).isWord("sort") || parser.peek(1).isWord("limit") {
+        if token.kind == .identifier, parser.name(of: token).first?.isUppercase == true,
+           parser.check(word: "where", at: 1) || parser.check(word: "sort", at: 1) || parser.check(word: "limit", at: 1) {
             parser.advance()
             return .all(try parseQuery(entityToken: token))
         }
@@ -354,19 +358,19 @@ public struct StatementParser {
     mutating func parseUpdate() throws(SyntaxError) -> Statement {
         let entity = try parseEntityName(after: "update")
         var query = Query(entity: entity, range: entity.range)
-        if parser.peek().isWord("where") {
+        if parser.check(word: "where") {
             parser.advance()
             query.predicate = try parser.parsePredicate()
         }
-        guard parser.peek().isWord("set") else {
-            throw SyntaxError(message: ShellDiagnostics.expected("'set'", found: parser.peek()), range: parser.peek().range)
+        guard parser.check(word: "set") else {
+            throw SyntaxError(message: ShellDiagnostics.expected("'set'", found: parser.describe(parser.peek())), range: parser.peek().range)
         }
         parser.advance()
         var assignments: [Assignment] = []
         repeat {
             assignments.append(try parseAssignment(separator: .assign))
         } while parser.match(.comma)
-        if parser.peek().isWord("direct") {
+        if parser.check(word: "direct") {
             parser.advance()
             return .directUpdate(query, assignments: assignments)
         }
@@ -376,14 +380,15 @@ public struct StatementParser {
     /// import → "import" entityName "from" STRING
     mutating func parseImport() throws(SyntaxError) -> Statement {
         let entity = try parseEntityName(after: "import")
-        guard parser.peek().isWord("from") else {
-            throw SyntaxError(message: ShellDiagnostics.expected("'from' and a file name in quotes", found: parser.peek()), range: parser.peek().range)
+        guard parser.check(word: "from") else {
+            throw SyntaxError(message: ShellDiagnostics.expected("'from' and a file name in quotes", found: parser.describe(parser.peek())), range: parser.peek().range)
         }
         parser.advance()
         let token = parser.peek()
-        guard case .string(let path) = token.kind else {
-            throw SyntaxError(message: ShellDiagnostics.expected("a file name in quotes", found: token), range: token.range)
+        guard token.kind == .string else {
+            throw SyntaxError(message: ShellDiagnostics.expected("a file name in quotes", found: parser.describe(token)), range: token.range)
         }
+        let path = parser.stringValue(of: token)
         parser.advance()
         return .importJSON(entity: entity, path: path, pathRange: token.range)
     }
@@ -391,9 +396,10 @@ public struct StatementParser {
     /// let → "let" IDENTIFIER "=" statement
     mutating func parseLet() throws(SyntaxError) -> Statement {
         let token = parser.advance()
-        guard case .identifier(let name) = token.kind else {
-            throw SyntaxError(message: ShellDiagnostics.expected("a variable name", found: token), range: token.range)
+        guard token.kind == .identifier else {
+            throw SyntaxError(message: ShellDiagnostics.expected("a variable name", found: parser.describe(token)), range: token.range)
         }
+        let name = parser.name(of: token)
         _ = try parser.expect(.assign)
         return .letBinding(name: Name(text: name, range: token.range), value: try parseStatement())
     }
@@ -404,7 +410,7 @@ public struct StatementParser {
         var parent: Name?
         if parser.match(.colon) { parent = try parseEntityName(after: ":") }
         var isAbstract = false
-        if parser.peek().isWord("abstract") {
+        if parser.check(word: "abstract") {
             parser.advance()
             isAbstract = true
         }
@@ -424,9 +430,10 @@ public struct StatementParser {
     /// deleteRule → "cascade" | "nullify" | "deny" | "noaction"
     mutating func parsePropertyDeclaration() throws(SyntaxError) -> EntityDeclaration.Property {
         let token = parser.peek()
-        guard case .identifier(let propertyName) = token.kind else {
-            throw SyntaxError(message: ShellDiagnostics.expected("a property name", found: token), range: token.range)
+        guard token.kind == .identifier else {
+            throw SyntaxError(message: ShellDiagnostics.expected("a property name", found: parser.describe(token)), range: token.range)
         }
+        let propertyName = parser.name(of: token)
         parser.advance()
         _ = try parser.expect(.colon)
         let line = parser.previous.range.end.line
@@ -448,8 +455,9 @@ public struct StatementParser {
         }
         var property = EntityDeclaration.Property(name: Name(text: propertyName, range: token.range), kind: kind, modifiers: [])
         // Modifiers run to the end of the line, `;`, `,` or `}`.
-        while case .identifier(let word) = parser.peek().kind, parser.peek().range.start.line == line {
+        while parser.peek().kind == .identifier, parser.peek().range.start.line == line {
             let modifier = parser.advance()
+            let word = parser.name(of: modifier)
             switch word.lowercased() {
             case "inverse":
                 if parser.match(.leftBracket) {

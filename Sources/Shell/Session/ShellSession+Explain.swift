@@ -28,8 +28,9 @@ extension ShellSession {
             lines.append(contentsOf: body.split(separator: "\n", omittingEmptySubsequences: false).map { "  " + $0 })
         }
         if let predicate = query.predicate {
-            let tokens = (try? Lexer.tokenize(predicate.format)) ?? []
-            section("tokens:", tokens.filter { $0.kind != .end }.map { $0.kind.description }.joined(separator: " "))
+            let text = predicate.format
+            let tokens = (try? Lexer.tokenize(text)) ?? []
+            section("tokens:", tokens.filter { $0.kind != .end }.map { $0.description(in: text) }.joined(separator: " "))
             section("tree:", predicate.treeDescription)
             section("canonical:", predicate.format)
         } else {

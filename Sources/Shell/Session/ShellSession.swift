@@ -133,7 +133,7 @@ public final class ShellSession: ShellSessionProtocol {
 
     private func runStatement(tokens: [Token], source: String, fileName: String?, output: OutputSink) -> Bool {
         StatementInterrupt.reset()
-        var parser = StatementParser(parser: Parser(tokens: tokens), source: source)
+        var parser = StatementParser(parser: Parser(tokens: tokens, source: source), source: source)
         let statement: LocatedStatement
         do {
             statement = try parser.parseWholeStatement()
