@@ -160,8 +160,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// The stores holding objects of `entity` (or of its sub-entities).
     func stores(for entity: EntityDescription, includesSubentities: Bool = true) -> [any StoreBackend] {
+        let all = backends
+        // One store of the whole model (the usual stack) holds everything.
+        if all.count == 1 && all[0].configurationName == nil { return all }
         let kinds = includesSubentities ? entity.selfAndDescendants : [entity]
-        return backends.filter { store in kinds.contains { store.holds($0) } }
+        return all.filter { store in kinds.contains { store.holds($0) } }
     }
 
     /// Where a new object of `entity` goes by default.

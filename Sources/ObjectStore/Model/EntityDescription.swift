@@ -96,8 +96,12 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
 
     /// This entity and every entity below it.
     public var selfAndDescendants: [EntityDescription] {
-        [self] + subentities.flatMap(\.selfAndDescendants)
+        if let resolvedFamily { return resolvedFamily }
+        return [self] + subentities.flatMap(\.selfAndDescendants)
     }
+
+    /// `selfAndDescendants`, set by the model once inheritance is resolved.
+    @exclusivity(unchecked) var resolvedFamily: [EntityDescription]?
 
     /// Whether `other` is this entity or one of its descendants.
     public func isKind(of other: EntityDescription) -> Bool {

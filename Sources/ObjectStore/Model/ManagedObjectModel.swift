@@ -72,7 +72,9 @@ public final class ManagedObjectModel: @unchecked Sendable {
             var root = entity
             while let parent = root.parent { root = parent }
             entity.resolvedRoot = Unmanaged.passUnretained(root)
+            entity.resolvedFamily = nil
         }
+        for entity in entities { entity.resolvedFamily = entity.selfAndDescendants }
         for entity in entities {
             var chain: [EntityDescription] = []
             var e: EntityDescription? = entity

@@ -82,7 +82,8 @@ package struct StoreFetch {
 extension StoreBackend {
     /// Whether the store holds objects of `entity`, by its configuration.
     package func holds(_ entity: EntityDescription) -> Bool {
-        guard let name = configurationName, model.configurations[name] != nil else { return true }
+        guard let name = configurationName else { return true }
+        guard model.configurations[name] != nil else { return true }
         return model.entities(forConfiguration: name).contains { $0 === entity }
     }
 }
