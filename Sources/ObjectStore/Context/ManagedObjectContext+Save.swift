@@ -343,10 +343,18 @@ extension ManagedObjectContext {
     /// registered object when nil).
     func adoptPermanentIDs(_ permanentIDs: [ObjectID: ObjectID], in objects: [ManagedObject]? = nil) {
         if let some = permanentIDs.values.first { registered.reserveCapacity(permanentIDs.count, like: some) }
-        for (temporary, permanent) in permanentIDs {
-            guard let object = registered.removeValue(forKey: temporary) else { continue }
+        func adopt(_ temporary: ObjectID, _ permanent: ObjectID) {
+            guard let object = registered.removeValue(forKey: temporary) else { return }
             object.objectID = permanent
             registered[permanent] = object
+        }
+        if let objects {
+            // In the order the objects were made, which is their order in memory.
+            for object in objects where object.objectID.isTemporaryID {
+                if let permanent = permanentIDs[object.objectID] { adopt(object.objectID, permanent) }
+            }
+        } else {
+            for (temporary, permanent) in permanentIDs { adopt(temporary, permanent) }
         }
         for object in objects ?? registered.values where !object.isFault && !object.relationshipSlots.isEmpty {
             for (i, slot) in object.relationshipSlots.enumerated() {
