@@ -349,17 +349,41 @@ enum MRQWorkloads {
     }
 
     /// Runs `mrq` once; its stdout and exit status.
+    ///
+    /// Spawns and waits directly: Foundation's `Process.waitUntilExit` on
+    /// Linux polls its run loop every 50 ms, which timed the poll, not mrq
+    /// (a program that only prints a number measured ~50 ms that way).
     static func runMRQ(_ binary: URL, _ arguments: [String]) throws -> (String, Int32) {
-        let process = Process()
-        process.executableURL = binary
-        process.arguments = arguments
-        let pipe = Pipe()
-        process.standardOutput = pipe
-        process.standardError = FileHandle.nullDevice
-        try process.run()
-        let output = pipe.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (String(decoding: output, as: UTF8.self), process.terminationStatus)
+        var fds: [Int32] = [0, 0]
+        guard pipe(&fds) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
+        var actions = posix_spawn_file_actions_t()
+        posix_spawn_file_actions_init(&actions)
+        defer { posix_spawn_file_actions_destroy(&actions) }
+        posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO)
+        posix_spawn_file_actions_addclose(&actions, fds[0])
+        posix_spawn_file_actions_addclose(&actions, fds[1])
+        posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, "/dev/null", O_WRONLY, 0)
+        let argv: [UnsafeMutablePointer<CChar>?] = ([binary.path] + arguments).map { strdup($0) } + [nil]
+        defer { argv.forEach { free($0) } }
+        var pid = pid_t()
+        let rc = posix_spawn(&pid, binary.path, &actions, nil, argv, environ)
+        close(fds[1])
+        guard rc == 0 else {
+            close(fds[0])
+            throw POSIXError(POSIXErrorCode(rawValue: rc) ?? .EIO)
+        }
+        var output: [UInt8] = []
+        var buffer = [UInt8](repeating: 0, count: 4096)
+        while true {
+            let n = read(fds[0], &buffer, buffer.count)
+            if n > 0 { output += buffer[0..<n] } else if n == 0 || errno != EINTR { break }
+        }
+        close(fds[0])
+        var status: Int32 = 0
+        while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
+        // WIFEXITED / WEXITSTATUS, which Swift does not import.
+        let exitStatus = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
+        return (String(decoding: output, as: UTF8.self), exitStatus)
     }
 
     static func shell(_ scale: Scale, _ fixtures: Fixtures, runs: Int) throws -> Measurement {
