@@ -16,8 +16,6 @@ package final class Database: @unchecked Sendable {
     let handle: OpaquePointer
     private var statementCache: [String: Statement] = [:]
     private var savepointDepth = 0
-    /// How much of a store file SQLite maps into memory (256 MiB).
-    static let mmapSize = 256 << 20
 
     /// `busyTimeout` is how long a statement waits for another
     /// connection's lock before failing with `StoreError.Kind.locked`.
@@ -45,12 +43,6 @@ package final class Database: @unchecked Sendable {
         OpenConnections.add(db)
         sqlite3_extended_result_codes(db, 1)
         sqlite3_busy_timeout(db, Int32(clamping: Int((busyTimeout * 1_000).rounded())))
-        if path != ":memory:" {
-            // Reading pages through a memory map skips the copy of each page
-            // from the kernel into SQLite's cache: a full scan (COUNT(*) on a
-            // big table) takes less than half the time.
-            sqlite3_exec(db, "PRAGMA mmap_size = \(Self.mmapSize)", nil, nil, nil)
-        }
         SQLFunctions.register(on: db)
     }
 
