@@ -14,7 +14,7 @@ struct Scale: Sendable {
     /// Multiplies every workload's number of runs (at least 1 remains).
     var smoke: Bool
 
-    static let full = Scale(name: "full", people: 200_000, importPeople: 100_000, naivePeople: 5_000,
+    static let full = Scale(name: "full", people: 200_000, importPeople: 100_000, naivePeople: 10_000,
                             memoryRows: 1_000_000, parseIterations: 2_000, smoke: false)
     static let smokeRun = Scale(name: "smoke", people: 20_000, importPeople: 10_000, naivePeople: 500,
                                 memoryRows: 100_000, parseIterations: 200, smoke: true)
