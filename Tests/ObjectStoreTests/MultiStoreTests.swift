@@ -27,6 +27,23 @@ import Testing
         objects.map { if case .string(let s) = $0[key] { s } else { "?" } }
     }
 
+    /// IDs carry their store as a number: the same row number in two
+    /// stores is two objects, and the identifier reads back unchanged.
+    @Test func objectIDsOfTwoStoresDifferByStore() throws {
+        let model = try TestModels.people()
+        let person = try #require(model.entity(named: "Person"))
+        let a = ObjectID(entity: person, primaryKey: 7, storeIdentifier: "STORE-A-\(UUID().uuidString)")
+        let b = ObjectID(entity: person, primaryKey: 7, storeIdentifier: "STORE-B-\(UUID().uuidString)")
+        let a2 = ObjectID(entity: person, primaryKey: 7, storeIdentifier: a.storeIdentifier)
+        #expect(a != b)
+        #expect(a == a2)
+        #expect(Set([a, b, a2]).count == 2)
+        #expect(a.storeIdentifier?.hasPrefix("STORE-A-") == true)
+        #expect(a.uriRepresentation.host == a.storeIdentifier)
+        #expect(ObjectID(entity: person, primaryKey: 7, storeIdentifier: nil).storeIdentifier == nil)
+        #expect(ObjectID(entity: person, primaryKey: 7, storeIdentifier: nil) != a)
+    }
+
     @Test func saveIsSplitAcrossStoresByConfiguration() throws {
         let dir = Self.directory()
         defer { try? FileManager.default.removeItem(at: dir) }

@@ -17,13 +17,22 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     public let entity: EntityDescription
     /// The row's primary key when permanent; a negative number when temporary.
     public let primaryKey: Int64
+    /// The store holding the row, as its number in `StoreNumbers`: a
+    /// string here would be retained and released with every copy of
+    /// every ID.
+    let storeNumber: StoreNumber
+
     /// The identifier of the store holding the row.
-    public let storeIdentifier: String?
+    public var storeIdentifier: String? { storeNumber.identifier }
 
     public init(entity: EntityDescription, primaryKey: Int64, storeIdentifier: String?) {
+        self.init(entity: entity, primaryKey: primaryKey, store: StoreNumber(storeIdentifier))
+    }
+
+    init(entity: EntityDescription, primaryKey: Int64, store: StoreNumber) {
         self.entity = entity
         self.primaryKey = primaryKey
-        self.storeIdentifier = storeIdentifier
+        self.storeNumber = store
     }
 
     private static let temporaryCounter = Atomic<Int64>(0)
@@ -31,13 +40,13 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     /// A new temporary ID, unique in this process.
     static func temporary(for entity: EntityDescription) -> ObjectID {
         let n = temporaryCounter.add(1, ordering: .relaxed).newValue
-        return ObjectID(entity: entity, primaryKey: -n, storeIdentifier: nil)
+        return ObjectID(entity: entity, primaryKey: -n, store: .none)
     }
 
     public var isTemporaryID: Bool { primaryKey < 0 }
 
     public static func == (a: ObjectID, b: ObjectID) -> Bool {
-        a.primaryKey == b.primaryKey && a.entity.rootEntity === b.entity.rootEntity && a.storeIdentifier == b.storeIdentifier
+        a.primaryKey == b.primaryKey && a.entity.rootEntity === b.entity.rootEntity && a.storeNumber == b.storeNumber
     }
 
     /// One word standing for the ID in hashes: the row and the hierarchy.
@@ -70,4 +79,35 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     }
 
     public var description: String { uriRepresentation.absoluteString }
+}
+
+/// A store identifier as a small number, the same for the same identifier
+/// for the life of the process; 0 stands for no store.
+struct StoreNumber: Hashable, Sendable {
+    let value: UInt32
+
+    static let none = StoreNumber(value: 0)
+
+    private init(value: UInt32) { self.value = value }
+
+    /// The number of `identifier`, given on first sight.
+    init(_ identifier: String?) {
+        guard let identifier else { self = .none; return }
+        value = Self.table.withLock { table in
+            if let known = table.numbers[identifier] { return known }
+            table.identifiers.append(identifier)
+            let number = UInt32(table.identifiers.count)
+            table.numbers[identifier] = number
+            return number
+        }
+    }
+
+    var identifier: String? {
+        guard value != 0 else { return nil }
+        return Self.table.withLock { $0.identifiers[Int(value) - 1] }
+    }
+
+    /// Only grows: a store opened again keeps its number, and the few
+    /// dozen bytes of one identifier are all a closed store leaves here.
+    private static let table = Mutex<(identifiers: [String], numbers: [String: UInt32])>(([], [:]))
 }

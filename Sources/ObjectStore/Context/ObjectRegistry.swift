@@ -15,7 +15,7 @@ import Foundation
 struct ObjectRegistry {
     private struct Table {
         let root: ObjectIdentifier
-        let store: String?
+        let store: StoreNumber
         var rows: [Int64: Unmanaged<ManagedObject>] = [:]
     }
 
@@ -26,15 +26,15 @@ struct ObjectRegistry {
     @inline(__always)
     private mutating func table(for id: ObjectID, creating: Bool) -> Int? {
         let root = ObjectIdentifier(id.entity.rootEntity)
-        if recent < tables.count, tables[recent].root == root, tables[recent].store == id.storeIdentifier {
+        if recent < tables.count, tables[recent].root == root, tables[recent].store == id.storeNumber {
             return recent
         }
-        if let i = tables.firstIndex(where: { $0.root == root && $0.store == id.storeIdentifier }) {
+        if let i = tables.firstIndex(where: { $0.root == root && $0.store == id.storeNumber }) {
             recent = i
             return i
         }
         guard creating else { return nil }
-        tables.append(Table(root: root, store: id.storeIdentifier))
+        tables.append(Table(root: root, store: id.storeNumber))
         recent = tables.count - 1
         return recent
     }

@@ -119,11 +119,11 @@ extension PersistentStoreCoordinator {
     /// (and reports what does not fit).
     private func fitsWhole(_ changes: StoreChanges, in store: any StoreBackend) -> Bool {
         guard !hasAssignments else { return false }
-        let identifier = store.identifier
+        let number = StoreNumber(store.identifier)
         var entities: Set<ObjectIdentifier> = []
         func fits(_ id: ObjectID?) -> Bool {
             guard let id else { return true }
-            return id.isTemporaryID || id.storeIdentifier == identifier
+            return id.isTemporaryID || id.storeNumber == number
         }
         for snapshot in changes.inserted {
             if entities.insert(ObjectIdentifier(snapshot.id.entity)).inserted, !store.holds(snapshot.id.entity) { return false }

@@ -189,7 +189,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The current rows of `ids`, from whichever stores hold them.
     func snapshots(for ids: [ObjectID]) throws -> [Snapshot] {
         var result: [Snapshot] = []
-        for (_, group) in Dictionary(grouping: ids, by: { $0.storeIdentifier ?? "" }) {
+        for (_, group) in Dictionary(grouping: ids, by: \.storeNumber) {
             result += try backend(for: group[0]).snapshots(for: group)
         }
         return result

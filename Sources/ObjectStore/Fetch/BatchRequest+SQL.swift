@@ -211,7 +211,7 @@ extension SQLiteStore {
         if case .int(let c)? = code, let name = mapping.entityNamesByCode[c], let concrete = model.entity(named: name) {
             entity = concrete
         }
-        return ObjectID(entity: entity, primaryKey: key, storeIdentifier: identifier)
+        return ObjectID(entity: entity, primaryKey: key, store: storeNumber)
     }
 
     /// The stored destinations of `relationship` for the rows `ids` of

@@ -9,14 +9,14 @@ struct ObjectIDList {
     /// Index into `entities` per row; empty when every row has `entities[0]`.
     private var entityIndexes: [UInt16] = []
     private var entities: [EntityDescription] = []
-    private let storeIdentifier: String?
+    private let store: StoreNumber
 
-    init(storeIdentifier: String?) {
-        self.storeIdentifier = storeIdentifier
+    init(store: StoreNumber) {
+        self.store = store
     }
 
     init(_ ids: [ObjectID]) {
-        storeIdentifier = ids.first?.storeIdentifier
+        store = ids.first?.storeNumber ?? .none
         primaryKeys.reserveCapacity(ids.count)
         for id in ids { append(id.primaryKey, entity: id.entity) }
     }
@@ -38,7 +38,7 @@ struct ObjectIDList {
 
     subscript(position: Int) -> ObjectID {
         let entity = entityIndexes.isEmpty ? entities[0] : entities[Int(entityIndexes[position])]
-        return ObjectID(entity: entity, primaryKey: primaryKeys[position], storeIdentifier: storeIdentifier)
+        return ObjectID(entity: entity, primaryKey: primaryKeys[position], store: store)
     }
 
     var all: [ObjectID] { (0..<count).map { self[$0] } }
@@ -51,7 +51,7 @@ extension SQLiteStore {
         try withLock {
             let statement = try database.cachedStatement(sql)
             try statement.bind(bindings)
-            var list = ObjectIDList(storeIdentifier: identifier)
+            var list = ObjectIDList(store: storeNumber)
             var byCode: [Int64: EntityDescription] = [:]
             while try statement.step() {
                 var entity = root

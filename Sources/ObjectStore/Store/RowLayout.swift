@@ -65,7 +65,7 @@ package final class RowLayout {
                                            root: slot.destinationRoot))
         }
         return Snapshot(
-            id: ObjectID(entity: entity, primaryKey: pk, storeIdentifier: store.identifier),
+            id: ObjectID(entity: entity, primaryKey: pk, store: store.storeNumber),
             version: statement.int64(at: 2), values: values, toOne: toOneIDs)
     }
 

@@ -16,6 +16,8 @@ package final class SQLiteStore: @unchecked Sendable {
     package let model: ManagedObjectModel
     package let mapping: SchemaMapping
     package let identifier: String
+    /// `identifier` as the number every ObjectID of this store carries.
+    let storeNumber: StoreNumber
     package let database: Database
     private let lock = NSRecursiveLock()
     private var layouts: [ObjectIdentifier: RowLayout] = [:]
@@ -60,6 +62,7 @@ package final class SQLiteStore: @unchecked Sendable {
         }
         self.database = database
         self.identifier = identifier
+        self.storeNumber = StoreNumber(identifier)
         for entity in model.entities {
             layouts[ObjectIdentifier(entity)] = RowLayout(entity: entity, mapping: mapping)
         }
@@ -75,6 +78,7 @@ package final class SQLiteStore: @unchecked Sendable {
         self.mapping = SchemaMapping(model: model)
         self.database = database
         self.identifier = try Self.prepareSchema(database, mapping: mapping, model: model, readOnly: false)
+        self.storeNumber = StoreNumber(identifier)
         for entity in model.entities {
             layouts[ObjectIdentifier(entity)] = RowLayout(entity: entity, mapping: mapping)
         }
@@ -257,7 +261,7 @@ package final class SQLiteStore: @unchecked Sendable {
         if let code = entityCode, let name = mapping.entityNamesByCode[code], let e = model.entity(named: name) {
             entity = e
         }
-        return ObjectID(entity: entity, primaryKey: pk, storeIdentifier: identifier)
+        return ObjectID(entity: entity, primaryKey: pk, store: storeNumber)
     }
 
     /// The current rows of the given objects (missing rows are left out).

@@ -56,7 +56,7 @@ struct SaveWriter {
             }
             let pk = next[key]!
             next[key] = pk + 1
-            permanent[snapshot.id] = ObjectID(entity: snapshot.id.entity, primaryKey: pk, storeIdentifier: store.identifier)
+            permanent[snapshot.id] = ObjectID(entity: snapshot.id.entity, primaryKey: pk, store: store.storeNumber)
             keys.append(pk)
         }
         return (permanent, keys)
