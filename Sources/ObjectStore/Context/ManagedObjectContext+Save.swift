@@ -18,12 +18,12 @@ extension ManagedObjectContext {
         try validate(inserted: inserted, updated: updated, deleted: deleted)
         if let parent {
             try push(inserted: inserted, updated: updated, deleted: deleted, into: parent)
-            let note = didSave(inserted: inserted, updated: updated, deleted: deleted, permanentIDs: [:])
+            let note = didSave(inserted: inserted, updated: updated, deleted: deleted, permanentIDs: PermanentIDs())
             parent.performAndWait { parent.childDidSave(note) }
             return
         }
         var changes = storeChanges(inserted: inserted, updated: updated, deleted: deleted)
-        var permanentIDs: [ObjectID: ObjectID] = [:]
+        var permanentIDs = PermanentIDs()
         let coordinator = persistentStoreCoordinator!
         var attempts = 0
         while true {
@@ -297,7 +297,7 @@ extension ManagedObjectContext {
     /// Marks everything saved, swaps temporary IDs for permanent ones and
     /// builds the notification.
     private func didSave(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject],
-                         permanentIDs: [ObjectID: ObjectID]) -> ContextDidSaveNotification {
+                         permanentIDs: PermanentIDs) -> ContextDidSaveNotification {
         // Only the saved objects can point at the new objects here: any
         // other object that gained one as a destination changed, and was
         // saved with it.
@@ -341,8 +341,8 @@ extension ManagedObjectContext {
     /// Replaces temporary IDs by permanent ones everywhere in this context:
     /// in the identity map, and in the relationships of `objects` (of every
     /// registered object when nil).
-    func adoptPermanentIDs(_ permanentIDs: [ObjectID: ObjectID], in objects: [ManagedObject]? = nil) {
-        if let some = permanentIDs.values.first { registered.reserveCapacity(permanentIDs.count, like: some) }
+    func adoptPermanentIDs(_ permanentIDs: PermanentIDs, in objects: [ManagedObject]? = nil) {
+        if let some = permanentIDs.makeIterator().next() { registered.reserveCapacity(permanentIDs.count, like: some.permanent) }
         func adopt(_ temporary: ObjectID, _ permanent: ObjectID) {
             guard let object = registered.removeValue(forKey: temporary) else { return }
             object.objectID = permanent

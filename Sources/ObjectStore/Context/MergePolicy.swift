@@ -76,7 +76,7 @@ public struct ContextDidSaveNotification: @unchecked Sendable {
     public let updatedObjectIDs: [ObjectID]
     public let deletedObjectIDs: [ObjectID]
     /// Temporary ID → permanent ID for the objects the save inserted.
-    public let permanentIDs: [ObjectID: ObjectID]
+    public let permanentIDs: PermanentIDs
     /// The saved state of inserted and updated objects.
     package let snapshots: [ObjectID: Snapshot]
     /// To-many contents the save wrote.

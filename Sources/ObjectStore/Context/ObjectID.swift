@@ -93,21 +93,34 @@ struct StoreNumber: Hashable, Sendable {
     /// The number of `identifier`, given on first sight.
     init(_ identifier: String?) {
         guard let identifier else { self = .none; return }
-        value = Self.table.withLock { table in
-            if let known = table.numbers[identifier] { return known }
-            table.identifiers.append(identifier)
-            let number = UInt32(table.identifiers.count)
-            table.numbers[identifier] = number
-            return number
-        }
+        value = Self.table.number(of: identifier)
     }
 
     var identifier: String? {
-        guard value != 0 else { return nil }
-        return Self.table.withLock { $0.identifiers[Int(value) - 1] }
+        value == 0 ? nil : Self.table.identifier(value)
     }
 
     /// Only grows: a store opened again keeps its number, and the few
     /// dozen bytes of one identifier are all a closed store leaves here.
-    private static let table = Mutex<(identifiers: [String], numbers: [String: UInt32])>(([], [:]))
+    /// An NSLock rather than a Mutex: the thread sanitizer sees through it.
+    private final class Table: @unchecked Sendable {
+        private let lock = NSLock()
+        private var identifiers: [String] = []
+        private var numbers: [String: UInt32] = [:]
+
+        func number(of identifier: String) -> UInt32 {
+            lock.withLock {
+                if let known = numbers[identifier] { return known }
+                identifiers.append(identifier)
+                numbers[identifier] = UInt32(identifiers.count)
+                return UInt32(identifiers.count)
+            }
+        }
+
+        func identifier(_ number: UInt32) -> String {
+            lock.withLock { identifiers[Int(number) - 1] }
+        }
+    }
+
+    private static let table = Table()
 }

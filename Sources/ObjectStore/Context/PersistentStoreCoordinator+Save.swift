@@ -18,16 +18,16 @@ extension PersistentStoreCoordinator {
     ///
     /// Throws `ValidationError` for a relationship between objects of
     /// different stores, which Core Data does not allow either.
-    func save(_ changes: StoreChanges) throws -> [ObjectID: ObjectID] {
+    func save(_ changes: StoreChanges) throws -> PermanentIDs {
         let parts = try split(changes)
         let permanent = try write(parts)
         forgetAssignments(changes.inserted.map(\.id))
         return permanent
     }
 
-    private func write(_ parts: [(any StoreBackend, StoreChanges)]) throws -> [ObjectID: ObjectID] {
+    private func write(_ parts: [(any StoreBackend, StoreChanges)]) throws -> PermanentIDs {
         if parts.count <= 1 {
-            guard let (store, part) = parts.first else { return [:] }
+            guard let (store, part) = parts.first else { return PermanentIDs() }
             return try store.save(part)
         }
         return try saveLock.withLock {
@@ -41,7 +41,7 @@ extension PersistentStoreCoordinator {
                 for save in prepared.reversed() { save.rollback() }
                 throw error
             }
-            var permanent: [ObjectID: ObjectID] = [:]
+            var permanent = PermanentIDs()
             for (i, save) in prepared.enumerated() {
                 do {
                     try save.commit()
@@ -49,7 +49,7 @@ extension PersistentStoreCoordinator {
                     for rest in prepared[(i + 1)...] { rest.rollback() }
                     throw error
                 }
-                permanent.merge(save.permanentIDs) { a, _ in a }
+                permanent.append(save.permanentIDs)
             }
             return permanent
         }

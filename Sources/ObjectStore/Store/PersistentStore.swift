@@ -55,7 +55,7 @@ package protocol StoreBackend: PersistentStore {
     func destinations(of relationship: RelationshipDescription, from source: ObjectID) throws -> [ObjectID]
     /// Writes one save and returns the permanent IDs of the inserted objects;
     /// throws `StoreConflictError` (writing nothing) when a row's version moved.
-    func save(_ changes: StoreChanges) throws -> [ObjectID: ObjectID]
+    func save(_ changes: StoreChanges) throws -> PermanentIDs
     /// The first half of a save spanning several stores: everything is
     /// written but not yet visible; `commit` or `rollback` must follow.
     func prepareSave(_ changes: StoreChanges) throws -> any PreparedSave
@@ -65,7 +65,7 @@ package protocol StoreBackend: PersistentStore {
 
 /// A save written but not yet committed (see `StoreBackend.prepareSave`).
 package protocol PreparedSave {
-    var permanentIDs: [ObjectID: ObjectID] { get }
+    var permanentIDs: PermanentIDs { get }
     func commit() throws
     func rollback()
 }

@@ -49,7 +49,7 @@ extension SQLiteStore: StoreBackend {
 /// An open SQLite transaction holding one store's part of a save.
 private struct PreparedSQLiteSave: PreparedSave {
     let store: SQLiteStore
-    let permanentIDs: [ObjectID: ObjectID]
+    let permanentIDs: PermanentIDs
 
     func commit() throws {
         defer { store.unlockAfterPreparedSave() }

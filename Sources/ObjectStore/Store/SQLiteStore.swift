@@ -315,7 +315,7 @@ package final class SQLiteStore: @unchecked Sendable {
     /// Writes one save in one transaction and returns the permanent IDs of
     /// the inserted objects. Checks every updated and deleted row's version
     /// first: if any changed, throws `StoreConflictError` and writes nothing.
-    package func save(_ changes: StoreChanges) throws -> [ObjectID: ObjectID] {
+    package func save(_ changes: StoreChanges) throws -> PermanentIDs {
         try withLock {
             try database.transaction {
                 try checkVersions(changes)

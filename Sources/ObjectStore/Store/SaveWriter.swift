@@ -12,10 +12,11 @@ struct SaveWriter {
     var mapping: SchemaMapping { store.mapping }
     var db: Database { store.database }
 
-    func write() throws -> [ObjectID: ObjectID] {
+    func write() throws -> PermanentIDs {
         for deleted in changes.deleted { try delete(deleted.id) }
-        let (permanent, keys) = try assignPrimaryKeys()
-        func resolve(_ id: ObjectID) -> ObjectID { permanent[id] ?? id }
+        let keys = try assignPrimaryKeys()
+        let permanent = PermanentIDs(temporaries: changes.inserted.map(\.id), keys: keys, store: store.storeNumber)
+        func resolve(_ id: ObjectID) -> ObjectID { id.isTemporaryID ? permanent[id] ?? id : id }
         var inserts: [ObjectIdentifier: InsertStatement] = [:]
         var last: (entity: ObjectIdentifier, statement: InsertStatement)?
         for (snapshot, pk) in zip(changes.inserted, keys) {
@@ -38,28 +39,31 @@ struct SaveWriter {
         return permanent
     }
 
-    /// The permanent ID of every inserted object, and its primary key in
-    /// the order of `changes.inserted`.
-    private func assignPrimaryKeys() throws -> ([ObjectID: ObjectID], [Int64]) {
+    /// The primary key of every inserted object, in the order of
+    /// `changes.inserted`.
+    private func assignPrimaryKeys() throws -> [Int64] {
         var next: [ObjectIdentifier: Int64] = [:]
-        var permanent: [ObjectID: ObjectID] = [:]
-        permanent.reserveCapacity(changes.inserted.count)
         var keys: [Int64] = []
         keys.reserveCapacity(changes.inserted.count)
+        // Inserts come in runs of one hierarchy: its counter stays at hand.
+        var current: (root: ObjectIdentifier, next: Int64)?
         for snapshot in changes.inserted {
             let root = snapshot.id.entity.rootEntity
             let key = ObjectIdentifier(root)
-            if next[key] == nil {
-                let table = mapping.table(for: root)
-                let max = try db.scalar("SELECT COALESCE(MAX(_pk), 0) FROM \(quoteIdentifier(table.name))")
-                if case .int(let n)? = max { next[key] = n + 1 } else { next[key] = 1 }
+            if current?.root != key {
+                if let current { next[current.root] = current.next }
+                if let known = next[key] {
+                    current = (key, known)
+                } else {
+                    let table = mapping.table(for: root)
+                    let max = try db.scalar("SELECT COALESCE(MAX(_pk), 0) FROM \(quoteIdentifier(table.name))")
+                    if case .int(let n)? = max { current = (key, n + 1) } else { current = (key, 1) }
+                }
             }
-            let pk = next[key]!
-            next[key] = pk + 1
-            permanent[snapshot.id] = ObjectID(entity: snapshot.id.entity, primaryKey: pk, store: store.storeNumber)
-            keys.append(pk)
+            keys.append(current!.next)
+            current!.next += 1
         }
-        return (permanent, keys)
+        return keys
     }
 
     /// One entity's INSERT, prepared once per save, and which snapshot

@@ -136,7 +136,7 @@ package final class XMLStore: StoreBackend, @unchecked Sendable {
 
     // MARK: - Writing
 
-    package func save(_ changes: StoreChanges) throws -> [ObjectID: ObjectID] {
+    package func save(_ changes: StoreChanges) throws -> PermanentIDs {
         let prepared = try prepareSave(changes)
         do {
             try prepared.commit()
@@ -225,7 +225,7 @@ private struct PreparedXMLSave: PreparedSave {
     let store: XMLStore
     let graph: XMLStore.Graph
     let temporary: URL
-    let permanentIDs: [ObjectID: ObjectID]
+    let permanentIDs: PermanentIDs
 
     func commit() throws { try store.finish(self, commit: true) }
     func rollback() { try? store.finish(self, commit: false) }
@@ -234,7 +234,7 @@ private struct PreparedXMLSave: PreparedSave {
 extension XMLStore.Graph {
     /// Applies one save as the SQLite store's writer does: version checks,
     /// deletes, inserts (keys handed out first), updates, to-many contents.
-    mutating func apply(_ changes: StoreChanges, store: String) throws -> [ObjectID: ObjectID] {
+    mutating func apply(_ changes: StoreChanges, store: String) throws -> PermanentIDs {
         var conflicts: [StoreConflict] = []
         for update in changes.updated where rows[update.snapshot.id]?.snapshot.version != update.expectedVersion {
             conflicts.append(StoreConflict(id: update.snapshot.id, expectedVersion: update.expectedVersion,
@@ -247,15 +247,16 @@ extension XMLStore.Graph {
             throw StoreConflictError(conflicts: conflicts.sorted { $0.id.primaryKey < $1.id.primaryKey })
         }
         for delete in changes.deleted { remove(delete.id) }
-        var permanent: [ObjectID: ObjectID] = [:]
+        var keys: [Int64] = []
         for snapshot in changes.inserted {
             let root = snapshot.id.entity.rootEntity.name
             if nextPK[root] == nil {
                 nextPK[root] = (rows.keys.filter { $0.entity.rootEntity.name == root }.map(\.primaryKey).max() ?? 0) + 1
             }
-            permanent[snapshot.id] = ObjectID(entity: snapshot.id.entity, primaryKey: nextPK[root]!, storeIdentifier: store)
+            keys.append(nextPK[root]!)
             nextPK[root]! += 1
         }
+        let permanent = PermanentIDs(temporaries: changes.inserted.map(\.id), keys: keys, store: StoreNumber(store))
         func resolve(_ id: ObjectID) -> ObjectID { permanent[id] ?? id }
         for snapshot in changes.inserted {
             var row = snapshot

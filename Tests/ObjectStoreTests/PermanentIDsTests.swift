@@ -1,0 +1,58 @@
+import Foundation
+@testable import ObjectStore
+import Testing
+
+/// The table of permanent IDs a save hands back: found by temporary ID
+/// whether the temporary numbers are dense or spread out, nil for any
+/// other ID, in save order when iterated.
+@Suite struct PermanentIDsTests {
+    let person: EntityDescription
+    let department: EntityDescription
+
+    init() throws {
+        let model = try TestModels.people()
+        person = try #require(model.entity(named: "Person"))
+        department = try #require(model.entity(named: "Department"))
+    }
+
+    @Test func denseNumbersAreFoundWithTheirEntityAndStore() {
+        let temporaries = (0..<500).map { ObjectID.temporary(for: $0 % 2 == 0 ? person : department) }
+        let store = StoreNumber("dense-\(UUID().uuidString)")
+        let ids = PermanentIDs(temporaries: temporaries, keys: (0..<500).map { Int64($0 + 1) }, store: store)
+        #expect(ids.count == 500)
+        for (i, temporary) in temporaries.enumerated() {
+            let permanent = ids[temporary]
+            #expect(permanent?.primaryKey == Int64(i + 1))
+            #expect(permanent?.entity === temporary.entity)
+            #expect(permanent?.storeNumber == store)
+            #expect(permanent?.isTemporaryID == false)
+        }
+        // A temporary ID made after the save, one made before, a permanent one.
+        #expect(ids[ObjectID.temporary(for: person)] == nil)
+        #expect(ids[ObjectID(entity: person, primaryKey: 1, storeIdentifier: nil)] == nil)
+    }
+
+    @Test func spreadNumbersFallBackToHashing() {
+        var temporaries: [ObjectID] = []
+        for _ in 0..<20 {
+            temporaries.append(ObjectID.temporary(for: person))
+            for _ in 0..<200 { _ = ObjectID.temporary(for: person) }   // other contexts' numbers
+        }
+        let ids = PermanentIDs(temporaries: temporaries, keys: (0..<20).map { Int64(100 + $0) }, store: .none)
+        #expect(temporaries.enumerated().allSatisfy { ids[$1]?.primaryKey == Int64(100 + $0) })
+        #expect(ids[ObjectID.temporary(for: person)] == nil)
+    }
+
+    @Test func partsOfSeveralStoresIterateInSaveOrder() {
+        let first = (0..<3).map { _ in ObjectID.temporary(for: person) }
+        let second = (0..<2).map { _ in ObjectID.temporary(for: department) }
+        var ids = PermanentIDs(temporaries: first, keys: [7, 8, 9], store: StoreNumber("A-\(UUID().uuidString)"))
+        ids.append(PermanentIDs(temporaries: second, keys: [1, 2], store: StoreNumber("B-\(UUID().uuidString)")))
+        #expect(ids.map(\.temporary) == first + second)
+        #expect(ids.map(\.permanent.primaryKey) == [7, 8, 9, 1, 2])
+        #expect(ids[second[1]]?.storeIdentifier?.hasPrefix("B-") == true)
+        #expect(ids.dictionary.count == 5)
+        #expect(ids.dictionary[first[2]] == ids[first[2]])
+        #expect(PermanentIDs().isEmpty && !ids.isEmpty)
+    }
+}
