@@ -67,7 +67,8 @@ struct SQLTranslator {
     }
 
     let store: SQLiteStore
-    var mapping: SchemaMapping { store.mapping }
+    /// Read once: every copy of the mapping retains each of its tables.
+    let mapping: SchemaMapping
     let root: Scope
     /// Names that stand for SQL expressions in the root scope: the fetched
     /// properties of a dictionary request, for its HAVING predicate.
@@ -77,6 +78,7 @@ struct SQLTranslator {
 
     init(store: SQLiteStore, entity: EntityDescription) {
         self.store = store
+        self.mapping = store.mapping
         self.root = Scope(alias: "t", entity: entity)
     }
 

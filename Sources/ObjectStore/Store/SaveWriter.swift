@@ -9,7 +9,8 @@ import Predicates
 struct SaveWriter {
     let store: SQLiteStore
     let changes: StoreChanges
-    var mapping: SchemaMapping { store.mapping }
+    /// Read once: every copy of the mapping retains each of its tables.
+    let mapping: SchemaMapping
     var db: Database { store.database }
 
     func write() throws -> PermanentIDs {
