@@ -46,6 +46,28 @@ import Predicates
         #expect(boss["level"] == .int(1))
     }
 
+    /// Strings reach SQLite byte for byte: empty is not NULL, long and
+    /// short ones, non-ASCII and embedded NUL come back unchanged.
+    @Test func stringsKeepEveryByteThroughTheStore() throws {
+        let path = TestModels.temporaryStorePath()
+        let model = try TestModels.people()
+        let texts = ["", "a", "fifteen chars!!", "sixteen chars!!!", "Zoë 日本 🎉", "nul\u{0}inside", String(repeating: "x", count: 5000)]
+        do {
+            let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try TestModels.coordinator(model, path: path))
+            for (i, text) in texts.enumerated() {
+                let person = context.insertObject(forEntityName: "Person")
+                person["firstName"] = .string(text)
+                person["age"] = .int(Int64(i))
+            }
+            try context.save()
+        }
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try TestModels.coordinator(model, path: path))
+        let people = try context.fetch(FetchRequest(entityName: "Person", sortDescriptors: try SortSpec.parse("age")))
+        #expect(people.map { $0["firstName"] } == texts.map { .string($0) })
+        let empty = try context.count(for: FetchRequest(entityName: "Person", predicate: try Predicate(format: "firstName == ''")))
+        #expect(empty == 1)
+    }
+
     @Test func aFailedSaveChangesNeitherTheStoreNorTheContext() throws {
         let model = try TestModels.people()
         let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try TestModels.coordinator(model))

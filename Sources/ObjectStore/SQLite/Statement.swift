@@ -45,7 +45,19 @@ package final class Statement {
         case .int(let i): rc = sqlite3_bind_int64(handle, index, i)
         case .double(let d): rc = sqlite3_bind_double(handle, index, d)
         case .decimal(let d): rc = sqlite3_bind_text(handle, index, "\(d)", -1, SQLITE_TRANSIENT)
-        case .string(let s): rc = sqlite3_bind_text(handle, index, s, -1, SQLITE_TRANSIENT)
+        case .string(let s):
+            // Straight from the string's UTF-8 with its length: passing the
+            // String itself made a NUL-terminated copy first, and SQLite
+            // then measured it again.
+            rc = s.utf8.withContiguousStorageIfAvailable { bytes -> Int32 in
+                // An empty buffer may have no address; NULL would bind NULL.
+                guard let base = bytes.baseAddress, !bytes.isEmpty else {
+                    return sqlite3_bind_text(handle, index, "", 0, SQLITE_TRANSIENT)
+                }
+                return UnsafeRawPointer(base).withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                    sqlite3_bind_text(handle, index, $0, Int32(bytes.count), SQLITE_TRANSIENT)
+                }
+            } ?? sqlite3_bind_text(handle, index, s, -1, SQLITE_TRANSIENT)
         case .date(let date): rc = sqlite3_bind_double(handle, index, date.timeIntervalSinceReferenceDate)
         case .data(let data):
             rc = data.withUnsafeBytes { buffer in
