@@ -2,8 +2,8 @@ import Foundation
 @testable import ObjectStore
 import Testing
 
-/// The identity map's row table: paged slots for ordinary row numbers, a
-/// hash table for temporary (negative) and very large ones, one count.
+/// The identity map's row table: paged slots over a band of numbers, a
+/// hash table for negative ones and ones far from the band, one count.
 @Suite struct RowPagesTests {
     let entity: EntityDescription
 
@@ -13,7 +13,7 @@ import Testing
 
     @Test func findsStoresAndRemovesAcrossPagesAndTheHashedRange() {
         let objects = (0..<6).map { _ in ManagedObject(entity: entity, insertInto: nil) }
-        let keys: [Int64] = [1, 1023, 1024, 5_000_000, -7, RowPages.pagedLimit + 3]
+        let keys: [Int64] = [1, 1023, 1024, 5_000_000, -7, (1 << 40) + 3]
         var rows = RowPages()
         for (key, object) in zip(keys, objects) { rows[key] = Unmanaged.passUnretained(object) }
         #expect(rows.count == 6)
@@ -31,8 +31,30 @@ import Testing
         #expect(rows.removeValue(at: 1023)?.takeUnretainedValue() === objects[1])
         #expect(rows.removeValue(at: 1023) == nil)
         rows[-7] = nil
-        rows[RowPages.pagedLimit + 3] = nil
+        rows[(1 << 40) + 3] = nil
         #expect(rows.count == 3)
+    }
+
+    /// The band grows down and up, but never over a number already hashed:
+    /// every number stays findable wherever it was filed.
+    @Test func theBandNeverCoversAHashedNumber() {
+        let objects = (0..<5).map { _ in ManagedObject(entity: entity, insertInto: nil) }
+        let pageSize = Int64(RowPages.pageSize), maxPages = Int64(RowPages.maxPages)
+        var rows = RowPages()
+        let keys: [Int64] = [
+            50_000_000,                                  // starts the band
+            50_000_000 + maxPages * pageSize,            // too far up: hashed
+            50_000_000 - 10 * pageSize,                  // grows the band down
+            50_000_000 + (maxPages - 20) * pageSize,     // grows it up, short of the hashed one
+            50_000_000 + maxPages * pageSize - 1,        // the hashed one's neighbour
+        ]
+        for (key, object) in zip(keys, objects) { rows[key] = Unmanaged.passUnretained(object) }
+        for (key, object) in zip(keys, objects) {
+            #expect(rows[key]?.takeUnretainedValue() === object, "key \(key)")
+        }
+        #expect(rows.count == 5)
+        for key in keys { rows[key] = nil }
+        #expect(rows.count == 0 && keys.allSatisfy { rows[$0] == nil })
     }
 
     @Test func objectOrMakeMakesOnceAndAPageEmptiedIsReused() {

@@ -9,17 +9,23 @@ import Foundation
 /// as Core Data's weakly held registered objects do.
 ///
 /// IDs are grouped by what they share, the store and the inheritance
-/// hierarchy (a handful of groups in a context). Within a group, saved
-/// objects are found by row number in pages of `RowPages.pageSize` slots:
-/// row numbers are small and dense, so a lookup is two array indexings,
-/// and a fetch streaming in 200,000 rows never rehashes. Temporary IDs
-/// (negative numbers) and very large row numbers go to a hash table.
+/// hierarchy (a handful of groups in a context), and temporary IDs apart.
+/// Within a group, objects are found by number in pages of
+/// `RowPages.pageSize` slots: row numbers are dense, and so are the
+/// temporary numbers of one context's inserts, so a lookup is two array
+/// indexings and a fetch streaming in 200,000 rows never rehashes.
 struct ObjectRegistry {
     private struct Table {
         let root: ObjectIdentifier
         let store: StoreNumber
+        let temporary: Bool
         var rows = RowPages()
     }
+
+    /// The number an ID is filed under in its table: the row, or the
+    /// temporary number (temporary primary keys are negated).
+    @inline(__always)
+    private static func key(_ id: ObjectID) -> Int64 { id.primaryKey < 0 ? -id.primaryKey : id.primaryKey }
 
     private var tables: [Table] = []
     /// The table used last: lookups come in runs of one hierarchy.
@@ -28,15 +34,17 @@ struct ObjectRegistry {
     @inline(__always)
     private mutating func table(for id: ObjectID, creating: Bool) -> Int? {
         let root = ObjectIdentifier(id.entity.rootEntity)
-        if recent < tables.count, tables[recent].root == root, tables[recent].store == id.storeNumber {
+        let temporary = id.isTemporaryID
+        if recent < tables.count, tables[recent].root == root, tables[recent].store == id.storeNumber,
+           tables[recent].temporary == temporary {
             return recent
         }
-        if let i = tables.firstIndex(where: { $0.root == root && $0.store == id.storeNumber }) {
+        if let i = tables.firstIndex(where: { $0.root == root && $0.store == id.storeNumber && $0.temporary == temporary }) {
             recent = i
             return i
         }
         guard creating else { return nil }
-        tables.append(Table(root: root, store: id.storeNumber))
+        tables.append(Table(root: root, store: id.storeNumber, temporary: temporary))
         recent = tables.count - 1
         return recent
     }
@@ -44,14 +52,14 @@ struct ObjectRegistry {
     subscript(id: ObjectID) -> ManagedObject? {
         mutating get {
             guard let t = table(for: id, creating: false) else { return nil }
-            return tables[t].rows[id.primaryKey]?.takeUnretainedValue()
+            return tables[t].rows[Self.key(id)]?.takeUnretainedValue()
         }
         set {
             if let newValue {
                 let t = table(for: id, creating: true)!
-                tables[t].rows[id.primaryKey] = Unmanaged.passUnretained(newValue)
+                tables[t].rows[Self.key(id)] = Unmanaged.passUnretained(newValue)
             } else if let t = table(for: id, creating: false) {
-                tables[t].rows[id.primaryKey] = nil
+                tables[t].rows[Self.key(id)] = nil
             }
         }
     }
@@ -61,21 +69,21 @@ struct ObjectRegistry {
     @inline(__always)
     mutating func object(for id: ObjectID, orMake make: () -> ManagedObject) -> ManagedObject {
         let t = table(for: id, creating: true)!
-        return tables[t].rows.object(at: id.primaryKey, orMake: make)
+        return tables[t].rows.object(at: Self.key(id), orMake: make)
     }
 
     @discardableResult
     mutating func removeValue(forKey id: ObjectID) -> ManagedObject? {
         guard let t = table(for: id, creating: false) else { return nil }
-        return tables[t].rows.removeValue(at: id.primaryKey)?.takeUnretainedValue()
+        return tables[t].rows.removeValue(at: Self.key(id))?.takeUnretainedValue()
     }
 
     /// Called from the object's deinit: forgets it if it is still the one
     /// registered under `id`.
     mutating func remove(_ id: ObjectID, ifSameAs object: ObjectIdentifier) {
         guard let t = table(for: id, creating: false) else { return }
-        if let current = tables[t].rows[id.primaryKey], ObjectIdentifier(current.takeUnretainedValue()) == object {
-            tables[t].rows[id.primaryKey] = nil
+        if let current = tables[t].rows[Self.key(id)], ObjectIdentifier(current.takeUnretainedValue()) == object {
+            tables[t].rows[Self.key(id)] = nil
         }
     }
 
@@ -89,11 +97,9 @@ struct ObjectRegistry {
     var keys: [ObjectID] { values.map(\.objectID) }
     var count: Int { tables.reduce(0) { $0 + $1.rows.count } }
 
-    /// Room for `n` more objects of `id`'s hierarchy and store.
-    mutating func reserveCapacity(_ n: Int, like id: ObjectID) {
-        let t = table(for: id, creating: true)!
-        if id.isTemporaryID { tables[t].rows.reserveHashed(n) }
-    }
+    /// Room for `n` more objects of `id`'s hierarchy and store. Pages
+    /// come as they are needed: nothing to do ahead.
+    mutating func reserveCapacity(_ n: Int, like id: ObjectID) {}
 
     mutating func removeAll() {
         tables.removeAll()
@@ -101,32 +107,42 @@ struct ObjectRegistry {
     }
 }
 
-/// Objects by row number: pages of slots for row numbers from 0 up to
-/// `pagedLimit`, a hash table for the rest.
+/// Objects by number: pages of slots over a band of numbers, a hash
+/// table for the numbers outside it.
+///
+/// The band starts at the page of the first number stored and grows to at
+/// most `maxPages` pages (64 million numbers, a directory of 768 KB);
+/// negative numbers and numbers beyond the band are hashed. A number is
+/// paged exactly when its page lies in the band: the band only grows, and
+/// never over a hashed number's page.
 struct RowPages {
     typealias Slot = Unmanaged<ManagedObject>?
 
     static let pageShift = 10
     static let pageSize = 1 << pageShift
-    /// Row numbers from here on are hashed: a directory entry per 1,024 rows
-    /// up to 64 million rows is at most 512 KB.
-    static let pagedLimit: Int64 = 1 << 26
+    static let maxPages = 1 << 16
 
     /// Empty where a page holds nothing.
     private var pages: [ContiguousArray<Slot>] = []
     /// Objects in each page: a page is freed when its last one leaves.
     private var pageCounts: [Int32] = []
+    /// The page number of `pages[0]`.
+    private var basePage = 0
     private var hashed: [Int64: Unmanaged<ManagedObject>] = [:]
     private(set) var count = 0
 
+    /// The index in `pages` of `key`'s page, when it lies in the band.
     @inline(__always)
-    private static func isPaged(_ key: Int64) -> Bool { key >= 0 && key < pagedLimit }
+    private func pageIndex(_ key: Int64) -> Int? {
+        guard key >= 0 else { return nil }
+        let p = Int(key >> Int64(Self.pageShift)) &- basePage
+        return p >= 0 && p < pages.count ? p : nil
+    }
 
     subscript(key: Int64) -> Unmanaged<ManagedObject>? {
         get {
-            guard Self.isPaged(key) else { return hashed[key] }
-            let p = Int(key) >> Self.pageShift
-            guard p < pages.count, !pages[p].isEmpty else { return nil }
+            guard let p = pageIndex(key) else { return hashed[key] }
+            guard !pages[p].isEmpty else { return nil }
             return pages[p][Int(key) & (Self.pageSize - 1)]
         }
         set {
@@ -137,14 +153,14 @@ struct RowPages {
     /// The object at `key`, or the one `make` creates, stored there.
     @inline(__always)
     mutating func object(at key: Int64, orMake make: () -> ManagedObject) -> ManagedObject {
-        guard Self.isPaged(key) else {
+        guard let p = pageIndex(key) ?? widen(to: key) else {
             if let existing = hashed[key] { return existing.takeUnretainedValue() }
             let object = make()
             hashed[key] = Unmanaged.passUnretained(object)
             count += 1
             return object
         }
-        let p = preparePage(for: key)
+        if pages[p].isEmpty { pages[p] = ContiguousArray(repeating: nil, count: Self.pageSize) }
         let i = Int(key) & (Self.pageSize - 1)
         if let existing = pages[p][i] { return existing.takeUnretainedValue() }
         let object = make()
@@ -155,11 +171,11 @@ struct RowPages {
     }
 
     private mutating func set(_ value: Unmanaged<ManagedObject>, at key: Int64) {
-        guard Self.isPaged(key) else {
+        guard let p = pageIndex(key) ?? widen(to: key) else {
             if hashed.updateValue(value, forKey: key) == nil { count += 1 }
             return
         }
-        let p = preparePage(for: key)
+        if pages[p].isEmpty { pages[p] = ContiguousArray(repeating: nil, count: Self.pageSize) }
         let i = Int(key) & (Self.pageSize - 1)
         if pages[p][i] == nil {
             pageCounts[p] += 1
@@ -170,13 +186,12 @@ struct RowPages {
 
     @discardableResult
     mutating func removeValue(at key: Int64) -> Unmanaged<ManagedObject>? {
-        guard Self.isPaged(key) else {
+        guard let p = pageIndex(key) else {
             let removed = hashed.removeValue(forKey: key)
             if removed != nil { count -= 1 }
             return removed
         }
-        let p = Int(key) >> Self.pageShift
-        guard p < pages.count, !pages[p].isEmpty else { return nil }
+        guard !pages[p].isEmpty else { return nil }
         let i = Int(key) & (Self.pageSize - 1)
         guard let removed = pages[p][i] else { return nil }
         pages[p][i] = nil
@@ -186,21 +201,43 @@ struct RowPages {
         return removed
     }
 
-    /// The page for `key`, made (and the directory grown) when missing.
-    @inline(__always)
-    private mutating func preparePage(for key: Int64) -> Int {
-        let p = Int(key) >> Self.pageShift
-        if p >= pages.count {
-            let grown = Swift.max(p + 1, pages.count * 2)
-            pages.append(contentsOf: repeatElement([], count: grown - pages.count))
-            pageCounts.append(contentsOf: repeatElement(0, count: grown - pageCounts.count))
+    /// Grows the band to hold `key`'s page, and returns its index; nil when
+    /// the band would grow too wide (the key is then hashed).
+    private mutating func widen(to key: Int64) -> Int? {
+        guard key >= 0 else { return nil }
+        let page = Int(key >> Int64(Self.pageShift))
+        if pages.isEmpty {
+            basePage = page
+            pages = [[]]
+            pageCounts = [0]
+            return 0
         }
-        if pages[p].isEmpty { pages[p] = ContiguousArray(repeating: nil, count: Self.pageSize) }
-        return p
+        if page < basePage {
+            let extra = basePage - page
+            guard pages.count + extra <= Self.maxPages, !hashedKeys(inPages: page..<basePage) else { return nil }
+            pages.insert(contentsOf: repeatElement([], count: extra), at: 0)
+            pageCounts.insert(contentsOf: repeatElement(0, count: extra), at: 0)
+            basePage = page
+            return 0
+        }
+        let needed = page - basePage + 1
+        guard needed <= Self.maxPages else { return nil }
+        var grown = Swift.min(Self.maxPages, Swift.max(needed, pages.count * 2))
+        if hashedKeys(inPages: (basePage + pages.count)..<(basePage + grown)) {
+            // Grow no further than needed, if that is clear of them.
+            grown = needed
+            guard !hashedKeys(inPages: (basePage + pages.count)..<(basePage + grown)) else { return nil }
+        }
+        pages.append(contentsOf: repeatElement([], count: grown - pages.count))
+        pageCounts.append(contentsOf: repeatElement(0, count: grown - pageCounts.count))
+        return page - basePage
     }
 
-    mutating func reserveHashed(_ n: Int) {
-        hashed.reserveCapacity(hashed.count + n)
+    /// Whether a hashed key's page is in `range`: the band must not grow
+    /// over it, or that key would be looked for in the wrong place.
+    private func hashedKeys(inPages range: Range<Int>) -> Bool {
+        guard !hashed.isEmpty else { return false }
+        return hashed.keys.contains { $0 >= 0 && range.contains(Int($0 >> Int64(Self.pageShift))) }
     }
 
     func forEach(_ body: (Unmanaged<ManagedObject>) -> Void) {
