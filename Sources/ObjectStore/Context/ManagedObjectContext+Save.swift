@@ -107,14 +107,23 @@ extension ManagedObjectContext {
     func storeChanges(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) -> StoreChanges {
         var changes = StoreChanges()
         changes.inserted.reserveCapacity(inserted.count)
+        // The to-manys stored in join tables, per entity: objects come in
+        // runs of one entity, so the last one's list is usually the one.
+        var joined: (entity: ObjectIdentifier, indexes: [Int])?
         for object in inserted {
             var snapshot = currentSnapshot(of: object)
             snapshot.version = 1
             changes.inserted.append(snapshot)
-            for (i, relationship) in object.entity.relationships.enumerated()
-            where relationship.isToMany && !relationship.isTransient && (relationship.isManyToMany || relationship.isOrdered) {
+            let entity = object.entity
+            if joined?.entity != ObjectIdentifier(entity) {
+                joined = (ObjectIdentifier(entity), entity.relationships.indices.filter { i in
+                    let relationship = entity.relationships[i]
+                    return relationship.isToMany && !relationship.isTransient && (relationship.isManyToMany || relationship.isOrdered)
+                })
+            }
+            for i in joined!.indexes {
                 if case .toMany(let ids) = object.relationshipSlots[i], ids.count > 0 {
-                    changes.toMany.append(.init(source: object.objectID, relationship: relationship, destinations: ids.ids))
+                    changes.toMany.append(.init(source: object.objectID, relationship: entity.relationships[i], destinations: ids.ids))
                 }
             }
         }

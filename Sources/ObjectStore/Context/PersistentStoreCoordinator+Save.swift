@@ -125,9 +125,16 @@ extension PersistentStoreCoordinator {
             guard let id else { return true }
             return id.isTemporaryID || id.storeNumber == number
         }
-        for snapshot in changes.inserted {
-            if entities.insert(ObjectIdentifier(snapshot.id.entity)).inserted, !store.holds(snapshot.id.entity) { return false }
-            for destination in snapshot.toOne where !fits(destination) { return false }
+        // By index: a loop variable would copy (and retain) every snapshot.
+        let inserted = changes.inserted
+        var last: ObjectIdentifier?
+        for i in inserted.indices {
+            let entity = ObjectIdentifier(inserted[i].id.entity)
+            if entity != last {
+                last = entity
+                if entities.insert(entity).inserted, !store.holds(inserted[i].id.entity) { return false }
+            }
+            for j in inserted[i].toOne.indices where !fits(inserted[i].toOne[j]) { return false }
         }
         for update in changes.updated {
             guard fits(update.snapshot.id) else { return false }

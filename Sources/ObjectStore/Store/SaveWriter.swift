@@ -20,13 +20,14 @@ struct SaveWriter {
         func resolve(_ id: ObjectID) -> ObjectID { id.isTemporaryID ? permanent[id] ?? id : id }
         var inserts: [ObjectIdentifier: InsertStatement] = [:]
         var last: (entity: ObjectIdentifier, statement: InsertStatement)?
-        for (snapshot, pk) in zip(changes.inserted, keys) {
-            let key = ObjectIdentifier(snapshot.id.entity)
+        let inserted = changes.inserted
+        for i in inserted.indices {
+            let key = ObjectIdentifier(inserted[i].id.entity)
             if last?.entity != key {
-                if inserts[key] == nil { inserts[key] = try insertStatement(for: snapshot.id.entity) }
+                if inserts[key] == nil { inserts[key] = try insertStatement(for: inserted[i].id.entity) }
                 last = (key, inserts[key]!)
             }
-            try insert(snapshot, primaryKey: pk, with: last!.statement, resolve: resolve)
+            try insert(inserted[i], primaryKey: keys[i], with: last!.statement, resolve: resolve)
         }
         for update in changes.updated {
             try self.update(update, resolve: resolve)
@@ -48,15 +49,15 @@ struct SaveWriter {
         keys.reserveCapacity(changes.inserted.count)
         // Inserts come in runs of one hierarchy: its counter stays at hand.
         var current: (root: ObjectIdentifier, next: Int64)?
-        for snapshot in changes.inserted {
-            let root = snapshot.id.entity.rootEntity
-            let key = ObjectIdentifier(root)
+        let inserted = changes.inserted
+        for index in inserted.indices {
+            let key = ObjectIdentifier(inserted[index].id.entity.rootEntity)
             if current?.root != key {
                 if let current { next[current.root] = current.next }
                 if let known = next[key] {
                     current = (key, known)
                 } else {
-                    let table = mapping.table(for: root)
+                    let table = mapping.table(for: inserted[index].id.entity.rootEntity)
                     let max = try db.scalar("SELECT COALESCE(MAX(_pk), 0) FROM \(quoteIdentifier(table.name))")
                     if case .int(let n)? = max { current = (key, n + 1) } else { current = (key, 1) }
                 }
