@@ -68,6 +68,35 @@ import Predicates
         #expect(empty == 1)
     }
 
+    /// An object already changed skips telling its context of further
+    /// writes only while nobody listens: an undo manager or an observer set
+    /// later still hears every one.
+    @Test func writesToAChangedObjectReachUndoAndObserversAddedLater() throws {
+        let model = try TestModels.people()
+        let context = ManagedObjectContext(concurrencyType: .confined,
+                                           coordinator: try TestModels.coordinator(model, path: TestModels.temporaryStorePath()))
+        let ada = context.insertObject(forEntityName: "Person")
+        ada["firstName"] = .string("Ada")
+        try context.save()
+        ada["age"] = .int(1)      // now in the change set, nobody listening
+        ada["age"] = .int(2)
+        context.undoManager = UndoManager()
+        ada["age"] = .int(3)
+        context.undoManager?.undo()
+        #expect(ada["age"] == .int(2))
+        context.undoManager = nil
+        var updated: [ManagedObject] = []
+        let token = context.addObjectsDidChangeObserver { updated += $0.updatedObjects }
+        context.processPendingChanges()
+        updated.removeAll()
+        ada["age"] = .int(4)
+        context.processPendingChanges()
+        #expect(updated.count == 1 && updated.first === ada)
+        context.removeObjectsDidChangeObserver(token)
+        ada["age"] = .int(5)
+        #expect(ada["age"] == .int(5) && ada.isUpdated && context.hasChanges)
+    }
+
     @Test func aFailedSaveChangesNeitherTheStoreNorTheContext() throws {
         let model = try TestModels.people()
         let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try TestModels.coordinator(model))

@@ -21,7 +21,13 @@ open class ManagedObject: CustomStringConvertible {
 
     public let entity: EntityDescription
     @exclusivity(unchecked) public internal(set) var objectID: ObjectID
-    public internal(set) weak var managedObjectContext: ManagedObjectContext?
+    public internal(set) weak var managedObjectContext: ManagedObjectContext? {
+        didSet { hearing = managedObjectContext?.hearing }
+    }
+    /// The context's `hearing`: whether it must hear of every change of an
+    /// object already in its change set, read without loading the weak
+    /// reference (which costs more than the rest of a write).
+    @exclusivity(unchecked) private var hearing: ChangeHearing?
 
     /// Attribute values in `entity.attributes` order.
     @exclusivity(unchecked) var values: [Value]
@@ -67,6 +73,7 @@ open class ManagedObject: CustomStringConvertible {
         self.relationshipSlots = id.entity.faultSlots
         self.isFault = true
         self.managedObjectContext = context
+        self.hearing = context.hearing
         // A fault stands for a saved object: it was inserted long ago.
         self.hasAwokenFromInsert = true
     }
@@ -204,6 +211,9 @@ open class ManagedObject: CustomStringConvertible {
         let old = values[index]
         guard old != coerced else { return }
         values[index] = coerced
+        // Already changed, and no undo manager or observer to tell: the
+        // context has nothing to record.
+        if changeOrder != 0, state != .clean, let hearing, !hearing.everyChange { return }
         managedObjectContext?.didChange(self, attribute: index, from: old)
     }
 

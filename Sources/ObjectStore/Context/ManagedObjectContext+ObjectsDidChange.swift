@@ -86,11 +86,11 @@ extension ManagedObjectContext {
     public func addObjectsDidChangeObserver(_ observer: @escaping (ObjectsDidChangeNotification) -> Void) -> UUID {
         let token = UUID()
         nonisolated(unsafe) let observer = observer
-        performAndWait { changeTracker.observers.append((token, observer)) }
+        performAndWait { changeTracker.observers.append((token, observer)); hearing.update(self) }
         return token
     }
 
     public func removeObjectsDidChangeObserver(_ token: UUID) {
-        performAndWait { changeTracker.observers.removeAll { $0.0 == token } }
+        performAndWait { changeTracker.observers.removeAll { $0.0 == token }; hearing.update(self) }
     }
 }

@@ -34,7 +34,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public var name: String?
     public var mergePolicy: MergePolicy = .error
     /// Records changes for undo and redo; nil (the default) records nothing.
-    public var undoManager: UndoManager?
+    public var undoManager: UndoManager? {
+        didSet { hearing.update(self) }
+    }
+    /// Shared with this context's objects: see `ManagedObject.hearing`.
+    let hearing = ChangeHearing()
     /// Whether saves of the parent are merged into this context.
     public var automaticallyMergesChangesFromParent = false
 
@@ -512,5 +516,16 @@ struct ChangeSet {
     private mutating func compact() {
         slots = slots.filter { $0 != nil }
         for (i, object) in slots.enumerated() { object!.changeOrder = i + 1 }
+    }
+}
+
+/// Whether a context must hear of every attribute change, even of an object
+/// it already counts as changed: when it records undo or has observers of
+/// its changes.
+final class ChangeHearing: @unchecked Sendable {
+    @exclusivity(unchecked) private(set) var everyChange = false
+
+    func update(_ context: ManagedObjectContext) {
+        everyChange = context.undoManager != nil || !context.changeTracker.observers.isEmpty
     }
 }
