@@ -47,8 +47,12 @@ extension ManagedObjectContext {
 
     func validate(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) throws {
         var failures: [ValidationError.Failure] = []
+        var checks: (entity: ObjectIdentifier, plan: [AttributeCheck])?
         for object in inserted + updated {
-            failures += validationFailures(of: object)
+            if checks?.entity != ObjectIdentifier(object.entity) {
+                checks = (ObjectIdentifier(object.entity), object.entity.attributes.map(AttributeCheck.init))
+            }
+            failures += validationFailures(of: object, checks: checks!.plan)
             failures += keyValidationFailures(of: object)
             do {
                 if object.isInserted { try object.validateForInsert() } else { try object.validateForUpdate() }
@@ -78,11 +82,23 @@ extension ManagedObjectContext {
 
     /// The model's rules for one object: attribute values and relationship
     /// counts.
-    func validationFailures(of object: ManagedObject) -> [ValidationError.Failure] {
+    func validationFailures(of object: ManagedObject, checks: [AttributeCheck]? = nil) -> [ValidationError.Failure] {
         var failures: [ValidationError.Failure] = []
         let entity = object.entity
-        for (i, attribute) in entity.attributes.enumerated() where !attribute.isTransient {
-            for issue in attribute.validate(object.values[i], in: entity) {
+        let checks = checks ?? entity.attributes.map(AttributeCheck.init)
+        let values = object.values
+        for i in checks.indices where !checks[i].isTransient {
+            // Most attributes have no bounds and most values are fine:
+            // decided here without copying the value or the description.
+            if !checks[i].hasRules {
+                if case .null = values[i] {
+                    if checks[i].isOptional { continue }
+                } else if checks[i].type.accepts(values[i]) {
+                    continue
+                }
+            }
+            let attribute = entity.attributes[i]
+            for issue in attribute.validate(values[i], in: entity) {
                 failures.append(.init(objectID: object.objectID, key: attribute.name, message: issue.message))
             }
         }
@@ -479,5 +495,23 @@ extension ManagedObjectContext {
         object.committed = snapshot
         object.version = snapshot.version
         if object.state == .updated && !object.hasChanges { changed.remove(object); object.state = .clean }
+    }
+}
+
+/// What validating one attribute needs to know, read once per entity per
+/// save rather than from the description for every object.
+struct AttributeCheck {
+    let isTransient: Bool
+    let isOptional: Bool
+    let type: AttributeType
+    /// Bounds, a pattern or predicates: the full check must run.
+    let hasRules: Bool
+
+    init(_ attribute: AttributeDescription) {
+        isTransient = attribute.isTransient
+        isOptional = attribute.isOptional
+        type = attribute.type
+        hasRules = attribute.minValue != nil || attribute.maxValue != nil || attribute.regularExpression != nil
+            || !attribute.validationPredicates.isEmpty
     }
 }
