@@ -21,8 +21,14 @@ open class ManagedObject: CustomStringConvertible {
 
     public let entity: EntityDescription
     @exclusivity(unchecked) public internal(set) var objectID: ObjectID
-    public internal(set) weak var managedObjectContext: ManagedObjectContext? {
-        didSet { hearing = managedObjectContext?.hearing }
+    public private(set) weak var managedObjectContext: ManagedObjectContext?
+
+    /// Joins `context` (or leaves, with nil); takes its `hearing` along
+    /// without loading the weak reference back.
+    @inline(__always)
+    func setContext(_ context: ManagedObjectContext?) {
+        managedObjectContext = context
+        hearing = context?.hearing
     }
     /// The context's `hearing`: whether it must hear of every change of an
     /// object already in its change set, read without loading the weak

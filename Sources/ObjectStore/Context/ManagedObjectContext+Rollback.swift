@@ -38,7 +38,7 @@ extension ManagedObjectContext {
     /// be used afterwards.
     public func reset() {
         for object in registered.values {
-            object.managedObjectContext = nil
+            object.setContext(nil)
             object.state = .clean
         }
         registered.removeAll()

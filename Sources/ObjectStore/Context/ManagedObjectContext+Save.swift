@@ -260,7 +260,7 @@ extension ManagedObjectContext {
                     // Inserted once, in the child: no second awakeFromInsert.
                     target.hasAwokenFromInsert = true
                     target.objectID = snapshot.id
-                    target.managedObjectContext = parent
+                    target.setContext(parent)
                     target.state = .inserted
                     parent.registered[snapshot.id] = target
                     parent.markChanged(target)
@@ -314,7 +314,7 @@ extension ManagedObjectContext {
         changed.remove(object)
         committedToMany[ObjectIdentifier(object)] = nil
         object.state = .clean
-        object.managedObjectContext = nil
+        object.setContext(nil)
     }
 
     // MARK: - After a save
@@ -354,7 +354,7 @@ extension ManagedObjectContext {
         // Deleted objects still answer isDeleted in didSave, as in Core Data.
         for object in deleted {
             object.didSave()
-            object.managedObjectContext = nil
+            object.setContext(nil)
             object.state = .clean
         }
         return ContextDidSaveNotification(

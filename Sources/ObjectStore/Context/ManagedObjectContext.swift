@@ -182,7 +182,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         precondition(!object.entity.isAbstract, "cannot insert an object of abstract entity \(object.entity.name)")
         if let owner = object.managedObjectContext, owner === self { return }
         precondition(object.managedObjectContext == nil, "the object belongs to another context")
-        object.managedObjectContext = self
+        object.setContext(self)
         object.state = .inserted
         registered[object.objectID] = object
         markChanged(object)
@@ -201,7 +201,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         changed.remove(object)
         committedToMany[ObjectIdentifier(object)] = nil
         object.state = .clean
-        object.managedObjectContext = nil
+        object.setContext(nil)
         noteObjectChange(object)
         undoManager?.registerUndo { [weak self, object] in self?.insert(object) }
     }
