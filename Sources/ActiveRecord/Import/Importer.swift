@@ -53,6 +53,9 @@ public final class Importer {
         var result: [ManagedObject] = []
         result.reserveCapacity(items.count)
         let batchSize = max(1, options.batchSize)
+        // Room for every item's key at once: growing batch by batch would
+        // rehash all the keys seen so far at each doubling.
+        if let index = plan.key { index.known.reserveCapacity(index.known.count + items.count) }
         for start in stride(from: 0, to: items.count, by: batchSize) {
             let batch = items[start..<min(start + batchSize, items.count)]
             let keys = try prefetch(batch, plan: plan)
@@ -168,8 +171,10 @@ public final class Importer {
         guard let key, !key.isNull, let index else { return (try create(entity), true) }
         if let object = index.known[key] { return (object, false) }
         // Not prefetched (a nested level): ask once.
-        try seedPending(index)
-        if let object = index.known[key] { return (object, false) }
+        if index.pendingSeen != generation {
+            try seedPending(index)
+            if let object = index.known[key] { return (object, false) }
+        }
         if !index.asked.contains(key),
            let object = try context.savedObjects(of: entity, where: index.attribute.name, in: [key])[key] {
             index.known[key] = object
