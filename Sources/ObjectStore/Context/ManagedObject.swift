@@ -48,7 +48,7 @@ open class ManagedObject: CustomStringConvertible {
     /// while the object is not in its context's change set.
     @exclusivity(unchecked) var changeOrder = 0
     /// Relationships changed since the last save.
-    @exclusivity(unchecked) var changedRelationshipSet: Set<Int> = []
+    @exclusivity(unchecked) var changedRelationshipSet = SlotSet()
     /// Whether `awakeFromInsert` ran: it runs once in an object's life,
     /// not again when an undone insert is redone.
     @exclusivity(unchecked) var hasAwokenFromInsert = false
@@ -457,5 +457,36 @@ extension Value {
         case let n as NSNumber: self = .double(n.doubleValue)
         case let some?: self = .string(String(describing: some))
         }
+    }
+}
+
+/// A set of property indexes: a bit for each below 64 (every entity in
+/// practice), a hash set for the rest. Adding to it is on the path of every
+/// relationship change.
+struct SlotSet {
+    private var bits: UInt64 = 0
+    private var more: Set<Int> = []
+
+    var isEmpty: Bool { bits == 0 && more.isEmpty }
+
+    @inline(__always)
+    mutating func insert(_ index: Int) {
+        if index < 64 { bits |= 1 << UInt64(index) } else { more.insert(index) }
+    }
+
+    mutating func removeAll() {
+        bits = 0
+        if !more.isEmpty { more.removeAll() }
+    }
+
+    /// The indexes in increasing order.
+    func sorted() -> [Int] {
+        var result: [Int] = []
+        var rest = bits
+        while rest != 0 {
+            result.append(rest.trailingZeroBitCount)
+            rest &= rest - 1
+        }
+        return result + more.sorted()
     }
 }

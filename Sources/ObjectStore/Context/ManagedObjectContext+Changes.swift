@@ -47,8 +47,10 @@ extension ManagedObjectContext {
     private func touch(_ object: ManagedObject, relationship index: Int) {
         if object.state == .clean { object.state = .updated }
         markChanged(object)
+        // The contents to restore on rollback; an inserted object has none
+        // (rolling back drops it).
         let key = ObjectIdentifier(object)
-        if object.entity.relationships[index].isToMany, committedToMany[key]?[index] == nil,
+        if object.state != .inserted, object.entity.relationships[index].isToMany, committedToMany[key]?[index] == nil,
            case .toMany(let ids) = object.relationshipSlots[index] {
             committedToMany[key, default: [:]][index] = ids
         }
