@@ -33,7 +33,7 @@ open class ManagedObject: CustomStringConvertible {
     /// The context's `hearing`: whether it must hear of every change of an
     /// object already in its change set, read without loading the weak
     /// reference (which costs more than the rest of a write).
-    @exclusivity(unchecked) private var hearing: ChangeHearing?
+    @exclusivity(unchecked) private(set) var hearing: ChangeHearing?
 
     /// Attribute values in `entity.attributes` order.
     @exclusivity(unchecked) var values: [Value]
