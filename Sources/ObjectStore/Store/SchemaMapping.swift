@@ -16,8 +16,9 @@ import Predicates
 /// (the optimistic-locking version), then a column per attribute and per
 /// to-one relationship, named after the property.
 public struct SchemaMapping: Sendable {
-    /// The table of one inheritance hierarchy.
-    public struct Table: Sendable {
+    /// The table of one inheritance hierarchy. A class: every fetch plan
+    /// holds one, and a copy of a reference is one retain, not six.
+    public final class Table: Sendable {
         public let name: String
         public let primaryKey: String
         /// Holds the entity code when the hierarchy has sub-entities.
@@ -25,6 +26,14 @@ public struct SchemaMapping: Sendable {
         public let versionColumn: String
         /// Every column after the three bookkeeping ones, in order.
         public let columns: [Column]
+
+        init(name: String, primaryKey: String, entityColumn: String?, versionColumn: String, columns: [Column]) {
+            self.name = name
+            self.primaryKey = primaryKey
+            self.entityColumn = entityColumn
+            self.versionColumn = versionColumn
+            self.columns = columns
+        }
     }
 
     public struct Column: Sendable {
@@ -80,13 +89,44 @@ public struct SchemaMapping: Sendable {
         public let order: String?
     }
 
-    private var tables: [String: Table] = [:]  // by root entity name
-    private var attributeColumns: [String: [String: AttributeColumn]] = [:]  // entity → attribute → column
-    private var toOneColumns: [String: [String: ToOneColumns]] = [:]  // entity → relationship
-    private var joinTables: [String: [String: JoinTable]] = [:]  // entity → relationship
+    /// The tables, held in one object: a mapping is copied into every
+    /// fetch plan and save, and a copy then retains one reference instead
+    /// of six dictionaries. Written only while the mapping is made.
+    private final class Storage: @unchecked Sendable {
+        var tables: [String: Table] = [:]  // by root entity name
+        var attributeColumns: [String: [String: AttributeColumn]] = [:]  // entity → attribute → column
+        var toOneColumns: [String: [String: ToOneColumns]] = [:]  // entity → relationship
+        var joinTables: [String: [String: JoinTable]] = [:]  // entity → relationship
+        var entityCodes: [String: Int64] = [:]
+        var entityNamesByCode: [Int64: String] = [:]
+    }
+
+    private let storage = Storage()
+    private var tables: [String: Table] {
+        get { storage.tables }
+        _modify { yield &storage.tables }
+    }
+    private var attributeColumns: [String: [String: AttributeColumn]] {
+        get { storage.attributeColumns }
+        _modify { yield &storage.attributeColumns }
+    }
+    private var toOneColumns: [String: [String: ToOneColumns]] {
+        get { storage.toOneColumns }
+        _modify { yield &storage.toOneColumns }
+    }
+    private var joinTables: [String: [String: JoinTable]] {
+        get { storage.joinTables }
+        _modify { yield &storage.joinTables }
+    }
     /// Entity name → code stored in the entity column (1-based, model order).
-    public private(set) var entityCodes: [String: Int64] = [:]
-    public private(set) var entityNamesByCode: [Int64: String] = [:]
+    public private(set) var entityCodes: [String: Int64] {
+        get { storage.entityCodes }
+        _modify { yield &storage.entityCodes }
+    }
+    public private(set) var entityNamesByCode: [Int64: String] {
+        get { storage.entityNamesByCode }
+        _modify { yield &storage.entityNamesByCode }
+    }
 
     public init(model: ManagedObjectModel) {
         for (offset, entity) in model.entities.enumerated() {
