@@ -33,7 +33,14 @@ open class ManagedObject: CustomStringConvertible {
     /// The context's `hearing`: whether it must hear of every change of an
     /// object already in its change set, read without loading the weak
     /// reference (which costs more than the rest of a write).
-    @exclusivity(unchecked) private(set) var hearing: ChangeHearing?
+    @exclusivity(unchecked) private var hearing: ChangeHearing?
+
+    /// Whether a write needs no word to the context: the object is in its
+    /// change set already, and nothing (undo, observers) wants each change.
+    var changeIsOnRecord: Bool {
+        guard changeOrder != 0, state != .clean, let hearing else { return false }
+        return !hearing.everyChange
+    }
 
     /// Attribute values in `entity.attributes` order.
     @exclusivity(unchecked) var values: [Value]
@@ -219,7 +226,7 @@ open class ManagedObject: CustomStringConvertible {
         values[index] = coerced
         // Already changed, and no undo manager or observer to tell: the
         // context has nothing to record.
-        if changeOrder != 0, state != .clean, let hearing, !hearing.everyChange { return }
+        if changeIsOnRecord { return }
         managedObjectContext?.didChange(self, attribute: index, from: old)
     }
 

@@ -77,7 +77,7 @@ extension ManagedObject {
     /// takes the values, in one write: its insert is on record already,
     /// and its changed attributes are worked out from its values at save.
     package func setAttributeValues(_ updates: [(index: Int, value: Value)]) {
-        guard state == .inserted, !isFault, changeOrder != 0, let hearing, !hearing.everyChange else {
+        guard state == .inserted, !isFault, changeIsOnRecord else {
             for (index, value) in updates { setAttribute(at: index, to: value) }
             return
         }

@@ -82,10 +82,10 @@ extension ManagedObjectContext {
 
     /// The model's rules for one object: attribute values and relationship
     /// counts.
-    func validationFailures(of object: ManagedObject, checks: [AttributeCheck]? = nil) -> [ValidationError.Failure] {
+    /// `checks` are the entity's attributes as `AttributeCheck`s.
+    func validationFailures(of object: ManagedObject, checks: [AttributeCheck]) -> [ValidationError.Failure] {
         var failures: [ValidationError.Failure] = []
         let entity = object.entity
-        let checks = checks ?? entity.attributes.map(AttributeCheck.init)
         let values = object.values
         for i in checks.indices where !checks[i].isTransient {
             // Most attributes have no bounds and most values are fine:
@@ -367,7 +367,6 @@ extension ManagedObjectContext {
     /// in the identity map, and in the relationships of `objects` (of every
     /// registered object when nil).
     func adoptPermanentIDs(_ permanentIDs: PermanentIDs, in objects: [ManagedObject]? = nil) {
-        if let some = permanentIDs.makeIterator().next() { registered.reserveCapacity(permanentIDs.count, like: some.permanent) }
         func adopt(_ temporary: ObjectID, _ permanent: ObjectID) {
             guard let object = registered.removeValue(forKey: temporary) else { return }
             object.objectID = permanent

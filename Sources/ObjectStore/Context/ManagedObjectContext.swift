@@ -308,7 +308,6 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// With `asFaults`, new objects stay faults holding their row (Core
     /// Data's row cache): the first access fills them without a query.
     func register(_ snapshots: [Snapshot], asFaults: Bool = false) -> [ManagedObject] {
-        if let first = snapshots.first { registered.reserveCapacity(snapshots.count, like: first.id) }
         return snapshots.map { register($0, asFaults: asFaults) }
     }
 

@@ -17,7 +17,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     public let entity: EntityDescription
     /// The row's primary key when permanent; a negative number when temporary.
     public let primaryKey: Int64
-    /// The store holding the row, as its number in `StoreNumbers`: a
+    /// The store holding the row, as a `StoreNumber`: a
     /// string here would be retained and released with every copy of
     /// every ID.
     let storeNumber: StoreNumber

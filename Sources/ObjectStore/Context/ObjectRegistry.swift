@@ -97,10 +97,6 @@ struct ObjectRegistry {
     var keys: [ObjectID] { values.map(\.objectID) }
     var count: Int { tables.reduce(0) { $0 + $1.rows.count } }
 
-    /// Room for `n` more objects of `id`'s hierarchy and store. Pages
-    /// come as they are needed: nothing to do ahead.
-    mutating func reserveCapacity(_ n: Int, like id: ObjectID) {}
-
     mutating func removeAll() {
         tables.removeAll()
         recent = 0
@@ -153,15 +149,13 @@ struct RowPages {
     /// The object at `key`, or the one `make` creates, stored there.
     @inline(__always)
     mutating func object(at key: Int64, orMake make: () -> ManagedObject) -> ManagedObject {
-        guard let p = pageIndex(key) ?? widen(to: key) else {
+        guard let (p, i) = place(for: key) else {
             if let existing = hashed[key] { return existing.takeUnretainedValue() }
             let object = make()
             hashed[key] = Unmanaged.passUnretained(object)
             count += 1
             return object
         }
-        if pages[p].isEmpty { pages[p] = ContiguousArray(repeating: nil, count: Self.pageSize) }
-        let i = Int(key) & (Self.pageSize - 1)
         if let existing = pages[p][i] { return existing.takeUnretainedValue() }
         let object = make()
         pages[p][i] = Unmanaged.passUnretained(object)
@@ -171,12 +165,10 @@ struct RowPages {
     }
 
     private mutating func set(_ value: Unmanaged<ManagedObject>, at key: Int64) {
-        guard let p = pageIndex(key) ?? widen(to: key) else {
+        guard let (p, i) = place(for: key) else {
             if hashed.updateValue(value, forKey: key) == nil { count += 1 }
             return
         }
-        if pages[p].isEmpty { pages[p] = ContiguousArray(repeating: nil, count: Self.pageSize) }
-        let i = Int(key) & (Self.pageSize - 1)
         if pages[p][i] == nil {
             pageCounts[p] += 1
             count += 1
@@ -199,6 +191,15 @@ struct RowPages {
         count -= 1
         if pageCounts[p] == 0 { pages[p] = [] }
         return removed
+    }
+
+    /// Where `key` is stored for writing: its page (made, and the band
+    /// grown, when missing) and slot; nil when the key is hashed.
+    @inline(__always)
+    private mutating func place(for key: Int64) -> (page: Int, slot: Int)? {
+        guard let p = pageIndex(key) ?? widen(to: key) else { return nil }
+        if pages[p].isEmpty { pages[p] = ContiguousArray(repeating: nil, count: Self.pageSize) }
+        return (p, Int(key) & (Self.pageSize - 1))
     }
 
     /// Grows the band to hold `key`'s page, and returns its index; nil when

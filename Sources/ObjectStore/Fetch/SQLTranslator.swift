@@ -67,7 +67,7 @@ struct SQLTranslator {
     }
 
     let store: SQLiteStore
-    /// Read once: every copy of the mapping retains each of its tables.
+    /// Read once: the translator looks columns up at every key path.
     let mapping: SchemaMapping
     let root: Scope
     /// Names that stand for SQL expressions in the root scope: the fetched

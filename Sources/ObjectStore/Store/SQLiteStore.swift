@@ -319,7 +319,7 @@ package final class SQLiteStore: @unchecked Sendable {
         try withLock {
             try database.transaction {
                 try checkVersions(changes)
-                return try SaveWriter(store: self, changes: changes, mapping: mapping).write()
+                return try SaveWriter(store: self, changes: changes).write()
             }
         }
     }

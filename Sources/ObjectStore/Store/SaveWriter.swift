@@ -9,8 +9,7 @@ import Predicates
 struct SaveWriter {
     let store: SQLiteStore
     let changes: StoreChanges
-    /// Read once: every copy of the mapping retains each of its tables.
-    let mapping: SchemaMapping
+    var mapping: SchemaMapping { store.mapping }
     var db: Database { store.database }
 
     func write() throws -> PermanentIDs {
