@@ -67,6 +67,15 @@ extension ManagedObjectContext {
 
     func primitiveAdd(_ object: ManagedObject, _ index: Int, _ id: ObjectID, at position: Int?) {
         var ids = toManyIDs(object, relationship: index)
+        if position == nil, object.state == .inserted, undoManager == nil {
+            // An inserted object keeps no committed contents and nothing
+            // records the add: one insert both checks and adds.
+            object.relationshipSlots[index] = .toManyFault  // see below
+            let added = ids.insert(id)
+            object.relationshipSlots[index] = .toMany(ids)
+            if added { touch(object, relationship: index) }
+            return
+        }
         guard !ids.contains(id) else { return }
         touch(object, relationship: index)
         // Let go of the slot's copy first, so `ids` grows in place instead

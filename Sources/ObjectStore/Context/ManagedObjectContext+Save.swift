@@ -11,14 +11,19 @@ extension ManagedObjectContext {
     public func save() throws {
         processPendingChanges()
         guard hasChanges else { return }
-        let inserted = insertedObjects
-        let updated = updatedObjects
-        let deleted = deletedObjects
-        for object in inserted + updated + deleted { object.willSave() }
+        let (inserted, updated, deleted, hooked) = pendingChanges()
+        // Plain objects have no hooks: a pass over a large save's objects,
+        // long out of the cache, is saved. The lists are joined lazily: a
+        // concatenated copy costs a retain and a release of each object.
+        if hooked {
+            for object in [inserted, updated, deleted].joined() { object.willSave() }
+        }
         try validate(inserted: inserted, updated: updated, deleted: deleted)
         if let parent {
             try push(inserted: inserted, updated: updated, deleted: deleted, into: parent)
-            let note = didSave(inserted: inserted, updated: updated, deleted: deleted, permanentIDs: PermanentIDs())
+            var nothingWritten = StoreChanges()
+            let note = didSave(inserted: inserted, updated: updated, deleted: deleted, permanentIDs: PermanentIDs(),
+                               written: &nothingWritten, hooked: hooked)
             parent.performAndWait { parent.childDidSave(note) }
             return
         }
@@ -36,10 +41,12 @@ extension ManagedObjectContext {
                     throw mergeConflictError(conflict)
                 }
                 resolve(conflict, policy: mergePolicy)
-                changes = storeChanges(inserted: inserted, updated: updatedObjects, deleted: deletedObjects)
+                let pending = pendingChanges()
+                changes = storeChanges(inserted: inserted, updated: pending.updated, deleted: pending.deleted)
             }
         }
-        let note = didSave(inserted: inserted, updated: updated, deleted: deleted, permanentIDs: permanentIDs)
+        let note = didSave(inserted: inserted, updated: updated, deleted: deleted, permanentIDs: permanentIDs,
+                           written: &changes, hooked: hooked)
         post(note)
     }
 
@@ -48,7 +55,7 @@ extension ManagedObjectContext {
     func validate(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) throws {
         var failures: [ValidationError.Failure] = []
         var checks: (entity: ObjectIdentifier, plan: [AttributeCheck])?
-        for object in inserted + updated {
+        for object in [inserted, updated].joined() {
             if checks?.entity != ObjectIdentifier(object.entity) {
                 checks = (ObjectIdentifier(object.entity), object.entity.attributes.map(AttributeCheck.init))
             }
@@ -321,36 +328,76 @@ extension ManagedObjectContext {
 
     /// Marks everything saved, swaps temporary IDs for permanent ones and
     /// builds the notification.
+    ///
+    /// One pass over the saved objects does it all, object by object: a
+    /// large save's objects are long out of the cache, and each further
+    /// pass fetched them again. `written` is what went to the store; its
+    /// snapshots become the objects' committed state (taken out of it, with
+    /// their IDs made permanent) instead of being built again. `hooked`:
+    /// some object is of a subclass, whose `didSave` must run.
     private func didSave(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject],
-                         permanentIDs: PermanentIDs) -> ContextDidSaveNotification {
-        // Only the saved objects can point at the new objects here: any
-        // other object that gained one as a destination changed, and was
-        // saved with it.
-        if !permanentIDs.isEmpty { adoptPermanentIDs(permanentIDs, in: inserted + updated) }
+                         permanentIDs: PermanentIDs, written: inout StoreChanges, hooked: Bool) -> ContextDidSaveNotification {
         var snapshots: [ObjectID: Snapshot] = [:]
         var toMany: [ObjectID: [Int: [ObjectID]]] = [:]
         let isRoot = parent == nil
         // The saved state travels in the notification only when someone
         // can merge it: an observer, a child, or the parent.
         let wantsPayload = !observers.isEmpty || !children.isEmpty || !isRoot
-        for object in inserted + updated {
+        func settle(_ object: ManagedObject, written: Snapshot?) {
+            // Only the saved objects can point at the new objects here: any
+            // other object that gained one as a destination changed, and
+            // was saved with it.
+            if !permanentIDs.isEmpty {
+                if object.objectID.isTemporaryID, let permanent = permanentIDs[object.objectID] {
+                    adopt(object.objectID, permanent)
+                }
+                replaceTemporaryIDs(permanentIDs, inRelationshipsOf: object)
+            }
             if isRoot { object.version = object.state == .inserted ? 1 : object.version + 1 }
-            let snapshot = currentSnapshot(of: object)
+            let snapshot: Snapshot
+            if var written {
+                // The values are the object's: nothing can change them
+                // between writing and here.
+                written.id = object.objectID
+                written.version = object.version
+                if !permanentIDs.isEmpty {
+                    for i in written.toOne.indices {
+                        if let id = written.toOne[i], id.isTemporaryID, let permanent = permanentIDs[id] { written.toOne[i] = permanent }
+                    }
+                }
+                snapshot = written
+            } else {
+                snapshot = currentSnapshot(of: object)
+            }
             object.committed = snapshot
             object.state = .clean
             object.changedRelationshipSet.removeAll()
-            guard wantsPayload else { continue }
+            guard wantsPayload else { return }
             snapshots[object.objectID] = snapshot
             for (i, slot) in object.relationshipSlots.enumerated() {
                 if case .toMany(let ids) = slot { toMany[object.objectID, default: [:]][i] = ids.ids }
             }
+        }
+        // `written` lists the objects in the same order when nothing came
+        // between (a merge conflict's retry lists the updates again).
+        let insertsMatch = written.inserted.count == inserted.count
+        for (k, object) in inserted.enumerated() {
+            let mine = insertsMatch && written.inserted[k].id == object.objectID
+            settle(object, written: mine ? written.takeInserted(at: k) : nil)
+        }
+        let updatesMatch = written.updated.count == updated.count
+        for (k, object) in updated.enumerated() {
+            let mine = updatesMatch && written.updated[k].snapshot.id == object.objectID
+            settle(object, written: mine ? written.takeUpdated(at: k) : nil)
         }
         for object in deleted {
             registered[object.objectID] = nil
         }
         changed.removeAll()
         committedToMany.removeAll()
-        for object in inserted + updated { object.didSave() }
+        if hooked {
+            for object in [inserted, updated].joined() { object.didSave() }
+        }
         // Deleted objects still answer isDeleted in didSave, as in Core Data.
         for object in deleted {
             object.didSave()
@@ -364,35 +411,50 @@ extension ManagedObjectContext {
     }
 
     /// Replaces temporary IDs by permanent ones everywhere in this context:
-    /// in the identity map, and in the relationships of `objects` (of every
-    /// registered object when nil).
-    func adoptPermanentIDs(_ permanentIDs: PermanentIDs, in objects: [ManagedObject]? = nil) {
-        func adopt(_ temporary: ObjectID, _ permanent: ObjectID) {
-            guard let object = registered.removeValue(forKey: temporary) else { return }
-            object.objectID = permanent
-            registered[permanent] = object
+    /// in the identity map, and in the relationships of every registered
+    /// object.
+    func adoptPermanentIDs(_ permanentIDs: PermanentIDs) {
+        for (temporary, permanent) in permanentIDs { adopt(temporary, permanent) }
+        replaceTemporaryIDs(permanentIDs, inRelationshipsOf: registered.values)
+    }
+
+    /// Replaces the temporary IDs of `objects` by permanent ones, in the
+    /// identity map and in the relationships of `objects` only.
+    func adoptPermanentIDs<Objects: Sequence<ManagedObject>>(_ permanentIDs: PermanentIDs, in objects: Objects) {
+        // In the order the objects were made, which is their order in memory.
+        for object in objects where object.objectID.isTemporaryID {
+            if let permanent = permanentIDs[object.objectID] { adopt(object.objectID, permanent) }
         }
-        if let objects {
-            // In the order the objects were made, which is their order in memory.
-            for object in objects where object.objectID.isTemporaryID {
-                if let permanent = permanentIDs[object.objectID] { adopt(object.objectID, permanent) }
-            }
-        } else {
-            for (temporary, permanent) in permanentIDs { adopt(temporary, permanent) }
-        }
-        for object in objects ?? registered.values where !object.isFault && !object.relationshipSlots.isEmpty {
-            for (i, slot) in object.relationshipSlots.enumerated() {
-                switch slot {
-                case .toOne(let id?):
-                    if let permanent = permanentIDs[id] { object.relationshipSlots[i] = .toOne(permanent) }
-                case .toMany(let ids):
-                    // One pass, rebuilding the set when anything changed:
-                    // replacing IDs one by one would search the list each time.
-                    guard ids.ids.contains(where: { $0.isTemporaryID && permanentIDs[$0] != nil }) else { continue }
-                    object.relationshipSlots[i] = .toMany(ObjectIDSet(ids.ids.map { permanentIDs[$0] ?? $0 }))
-                default:
-                    break
-                }
+        replaceTemporaryIDs(permanentIDs, inRelationshipsOf: objects)
+    }
+
+    private func adopt(_ temporary: ObjectID, _ permanent: ObjectID) {
+        guard let object = registered.removeValue(forKey: temporary) else { return }
+        object.objectID = permanent
+        registered[permanent] = object
+    }
+
+    private func replaceTemporaryIDs<Objects: Sequence<ManagedObject>>(_ permanentIDs: PermanentIDs, inRelationshipsOf objects: Objects) {
+        for object in objects { replaceTemporaryIDs(permanentIDs, inRelationshipsOf: object) }
+    }
+
+    /// Rewrites each relationship slot in place: iterating over a copy of
+    /// the slots would make every write copy the whole array.
+    private func replaceTemporaryIDs(_ permanentIDs: PermanentIDs, inRelationshipsOf object: ManagedObject) {
+        guard !object.isFault else { return }
+        for i in object.relationshipSlots.indices {
+            switch object.relationshipSlots[i] {
+            case .toOne(let id?):
+                if id.isTemporaryID, let permanent = permanentIDs[id] { object.relationshipSlots[i] = .toOne(permanent) }
+            case .toMany(var ids):
+                guard ids.contains(where: { $0.isTemporaryID && permanentIDs[$0] != nil }) else { continue }
+                // The slot lets go of the set first, so that it changes
+                // in place.
+                object.relationshipSlots[i] = .toManyFault
+                ids.replaceAll { permanentIDs[$0] ?? $0 }
+                object.relationshipSlots[i] = .toMany(ids)
+            default:
+                break
             }
         }
     }

@@ -162,6 +162,25 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         changed.values.filter { $0.state == state }
     }
 
+    /// The inserted, updated (with changes left) and deleted objects, in
+    /// change order, from one pass over the change set; `hooked` when some
+    /// are of a subclass, whose lifecycle hooks must run.
+    func pendingChanges() -> (inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject], hooked: Bool) {
+        var inserted: [ManagedObject] = [], updated: [ManagedObject] = [], deleted: [ManagedObject] = []
+        var hooked = false
+        inserted.reserveCapacity(changed.count)
+        changed.forEach { object in
+            if !hooked && type(of: object) != ManagedObject.self { hooked = true }
+            switch object.state {
+            case .inserted: inserted.append(object)
+            case .updated: if object.hasChanges { updated.append(object) }
+            case .deleted: deleted.append(object)
+            case .clean: break
+            }
+        }
+        return (inserted, updated, deleted, hooked)
+    }
+
     /// Whether anything is inserted, deleted or changed.
     public var hasChanges: Bool {
         changed.contains { $0.hasChanges }
@@ -483,6 +502,10 @@ struct ChangeSet {
     }
 
     var isEmpty: Bool { count == 0 }
+
+    func forEach(_ body: (ManagedObject) throws -> Void) rethrows {
+        for case let object? in slots { try body(object) }
+    }
 
     func contains(where predicate: (ManagedObject) throws -> Bool) rethrows -> Bool {
         for case let object? in slots where try predicate(object) { return true }

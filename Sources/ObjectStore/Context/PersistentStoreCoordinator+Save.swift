@@ -21,7 +21,7 @@ extension PersistentStoreCoordinator {
     func save(_ changes: StoreChanges) throws -> PermanentIDs {
         let parts = try split(changes)
         let permanent = try write(parts)
-        forgetAssignments(changes.inserted.map(\.id))
+        forgetAssignments(changes.inserted.lazy.map(\.id))
         return permanent
     }
 

@@ -54,5 +54,14 @@ package struct ObjectIDSet: Sequence {
         return true
     }
 
+    /// Replaces every ID by `transform`'s answer, keeping the order; an
+    /// ID already present drops out.
+    package mutating func replaceAll(_ transform: (ObjectID) -> ObjectID) {
+        let old = ids
+        ids.removeAll(keepingCapacity: true)
+        members.removeAll(keepingCapacity: true)
+        for id in old { insert(transform(id)) }
+    }
+
     package func makeIterator() -> IndexingIterator<[ObjectID]> { ids.makeIterator() }
 }

@@ -28,6 +28,21 @@ package struct StoreChanges {
     package var isEmpty: Bool {
         inserted.isEmpty && updated.isEmpty && deleted.isEmpty && toMany.isEmpty
     }
+
+    /// The inserted snapshot at `index`, taken out: an empty one stays in
+    /// its place, so the snapshot moves on without a copy of its arrays.
+    mutating func takeInserted(at index: Int) -> Snapshot {
+        var taken = Snapshot(id: inserted[index].id, version: 0, values: [], toOne: [])
+        swap(&taken, &inserted[index])
+        return taken
+    }
+
+    /// The updated snapshot at `index`, taken out as `takeInserted` does.
+    mutating func takeUpdated(at index: Int) -> Snapshot {
+        var taken = Snapshot(id: updated[index].snapshot.id, version: 0, values: [], toOne: [])
+        swap(&taken, &updated[index].snapshot)
+        return taken
+    }
 }
 
 /// A row that changed in the store since a context read it.

@@ -1,0 +1,80 @@
+import Foundation
+@testable import ObjectStore
+import Predicates
+import Testing
+
+/// What a save leaves in the context: permanent IDs everywhere (identity
+/// map, to-one slots, to-many sets, committed snapshots), committed state
+/// equal to the saved values, and lifecycle hooks run for subclass objects
+/// saved together with plain ones.
+@Suite struct SaveStateTests {
+    final class Audited: ManagedObject {
+        nonisolated(unsafe) static var willSaves = 0
+        nonisolated(unsafe) static var didSaves = 0
+        override func willSave() { Self.willSaves += 1 }
+        override func didSave() { Self.didSaves += 1 }
+    }
+
+    func context() throws -> (ManagedObjectContext, ManagedObjectModel) {
+        let model = try TestModels.people()
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addSQLiteStore(at: nil)
+        return (ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator), model)
+    }
+
+    @Test func savedObjectsHoldPermanentIDsOnBothSidesAndInTheirCommittedState() throws {
+        let (context, _) = try context()
+        let department = context.insertObject(forEntityName: "Department")
+        department["name"] = .string("Research")
+        let people = (0..<3).map { n -> ManagedObject in
+            let person = context.insertObject(forEntityName: "Person")
+            person["firstName"] = .string("P\(n)")
+            person.setObject(department, forKey: "department")
+            return person
+        }
+        try context.save()
+
+        #expect(!department.objectID.isTemporaryID)
+        #expect(department.objects(forKey: "people").map(\.objectID) == people.map(\.objectID))
+        for person in people {
+            #expect(!person.objectID.isTemporaryID)
+            #expect(context.registered[person.objectID] === person)
+            #expect(person.object(forKey: "department") === department)
+            let committed = try #require(person.committed)
+            #expect(committed.id == person.objectID)
+            #expect(committed.version == 1)
+            #expect(committed.values == person.values)
+            #expect(committed.toOne.compactMap { $0 } == [department.objectID])
+            #expect(!person.hasChanges)
+        }
+        #expect(department.committed?.id == department.objectID)
+        #expect(!context.hasChanges)
+
+        // The committed state is what a change is measured against.
+        people[0]["firstName"] = .string("Changed")
+        #expect(people[0].changedValues.keys.sorted() == ["firstName"])
+        context.rollback()
+        #expect(people[0]["firstName"] == .string("P0"))
+
+        // A second save writes the change only, against version 1.
+        people[1]["age"] = .int(40)
+        try context.save()
+        #expect(people[1].committed?.version == 2)
+        #expect(people[1].committed?.values == people[1].values)
+        #expect(people[2].committed?.version == 1)
+    }
+
+    @Test func hooksRunForSubclassObjectsSavedWithPlainOnes() throws {
+        let (context, model) = try context()
+        let person = try #require(model.entity(named: "Person"))
+        Audited.willSaves = 0
+        Audited.didSaves = 0
+        _ = context.insertObject(forEntityName: "Department")["name"] = .string("Plain")
+        let audited = Audited(entity: person, insertInto: context)
+        audited["firstName"] = .string("Hooked")
+        try context.save()
+        #expect(Audited.willSaves == 1)
+        #expect(Audited.didSaves == 1)
+        #expect(!audited.objectID.isTemporaryID)
+    }
+}
