@@ -3,11 +3,14 @@ import ObjectStore
 import Predicates
 
 /// A JSON key a property reads: a member name, or a dotted key path.
-struct JSONKey {
+/// (A class: it remembers where the last object had the key.)
+final class JSONKey {
     /// As written in the model: `address.city`.
     let text: String
     /// Split at the dots; one element for a plain member name.
     let path: [String]
+    /// The member position the key had in the last object that had it.
+    @exclusivity(unchecked) var hint = 0
 
     init(_ text: String) {
         self.text = text
@@ -100,8 +103,8 @@ final class EntityPlan {
     let relationships: [RelationshipStep]
     /// The class of the objects last seen, and whether it adopts
     /// `ImportHooks` (a cast per object costs more than this check).
-    private var lastClass: ObjectIdentifier?
-    private var lastClassHasHooks = false
+    @exclusivity(unchecked) private var lastClass: ObjectIdentifier?
+    @exclusivity(unchecked) private var lastClassHasHooks = false
 
     init(entity: EntityDescription, key: KeyIndex?, attributes: [AttributeStep], relationships: [RelationshipStep]) {
         self.entity = entity
@@ -126,13 +129,13 @@ final class KeyIndex {
     let entity: EntityDescription
     let step: AttributeStep
     var attribute: AttributeDescription { step.attribute }
-    var known: [Value: ManagedObject] = [:]
+    @exclusivity(unchecked) var known: [Value: ManagedObject] = [:]
     /// Values the current batch's prefetch asked the store for: one not
     /// in `known` is new, with no need to ask again.
-    var asked: Set<Value> = []
+    @exclusivity(unchecked) var asked: Set<Value> = []
     /// The import call (`Importer.generation`) whose pending objects
     /// `known` holds.
-    var pendingSeen = -1
+    @exclusivity(unchecked) var pendingSeen = -1
 
     init(entity: EntityDescription, step: AttributeStep) {
         self.entity = entity
@@ -201,7 +204,7 @@ extension Importer {
         guard case .object(let members) = item else { return nil }
         for candidate in keys {
             if candidate.path.count == 1 {
-                if let value = members[candidate.text] { return (candidate.text, value) }
+                if let value = members.value(forKey: candidate.text, near: &candidate.hint) { return (candidate.text, value) }
             } else if let value = item.value(atPath: candidate.path) {
                 return (candidate.text, value)
             }

@@ -23,16 +23,22 @@ import Predicates
 /// The model is read once per importer (`EntityPlan`): keys, conversions
 /// and date formats per property, set by index. Pending objects of the
 /// context are looked at once per import call, the store once per batch.
+///
+/// Use an importer on its context's queue, one call at a time, as the
+/// context itself: its state skips the runtime's exclusivity checks.
 public final class Importer {
     public let context: ManagedObjectContext
     public var options: ImportOptions
     var dateFormatters: [String: DateFormatter] = [:]
-    var plans: [ObjectIdentifier: EntityPlan] = [:]
+    @exclusivity(unchecked) var plans: [ObjectIdentifier: EntityPlan] = [:]
     /// Objects found or made, by entity and key value.
-    var keyIndexes: [KeyIndexID: KeyIndex] = [:]
+    @exclusivity(unchecked) var keyIndexes: [KeyIndexID: KeyIndex] = [:]
     /// Counts the calls to `importArray` and `importObject`: each one
     /// looks at the context's pending objects again.
     private var generation = 0
+    /// The attribute values of the object being imported, kept between
+    /// objects so that a row allocates no list of its own.
+    @exclusivity(unchecked) private var pendingValues: [(index: Int, value: Value)] = []
 
     public init(context: ManagedObjectContext, options: ImportOptions = ImportOptions()) {
         self.context = context
@@ -109,8 +115,9 @@ public final class Importer {
     private func prefetch(_ items: ArraySlice<JSON>, plan: EntityPlan) throws -> [Value?] {
         for index in keyIndexes.values where !index.asked.isEmpty { index.asked.removeAll(keepingCapacity: true) }
         var wanted: [ObjectIdentifier: (KeyIndex, Set<Value>)] = [:]
+        // Known values are sorted out once per distinct value, below.
         func want(_ index: KeyIndex, _ value: Value) {
-            guard !value.isNull, index.known[value] == nil else { return }
+            guard !value.isNull else { return }
             wanted[ObjectIdentifier(index), default: (index, [])].1.insert(value)
         }
         var keys: [Value?] = []
@@ -167,15 +174,18 @@ public final class Importer {
         }
     }
 
-    private func findOrCreate(_ entity: EntityDescription, key: Value?, index: KeyIndex?) throws -> (ManagedObject, isNew: Bool) {
+    /// The object of `entity` whose key is `key`, made when there is none.
+    /// `prefetched`: the batch's prefetch looked `key` up already, so one
+    /// not known is in neither the store nor the context.
+    private func findOrCreate(_ entity: EntityDescription, key: Value?, index: KeyIndex?, prefetched: Bool = false) throws -> (ManagedObject, isNew: Bool) {
         guard let key, !key.isNull, let index else { return (try create(entity), true) }
         if let object = index.known[key] { return (object, false) }
         // Not prefetched (a nested level): ask once.
-        if index.pendingSeen != generation {
+        if !prefetched, index.pendingSeen != generation {
             try seedPending(index)
             if let object = index.known[key] { return (object, false) }
         }
-        if !index.asked.contains(key),
+        if !prefetched, !index.asked.contains(key),
            let object = try context.savedObjects(of: entity, where: index.attribute.name, in: [key])[key] {
             index.known[key] = object
             return (object, false)
@@ -234,7 +244,7 @@ public final class Importer {
         // The prefetched key was read for the declared entity's key attribute.
         let prefetched = entity === declared.entity ? known : nil
         let key = try prefetched ?? index.flatMap { try keyValue(of: item, $0) }
-        let (object, isNew) = try findOrCreate(entity, key: key, index: index)
+        let (object, isNew) = try findOrCreate(entity, key: key, index: index, prefetched: prefetched != nil)
         let plan = object.entity === declared.entity ? declared : self.plan(for: object.entity)
         let hooks = plan.hooks(of: object)
         if let hooks, !hooks.shouldImport(item) {
@@ -252,13 +262,19 @@ public final class Importer {
     }
 
     private func importAttributes(_ item: JSON, into object: ManagedObject, plan: EntityPlan, hooks: ImportHooks?) throws {
-        // Without hooks to see each value land, the values go in together.
-        var updates: [(index: Int, value: Value)] = []
-        if hooks == nil { updates.reserveCapacity(plan.attributes.count) }
+        // Without hooks to see each value land, the values go in together,
+        // gathered in the importer's list (taken out while in use, so that
+        // a hook importing something else meanwhile gets a list of its own).
+        var updates = pendingValues
+        pendingValues = []
         func set(_ value: Value, _ index: Int) {
             if hooks == nil { updates.append((index, value)) } else { object.setAttributeValue(value, at: index) }
         }
-        defer { if !updates.isEmpty { object.setAttributeValues(updates) } }
+        defer {
+            if !updates.isEmpty { object.setAttributeValues(updates) }
+            updates.removeAll(keepingCapacity: true)
+            pendingValues = updates
+        }
         for step in plan.attributes {
             guard let found = lookup(item, keys: step.keys) else {
                 if let value = step.defaultWhenAbsent { set(value, step.index) }

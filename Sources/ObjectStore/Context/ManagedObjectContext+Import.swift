@@ -86,7 +86,8 @@ extension ManagedObject {
 
     private static func store(_ updates: [(index: Int, value: Value)], into values: inout [Value], attributes: [AttributeDescription]) {
         for (index, value) in updates {
-            values[index] = (try? attributes[index].type.coerce(value)) ?? value
+            let type = attributes[index].type
+            values[index] = type.accepts(value) ? value : (try? type.coerce(value)) ?? value
         }
     }
 
