@@ -13,7 +13,7 @@ public enum JSON: Sendable, Hashable {
     case double(Double)
     case string(String)
     case array([JSON])
-    case object([String: JSON])
+    case object(JSONObject)
 
     public subscript(key: String) -> JSON? {
         if case .object(let members) = self { return members[key] }
@@ -64,7 +64,7 @@ public enum JSON: Sendable, Hashable {
         case let d as Double: self = .double(d)
         case let s as String: self = .string(s)
         case let a as [Any?]: self = .array(a.map(JSON.init(any:)))
-        case let o as [String: Any?]: self = .object(o.mapValues(JSON.init(any:)))
+        case let o as [String: Any?]: self = .object(JSONObject(o.mapValues(JSON.init(any:))))
         case let some?: self = .string(String(describing: some))
         }
     }
@@ -142,7 +142,7 @@ struct JSONParser {
         defer { depth -= 1 }
         guard depth < 512 else { throw error("nested too deeply") }
         position += 1
-        var members: [String: JSON] = [:]
+        var members = JSONObject()
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") { position += 1; return .object(members) }
         while true {
@@ -279,5 +279,20 @@ struct JSONParser {
         if isInteger, let n = Int64(text) { return .int(n) }
         guard let d = Double(text) else { throw error("invalid number") }
         return .double(d)
+    }
+}
+
+/// Literals, for JSON written in Swift: `["name": "Ada", "tags": [1, 2]]`.
+extension JSON: ExpressibleByIntegerLiteral, ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral,
+    ExpressibleByStringLiteral, ExpressibleByArrayLiteral, ExpressibleByDictionaryLiteral {
+    public init(integerLiteral value: Int64) { self = .int(value) }
+    public init(floatLiteral value: Double) { self = .double(value) }
+    public init(booleanLiteral value: Bool) { self = .bool(value) }
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(arrayLiteral elements: JSON...) { self = .array(elements) }
+    public init(dictionaryLiteral elements: (String, JSON)...) {
+        var object = JSONObject()
+        for (key, value) in elements { object[key] = value }
+        self = .object(object)
     }
 }

@@ -1,0 +1,100 @@
+import Foundation
+import Testing
+@testable import ActiveRecord
+import ObjectStore
+
+@Suite struct JSONObjectTests {
+    @Test func parsedMembersKeepTheDocumentsOrder() throws {
+        guard case .object(let object) = try JSON(parsing: #"{"b": 1, "a": 2, "c": {"z": true, "y": null}}"#) else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(object.keys == ["b", "a", "c"])
+        #expect(object.values.first == .int(1))
+        #expect(object["c"]?["y"] == .null)
+        #expect(object["missing"] == nil)
+    }
+
+    @Test func aRepeatedKeyKeepsItsLastValueInItsFirstPlace() throws {
+        guard case .object(let object) = try JSON(parsing: #"{"a": 1, "b": 2, "a": 3}"#) else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(object.keys == ["a", "b"])
+        #expect(object["a"] == .int(3))
+    }
+
+    @Test func equalityAndHashIgnoreMemberOrder() throws {
+        let one = try JSON(parsing: #"{"a": 1, "b": [1, 2], "c": "x"}"#)
+        let other = try JSON(parsing: #"{"c": "x", "a": 1, "b": [1, 2]}"#)
+        let different = try JSON(parsing: #"{"c": "x", "a": 1, "b": [2, 1]}"#)
+        #expect(one == other)
+        #expect(one.hashValue == other.hashValue)
+        #expect(one != different)
+        #expect(Set([one, other, different]).count == 2)
+    }
+
+    @Test func aHintAtTheWrongPlaceStillFindsTheKeyAndMovesThere() {
+        let object: JSONObject = ["id": 7, "name": "Ada", "age": 36]
+        var hint = 0
+        #expect(object.value(forKey: "age", near: &hint) == .int(36))
+        #expect(hint == 2)
+        #expect(object.value(forKey: "age", near: &hint) == .int(36))
+        var far = 99
+        #expect(object.value(forKey: "name", near: &far) == .string("Ada"))
+        #expect(far == 1)
+        #expect(object.value(forKey: "nope", near: &far) == nil)
+        #expect(far == 1)
+    }
+
+    @Test func largeObjectsFindEveryKeyAndSurviveRemovals() {
+        var object = JSONObject()
+        for n in 0..<100 { object["key\(n)"] = .int(Int64(n)) }
+        #expect(object.count == 100)
+        #expect((0..<100).allSatisfy { object["key\($0)"] == .int(Int64($0)) })
+        object["key10"] = nil
+        object["key50"] = .string("fifty")
+        #expect(object.count == 99)
+        #expect(object["key10"] == nil)
+        #expect(object["key11"] == .int(11))
+        #expect(object["key50"] == .string("fifty"))
+        #expect(object.index(forKey: "key99") == 98)
+        #expect(object.dictionary.count == 99)
+    }
+
+    @Test func aCopyChangesApartFromTheOriginal() throws {
+        let original: JSONObject = ["a": 1, "b": 2]
+        var copy = original
+        copy["a"] = "changed"
+        copy["c"] = [true, false]
+        copy["b"] = nil
+        #expect(original.keys == ["a", "b"])
+        #expect(original["a"] == .int(1))
+        #expect(copy.keys == ["a", "c"])
+        #expect(copy["a"] == .string("changed"))
+        #expect(JSON.object(copy) == (try JSON(parsing: #"{"c": [true, false], "a": "changed"}"#)))
+    }
+
+    @Test func aDictionaryBecomesMembersOrderedByKey() {
+        let object = JSONObject(["b": 2, "a": 1])
+        #expect(object.keys == ["a", "b"])
+        #expect(JSON(any: ["b": 2, "a": 1] as [String: Any?]).serialized == #"{"a":1,"b":2}"#)
+    }
+
+    @Test func rowsWithMembersInAnotherOrderImportTheSameValues() throws {
+        let model = try importModel()
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addSQLiteStore(at: nil)
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        // The second row moves every key: the remembered positions miss,
+        // and the values must still land in the right attributes.
+        let people = try Importer(context: context).importArray(try JSON(parsing: """
+            [{"id": 1, "first_name": "Ann", "active": true, "note": "n1"},
+             {"note": "n2", "active": false, "first_name": "Bob", "id": 2},
+             {"id": 3, "note": "n3"}]
+            """), into: model.entity(named: "Person")!)
+        #expect(people.map { $0["firstName"] } == [.string("Ann"), .string("Bob"), .null])
+        #expect(people.map { $0["note"] } == [.string("n1"), .string("n2"), .string("n3")])
+        #expect(people.map { $0["active"] } == [.bool(true), .bool(false), .null])
+    }
+}
