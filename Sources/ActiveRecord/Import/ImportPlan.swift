@@ -200,15 +200,23 @@ extension Importer {
 
     /// The JSON value a property reads from `item`, and the key that held
     /// it (for error paths): the first of `keys` present.
+    @inline(__always)
     func lookup(_ item: JSON, keys: [JSONKey]) -> (key: String, json: JSON)? {
         guard case .object(let members) = item else { return nil }
+        return lookup(in: members, keys: keys)
+    }
+
+    /// `lookup` in an object's members.
+    func lookup(in members: JSONObject, keys: [JSONKey]) -> (key: String, json: JSON)? {
         for candidate in keys {
             if candidate.path.count == 1 {
                 if let value = members.value(forKey: candidate.text, near: &candidate.hint) { return (candidate.text, value) }
-            } else if let value = item.value(atPath: candidate.path) {
+            } else if let value = JSON.object(members).value(atPath: candidate.path) {
                 return (candidate.text, value)
             }
-            if options.normalizesKeys, let (found, value) = normalizedLookup(item, keyPath: candidate.text) { return (found, value) }
+            if options.normalizesKeys, let (found, value) = normalizedLookup(.object(members), keyPath: candidate.text) {
+                return (found, value)
+            }
         }
         return nil
     }

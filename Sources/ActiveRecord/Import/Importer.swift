@@ -28,7 +28,7 @@ import Predicates
 /// context itself: its state skips the runtime's exclusivity checks.
 public final class Importer {
     public let context: ManagedObjectContext
-    public var options: ImportOptions
+    @exclusivity(unchecked) public var options: ImportOptions
     var dateFormatters: [String: DateFormatter] = [:]
     @exclusivity(unchecked) var plans: [ObjectIdentifier: EntityPlan] = [:]
     /// Objects found or made, by entity and key value.
@@ -262,6 +262,7 @@ public final class Importer {
     }
 
     private func importAttributes(_ item: JSON, into object: ManagedObject, plan: EntityPlan, hooks: ImportHooks?) throws {
+        guard case .object(let members) = item else { return }
         // Without hooks to see each value land, the values go in together,
         // gathered in the importer's list (taken out while in use, so that
         // a hook importing something else meanwhile gets a list of its own).
@@ -276,7 +277,7 @@ public final class Importer {
             pendingValues = updates
         }
         for step in plan.attributes {
-            guard let found = lookup(item, keys: step.keys) else {
+            guard let found = lookup(in: members, keys: step.keys) else {
                 if let value = step.defaultWhenAbsent { set(value, step.index) }
                 continue
             }

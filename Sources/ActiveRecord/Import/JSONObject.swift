@@ -15,10 +15,10 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// One reference, so that copying a JSON value (which the importer
     /// does for every member it reads) retains one object.
     private final class Storage: @unchecked Sendable {
-        var keys: [String] = []
-        var values: [JSON] = []
+        @exclusivity(unchecked) var keys: [String] = []
+        @exclusivity(unchecked) var values: [JSON] = []
         /// Positions by key, for objects too large to search member by member.
-        var positions: [String: Int]?
+        @exclusivity(unchecked) var positions: [String: Int]?
 
         init() {}
 

@@ -22,7 +22,8 @@ extension ManagedObjectContext {
             throw StoreError(.notFound, "entity \(entity.name) has no attribute '\(attribute)'")
         }
         let type = entity.attributes[index].type
-        let wanted = Array(Set(values.map { (try? type.coerce($0)) ?? $0 }))
+        // Repeats are harmless in the query's IN list: no set to build.
+        let wanted = values.map { type.accepts($0) ? $0 : (try? type.coerce($0)) ?? $0 }
         var result: [Value: ManagedObject] = [:]
         if let parent {
             let ids = try parent.performAndWait {

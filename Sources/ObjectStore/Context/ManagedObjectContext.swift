@@ -34,7 +34,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public var name: String?
     public var mergePolicy: MergePolicy = .error
     /// Records changes for undo and redo; nil (the default) records nothing.
-    public var undoManager: UndoManager? {
+    @exclusivity(unchecked) public var undoManager: UndoManager? {
         didSet { hearing.update(self) }
     }
     /// Shared with this context's objects: see `ManagedObject.hearing`.
@@ -52,7 +52,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     @exclusivity(unchecked) var changed = ChangeSet()
     /// Contents of to-many relationships changed since the last save, kept
     /// as they were before the first change (for rollback).
-    var committedToMany: [ObjectIdentifier: [Int: ObjectIDSet]] = [:]
+    @exclusivity(unchecked) var committedToMany: [ObjectIdentifier: [Int: ObjectIDSet]] = [:]
     var observers: [UUID: @Sendable (ContextDidSaveNotification) -> Void] = [:]
     /// Changes not yet sent as an objects-did-change notification.
     let changeTracker = ChangeTracker()

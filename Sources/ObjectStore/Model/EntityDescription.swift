@@ -33,7 +33,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
 
     // Resolved by the model.
     public internal(set) unowned(safe) var parent: EntityDescription?
-    public internal(set) var subentities: [EntityDescription] = []
+    @exclusivity(unchecked) public internal(set) var subentities: [EntityDescription] = []
     public internal(set) weak var model: ManagedObjectModel?
     /// Every attribute, inherited ones first, in a fixed order: the slot
     /// order of an object's values.
