@@ -300,7 +300,7 @@ public final class Importer {
             let destination = self.plan(for: step.destination)
             if relationship.isToOne {
                 if found.json.isNull {
-                    object.setObject(nil, forRelationshipAt: step.index)
+                    context.setToOne(object, relationshipAt: step.index, to: nil)
                     continue
                 }
                 if case .array = found.json {
@@ -308,7 +308,7 @@ public final class Importer {
                 }
                 do {
                     let related = try importOne(found.json, into: destination, via: step, key: nil)
-                    object.setObject(related, forRelationshipAt: step.index)
+                    context.setToOne(object, relationshipAt: step.index, to: related)
                 } catch let error as ImportError {
                     throw error.under("." + found.key)
                 }

@@ -35,6 +35,13 @@ open class ManagedObject: CustomStringConvertible {
     /// reference (which costs more than the rest of a write).
     @exclusivity(unchecked) private var hearing: ChangeHearing?
 
+    /// Whether the object is in `context`, without loading the weak
+    /// reference: each context shares its own `hearing` with its objects.
+    @inline(__always)
+    func belongs(to context: ManagedObjectContext) -> Bool {
+        hearing === context.hearing
+    }
+
     /// Whether a write needs no word to the context: the object is in its
     /// change set already, and nothing (undo, observers) wants each change.
     var changeIsOnRecord: Bool {

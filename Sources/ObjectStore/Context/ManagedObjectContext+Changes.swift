@@ -99,12 +99,12 @@ extension ManagedObjectContext {
     // MARK: - Relationship changes with inverses
 
     func setToOne(_ object: ManagedObject, relationship index: Int, to destination: ManagedObject?) {
-        precondition(destination == nil || destination!.managedObjectContext === self,
+        precondition(destination == nil || destination!.belongs(to: self),
                      "the destination belongs to another context")
         object.willAccessValues()
         let relationship = object.entity.relationships[index]
         guard case .toOne(let oldID) = object.relationshipSlots[index], oldID != destination?.objectID else { return }
-        if let inverse = relationship.inverse {
+        if let inverse = relationship.resolvedInverse {
             if let oldID {
                 let old = self.object(with: oldID)
                 if let inverseIndex = old.entity.relationshipSlot(named: inverse.name) {
@@ -132,7 +132,7 @@ extension ManagedObjectContext {
     }
 
     func addToMany(_ object: ManagedObject, relationship index: Int, _ destination: ManagedObject, at position: Int?) {
-        precondition(destination.managedObjectContext === self, "the destination belongs to another context")
+        precondition(destination.belongs(to: self), "the destination belongs to another context")
         let relationship = object.entity.relationships[index]
         if toManyIDs(object, relationship: index).contains(destination.objectID) {
             guard let position else { return }

@@ -99,3 +99,14 @@ extension ManagedObject {
         managedObjectContext?.setToOne(self, relationship: index, to: object)
     }
 }
+
+extension ManagedObjectContext {
+    /// `object.setObject(destination, forRelationshipAt: index)`, for a
+    /// caller that holds the context: no load of the object's weak
+    /// reference to it.
+    package func setToOne(_ object: ManagedObject, relationshipAt index: Int, to destination: ManagedObject?) {
+        precondition(object.entity.relationships[index].isToOne, "not a to-one relationship")
+        precondition(object.belongs(to: self), "the object belongs to another context")
+        setToOne(object, relationship: index, to: destination)
+    }
+}

@@ -121,6 +121,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
                             entity: entity.name, relationship: relationship.name, inverse: inverseName)
                     }
                     relationship.inverse = inverse
+                    relationship.resolvedInverse = (inverse.name, inverse.isToMany)
                 }
                 if relationship.isToOne {
                     relationship.maxCount = 1

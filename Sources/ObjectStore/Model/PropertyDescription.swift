@@ -92,6 +92,10 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
 
     public internal(set) unowned(safe) var destination: EntityDescription?
     public internal(set) weak var inverse: RelationshipDescription?
+    /// The inverse's name and kind, as the model resolved them: read on
+    /// every change of the relationship, where loading the weak `inverse`
+    /// costs more than the rest.
+    @exclusivity(unchecked) package internal(set) var resolvedInverse: (name: String, isToMany: Bool)?
 
     public var isToOne: Bool { !isToMany }
     /// A to-many whose inverse is to-many too (or that has no inverse): stored in a join table.
