@@ -24,6 +24,17 @@ import ObjectStore
         #expect(object["a"] == .int(3))
     }
 
+    @Test func repeatsAreFoundWhateverTheKeysLookLike() throws {
+        // Keys alike in length and first and last letter, and repeats
+        // among them: each key keeps its first place and its last value.
+        guard case .object(let object) = try JSON(parsing: #"{"ab": 1, "axb": 2, "ayb": 3, "ab": 4, "ayb": 5, "": 6, "": 7}"#) else {
+            Issue.record("not an object")
+            return
+        }
+        #expect(object.keys == ["ab", "axb", "ayb", ""])
+        #expect(object.values == [4, 2, 5, 7])
+    }
+
     @Test func equalityAndHashIgnoreMemberOrder() throws {
         let one = try JSON(parsing: #"{"a": 1, "b": [1, 2], "c": "x"}"#)
         let other = try JSON(parsing: #"{"c": "x", "a": 1, "b": [1, 2]}"#)

@@ -142,9 +142,9 @@ struct JSONParser {
         defer { depth -= 1 }
         guard depth < 512 else { throw error("nested too deeply") }
         position += 1
-        var members = JSONObject()
+        var members = JSONObjectBuilder()
         skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "}") { position += 1; return .object(members) }
+        if position < bytes.count, bytes[position] == UInt8(ascii: "}") { position += 1; return .object(members.object) }
         while true {
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw error("expected a key string") }
@@ -152,11 +152,11 @@ struct JSONParser {
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':' after key") }
             position += 1
-            members[key] = try parseValue()
+            members.add(key, try parseValue())
             skipWhitespace()
             guard position < bytes.count else { throw error("unexpected end of input in object") }
             if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
-            if bytes[position] == UInt8(ascii: "}") { position += 1; return .object(members) }
+            if bytes[position] == UInt8(ascii: "}") { position += 1; return .object(members.object) }
             throw error("expected ',' or '}' in object")
         }
     }

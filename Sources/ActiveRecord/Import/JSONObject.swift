@@ -12,76 +12,95 @@
 /// it (`value(forKey:near:)`) with one comparison of short strings instead
 /// of hashing the key, which a dictionary does on every lookup.
 public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+    public typealias Member = (key: String, value: JSON)
+
     /// One reference, so that copying a JSON value (which the importer
     /// does for every member it reads) retains one object.
     private final class Storage: @unchecked Sendable {
-        @exclusivity(unchecked) var keys: [String] = []
-        @exclusivity(unchecked) var values: [JSON] = []
+        @exclusivity(unchecked) var members: [Member]
         /// Positions by key, for objects too large to search member by member.
         @exclusivity(unchecked) var positions: [String: Int]?
 
-        init() {}
+        init(_ members: [Member]) {
+            self.members = members
+            indexKeysIfLarge()
+        }
 
         init(copying other: Storage) {
-            keys = other.keys
-            values = other.values
+            members = other.members
             positions = other.positions
+        }
+
+        func indexKeysIfLarge() {
+            guard positions == nil, members.count > JSONObject.searchLimit else { return }
+            var index: [String: Int] = [:]
+            index.reserveCapacity(members.count)
+            for (position, member) in members.enumerated() { index[member.key] = position }
+            positions = index
         }
     }
 
-    private var storage = Storage()
+    private var storage: Storage
 
     /// Objects with more members than this keep an index of their keys.
-    private static let searchLimit = 16
+    fileprivate static let searchLimit = 16
 
-    public init() {}
+    public init() {
+        storage = Storage([])
+    }
+
+    /// Members whose keys are known to differ, in order (the parser's).
+    init(uniqueMembers members: [Member]) {
+        storage = Storage(members)
+    }
 
     /// The members of `dictionary`, ordered by key.
     public init(_ dictionary: [String: JSON]) {
-        storage.keys.reserveCapacity(dictionary.count)
-        storage.values.reserveCapacity(dictionary.count)
-        for (key, value) in dictionary.sorted(by: { $0.key < $1.key }) {
-            append(key, value)
-        }
+        self.init(uniqueMembers: dictionary.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
     }
 
     public init(dictionaryLiteral elements: (String, JSON)...) {
+        self.init()
         for (key, value) in elements { self[key] = value }
     }
 
     /// The keys, in document order.
-    public var keys: [String] { storage.keys }
+    public var keys: [String] { storage.members.map(\.key) }
     /// The values, in the order of `keys`.
-    public var values: [JSON] { storage.values }
-    public var count: Int { storage.keys.count }
-    public var isEmpty: Bool { storage.keys.isEmpty }
+    public var values: [JSON] { storage.members.map(\.value) }
+    public var count: Int { storage.members.count }
+    public var isEmpty: Bool { storage.members.isEmpty }
 
     /// The members as a dictionary.
     public var dictionary: [String: JSON] {
-        Dictionary(zip(storage.keys, storage.values), uniquingKeysWith: { _, last in last })
+        Dictionary(storage.members.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
     }
 
     /// The position of `key` among the members.
     public func index(forKey key: String) -> Int? {
         if let positions = storage.positions { return positions[key] }
-        return storage.keys.firstIndex(of: key)
+        return storage.members.firstIndex { $0.key == key }
     }
 
     public subscript(key: String) -> JSON? {
-        get { index(forKey: key).map { storage.values[$0] } }
+        get { index(forKey: key).map { storage.members[$0].value } }
         set {
+            makeUnique()
             if let position = index(forKey: key) {
-                makeUnique()
                 if let newValue {
-                    storage.values[position] = newValue
+                    storage.members[position].value = newValue
                 } else {
-                    storage.keys.remove(at: position)
-                    storage.values.remove(at: position)
+                    storage.members.remove(at: position)
                     storage.positions = nil
-                    indexKeysIfLarge()
+                    storage.indexKeysIfLarge()
                 }
             } else if let newValue {
-                append(key, newValue)
+                storage.members.append((key, newValue))
+                if storage.positions != nil {
+                    storage.positions![key] = storage.members.count - 1
+                } else {
+                    storage.indexKeysIfLarge()
+                }
             }
         }
     }
@@ -90,45 +109,19 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// to where the key was found.
     @inline(__always)
     public func value(forKey key: String, near hint: inout Int) -> JSON? {
-        let storage = self.storage
-        if hint < storage.keys.count, storage.keys[hint] == key { return storage.values[hint] }
+        let members = storage.members
+        if hint < members.count, members[hint].key == key { return members[hint].value }
         guard let position = index(forKey: key) else { return nil }
         hint = position
-        return storage.values[position]
+        return members[position].value
     }
 
     private mutating func makeUnique() {
         if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
     }
 
-    /// Adds a member whose key is not present yet.
-    private mutating func append(_ key: String, _ value: JSON) {
-        makeUnique()
-        storage.keys.append(key)
-        storage.values.append(value)
-        if storage.positions != nil {
-            storage.positions![key] = storage.keys.count - 1
-        } else {
-            indexKeysIfLarge()
-        }
-    }
-
-    private mutating func indexKeysIfLarge() {
-        guard storage.positions == nil, storage.keys.count > Self.searchLimit else { return }
-        var index: [String: Int] = [:]
-        index.reserveCapacity(storage.keys.count)
-        for (position, key) in storage.keys.enumerated() { index[key] = position }
-        storage.positions = index
-    }
-
-    public func makeIterator() -> AnyIterator<(key: String, value: JSON)> {
-        let keys = storage.keys, values = storage.values
-        var position = 0
-        return AnyIterator {
-            guard position < keys.count else { return nil }
-            defer { position += 1 }
-            return (keys[position], values[position])
-        }
+    public func makeIterator() -> IndexingIterator<[Member]> {
+        storage.members.makeIterator()
     }
 
     public static func == (a: JSONObject, b: JSONObject) -> Bool {
@@ -149,5 +142,34 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
             members ^= one.finalize()
         }
         hasher.combine(members)
+    }
+}
+
+/// Gathers a parsed object's members, keeping the last value of a key
+/// given twice in its first place.
+struct JSONObjectBuilder {
+    private var members: [JSONObject.Member] = []
+    /// A bit per (length, first byte, last byte) class of the keys so far:
+    /// a new key whose bit is clear cannot repeat one, and needs no search.
+    private var seen: UInt64 = 0
+
+    mutating func add(_ key: String, _ value: JSON) {
+        let bit: UInt64 = 1 << UInt64(Self.keyClass(key) & 63)
+        if seen & bit != 0, let position = members.firstIndex(where: { $0.key == key }) {
+            members[position].value = value
+            return
+        }
+        seen |= bit
+        members.append((key, value))
+    }
+
+    var object: JSONObject { JSONObject(uniqueMembers: members) }
+
+    @inline(__always)
+    private static func keyClass(_ key: String) -> Int {
+        let utf8 = key.utf8
+        guard let first = utf8.first else { return 0 }
+        let last = utf8[utf8.index(before: utf8.endIndex)]
+        return utf8.count &* 7 &+ Int(first) &* 3 &+ Int(last)
     }
 }
