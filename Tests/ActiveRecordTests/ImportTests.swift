@@ -220,6 +220,42 @@ private func importOne(_ text: String, _ entity: String = "Person", options: Imp
         #expect(d.objects(forKey: "people").map { $0["personID"] } == [.int(3)])
     }
 
+    @Test func nestedDataSeenAgainNamesTheSameObjectAndTheLastDataWins() throws {
+        let (context, model) = try setup()
+        // The same department three times, then other data for it, then
+        // the first data again: the first data must be imported again.
+        let people = try Importer(context: context).importArray(try JSON(parsing: """
+            [{"id": 1, "department": {"code": "X", "name": "A"}},
+             {"id": 2, "department": {"code": "X", "name": "A"}},
+             {"id": 3, "department": {"name": "A", "code": "X"}},
+             {"id": 4, "department": {"code": "X", "name": "B"}},
+             {"id": 5, "department": {"code": "X", "name": "A"}},
+             {"id": 6, "department": {"code": "Y", "name": "A"}}]
+            """), into: model.entity(named: "Person")!)
+        let x = try #require(people[0].object(forKey: "department"))
+        #expect(people[1...4].allSatisfy { $0.object(forKey: "department") === x })
+        #expect(x["name"] == .string("A"))
+        #expect(x.objects(forKey: "people").count == 5)
+        #expect(people[5].object(forKey: "department")?["code"] == .string("Y"))
+        #expect(try context.count(for: FetchRequest(entityName: "Department")) == 2)
+    }
+
+    @Test func nestedDataWithRelationshipsIsImportedEveryTime() throws {
+        let (context, model) = try setup()
+        var options = ImportOptions()
+        options.toManyMode = .replacing
+        // Row 3 repeats row 1's department data, whose people list must
+        // replace what row 2 added: person 5 leaves the department.
+        let people = try Importer(context: context, options: options).importArray(try JSON(parsing: """
+            [{"id": 1, "department": {"code": "X", "people": [1]}},
+             {"id": 5, "department": {"code": "X"}},
+             {"id": 2, "department": {"code": "X", "people": [1]}}]
+            """), into: model.entity(named: "Person")!)
+        let x = try #require(people[0].object(forKey: "department"))
+        #expect(Set(x.objects(forKey: "people").map { $0["personID"] }) == [.int(1), .int(2)])
+        #expect(people[1].object(forKey: "department") == nil)
+    }
+
     @Test func normalizedKeysMatchSnakeCase() throws {
         var options = ImportOptions()
         options.normalizesKeys = true

@@ -113,6 +113,41 @@ final class EntityPlan {
         self.relationships = relationships
     }
 
+    // MARK: Nested data seen again
+
+    /// The data last imported into objects of this entity from nested
+    /// data, in the current import call, by object: the same data nested
+    /// again, as a department is in every one of its people, would change
+    /// nothing, and `isUnchanged` says so with one comparison instead of
+    /// importing it again.
+    @exclusivity(unchecked) private var lastData: [ObjectIdentifier: JSONObject] = [:]
+    @exclusivity(unchecked) private var lastDataGeneration = -1
+
+    private func startGeneration(_ generation: Int) {
+        guard lastDataGeneration != generation else { return }
+        lastDataGeneration = generation
+        lastData.removeAll()
+    }
+
+    /// Whether `data` is what was last imported into `object` in this
+    /// import call.
+    func isUnchanged(_ object: ManagedObject, by data: JSONObject, generation: Int) -> Bool {
+        startGeneration(generation)
+        guard !lastData.isEmpty, let last = lastData[ObjectIdentifier(object)] else { return false }
+        return last == data
+    }
+
+    /// Notes that `data` was just imported into `object`, or with nil that
+    /// importing what came in again could change it (hooks, relationships).
+    func noteImport(_ data: JSONObject?, into object: ManagedObject, generation: Int) {
+        startGeneration(generation)
+        if let data {
+            lastData[ObjectIdentifier(object)] = data
+        } else if !lastData.isEmpty {
+            lastData[ObjectIdentifier(object)] = nil
+        }
+    }
+
     func hooks(of object: ManagedObject) -> ImportHooks? {
         let type = ObjectIdentifier(Swift.type(of: object))
         if type != lastClass {

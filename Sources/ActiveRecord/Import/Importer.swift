@@ -254,10 +254,23 @@ public final class Importer {
             }
             return nil
         }
+        guard case .object(let members) = item else { return object }
+        // The same data nested again in this call finds its object as it
+        // left it: nothing to import (see `EntityPlan.isUnchanged`).
+        if relationship != nil, hooks == nil, !isNew, plan.isUnchanged(object, by: members, generation: generation) {
+            return object
+        }
         hooks?.willImport(item)
         try importAttributes(item, into: object, plan: plan, hooks: hooks)
         try importRelationships(item, into: object, plan: plan, hooks: hooks)
         hooks?.didImport(item)
+        // Data may stand for an object later only if importing it again
+        // would change nothing: no hooks, and no relationships (importing
+        // those again could undo what later rows added). The object's own
+        // plan keeps it, whichever plan led here.
+        let repeatable = relationship != nil && hooks == nil
+            && !plan.relationships.contains { lookup(in: members, keys: $0.keys) != nil }
+        plan.noteImport(repeatable ? members : nil, into: object, generation: generation)
         return object
     }
 
