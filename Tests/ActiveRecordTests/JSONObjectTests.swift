@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ActiveRecord
 import ObjectStore
+import Predicates
 
 @Suite struct JSONObjectTests {
     @Test func parsedMembersKeepTheDocumentsOrder() throws {
@@ -90,6 +91,26 @@ import ObjectStore
         let object = JSONObject(["b": 2, "a": 1])
         #expect(object.keys == ["a", "b"])
         #expect(JSON(any: ["b": 2, "a": 1] as [String: Any?]).serialized == #"{"a":1,"b":2}"#)
+    }
+
+    @Test func rowsWithOtherKeysAtTheSamePlacesReadTheirOwnKeys() throws {
+        let model = try importModel()
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addSQLiteStore(at: nil)
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        // Same member count, a fallback key where the mapped key was, a
+        // key left out: each row must read what it has.
+        let people = try Importer(context: context).importArray(try JSON(parsing: """
+            [{"id": 1, "first_name": "A", "age": 5},
+             {"id": 2, "given": "B", "age": 6},
+             {"id": 3, "first_name": "C", "age": 7},
+             {"id": 4, "first_name": "D", "note": "n"},
+             {"id": 5, "first_name": "E", "age": 8}]
+            """), into: model.entity(named: "Person")!)
+        #expect(people.map { $0["firstName"] } == ["A", "B", "C", "D", "E"].map { Value.string($0) })
+        // Age is absent from row 4: its default, as the model asks.
+        #expect(people.map { $0["age"] } == [5, 6, 7, 18, 8].map { Value.int($0) })
+        #expect(people.map { $0["note"] } == [.null, .null, .null, .string("n"), .null])
     }
 
     @Test func rowsWithMembersInAnotherOrderImportTheSameValues() throws {

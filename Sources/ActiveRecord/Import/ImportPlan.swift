@@ -113,6 +113,42 @@ final class EntityPlan {
         self.relationships = relationships
     }
 
+    // MARK: Where rows keep their values
+
+    /// The keys of the last row whose attributes were read by position,
+    /// and per attribute step the member position and key that held its
+    /// value (nil where absent). Rows of one document share their keys'
+    /// order: the next row with the same keys reads each value straight
+    /// from its position.
+    @exclusivity(unchecked) private var layoutKeys: [String]?
+    @exclusivity(unchecked) private var layoutPlaces: [MemberPlace] = []
+
+    /// Where an attribute step finds its value in rows of one layout.
+    enum MemberPlace {
+        /// The member at this position, under this key.
+        case member(Int, key: String)
+        /// None of its keys: absent.
+        case absent
+        /// A key path, which positions do not describe: look it up.
+        case search
+    }
+
+    /// Where each attribute step's value is in `members`; nil when keys
+    /// are normalised, which positions do not describe.
+    func places(in members: JSONObject, normalizesKeys: Bool) -> [MemberPlace]? {
+        guard !normalizesKeys else { return nil }
+        if let layoutKeys, members.hasKeys(layoutKeys) { return layoutPlaces }
+        layoutPlaces = attributes.map { step in
+            for candidate in step.keys {
+                guard candidate.path.count == 1 else { return .search }
+                if let position = members.index(forKey: candidate.text) { return .member(position, key: candidate.text) }
+            }
+            return .absent
+        }
+        layoutKeys = members.keys
+        return layoutPlaces
+    }
+
     // MARK: Nested data seen again
 
     /// The data last imported into objects of this entity from nested

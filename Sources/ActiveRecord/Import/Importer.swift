@@ -289,8 +289,15 @@ public final class Importer {
             updates.removeAll(keepingCapacity: true)
             pendingValues = updates
         }
-        for step in plan.attributes {
-            guard let found = lookup(in: members, keys: step.keys) else {
+        let places = plan.places(in: members, normalizesKeys: options.normalizesKeys)
+        for (n, step) in plan.attributes.enumerated() {
+            let found: (key: String, json: JSON)?
+            switch places?[n] {
+            case .member(let position, let key)?: found = (key, members.value(at: position))
+            case .absent?: found = nil
+            case .search?, nil: found = lookup(in: members, keys: step.keys)
+            }
+            guard let found else {
                 if let value = step.defaultWhenAbsent { set(value, step.index) }
                 continue
             }

@@ -116,6 +116,20 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         return members[position].value
     }
 
+    /// Whether the members' keys are `keys`, in that order.
+    func hasKeys(_ keys: [String]) -> Bool {
+        let members = storage.members
+        guard members.count == keys.count else { return false }
+        for i in members.indices where members[i].key != keys[i] { return false }
+        return true
+    }
+
+    /// The value of the member at `position`.
+    @inline(__always)
+    func value(at position: Int) -> JSON {
+        storage.members[position].value
+    }
+
     private mutating func makeUnique() {
         if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
     }
