@@ -392,7 +392,7 @@ open class ManagedObject: CustomStringConvertible {
         changedRelationshipSet.sorted().filter { i in
             guard case .toOne(let id) = relationshipSlots[i] else { return true }
             guard let committed else { return id != nil }
-            return committed.toOne[i] != id
+            return committed.toOneID(at: i) != id
         }
     }
 
@@ -418,7 +418,7 @@ open class ManagedObject: CustomStringConvertible {
         }
         for (i, relationship) in entity.relationships.enumerated()
         where relationship.isToOne && (keys?.contains(relationship.name) ?? true) {
-            if let id = committed.toOne[i], let context = managedObjectContext {
+            if let id = committed.toOneID(at: i), let context = managedObjectContext {
                 result[relationship.name] = context.object(with: id)
             } else {
                 result[relationship.name] = NSNull()

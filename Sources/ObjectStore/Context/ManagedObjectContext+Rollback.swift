@@ -25,7 +25,7 @@ extension ManagedObjectContext {
         if let committed = object.committed {
             object.values = committed.values
             for (i, relationship) in object.entity.relationships.enumerated() where relationship.isToOne {
-                object.relationshipSlots[i] = .toOne(committed.toOne[i])
+                object.relationshipSlots[i] = .toOne(committed.toOneID(at: i))
             }
         }
         if let saved = committedToMany[ObjectIdentifier(object)] {
@@ -73,7 +73,7 @@ extension ManagedObjectContext {
         guard let snapshot = try? snapshotFromSource(object.objectID) else { return }
         object.values = snapshot.values
         for (i, relationship) in object.entity.relationships.enumerated() {
-            object.relationshipSlots[i] = relationship.isToOne ? .toOne(snapshot.toOne[i]) : .toManyFault
+            object.relationshipSlots[i] = relationship.isToOne ? .toOne(snapshot.toOneID(at: i)) : .toManyFault
         }
         object.committed = snapshot
         object.version = snapshot.version

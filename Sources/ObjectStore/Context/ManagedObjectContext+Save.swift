@@ -183,7 +183,7 @@ extension ManagedObjectContext {
                     keys.append(attribute.name)
                 }
                 for (i, relationship) in object.entity.relationships.enumerated()
-                where relationship.isToOne && committed.toOne[i] != current.toOne[i] {
+                where relationship.isToOne && committed.toOneID(at: i) != current.toOneID(at: i) {
                     keys.append(relationship.name)
                 }
             }
@@ -217,12 +217,12 @@ extension ManagedObjectContext {
             }
             for (i, relationship) in object.entity.relationships.enumerated() where relationship.isToOne {
                 guard case .toOne(let id) = object.relationshipSlots[i] else { continue }
-                let mine = id != committed.toOne[i]
-                let theirs = current.toOne[i] != committed.toOne[i]
+                let mine = id != committed.toOneID(at: i)
+                let theirs = current.toOneID(at: i) != committed.toOneID(at: i)
                 switch policy {
-                case .mergeByPropertyObjectTrump: if !mine { object.relationshipSlots[i] = .toOne(current.toOne[i]) }
-                case .mergeByPropertyStoreTrump: if theirs || !mine { object.relationshipSlots[i] = .toOne(current.toOne[i]) }
-                case .rollback: object.relationshipSlots[i] = .toOne(current.toOne[i])
+                case .mergeByPropertyObjectTrump: if !mine { object.relationshipSlots[i] = .toOne(current.toOneID(at: i)) }
+                case .mergeByPropertyStoreTrump: if theirs || !mine { object.relationshipSlots[i] = .toOne(current.toOneID(at: i)) }
+                case .rollback: object.relationshipSlots[i] = .toOne(current.toOneID(at: i))
                 case .overwrite, .error: break
                 }
             }
@@ -299,9 +299,9 @@ extension ManagedObjectContext {
         markChanged(target)
         target.values = snapshot.values
         for (i, relationship) in target.entity.relationships.enumerated() where relationship.isToOne {
-            if case .toOne(let old) = target.relationshipSlots[i], old != snapshot.toOne[i] {
+            if case .toOne(let old) = target.relationshipSlots[i], old != snapshot.toOneID(at: i) {
                 target.changedRelationshipSet.insert(i)
-                target.relationshipSlots[i] = .toOne(snapshot.toOne[i])
+                target.relationshipSlots[i] = .toOne(snapshot.toOneID(at: i))
             }
         }
         for (i, ids) in toMany {
@@ -331,10 +331,9 @@ extension ManagedObjectContext {
     ///
     /// One pass over the saved objects does it all, object by object: a
     /// large save's objects are long out of the cache, and each further
-    /// pass fetched them again. `written` is what went to the store; its
-    /// snapshots become the objects' committed state (taken out of it, with
-    /// their IDs made permanent) instead of being built again. `hooked`:
-    /// some object is of a subclass, whose `didSave` must run.
+    /// pass fetched them again. `written` is what went to the store, let go
+    /// of object by object. `hooked`: some object is of a subclass, whose
+    /// `didSave` must run.
     private func didSave(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject],
                          permanentIDs: PermanentIDs, written: inout StoreChanges, hooked: Bool) -> ContextDidSaveNotification {
         var snapshots: [ObjectID: Snapshot] = [:]
@@ -343,7 +342,7 @@ extension ManagedObjectContext {
         // The saved state travels in the notification only when someone
         // can merge it: an observer, a child, or the parent.
         let wantsPayload = !observers.isEmpty || !children.isEmpty || !isRoot
-        func settle(_ object: ManagedObject, written: Snapshot?) {
+        func settle(_ object: ManagedObject) {
             // Only the saved objects can point at the new objects here: any
             // other object that gained one as a destination changed, and
             // was saved with it.
@@ -354,21 +353,8 @@ extension ManagedObjectContext {
                 replaceTemporaryIDs(permanentIDs, inRelationshipsOf: object)
             }
             if isRoot { object.version = object.state == .inserted ? 1 : object.version + 1 }
-            let snapshot: Snapshot
-            if var written {
-                // The values are the object's: nothing can change them
-                // between writing and here.
-                written.id = object.objectID
-                written.version = object.version
-                if !permanentIDs.isEmpty {
-                    for i in written.toOne.indices {
-                        if let id = written.toOne[i], id.isTemporaryID, let permanent = permanentIDs[id] { written.toOne[i] = permanent }
-                    }
-                }
-                snapshot = written
-            } else {
-                snapshot = currentSnapshot(of: object)
-            }
+            // Shares the object's values and slots: no copy.
+            let snapshot = currentSnapshot(of: object)
             object.committed = snapshot
             object.state = .clean
             object.changedRelationshipSet.removeAll()
@@ -378,17 +364,17 @@ extension ManagedObjectContext {
                 if case .toMany(let ids) = slot { toMany[object.objectID, default: [:]][i] = ids.ids }
             }
         }
-        // `written` lists the objects in the same order when nothing came
-        // between (a merge conflict's retry lists the updates again).
-        let insertsMatch = written.inserted.count == inserted.count
+        // What was written shares each object's values and slots: it lets
+        // go of them first, so that the slots change in place. (`written`
+        // lists the objects in this order; after a merge conflict's retry
+        // the updates may differ, which costs a copy, not correctness.)
         for (k, object) in inserted.enumerated() {
-            let mine = insertsMatch && written.inserted[k].id == object.objectID
-            settle(object, written: mine ? written.takeInserted(at: k) : nil)
+            if k < written.inserted.count { written.dropInserted(at: k) }
+            settle(object)
         }
-        let updatesMatch = written.updated.count == updated.count
         for (k, object) in updated.enumerated() {
-            let mine = updatesMatch && written.updated[k].snapshot.id == object.objectID
-            settle(object, written: mine ? written.takeUpdated(at: k) : nil)
+            if k < written.updated.count { written.dropUpdated(at: k) }
+            settle(object)
         }
         for object in deleted {
             registered[object.objectID] = nil
@@ -546,7 +532,7 @@ extension ManagedObjectContext {
         object.values = values
         for (i, relationship) in object.entity.relationships.enumerated() where !localRelationships.contains(i) {
             if relationship.isToOne {
-                object.relationshipSlots[i] = .toOne(snapshot.toOne[i])
+                object.relationshipSlots[i] = .toOne(snapshot.toOneID(at: i))
             } else if let ids = toMany[i] {
                 object.relationshipSlots[i] = .toMany(ObjectIDSet(ids))
             } else if case .toMany = object.relationshipSlots[i], parent == nil {

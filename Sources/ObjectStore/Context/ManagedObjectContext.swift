@@ -292,7 +292,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         if object.committed != nil {
             object.values = object.committed!.values
             for (i, relationship) in object.entity.relationships.enumerated() where relationship.isToOne {
-                object.relationshipSlots[i] = .toOne(object.committed!.toOne[i])
+                object.relationshipSlots[i] = .toOne(object.committed!.toOneID(at: i))
             }
             object.isFault = false
             object.awakeFromFetch()
@@ -312,8 +312,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     func fill(_ object: ManagedObject, from snapshot: Snapshot) {
         object.values = snapshot.values
-        for (i, relationship) in object.entity.relationships.enumerated() where relationship.isToOne {
-            object.relationshipSlots[i] = .toOne(snapshot.toOne[i])
+        if snapshot.toManysAreFaults, snapshot.links.count == object.entity.relationships.count {
+            // A store's row: its slots are the object's, shared.
+            object.relationshipSlots = snapshot.links
+        } else {
+            for (i, relationship) in object.entity.relationships.enumerated() where relationship.isToOne {
+                object.relationshipSlots[i] = .toOne(snapshot.toOneID(at: i))
+            }
         }
         object.committed = snapshot
         object.version = snapshot.version
@@ -369,12 +374,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
 
     func currentSnapshot(of object: ManagedObject) -> Snapshot {
-        var toOne: [ObjectID?] = []
-        toOne.reserveCapacity(object.relationshipSlots.count)
-        for slot in object.relationshipSlots {
-            if case .toOne(let id) = slot { toOne.append(id) } else { toOne.append(nil) }
-        }
-        return Snapshot(id: object.objectID, version: object.version, values: object.values, toOne: toOne)
+        Snapshot(id: object.objectID, version: object.version, values: object.values, links: object.relationshipSlots)
     }
 }
 

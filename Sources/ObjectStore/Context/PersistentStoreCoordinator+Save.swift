@@ -83,7 +83,7 @@ extension PersistentStoreCoordinator {
         }
         func checkToOne(_ snapshot: Snapshot, _ home: any StoreBackend) throws {
             for (i, relationship) in snapshot.id.entity.relationships.enumerated() where relationship.isToOne {
-                if i < snapshot.toOne.count, let destination = snapshot.toOne[i] {
+                if i < snapshot.links.count, let destination = snapshot.toOneID(at: i) {
                     try check(snapshot.id, home, relationship.name, destination)
                 }
             }
@@ -134,11 +134,11 @@ extension PersistentStoreCoordinator {
                 last = entity
                 if entities.insert(entity).inserted, !store.holds(inserted[i].id.entity) { return false }
             }
-            for j in inserted[i].toOne.indices where !fits(inserted[i].toOne[j]) { return false }
+            for j in inserted[i].links.indices where !fits(inserted[i].toOneID(at: j)) { return false }
         }
         for update in changes.updated {
             guard fits(update.snapshot.id) else { return false }
-            for destination in update.snapshot.toOne where !fits(destination) { return false }
+            for j in update.snapshot.links.indices where !fits(update.snapshot.toOneID(at: j)) { return false }
         }
         for deleted in changes.deleted where !fits(deleted.id) { return false }
         for contents in changes.toMany {

@@ -9,13 +9,58 @@ package struct Snapshot: Sendable {
     package var version: Int64
     /// Values in `entity.attributes` order; transient slots hold `.null`.
     package var values: [Value]
-    /// Destinations in `entity.relationships` order; nil for a to-many slot
-    /// or an empty to-one.
-    package var toOne: [ObjectID?]
+    /// Relationship slots in `entity.relationships` order: each to-one's
+    /// destination, and to-manys as the source had them (a fault for a
+    /// store's row). An object's own slots serve as they are: its snapshot
+    /// shares them rather than listing its to-ones again.
+    package var links: [RelationshipSlot]
+
+    package init(id: ObjectID, version: Int64, values: [Value], links: [RelationshipSlot]) {
+        self.id = id
+        self.version = version
+        self.values = values
+        self.links = links
+    }
+
+    /// A snapshot from to-one destinations (nil for a to-many slot).
+    package init(id: ObjectID, version: Int64, values: [Value], toOne: [ObjectID?]) {
+        self.init(id: id, version: version, values: values, links: Self.links(toOne, of: id.entity))
+    }
+
+    private static func links(_ toOne: [ObjectID?], of entity: EntityDescription) -> [RelationshipSlot] {
+        let relationships = entity.relationships
+        return toOne.indices.map { i in
+            i < relationships.count && relationships[i].isToMany ? .toManyFault : .toOne(toOne[i])
+        }
+    }
+
+    /// The destination of the to-one at `index`; nil for an empty to-one
+    /// or a to-many.
+    @inline(__always)
+    package func toOneID(at index: Int) -> ObjectID? {
+        if case .toOne(let id) = links[index] { return id }
+        return nil
+    }
+
+    package mutating func setToOneID(_ id: ObjectID?, at index: Int) {
+        links[index] = .toOne(id)
+    }
+
+    /// Every slot's to-one destination, nil for a to-many.
+    package var toOne: [ObjectID?] {
+        get { links.indices.map { toOneID(at: $0) } }
+        set { links = Self.links(newValue, of: id.entity) }
+    }
+
+    /// Whether the to-manys are all faults, as in a store's row: then an
+    /// object can take `links` as its own slots.
+    var toManysAreFaults: Bool {
+        !links.contains { if case .toMany = $0 { return true }; return false }
+    }
 }
 
 /// Relationship contents as a context holds them.
-package enum RelationshipSlot {
+package enum RelationshipSlot: Sendable {
     case toOne(ObjectID?)
     /// A to-many not yet loaded.
     case toManyFault
@@ -31,7 +76,7 @@ package enum RelationshipSlot {
 /// search, with no hashing and no hash table (a department's inverse
 /// to-many grows by every employee an import adds). The first ID out of
 /// that order builds a hash set, which is used from then on.
-package struct ObjectIDSet: Sequence {
+package struct ObjectIDSet: Sequence, Sendable {
     package private(set) var ids: [ObjectID] = []
     /// nil while `ids` is in rank order (see `rank`).
     private var members: Set<ObjectID>?

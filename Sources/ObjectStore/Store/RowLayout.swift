@@ -53,20 +53,18 @@ package final class RowLayout {
             }
             values.append(Self.decode(statement, column: column, type: slot.type))
         }
-        var toOneIDs: [ObjectID?] = []
-        toOneIDs.reserveCapacity(toOne.count)
-        for slot in toOne {
-            guard let slot, !statement.isNull(at: slot.foreignKey) else {
-                toOneIDs.append(nil)
-                continue
-            }
+        // Slots as a fault's object holds them: to-manys not loaded. An
+        // entity without relationships shares the empty list.
+        var links = entity.faultSlots
+        for (i, slot) in toOne.enumerated() {
+            guard let slot, !statement.isNull(at: slot.foreignKey) else { continue }
             let code = slot.entityColumn.flatMap { statement.isNull(at: $0) ? nil : statement.int64(at: $0) }
-            toOneIDs.append(store.objectID(pk: statement.int64(at: slot.foreignKey), entityCode: code,
-                                           root: slot.destinationRoot))
+            links[i] = .toOne(store.objectID(pk: statement.int64(at: slot.foreignKey), entityCode: code,
+                                             root: slot.destinationRoot))
         }
         return Snapshot(
             id: ObjectID(entity: entity, primaryKey: pk, store: store.storeNumber),
-            version: statement.int64(at: 2), values: values, toOne: toOneIDs)
+            version: statement.int64(at: 2), values: values, links: links)
     }
 
     @inline(__always)

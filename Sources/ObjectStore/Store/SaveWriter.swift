@@ -120,7 +120,7 @@ struct SaveWriter {
         try bind(.int(snapshot.version))
         for i in insert.attributes { try bind(snapshot.values[i]) }
         for (i, withEntity) in insert.toOne {
-            let target = snapshot.toOne[i].map(resolve)
+            let target = snapshot.toOneID(at: i).map(resolve)
             try bind(target.map { .int($0.primaryKey) } ?? .null)
             if withEntity { try bind(target.map { .int(mapping.entityCode($0.entity)) } ?? .null) }
         }
@@ -142,7 +142,7 @@ struct SaveWriter {
         for i in update.changedToOne {
             let relationship = entity.relationships[i]
             guard let columns = mapping.toOne(relationship.name, of: entity) else { continue }
-            let target = snapshot.toOne[i].map(resolve)
+            let target = snapshot.toOneID(at: i).map(resolve)
             assignments.append("\(quoteIdentifier(columns.foreignKey)) = ?")
             values.append(target.map { .int($0.primaryKey) } ?? .null)
             if let entityColumn = columns.entity {

@@ -29,19 +29,17 @@ package struct StoreChanges {
         inserted.isEmpty && updated.isEmpty && deleted.isEmpty && toMany.isEmpty
     }
 
-    /// The inserted snapshot at `index`, taken out: an empty one stays in
-    /// its place, so the snapshot moves on without a copy of its arrays.
-    mutating func takeInserted(at index: Int) -> Snapshot {
-        var taken = Snapshot(id: inserted[index].id, version: 0, values: [], toOne: [])
-        swap(&taken, &inserted[index])
-        return taken
+    /// Lets go of the values and slots of the inserted snapshot at
+    /// `index` (its object's own, shared until then).
+    mutating func dropInserted(at index: Int) {
+        inserted[index].values = []
+        inserted[index].links = []
     }
 
-    /// The updated snapshot at `index`, taken out as `takeInserted` does.
-    mutating func takeUpdated(at index: Int) -> Snapshot {
-        var taken = Snapshot(id: updated[index].snapshot.id, version: 0, values: [], toOne: [])
-        swap(&taken, &updated[index].snapshot)
-        return taken
+    /// Lets go of the values and slots of the updated snapshot at `index`.
+    mutating func dropUpdated(at index: Int) {
+        updated[index].snapshot.values = []
+        updated[index].snapshot.links = []
     }
 }
 

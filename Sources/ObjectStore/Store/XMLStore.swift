@@ -270,7 +270,7 @@ extension XMLStore.Graph {
             for i in update.changedAttributes where !row.snapshot.id.entity.attributes[i].isTransient {
                 row.snapshot.values[i] = update.snapshot.values[i]
             }
-            for i in update.changedToOne { row.snapshot.toOne[i] = update.snapshot.toOne[i].map(resolve) }
+            for i in update.changedToOne { row.snapshot.setToOneID(update.snapshot.toOneID(at: i).map(resolve), at: i) }
             row.snapshot.version = update.snapshot.version
             rows[row.snapshot.id] = row
         }
@@ -327,7 +327,7 @@ final class GraphView {
         var members = graph.rows.values.compactMap { candidate -> ObjectID? in
             let id = candidate.snapshot.id
             guard ObjectIdentifier(id.entity.rootEntity) == root, let i = id.entity.relationshipSlot(named: inverse.name),
-                  candidate.snapshot.toOne[i] == source else { return nil }
+                  candidate.snapshot.toOneID(at: i) == source else { return nil }
             return id
         }
         members.sort { $0.primaryKey < $1.primaryKey }
@@ -350,7 +350,7 @@ final class GraphView {
                 return snapshot.values[index]
             }
             guard let index = entity.relationshipSlot(named: key), entity.relationships[index].isToOne,
-                  let next = snapshot.toOne[index], let nextRow = graph.rows[next] else { return .null }
+                  let next = snapshot.toOneID(at: index), let nextRow = graph.rows[next] else { return .null }
             snapshot = nextRow.snapshot
         }
         return .null
@@ -376,7 +376,7 @@ final class RowObject: PredicateObject {
                     view.graph.rows[id].map { .object(RowObject(view: view, row: $0)) }
                 })
             }
-            guard let id = row.snapshot.toOne[index], let target = view.graph.rows[id] else { return .value(.null) }
+            guard let id = row.snapshot.toOneID(at: index), let target = view.graph.rows[id] else { return .value(.null) }
             return .object(RowObject(view: view, row: target))
         }
         var message = "unknown key '\(key)' on \(entity.name)"

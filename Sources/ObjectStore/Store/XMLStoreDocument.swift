@@ -35,7 +35,7 @@ enum XMLStoreDocument {
             }
             for (i, relationship) in entity.relationships.enumerated() where !relationship.isTransient {
                 if relationship.isToOne {
-                    guard let target = snapshot.toOne[i] else { continue }
+                    guard let target = snapshot.toOneID(at: i) else { continue }
                     out += "    <to-one name=\"\(esc(relationship.name))\" \(reference(target))/>\n"
                 } else if let list = row.toMany[i], !list.isEmpty {
                     out += "    <to-many name=\"\(esc(relationship.name))\">"
