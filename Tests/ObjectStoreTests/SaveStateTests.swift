@@ -64,6 +64,34 @@ import Testing
         #expect(people[2].committed?.version == 1)
     }
 
+    @Test func aFetchedObjectsSlotsChangeApartFromItsCommittedState() throws {
+        let model = try TestModels.people()
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addSQLiteStore(at: nil)
+        let writer = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let first = writer.insertObject(forEntityName: "Department")
+        first["name"] = .string("First")
+        let second = writer.insertObject(forEntityName: "Department")
+        second["name"] = .string("Second")
+        let person = writer.insertObject(forEntityName: "Person")
+        person.setObject(first, forKey: "department")
+        try writer.save()
+
+        let reader = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let fetched = try #require(try reader.fetch(FetchRequest(entityName: "Person")).first)
+        let firstAgain = try #require(fetched.object(forKey: "department"))
+        #expect(firstAgain.objectID == first.objectID)
+        let secondAgain = reader.object(with: second.objectID)
+        fetched.setObject(secondAgain, forKey: "department")
+        #expect((fetched.committedValues(forKeys: ["department"])["department"] as? ManagedObject) === firstAgain)
+        #expect(fetched.changedValues.keys.sorted() == ["department"])
+        #expect(firstAgain.objects(forKey: "people").isEmpty)
+        #expect(secondAgain.objects(forKey: "people").map(\.objectID) == [fetched.objectID])
+        reader.rollback()
+        #expect(fetched.object(forKey: "department") === firstAgain)
+        #expect(!fetched.hasChanges)
+    }
+
     @Test func hooksRunForSubclassObjectsSavedWithPlainOnes() throws {
         let (context, model) = try context()
         let person = try #require(model.entity(named: "Person"))
