@@ -94,19 +94,15 @@ import Predicates
     }
 
     @Test func rowsWithOtherKeysAtTheSamePlacesReadTheirOwnKeys() throws {
-        let model = try importModel()
-        let coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addSQLiteStore(at: nil)
-        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
         // Same member count, a fallback key where the mapped key was, a
         // key left out: each row must read what it has.
-        let people = try Importer(context: context).importArray(try JSON(parsing: """
+        let people = try importPeople("""
             [{"id": 1, "first_name": "A", "age": 5},
              {"id": 2, "given": "B", "age": 6},
              {"id": 3, "first_name": "C", "age": 7},
              {"id": 4, "first_name": "D", "note": "n"},
              {"id": 5, "first_name": "E", "age": 8}]
-            """), into: model.entity(named: "Person")!)
+            """)
         #expect(people.map { $0["firstName"] } == ["A", "B", "C", "D", "E"].map { Value.string($0) })
         // Age is absent from row 4: its default, as the model asks.
         #expect(people.map { $0["age"] } == [5, 6, 7, 18, 8].map { Value.int($0) })
@@ -114,19 +110,24 @@ import Predicates
     }
 
     @Test func rowsWithMembersInAnotherOrderImportTheSameValues() throws {
+        // The second row moves every key: the remembered positions miss,
+        // and the values must still land in the right attributes.
+        let people = try importPeople("""
+            [{"id": 1, "first_name": "Ann", "active": true, "note": "n1"},
+             {"note": "n2", "active": false, "first_name": "Bob", "id": 2},
+             {"id": 3, "note": "n3"}]
+            """)
+        #expect(people.map { $0["firstName"] } == [.string("Ann"), .string("Bob"), .null])
+        #expect(people.map { $0["note"] } == [.string("n1"), .string("n2"), .string("n3")])
+        #expect(people.map { $0["active"] } == [.bool(true), .bool(false), .null])
+    }
+
+    /// Imports `text` as people into a new in-memory store.
+    private func importPeople(_ text: String) throws -> [ManagedObject] {
         let model = try importModel()
         let coordinator = PersistentStoreCoordinator(model: model)
         try coordinator.addSQLiteStore(at: nil)
         let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
-        // The second row moves every key: the remembered positions miss,
-        // and the values must still land in the right attributes.
-        let people = try Importer(context: context).importArray(try JSON(parsing: """
-            [{"id": 1, "first_name": "Ann", "active": true, "note": "n1"},
-             {"note": "n2", "active": false, "first_name": "Bob", "id": 2},
-             {"id": 3, "note": "n3"}]
-            """), into: model.entity(named: "Person")!)
-        #expect(people.map { $0["firstName"] } == [.string("Ann"), .string("Bob"), .null])
-        #expect(people.map { $0["note"] } == [.string("n1"), .string("n2"), .string("n3")])
-        #expect(people.map { $0["active"] } == [.bool(true), .bool(false), .null])
+        return try Importer(context: context).importArray(try JSON(parsing: text), into: model.entity(named: "Person")!)
     }
 }
