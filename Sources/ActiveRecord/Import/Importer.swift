@@ -114,38 +114,47 @@ public final class Importer {
     /// invalid: `importOne` reads those again and reports the error).
     private func prefetch(_ items: ArraySlice<JSON>, plan: EntityPlan) throws -> [Value?] {
         for index in keyIndexes.values where !index.asked.isEmpty { index.asked.removeAll(keepingCapacity: true) }
-        var wanted: [ObjectIdentifier: (KeyIndex, Set<Value>)] = [:]
-        // Known values are sorted out once per distinct value, below.
-        func want(_ index: KeyIndex, _ value: Value) {
-            guard !value.isNull else { return }
-            wanted[ObjectIdentifier(index), default: (index, [])].1.insert(value)
+        // Known values need no query: the context's pending objects first.
+        if let index = plan.key { try seedPending(index) }
+        for step in plan.relationships {
+            if let index = step.destinationKey { try seedPending(index) }
+        }
+        // The items' own keys rarely repeat: a list, without hashing them
+        // again. Related keys repeat (a department per person): a set each.
+        var keysWanted: [Value] = []
+        var relatedWanted: [ObjectIdentifier: (KeyIndex, Set<Value>)] = [:]
+        func wantRelated(_ index: KeyIndex, _ value: Value) {
+            guard !value.isNull, index.known[value] == nil else { return }
+            relatedWanted[ObjectIdentifier(index), default: (index, [])].1.insert(value)
         }
         var keys: [Value?] = []
         keys.reserveCapacity(items.count)
         for item in items {
             let key = plan.key.flatMap { try? keyValue(of: item, $0) }
             keys.append(key)
-            if let key, let index = plan.key { want(index, key) }
+            if let key, !key.isNull, let index = plan.key, index.known[key] == nil { keysWanted.append(key) }
             guard case .object = item else { continue }
             for step in plan.relationships {
                 guard let index = step.destinationKey, let related = lookup(item, keys: step.keys)?.json else { continue }
                 if case .array(let elements) = related {
                     for element in elements {
-                        if let value = try? keyValue(of: element, index) { want(index, value) }
+                        if let value = try? keyValue(of: element, index) { wantRelated(index, value) }
                     }
                 } else if let value = try? keyValue(of: related, index) {
-                    want(index, value)
+                    wantRelated(index, value)
                 }
             }
         }
-        for (index, values) in wanted.values {
-            try seedPending(index)
-            let missing = values.filter { index.known[$0] == nil }
-            guard !missing.isEmpty else { continue }
-            let found = try context.savedObjects(of: index.entity, where: index.attribute.name, in: Array(missing))
-            index.known.reserveCapacity(index.known.count + missing.count)
+        // The items' keys are looked for as prefetched (`findOrCreate`):
+        // `asked` serves the related ones.
+        if let index = plan.key, !keysWanted.isEmpty {
+            let found = try context.savedObjects(of: index.entity, where: index.attribute.name, in: keysWanted)
             index.known.merge(found) { a, _ in a }
-            index.asked = missing
+        }
+        for (index, values) in relatedWanted.values {
+            let found = try context.savedObjects(of: index.entity, where: index.attribute.name, in: Array(values))
+            index.known.merge(found) { a, _ in a }
+            index.asked.formUnion(values)
         }
         return keys
     }
