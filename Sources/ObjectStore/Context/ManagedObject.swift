@@ -226,7 +226,7 @@ open class ManagedObject: CustomStringConvertible {
 
     func setAttribute(at index: Int, to value: Value) {
         willAccessValues()
-        let type = entity.attributes[index].type
+        let type = entity.attributeTypes[index]
         let coerced = type.accepts(value) ? value : (try? type.coerce(value)) ?? value
         let old = values[index]
         guard old != coerced else { return }

@@ -82,12 +82,12 @@ extension ManagedObject {
             for (index, value) in updates { setAttribute(at: index, to: value) }
             return
         }
-        Self.store(updates, into: &values, attributes: entity.attributes)
+        Self.store(updates, into: &values, types: entity.attributeTypes)
     }
 
-    private static func store(_ updates: [(index: Int, value: Value)], into values: inout [Value], attributes: [AttributeDescription]) {
+    private static func store(_ updates: [(index: Int, value: Value)], into values: inout [Value], types: [AttributeType]) {
         for (index, value) in updates {
-            let type = attributes[index].type
+            let type = types[index]
             values[index] = type.accepts(value) ? value : (try? type.coerce(value)) ?? value
         }
     }

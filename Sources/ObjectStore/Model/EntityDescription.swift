@@ -58,6 +58,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     @exclusivity(unchecked) package internal(set) var emptySlots: [RelationshipSlot] = []
     /// The default value of every attribute, in slot order.
     @exclusivity(unchecked) package internal(set) var defaultValues: [Value] = []
+    /// Each attribute's type, in slot order: read on every write of a value
+    /// without going through (and retaining) its description.
+    @exclusivity(unchecked) package internal(set) var attributeTypes: [AttributeType] = []
 
     /// The slot of the attribute named `name`.
     @inline(__always)

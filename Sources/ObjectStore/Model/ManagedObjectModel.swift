@@ -106,6 +106,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
             entity.faultSlots = relationships.map { $0.isToMany ? .toManyFault : .toOne(nil) }
             entity.emptySlots = relationships.map { $0.isToMany ? .toMany(ObjectIDSet()) : .toOne(nil) }
             entity.defaultValues = attributes.map(\.defaultValue)
+            entity.attributeTypes = attributes.map(\.type)
         }
         for entity in entities {
             for case let relationship as RelationshipDescription in entity.declaredProperties {
