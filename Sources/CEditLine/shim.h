@@ -1,3 +1,4 @@
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -19,6 +20,18 @@ static inline void mrq_rl_configure(const char *name,
     rl_attempted_completion_function = complete;
     rl_basic_word_break_characters = strdup(word_breaks);
     rl_completer_word_break_characters = strdup(word_breaks);
+}
+
+/* readline, telling also why it returned NULL: *interrupted is 1 when
+   the read libedit was blocked in failed with EINTR (a signal, in mrq
+   Ctrl-C), 0 at end of input or on Ctrl-D. libedit keeps the failed
+   read's errno through its cleanup and hands it back; errno is captured
+   here, before any Swift code can change it. */
+static inline char *mrq_readline(const char *prompt, int *interrupted) {
+    errno = 0;
+    char *line = readline(prompt);
+    *interrupted = line == NULL && errno == EINTR;
+    return line;
 }
 
 /* Called from the completion callback: no filename completion fallback. */

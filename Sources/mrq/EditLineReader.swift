@@ -63,8 +63,13 @@ final class EditLineReader: LineReader {
     func readLine(prompt: String) -> String? {
         assembler.readEntry(prompt: prompt) { prompt in
             _ = Interrupt.take()
-            guard let line = CEditLine.readline(prompt) else {
-                if Interrupt.take() {
+            var readFailedWithEINTR: Int32 = 0
+            guard let line = mrq_readline(prompt, &readFailedWithEINTR) else {
+                // Ctrl-C, not end of input: the flag, set by the time
+                // readline returns because only this thread takes SIGINT
+                // (see `Interrupt`), or the interrupted read's EINTR, which
+                // does not depend on which thread ran the handler.
+                if Interrupt.take() || readFailedWithEINTR != 0 {
                     FileHandle.standardOutput.write(Data("^C\n".utf8))
                     return .interrupted
                 }

@@ -15,6 +15,18 @@ import Synchronization
 /// the `read` libedit is blocked in fails with `EINTR`; libedit then
 /// restores the terminal and `readline` returns `NULL`, and the flag tells
 /// that apart from end of input.
+///
+/// Only the thread that installs this (the one running the line editor)
+/// takes the terminal's signals. While `readline` waits, libedit's own
+/// handler catches Ctrl-C, puts back ours and re-sends the signal to the
+/// process with `kill(0, SIGINT)` while SIGINT is still blocked in its
+/// thread. Another thread accepting SIGINT (the watcher did) gets that
+/// second signal, and its run of our handler races the line editor's look
+/// at the flag: when it loses, Ctrl-C reads as end of input and the shell
+/// quits. With the other threads blocking it, the re-sent signal stays
+/// pending until libedit's handler returns, and the same thread runs ours
+/// before its `read` reports `EINTR`. (libdispatch's threads block these
+/// signals themselves; `EditLineReader` also takes that `EINTR` as Ctrl-C.)
 enum Interrupt {
     private static let pending = Atomic<Bool>(false)
     /// Set while a statement runs: Ctrl-C then stops it instead of waiting
@@ -30,21 +42,47 @@ enum Interrupt {
         sigemptyset(&action.sa_mask)
         action.sa_flags = 0
         sigaction(SIGINT, &action, nil)
+        // The watcher starts with this thread's mask, so it is created
+        // while the terminal's signals are blocked here.
+        var terminalSignals = Self.terminalSignals
+        var previous = sigset_t()
+        pthread_sigmask(SIG_BLOCK, &terminalSignals, &previous)
+        startWatcher()
+        pthread_sigmask(SIG_SETMASK, &previous, nil)
         // A parent may have started us with SIGINT blocked (a thread pool's
         // mask survives fork and exec); Ctrl-C must still arrive.
-        var blocked = sigset_t()
-        sigemptyset(&blocked)
-        sigaddset(&blocked, SIGINT)
-        pthread_sigmask(SIG_UNBLOCK, &blocked, nil)
-        startWatcher()
+        var interrupt = sigset_t()
+        sigemptyset(&interrupt)
+        sigaddset(&interrupt, SIGINT)
+        pthread_sigmask(SIG_UNBLOCK, &interrupt, nil)
+    }
+
+    /// The signals libedit catches while `readline` waits (its handlers,
+    /// and ours after it, must run in the line editor's thread): hangup,
+    /// Ctrl-C, Ctrl-\, terminate, continue, Ctrl-Z and window resize.
+    /// Other threads of ours block them.
+    private static var terminalSignals: sigset_t {
+        var set = sigset_t()
+        sigemptyset(&set)
+        for signal in [SIGHUP, SIGINT, SIGQUIT, SIGTERM, SIGCONT, SIGTSTP, SIGWINCH] {
+            sigaddset(&set, signal)
+        }
+        return set
     }
 
     /// A thread that turns a Ctrl-C pressed while a statement runs into an
     /// interrupt of the store's connections (sqlite3_interrupt is safe from
-    /// another thread; the signal handler itself only sets a flag).
+    /// another thread; the signal handler itself only sets a flag). It
+    /// blocks the terminal's signals (see ``Interrupt``), and only consumes
+    /// the flag while a statement runs, so a Ctrl-C at the prompt is left
+    /// for the line editor.
     private static func startWatcher() {
         guard !watcherStarted.exchange(true, ordering: .relaxed) else { return }
         let thread = Thread {
+            // Inherited from `install`; set again here so that this does
+            // not depend on how Foundation creates the thread.
+            var terminalSignals = Interrupt.terminalSignals
+            pthread_sigmask(SIG_BLOCK, &terminalSignals, nil)
             while true {
                 usleep(50_000)
                 if running.load(ordering: .relaxed), pending.exchange(false, ordering: .relaxed) {

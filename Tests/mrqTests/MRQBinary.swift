@@ -8,11 +8,19 @@ enum MRQBinary {
         .deletingLastPathComponent()
         .deletingLastPathComponent()
 
-    static let path = packageRoot.appendingPathComponent(".build/debug/mrq").path
+    /// The `mrq` built with the running test binary (next to it, so any
+    /// `--scratch-path` tests its own build), else `.build/debug/mrq`.
+    static let path: String = {
+        if let executable = try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe") {
+            let sibling = URL(fileURLWithPath: executable).deletingLastPathComponent().appendingPathComponent("mrq").path
+            if FileManager.default.isExecutableFile(atPath: sibling) { return sibling }
+        }
+        return packageRoot.appendingPathComponent(".build/debug/mrq").path
+    }()
 
     static var isBuilt: Bool { FileManager.default.isExecutableFile(atPath: path) }
 
-    static let notBuilt: Comment = "mrq is not built: run `swift build --product mrq` first (looked for .build/debug/mrq)"
+    static let notBuilt: Comment = "mrq is not built: run `swift build --product mrq` first (looked next to the test binary and in .build/debug/mrq)"
 
     struct Result {
         var status: Int32
