@@ -30,6 +30,12 @@ package final class Statement {
         sqlite3_clear_bindings(handle)
     }
 
+    /// Resets for a caller that binds every parameter again: the old
+    /// bindings are left to be replaced rather than cleared one by one.
+    package func resetForRebinding() {
+        sqlite3_reset(handle)
+    }
+
     package func bind(_ values: [Value]) throws {
         for (index, value) in values.enumerated() {
             try bind(value, at: Int32(index + 1))

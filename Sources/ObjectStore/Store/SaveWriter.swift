@@ -109,7 +109,8 @@ struct SaveWriter {
     private func insert(_ snapshot: Snapshot, primaryKey: Int64, with insert: InsertStatement,
                         resolve: (ObjectID) -> ObjectID) throws {
         let statement = insert.statement
-        statement.reset()
+        // Every parameter is bound below.
+        statement.resetForRebinding()
         var position: Int32 = 1
         func bind(_ value: Value) throws {
             try statement.bind(value, at: position)
