@@ -68,14 +68,22 @@ struct SaveWriter {
     }
 
     /// One entity's INSERT, prepared once per save, and which snapshot
-    /// slots go to which parameter.
-    private struct InsertStatement {
+    /// slots go to which parameter. (A class: the row loop holds one
+    /// reference, not a copy of each list.)
+    private final class InsertStatement {
         let statement: Statement
         let entityCode: Int64?
         /// Attribute slots, bound from parameter 3 (4 with an entity column) on.
         let attributes: [Int]
         /// To-one slots, and whether each also binds an entity column.
         let toOne: [(slot: Int, withEntity: Bool)]
+
+        init(statement: Statement, entityCode: Int64?, attributes: [Int], toOne: [(slot: Int, withEntity: Bool)]) {
+            self.statement = statement
+            self.entityCode = entityCode
+            self.attributes = attributes
+            self.toOne = toOne
+        }
     }
 
     private func insertStatement(for entity: EntityDescription) throws -> InsertStatement {
@@ -119,7 +127,10 @@ struct SaveWriter {
         try bind(.int(primaryKey))
         if let code = insert.entityCode { try bind(.int(code)) }
         try bind(.int(snapshot.version))
-        for i in insert.attributes { try bind(snapshot.values[i]) }
+        // Bound where they lie: no copy (and retain) of each value.
+        try snapshot.values.withUnsafeBufferPointer { values in
+            for i in insert.attributes { try bind(values[i]) }
+        }
         for (i, withEntity) in insert.toOne {
             let target = snapshot.toOneID(at: i).map(resolve)
             try bind(target.map { .int($0.primaryKey) } ?? .null)
