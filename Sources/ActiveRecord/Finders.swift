@@ -282,6 +282,51 @@ extension ActiveRecordObject {
         return (try? context.existingObject(with: objectID)).map(ManagedObject.cast)
     }
 
+    // MARK: - Importing
+
+    /// Imports one JSON object into this class's entity (in `context`, the
+    /// default context when nil): MagicalRecord's `importFromObject:`. The
+    /// object its key names is updated, or a new one made; nil when an
+    /// `ImportHooks` method declined the data. See `Importer` for the rules.
+    ///
+    /// ```swift
+    /// let ada = try Person.import(from: JSON(parsing: #"{"personID": 1, "name": "Ada"}"#))
+    /// ```
+    @discardableResult
+    public static func `import`(from json: JSON, options: ImportOptions = ImportOptions(),
+                                in context: ManagedObjectContext? = nil) throws -> Self? {
+        let context = Finder.context(context)
+        return try context.performAndWait {
+            let entity = try importEntity(in: context)
+            return try Importer(context: context, options: options).importObject(json, into: entity).map(ManagedObject.cast)
+        }
+    }
+
+    /// Imports an array of JSON objects (or bare key values) into this
+    /// class's entity: MagicalRecord's `importFromArray:`, with one
+    /// uniquing query per batch. A single object is imported as an array
+    /// of one.
+    ///
+    /// ```swift
+    /// let people = try Person.import(fromArray: JSON(data: data), in: context)
+    /// ```
+    @discardableResult
+    public static func `import`(fromArray json: JSON, options: ImportOptions = ImportOptions(),
+                                in context: ManagedObjectContext? = nil) throws -> [Self] {
+        let context = Finder.context(context)
+        return try context.performAndWait {
+            let entity = try importEntity(in: context)
+            return try Importer(context: context, options: options).importArray(json, into: entity).map(ManagedObject.cast)
+        }
+    }
+
+    /// This class's entity, with the class registered for it so that the
+    /// objects an import makes are of this class.
+    private static func importEntity(in context: ManagedObjectContext) throws -> EntityDescription {
+        _ = try Finder.entity(entityName, in: context)
+        return context.entity(for: Self.self)
+    }
+
     // MARK: - RZVinyl's lookups
 
     /// The object whose `relatedByAttribute` (the entity's primary key for

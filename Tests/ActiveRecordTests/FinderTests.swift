@@ -140,4 +140,33 @@ private func finderModel() throws -> ManagedObjectModel {
         #expect(there.objectID == ada.objectID)
         #expect(there.age == 36)
     }
+
+    @Test func classLevelImportReturnsTypedObjectsAndFindsExistingOnes() throws {
+        let context = try context()
+        let imported = try Employee.import(fromArray: try JSON(parsing: """
+            [{"firstName": "Kay", "lastName": "Jones", "age": 30, "team": {"name": "core"}},
+             {"firstName": "Lin", "team": "new-team"}]
+            """), in: context)
+        #expect(imported.map(\.firstName) == ["Kay", "Lin"])
+        #expect(imported[0].age == 30)
+        // "core" existed: found by the team's relatedByAttribute, not made again.
+        #expect(imported[0].team?.name == "core")
+        #expect(imported[1].team?.name == "new-team")
+        #expect(try Team.count(where: "name == 'core'", in: context) == 1)
+        #expect(try Team.count(in: context) == 3)
+
+        let core = try #require(try Team.import(from: try JSON(parsing: #"{"name": "core"}"#), in: context))
+        #expect(core.members.count == 4)
+        #expect(try Team.findFirst(byAttribute: "name", withValue: .string("core"), in: context) === core)
+        // A single object given where an array is expected is an array of one.
+        let one = try Employee.import(fromArray: try JSON(parsing: #"{"firstName": "Solo"}"#), in: context)
+        #expect(one.map(\.firstName) == ["Solo"])
+    }
+
+    @Test func classLevelImportOfAnUntypedClassNamesTheMissingEntity() throws {
+        let context = try context()
+        #expect(throws: FinderError(message: "unknown entity 'ManagedObject'")) {
+            try ManagedObject.import(from: try JSON(parsing: "{}"), in: context)
+        }
+    }
 }
