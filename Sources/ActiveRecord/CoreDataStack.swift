@@ -63,6 +63,10 @@ public final class CoreDataStack: @unchecked Sendable {
         defaultContext.automaticallyMergesChangesFromParent = true
     }
 
+    /// The store MagicalRecord makes when given no name: `<app>.sqlite`,
+    /// where `<app>` is the executable's name.
+    public static var defaultStoreName: String { ProcessInfo.processInfo.processName + ".sqlite" }
+
     /// `$XDG_DATA_HOME/<app>` or `~/.local/share/<app>`, where `<app>` is the
     /// executable's name.
     public static func defaultDirectory() throws -> URL {

@@ -31,9 +31,11 @@ public enum MagicalRecord {
         current.withLock { $0 = stack }
     }
 
-    /// A SQLite store named `storeNamed` in the app's data directory.
+    /// A SQLite store named `storeNamed` in the app's data directory
+    /// (`CoreDataStack.defaultDirectory()`); by default named after the
+    /// app, as MagicalRecord's `setupCoreDataStack` names it.
     @discardableResult
-    public static func setupCoreDataStack(model: ManagedObjectModel, storeNamed name: String,
+    public static func setupCoreDataStack(model: ManagedObjectModel, storeNamed name: String = CoreDataStack.defaultStoreName,
                                           options: CoreDataStack.Options = .init()) throws -> CoreDataStack {
         let stack = try CoreDataStack(model: model, store: .named(name), options: options)
         use(stack)
@@ -42,7 +44,8 @@ public enum MagicalRecord {
 
     /// Like `setupCoreDataStack`, migrating the store automatically.
     @discardableResult
-    public static func setupAutoMigratingCoreDataStack(model: ManagedObjectModel, storeNamed name: String) throws -> CoreDataStack {
+    public static func setupAutoMigratingCoreDataStack(model: ManagedObjectModel,
+                                                       storeNamed name: String = CoreDataStack.defaultStoreName) throws -> CoreDataStack {
         var options = CoreDataStack.Options()
         options.autoMigrate = true
         return try setupCoreDataStack(model: model, storeNamed: name, options: options)

@@ -74,6 +74,29 @@ import Predicates
         }
     }
 
+    // MARK: - Setup
+
+    @Test func aStackWithoutAStoreNameUsesTheAppsNameInTheDataDirectory() throws {
+        let model = try ManagedObjectModel {
+            Entity("Person") { Attribute("name", .string) }
+        }
+        let home = FileManager.default.temporaryDirectory.appendingPathComponent("mrq-xdg-\(UUID().uuidString)")
+        let previous = ProcessInfo.processInfo.environment["XDG_DATA_HOME"]
+        setenv("XDG_DATA_HOME", home.path, 1)
+        defer {
+            if let previous { setenv("XDG_DATA_HOME", previous, 1) } else { unsetenv("XDG_DATA_HOME") }
+            MagicalRecord.cleanUp()
+            try? FileManager.default.removeItem(at: home)
+        }
+        let app = ProcessInfo.processInfo.processName
+        let stack = try MagicalRecord.setupCoreDataStack(model: model)
+        #expect(stack.storeURL == home.appendingPathComponent(app).appendingPathComponent(app + ".sqlite"))
+        #expect(try MagicalRecord.saveAndWait { context in
+            context.insertObject(forEntityName: "Person")["name"] = .string("Ada")
+        })
+        #expect(FileManager.default.fileExists(atPath: stack.storeURL!.path))
+    }
+
     // MARK: - save(_:completion:)
 
     @Test func saveBlockCompletesOnMainQueueWithTrue() async throws {
