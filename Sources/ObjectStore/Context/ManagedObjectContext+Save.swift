@@ -401,27 +401,13 @@ extension ManagedObjectContext {
     /// object.
     func adoptPermanentIDs(_ permanentIDs: PermanentIDs) {
         for (temporary, permanent) in permanentIDs { adopt(temporary, permanent) }
-        replaceTemporaryIDs(permanentIDs, inRelationshipsOf: registered.values)
-    }
-
-    /// Replaces the temporary IDs of `objects` by permanent ones, in the
-    /// identity map and in the relationships of `objects` only.
-    func adoptPermanentIDs<Objects: Sequence<ManagedObject>>(_ permanentIDs: PermanentIDs, in objects: Objects) {
-        // In the order the objects were made, which is their order in memory.
-        for object in objects where object.objectID.isTemporaryID {
-            if let permanent = permanentIDs[object.objectID] { adopt(object.objectID, permanent) }
-        }
-        replaceTemporaryIDs(permanentIDs, inRelationshipsOf: objects)
+        for object in registered.values { replaceTemporaryIDs(permanentIDs, inRelationshipsOf: object) }
     }
 
     private func adopt(_ temporary: ObjectID, _ permanent: ObjectID) {
         guard let object = registered.removeValue(forKey: temporary) else { return }
         object.objectID = permanent
         registered[permanent] = object
-    }
-
-    private func replaceTemporaryIDs<Objects: Sequence<ManagedObject>>(_ permanentIDs: PermanentIDs, inRelationshipsOf objects: Objects) {
-        for object in objects { replaceTemporaryIDs(permanentIDs, inRelationshipsOf: object) }
     }
 
     /// Rewrites each relationship slot in place: iterating over a copy of
