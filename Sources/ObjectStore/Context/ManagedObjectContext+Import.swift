@@ -91,19 +91,13 @@ extension ManagedObject {
             values[index] = type.accepts(value) ? value : (try? type.coerce(value)) ?? value
         }
     }
-
-    /// Sets the to-one relationship at `index` in `entity.relationships`;
-    /// the inverse follows, as with `setObject(_:forKey:)`.
-    package func setObject(_ object: ManagedObject?, forRelationshipAt index: Int) {
-        precondition(entity.relationships[index].isToOne, "not a to-one relationship")
-        managedObjectContext?.setToOne(self, relationship: index, to: object)
-    }
 }
 
 extension ManagedObjectContext {
-    /// `object.setObject(destination, forRelationshipAt: index)`, for a
-    /// caller that holds the context: no load of the object's weak
-    /// reference to it.
+    /// Sets `object`'s to-one relationship at `index` in
+    /// `entity.relationships`; the inverse follows, as with
+    /// `setObject(_:forKey:)`. For a caller that holds the context: no load
+    /// of the object's weak reference to it.
     package func setToOne(_ object: ManagedObject, relationshipAt index: Int, to destination: ManagedObject?) {
         precondition(object.entity.relationships[index].isToOne, "not a to-one relationship")
         precondition(object.belongs(to: self), "the object belongs to another context")
