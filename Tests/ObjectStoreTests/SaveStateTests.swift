@@ -1,6 +1,7 @@
 import Foundation
 @testable import ObjectStore
 import Predicates
+import Synchronization
 import Testing
 
 /// What a save leaves in the context: permanent IDs everywhere (identity
@@ -104,5 +105,67 @@ import Testing
         #expect(Audited.willSaves == 1)
         #expect(Audited.didSaves == 1)
         #expect(!audited.objectID.isTemporaryID)
+    }
+
+    /// A saved object nobody holds is let go of by the save: the context
+    /// keeps the ones still held, and the others come back from the store,
+    /// under their permanent IDs, when asked for.
+    @Test func savedObjectsNobodyHoldsAreLetGoOf() throws {
+        let (context, _) = try context()
+        let noted = Mutex<ContextDidSaveNotification?>(nil)
+        context.addDidSaveObserver { note in noted.withLock { $0 = note } }
+        let held = context.insertObject(forEntityName: "Person")
+        held["firstName"] = .string("Held")
+        do {
+            let department = context.insertObject(forEntityName: "Department")
+            department["name"] = .string("Research")
+            held.setObject(department, forKey: "department")
+            for n in 0..<3 {
+                let person = context.insertObject(forEntityName: "Person")
+                person["firstName"] = .string("Unheld \(n)")
+                person.setObject(department, forKey: "department")
+            }
+        }
+        try context.save()
+
+        #expect(context.registeredObjects.map { $0 === held } == [true])
+        let note = try #require(noted.withLock { $0 })
+        #expect(note.insertedObjectIDs.count == 5)
+        #expect(note.insertedObjectIDs.allSatisfy { !$0.isTemporaryID })
+        #expect(note.insertedObjectIDs.first == held.objectID, "in insertion order")
+        // The observer's saved state of a let-go object names permanent IDs.
+        guard case .toOne(let departmentID?) = held.relationshipSlots[0] else {
+            Issue.record("the held person lost its department")
+            return
+        }
+        #expect(!departmentID.isTemporaryID)
+        let saved = try #require(note.snapshots[departmentID])
+        #expect(saved.values == [.string("Research"), .double(0)])
+        #expect(note.toMany[departmentID]?[0]?.allSatisfy { !$0.isTemporaryID } == true)
+
+        let department = try #require(held.object(forKey: "department"))
+        #expect(department.objectID == departmentID)
+        #expect(department["name"] == .string("Research"))
+        #expect(department.objects(forKey: "people").count == 4)
+        #expect(try context.count(for: FetchRequest(entityName: "Person")) == 4)
+        #expect(!context.hasChanges)
+    }
+
+    /// Without observers the save skips the saved state of the objects it
+    /// lets go of; the store has all of them all the same.
+    @Test func objectsLetGoOfWithoutObserversAreAllInTheStore() throws {
+        let (context, _) = try context()
+        for n in 0..<50 {
+            let person = context.insertObject(forEntityName: "Person")
+            person["firstName"] = .string("P\(n)")
+            person["age"] = .int(Int64(n))
+        }
+        try context.save()
+        #expect(context.registeredObjects.isEmpty)
+        var request = FetchRequest(entityName: "Person")
+        request.sortDescriptors = try SortSpec.parse("age")
+        let fetched = try context.fetch(request)
+        #expect(fetched.map { $0["firstName"] } == (0..<50).map { .string("P\($0)") })
+        #expect(fetched.allSatisfy { !$0.objectID.isTemporaryID && !$0.hasChanges })
     }
 }

@@ -11,7 +11,7 @@ extension ManagedObjectContext {
     public func save() throws {
         processPendingChanges()
         guard hasChanges else { return }
-        let (inserted, updated, deleted, hooked) = pendingChanges()
+        var (inserted, updated, deleted, hooked) = pendingChanges()
         // Plain objects have no hooks: a pass over a large save's objects,
         // long out of the cache, is saved. The lists are joined lazily: a
         // concatenated copy costs a retain and a release of each object.
@@ -22,7 +22,7 @@ extension ManagedObjectContext {
         if let parent {
             try push(inserted: inserted, updated: updated, deleted: deleted, into: parent)
             var nothingWritten = StoreChanges()
-            let note = didSave(inserted: inserted, updated: updated, deleted: deleted, permanentIDs: PermanentIDs(),
+            let note = didSave(inserted: &inserted, updated: &updated, deleted: deleted, permanentIDs: PermanentIDs(),
                                written: &nothingWritten, hooked: hooked)
             parent.performAndWait { parent.childDidSave(note) }
             return
@@ -45,7 +45,7 @@ extension ManagedObjectContext {
                 changes = storeChanges(inserted: inserted, updated: pending.updated, deleted: pending.deleted)
             }
         }
-        let note = didSave(inserted: inserted, updated: updated, deleted: deleted, permanentIDs: permanentIDs,
+        let note = didSave(inserted: &inserted, updated: &updated, deleted: deleted, permanentIDs: permanentIDs,
                            written: &changes, hooked: hooked)
         post(note)
     }
@@ -334,7 +334,14 @@ extension ManagedObjectContext {
     /// pass fetched them again. `written` is what went to the store, let go
     /// of object by object. `hooked`: some object is of a subclass, whose
     /// `didSave` must run.
-    private func didSave(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject],
+    ///
+    /// The pass takes each object out of `inserted` and `updated` and out
+    /// of the change set. An object nobody else holds is let go of there
+    /// and then, while at hand: it would be freed when the save returns
+    /// anyway, by one more pass over objects long out of the cache. Its
+    /// slots are left as they are (no one can read them), unless the
+    /// notification carries its saved state.
+    private func didSave(inserted: inout [ManagedObject], updated: inout [ManagedObject], deleted: [ManagedObject],
                          permanentIDs: PermanentIDs, written: inout StoreChanges, hooked: Bool) -> ContextDidSaveNotification {
         var snapshots: [ObjectID: Snapshot] = [:]
         var toMany: [ObjectID: [Int: [ObjectID]]] = [:]
@@ -342,39 +349,64 @@ extension ManagedObjectContext {
         // The saved state travels in the notification only when someone
         // can merge it: an observer, a child, or the parent.
         let wantsPayload = !observers.isEmpty || !children.isEmpty || !isRoot
-        func settle(_ object: ManagedObject) {
+        func settle(_ object: ManagedObject, unheld: Bool) {
             // Only the saved objects can point at the new objects here: any
             // other object that gained one as a destination changed, and
             // was saved with it.
-            if !permanentIDs.isEmpty {
-                if object.objectID.isTemporaryID, let permanent = permanentIDs[object.objectID] {
-                    adopt(object.objectID, permanent)
-                }
+            if unheld {
+                registered.remove(object.objectID, ifSameAs: ObjectIdentifier(object))
+                if let permanent = permanentIDs[object.objectID] { object.objectID = permanent }
+            } else if object.objectID.isTemporaryID, let permanent = permanentIDs[object.objectID] {
+                adopt(object.objectID, permanent)
+            }
+            if !permanentIDs.isEmpty && (wantsPayload || !unheld) {
                 replaceTemporaryIDs(permanentIDs, inRelationshipsOf: object)
             }
             if isRoot { object.version = object.state == .inserted ? 1 : object.version + 1 }
-            // Shares the object's values and slots: no copy.
-            let snapshot = currentSnapshot(of: object)
-            object.committed = snapshot
             object.state = .clean
             object.changedRelationshipSet.removeAll()
-            guard wantsPayload else { return }
+            // Shares the object's values and slots: no copy.
+            let snapshot = unheld && !wantsPayload ? nil : currentSnapshot(of: object)
+            if unheld {
+                object.setContext(nil)
+            } else {
+                object.committed = snapshot
+            }
+            guard wantsPayload, let snapshot else { return }
             snapshots[object.objectID] = snapshot
             for (i, slot) in object.relationshipSlots.enumerated() {
                 if case .toMany(let ids) = slot { toMany[object.objectID, default: [:]][i] = ids.ids }
             }
         }
+        // Objects whose `didSave` runs once all are settled.
+        var kept: [ManagedObject] = []
+        /// Settles `objects`, last first, emptying the list; returns their
+        /// IDs in list order. `drop(k)` lets go of what was written for
+        /// the object at `k`.
+        func settleAll(_ objects: inout [ManagedObject], drop: (Int) -> Void) -> [ObjectID] {
+            var ids: [ObjectID] = []
+            ids.reserveCapacity(objects.count)
+            while var object = objects.popLast() {
+                drop(objects.count)
+                changed.remove(object)
+                let unheld = !hooked && isKnownUniquelyReferenced(&object)
+                settle(object, unheld: unheld)
+                ids.append(object.objectID)
+                if hooked { kept.append(object) }
+            }
+            ids.reverse()
+            return ids
+        }
         // What was written shares each object's values and slots: it lets
         // go of them first, so that the slots change in place. (`written`
         // lists the objects in this order; after a merge conflict's retry
         // the updates may differ, which costs a copy, not correctness.)
-        for (k, object) in inserted.enumerated() {
+        let insertedIDs = settleAll(&inserted) { k in
             if k < written.inserted.count { written.dropInserted(at: k) }
-            settle(object)
         }
-        for (k, object) in updated.enumerated() {
+        let keptInserted = kept.count
+        let updatedIDs = settleAll(&updated) { k in
             if k < written.updated.count { written.dropUpdated(at: k) }
-            settle(object)
         }
         for object in deleted {
             registered[object.objectID] = nil
@@ -382,7 +414,9 @@ extension ManagedObjectContext {
         changed.removeAll()
         committedToMany.removeAll()
         if hooked {
-            for object in [inserted, updated].joined() { object.didSave() }
+            // In save order: the inserted objects, then the updated ones.
+            for object in kept[..<keptInserted].reversed() { object.didSave() }
+            for object in kept[keptInserted...].reversed() { object.didSave() }
         }
         // Deleted objects still answer isDeleted in didSave, as in Core Data.
         for object in deleted {
@@ -391,7 +425,7 @@ extension ManagedObjectContext {
             object.state = .clean
         }
         return ContextDidSaveNotification(
-            insertedObjectIDs: inserted.map(\.objectID), updatedObjectIDs: updated.map(\.objectID),
+            insertedObjectIDs: insertedIDs, updatedObjectIDs: updatedIDs,
             deletedObjectIDs: deleted.map(\.objectID), permanentIDs: permanentIDs,
             snapshots: snapshots, toMany: toMany, context: self, isStoreSave: isRoot)
     }
