@@ -195,4 +195,35 @@ import Predicates
         #expect(saved["firstName"] == .string("From B"))
         #expect(saved["age"] == .int(1))
     }
+
+    /// Strings are bound where they lie when stored apart from their value
+    /// (longer than 15 UTF-8 bytes) and copied when small: every length
+    /// around that edge, ASCII and not, comes back as written, from rows
+    /// written in one statement run whose objects are gone afterwards.
+    @Test func stringsOfEveryLengthAroundTheSmallStringEdgeComeBackAsWritten() throws {
+        let path = TestModels.temporaryStorePath()
+        let model = try TestModels.people()
+        let coordinator = try TestModels.coordinator(model, path: path)
+        var written: [String] = []
+        for length in 0...40 {
+            written.append(String(repeating: "a", count: length))
+            written.append(String(repeating: "é", count: length / 2) + String(length))
+        }
+        do {
+            let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+            for (n, text) in written.enumerated() {
+                let person = context.insertObject(forEntityName: "Person")
+                person["firstName"] = .string(text)
+                person["lastName"] = .string(text + text)
+                person["age"] = .int(Int64(n))
+            }
+            try context.save()
+        }
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        var request = FetchRequest(entityName: "Person")
+        request.sortDescriptors = try SortSpec.parse("age")
+        let people = try context.fetch(request)
+        #expect(people.map { $0["firstName"] } == written.map { .string($0) })
+        #expect(people.map { $0["lastName"] } == written.map { .string($0 + $0) })
+    }
 }

@@ -3,6 +3,7 @@ import Foundation
 import Predicates
 
 let SQLITE_TRANSIENT = unsafeBitCast(-1, to: sqlite3_destructor_type.self)
+let SQLITE_STATIC: sqlite3_destructor_type? = nil
 
 /// A prepared statement: bind by position, step, read columns by position.
 package final class Statement {
@@ -36,10 +37,38 @@ package final class Statement {
         sqlite3_reset(handle)
     }
 
+    /// Drops every binding, leaving none that points at memory the
+    /// caller may free (see `bindInPlace`).
+    package func clearBindings() {
+        sqlite3_clear_bindings(handle)
+    }
+
     package func bind(_ values: [Value]) throws {
         for (index, value) in values.enumerated() {
             try bind(value, at: Int32(index + 1))
         }
+    }
+
+    /// Binds one value that the caller keeps alive and unchanged until
+    /// the statement has stepped and is reset or cleared: a string stored
+    /// apart from the value (longer than a small string's 15 bytes) is
+    /// bound where it lies, not copied by SQLite into a buffer of its own,
+    /// allocated and freed again for every row.
+    ///
+    /// A small string lives inside the value itself, so only a copy of it
+    /// can be handed out: it is bound as a copy, as by `bind(_:at:)`.
+    package func bindInPlace(_ value: UnsafePointer<Value>, at index: Int32) throws {
+        guard case .string(let s) = value.pointee, s.utf8.count > 15 else {
+            return try bind(value.pointee, at: index)
+        }
+        // The string's own storage: it outlives this call with the value.
+        let rc = s.utf8.withContiguousStorageIfAvailable { bytes in
+            UnsafeRawPointer(bytes.baseAddress!).withMemoryRebound(to: CChar.self, capacity: bytes.count) {
+                sqlite3_bind_text(handle, index, $0, Int32(bytes.count), SQLITE_STATIC)
+            }
+        }
+        guard let rc else { return try bind(value.pointee, at: index) }
+        guard rc == SQLITE_OK else { throw database.error(rc, sql: sql) }
     }
 
     /// Binds one value; `index` is 1-based, as SQLite counts.

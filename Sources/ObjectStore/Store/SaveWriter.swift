@@ -18,6 +18,9 @@ struct SaveWriter {
         let permanent = PermanentIDs(temporaries: changes.inserted.map(\.id), keys: keys, store: store.storeNumber)
         func resolve(_ id: ObjectID) -> ObjectID { id.isTemporaryID ? permanent[id] ?? id : id }
         var inserts: [ObjectIdentifier: InsertStatement] = [:]
+        // Rows bind their long strings in place (see `insert`): no binding
+        // may outlive this save's snapshots.
+        defer { for insert in inserts.values { insert.statement.clearBindings() } }
         var last: (entity: ObjectIdentifier, statement: InsertStatement)?
         let inserted = changes.inserted
         for i in inserted.indices {
@@ -127,9 +130,14 @@ struct SaveWriter {
         try bind(.int(primaryKey))
         if let code = insert.entityCode { try bind(.int(code)) }
         try bind(.int(snapshot.version))
-        // Bound where they lie: no copy (and retain) of each value.
+        // Bound where they lie: no copy (and retain) of each value, and
+        // long strings not copied by SQLite either. The snapshot outlives
+        // the step; `write` clears the bindings before letting go of it.
         try snapshot.values.withUnsafeBufferPointer { values in
-            for i in insert.attributes { try bind(values[i]) }
+            for i in insert.attributes {
+                try statement.bindInPlace(values.baseAddress! + i, at: position)
+                position += 1
+            }
         }
         for (i, withEntity) in insert.toOne {
             let target = snapshot.toOneID(at: i).map(resolve)
