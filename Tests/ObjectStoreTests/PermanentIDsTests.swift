@@ -56,3 +56,16 @@ import Testing
         #expect(PermanentIDs().isEmpty && !ids.isEmpty)
     }
 }
+
+extension PermanentIDsTests {
+    /// A foreign key needs the row only: the save's own row for a
+    /// temporary ID it inserted, the ID's own for a permanent one, none
+    /// for a temporary ID the save did not insert.
+    @Test func primaryKeysAreFoundWithoutMakingIDs() {
+        let temporaries = (0..<10).map { _ in ObjectID.temporary(for: person) }
+        let ids = PermanentIDs(temporaries: temporaries, keys: (0..<10).map { Int64(100 + $0) }, store: StoreNumber("keys"))
+        #expect(temporaries.map(ids.primaryKey(of:)) == (0..<10).map { Int64(100 + $0) })
+        #expect(ids.primaryKey(of: ObjectID(entity: person, primaryKey: 7, storeIdentifier: "keys")) == 7)
+        #expect(ids.primaryKey(of: ObjectID.temporary(for: person)) == nil)
+    }
+}

@@ -12,8 +12,10 @@
 /// ids[temp]       // the ID of row 42 of the store
 /// ```
 public struct PermanentIDs: Sendable, Sequence {
-    /// One store's part: its objects in save order and their rows.
-    private struct Part: Sendable {
+    /// One store's part: its objects in save order and their rows. (A
+    /// class: a lookup per saved object and per foreign key then holds one
+    /// reference, not a retained copy of each table.)
+    private final class Part: Sendable {
         let temporaries: [ObjectID]
         let keys: [Int64]
         let store: StoreNumber
@@ -86,6 +88,17 @@ public struct PermanentIDs: Sendable, Sequence {
         guard temporary.isTemporaryID else { return nil }
         for part in parts {
             if let position = part.position(of: temporary) { return part.permanent(at: position) }
+        }
+        return nil
+    }
+
+    /// The row `id` names: its own when permanent, the one this save gave
+    /// it when temporary (nil when the save did not insert it). A foreign
+    /// key needs no more than this: no ID is made.
+    func primaryKey(of id: ObjectID) -> Int64? {
+        guard id.isTemporaryID else { return id.primaryKey }
+        for part in parts {
+            if let position = part.position(of: id) { return part.keys[position] }
         }
         return nil
     }
