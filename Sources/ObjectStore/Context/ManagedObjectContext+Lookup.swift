@@ -63,6 +63,11 @@ extension SQLiteStore {
             let codes = entity.selfAndDescendants.map { String(mapping.entityCode($0)) }.joined(separator: ",")
             entityFilter = " AND t.\(entityColumn) IN (\(codes))"
         }
+        // A table without rows has none to find: one probe instead of the
+        // lists of values (an import into a new store asks for every key
+        // it reads, batch after batch).
+        let probe = "SELECT 1 FROM \(quoteIdentifier(table.name)) LIMIT 1"
+        if try values.isEmpty || withLock({ try database.scalar(probe) }) == nil { return [] }
         var result: [Snapshot] = []
         let nonNull = values.filter { !$0.isNull }
         for start in stride(from: 0, to: nonNull.count, by: 500) {
