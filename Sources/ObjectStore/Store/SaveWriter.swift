@@ -23,13 +23,21 @@ struct SaveWriter {
         defer { for insert in inserts.values { insert.statement.clearBindings() } }
         var last: (entity: ObjectIdentifier, statement: InsertStatement)?
         let inserted = changes.inserted
+        // Long strings are loaded this many rows ahead (see
+        // `Statement.prefetchStorage`).
+        let ahead = 8
+        func prefetchStrings(_ row: Int) {
+            if row < inserted.count { Statement.prefetchStrings(inserted[row].values) }
+        }
+        for row in 0..<min(ahead, inserted.count) { prefetchStrings(row) }
         for i in inserted.indices {
+            prefetchStrings(i + ahead)
             let key = ObjectIdentifier(inserted[i].id.entity)
             if last?.entity != key {
                 if inserts[key] == nil { inserts[key] = try insertStatement(for: inserted[i].id.entity) }
                 last = (key, inserts[key]!)
             }
-            try insert(inserted[i], primaryKey: keys[i], with: last!.statement, resolve: resolve)
+            try insert(inserted[i], primaryKey: keys[i], with: last!.statement, permanent: permanent)
         }
         for update in changes.updated {
             try self.update(update, resolve: resolve)
@@ -118,7 +126,7 @@ struct SaveWriter {
     }
 
     private func insert(_ snapshot: Snapshot, primaryKey: Int64, with insert: InsertStatement,
-                        resolve: (ObjectID) -> ObjectID) throws {
+                        permanent: PermanentIDs) throws {
         let statement = insert.statement
         // Every parameter is bound below.
         statement.resetForRebinding()
@@ -140,8 +148,9 @@ struct SaveWriter {
             }
         }
         for (i, withEntity) in insert.toOne {
-            let target = snapshot.toOneID(at: i).map(resolve)
-            try bind(target.map { .int($0.primaryKey) } ?? .null)
+            // The row only, not the permanent ID: the entity stays the same.
+            let target = snapshot.toOneID(at: i)
+            try bind(target.map { .int(permanent.primaryKey(of: $0) ?? $0.primaryKey) } ?? .null)
             if withEntity { try bind(target.map { .int(mapping.entityCode($0.entity)) } ?? .null) }
         }
         while try statement.step() {}

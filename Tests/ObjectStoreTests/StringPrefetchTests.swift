@@ -1,0 +1,36 @@
+import Foundation
+@testable import ObjectStore
+import Predicates
+import Testing
+
+/// The save prefetches long strings by reading their storage address from
+/// a value's bits (`Statement.storageAddress`). The guess must name the
+/// storage a string's own bytes live in, and nothing for other values:
+/// if the runtime's layout ever changes, this fails where the prefetch
+/// would quietly stop helping.
+@Suite struct StringPrefetchTests {
+    @Test func longNativeStringsAreFoundWhereTheirBytesLive() {
+        for text in [String(repeating: "a", count: 16), String(repeating: "é", count: 40), "first.last.\(1234)@example.com",
+                     String(repeating: "x", count: 10) + String(repeating: "y", count: 10)] {
+            var value = Value.string(text)
+            let guessed = withUnsafePointer(to: &value) { Statement.storageAddress(of: $0) }
+            let bytes: UnsafeRawPointer? = text.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
+            #expect(guessed != nil, "a long string: \(text)")
+            if let guessed, let bytes {
+                // The bytes follow the storage object's header.
+                #expect(bytes - guessed == 32, "\(text)")
+            }
+        }
+    }
+
+    /// Small strings live inside the value; literals in the program's
+    /// constant data, with no storage object (and never out of reach for
+    /// long: nothing to prefetch).
+    @Test func otherValuesGiveNoAddress() {
+        let values: [Value] = [.string(""), .string("short"), .string("fifteen bytes!!"), .string("a literal longer than fifteen bytes"), .int(1 << 62), .double(1.5),
+                               .bool(true), .null, .date(Date()), .data(Data(repeating: 1, count: 64)), .uuid(UUID())]
+        for var value in values {
+            #expect(withUnsafePointer(to: &value) { Statement.storageAddress(of: $0) } == nil, "\(value)")
+        }
+    }
+}
