@@ -33,4 +33,16 @@ import Testing
             #expect(withUnsafePointer(to: &value) { Statement.storageAddress(of: $0) } == nil, "\(value)")
         }
     }
+
+    /// A save loads each snapshot's list of values ahead of letting go of
+    /// it, reading the list's address from the snapshot's bits.
+    @Test func aSnapshotsListOfValuesIsFoundFromItsBits() throws {
+        let model = try TestModels.people()
+        let person = try #require(model.entity(named: "Person"))
+        var snapshot = Snapshot(id: ObjectID.temporary(for: person), version: 1,
+                                values: person.attributes.indices.map { .int(Int64($0)) }, links: [])
+        let list = withUnsafePointer(to: &snapshot) { StoreChanges.valuesList(of: $0) }
+        let first = try #require(snapshot.values.withUnsafeBufferPointer { $0.baseAddress.map(UnsafeRawPointer.init) })
+        #expect(first - list == 32)
+    }
 }

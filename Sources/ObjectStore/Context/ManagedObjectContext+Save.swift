@@ -382,11 +382,13 @@ extension ManagedObjectContext {
         var kept: [ManagedObject] = []
         /// Settles `objects`, last first, emptying the list; returns their
         /// IDs in list order. `drop(k)` lets go of what was written for
-        /// the object at `k`.
-        func settleAll(_ objects: inout [ManagedObject], drop: (Int) -> Void) -> [ObjectID] {
+        /// the object at `k`; `prefetch(k)` may start loading what the
+        /// objects before it will need.
+        func settleAll(_ objects: inout [ManagedObject], drop: (Int) -> Void, prefetch: (Int) -> Void = { _ in }) -> [ObjectID] {
             var ids: [ObjectID] = []
             ids.reserveCapacity(objects.count)
             while var object = objects.popLast() {
+                prefetch(objects.count)
                 drop(objects.count)
                 changed.remove(object)
                 let unheld = !hooked && isKnownUniquelyReferenced(&object)
@@ -401,8 +403,13 @@ extension ManagedObjectContext {
         // go of them first, so that the slots change in place. (`written`
         // lists the objects in this order; after a merge conflict's retry
         // the updates may differ, which costs a copy, not correctness.)
+        // An object let go of frees its values, and its long strings lose
+        // a reference: they are loaded ahead, last first as settled.
         let insertedIDs = settleAll(&inserted) { k in
             if k < written.inserted.count { written.dropInserted(at: k) }
+        } prefetch: { k in
+            written.prefetchInserted(at: k - 16, .list)
+            written.prefetchInserted(at: k - 8, .strings)
         }
         let keptInserted = kept.count
         let updatedIDs = settleAll(&updated) { k in

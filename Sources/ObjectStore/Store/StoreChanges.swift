@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Predicates
 
@@ -27,6 +28,37 @@ package struct StoreChanges {
 
     package var isEmpty: Bool {
         inserted.isEmpty && updated.isEmpty && deleted.isEmpty && toMany.isEmpty
+    }
+
+    /// Starts loading what letting go of the inserted snapshot at `index`
+    /// touches, in two steps a few snapshots apart: `.list` loads its
+    /// list of values, read from the snapshot without a retain (which
+    /// would wait for it); `.strings` then its long strings, whose counts
+    /// the last reference to the values drops (see
+    /// `Statement.prefetchStorage`).
+    func prefetchInserted(at index: Int, _ step: PrefetchStep) {
+        guard index >= 0 && index < inserted.count else { return }
+        inserted.withUnsafeBufferPointer { snapshots in
+            switch step {
+            case .list:
+                let list = Self.valuesList(of: snapshots.baseAddress! + index)
+                // The list's header and its values, one line at a time:
+                // as many as the values need, by the snapshot's entity.
+                let bytes = 32 + MemoryLayout<Value>.stride * snapshots[index].id.entity.attributes.count
+                for offset in stride(from: 0, to: bytes + 63, by: 64) { mrq_prefetch(list + offset) }
+            case .strings:
+                Statement.prefetchStrings(snapshots[index].values)
+            }
+        }
+    }
+
+    enum PrefetchStep { case list, strings }
+
+    /// Where the list of `snapshot`'s values lives (an array is one
+    /// reference to it), read without a retain. The values follow a
+    /// 32-byte header (a test checks both).
+    static func valuesList(of snapshot: UnsafePointer<Snapshot>) -> UnsafeRawPointer {
+        UnsafeRawPointer(snapshot).load(fromByteOffset: MemoryLayout<Snapshot>.offset(of: \.values)!, as: UnsafeRawPointer.self)
     }
 
     /// Lets go of the values and slots of the inserted snapshot at
