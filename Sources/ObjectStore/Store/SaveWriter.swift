@@ -18,26 +18,26 @@ struct SaveWriter {
         let permanent = PermanentIDs(temporaries: changes.inserted.map(\.id), keys: keys, store: store.storeNumber)
         func resolve(_ id: ObjectID) -> ObjectID { id.isTemporaryID ? permanent[id] ?? id : id }
         var inserts: [ObjectIdentifier: InsertStatement] = [:]
-        // Rows bind their long strings in place (see `insert`): no binding
-        // may outlive this save's snapshots.
+        // Rows bind their long strings in place (see `insertRows`): no
+        // binding may outlive this save's snapshots.
         defer { for insert in inserts.values { insert.statement.clearBindings() } }
-        var last: (entity: ObjectIdentifier, statement: InsertStatement)?
-        let inserted = changes.inserted
-        // Long strings are loaded this many rows ahead (see
-        // `Statement.prefetchStorage`).
-        let ahead = 8
-        func prefetchStrings(_ row: Int) {
-            if row < inserted.count { Statement.prefetchStrings(inserted[row].values) }
-        }
-        for row in 0..<min(ahead, inserted.count) { prefetchStrings(row) }
-        for i in inserted.indices {
-            prefetchStrings(i + ahead)
-            let key = ObjectIdentifier(inserted[i].id.entity)
-            if last?.entity != key {
-                if inserts[key] == nil { inserts[key] = try insertStatement(for: inserted[i].id.entity) }
-                last = (key, inserts[key]!)
+        // Inserts come in runs of one entity: each run binds with its
+        // statement and plan at hand.
+        try changes.inserted.withUnsafeBufferPointer { rows in
+            try keys.withUnsafeBufferPointer { keys in
+                var start = 0
+                while start < rows.count {
+                    let entity = rows[start].id.entity
+                    var end = start + 1
+                    while end < rows.count && rows[end].id.entity === entity { end += 1 }
+                    let key = ObjectIdentifier(entity)
+                    if inserts[key] == nil { inserts[key] = try insertStatement(for: entity) }
+                    try inserts[key]!.insertRows(UnsafeBufferPointer(rebasing: rows[start..<end]),
+                                                 keys: UnsafeBufferPointer(rebasing: keys[start..<end]),
+                                                 permanent: permanent, mapping: mapping)
+                    start = end
+                }
             }
-            try insert(inserted[i], primaryKey: keys[i], with: last!.statement, permanent: permanent)
         }
         for update in changes.updated {
             try self.update(update, resolve: resolve)
@@ -95,6 +95,47 @@ struct SaveWriter {
             self.attributes = attributes
             self.toOne = toOne
         }
+
+        /// Inserts `rows`, all of this statement's entity, with their
+        /// primary keys `keys`.
+        ///
+        /// Values are bound where they lie: no copy (and retain) of each
+        /// value, and long strings not copied by SQLite either. The rows
+        /// outlive the steps; `write` clears the bindings before letting
+        /// go of them. Long strings are loaded a few rows ahead (see
+        /// `Statement.prefetchStorage`).
+        func insertRows(_ rows: UnsafeBufferPointer<Snapshot>, keys: UnsafeBufferPointer<Int64>,
+                        permanent: PermanentIDs, mapping: SchemaMapping) throws {
+            let (statement, entityCode, attributes, toOne) = (self.statement, self.entityCode, self.attributes, self.toOne)
+            let ahead = 8
+            for row in 0..<min(ahead, rows.count) { Statement.prefetchStrings(rows[row].values) }
+            for row in rows.indices {
+                if row + ahead < rows.count { Statement.prefetchStrings(rows[row + ahead].values) }
+                // Every parameter is bound below.
+                statement.resetForRebinding()
+                var position: Int32 = 1
+                func bind(_ value: Value) throws {
+                    try statement.bind(value, at: position)
+                    position += 1
+                }
+                try bind(.int(keys[row]))
+                if let entityCode { try bind(.int(entityCode)) }
+                try bind(.int(rows[row].version))
+                try rows[row].values.withUnsafeBufferPointer { values in
+                    for i in attributes {
+                        try statement.bindInPlace(values.baseAddress! + i, at: position)
+                        position += 1
+                    }
+                }
+                for (i, withEntity) in toOne {
+                    // The row only, not the permanent ID: the entity stays the same.
+                    let target = rows[row].toOneID(at: i)
+                    try bind(target.map { .int(permanent.primaryKey(of: $0) ?? $0.primaryKey) } ?? .null)
+                    if withEntity { try bind(target.map { .int(mapping.entityCode($0.entity)) } ?? .null) }
+                }
+                while try statement.step() {}
+            }
+        }
     }
 
     private func insertStatement(for entity: EntityDescription) throws -> InsertStatement {
@@ -123,37 +164,6 @@ struct SaveWriter {
         let sql = "INSERT INTO \(quoteIdentifier(table.name)) (\(names.joined(separator: ", "))) VALUES (\(marks))"
         return InsertStatement(statement: try db.cachedStatement(sql), entityCode: entityCode,
                                attributes: attributes, toOne: toOne)
-    }
-
-    private func insert(_ snapshot: Snapshot, primaryKey: Int64, with insert: InsertStatement,
-                        permanent: PermanentIDs) throws {
-        let statement = insert.statement
-        // Every parameter is bound below.
-        statement.resetForRebinding()
-        var position: Int32 = 1
-        func bind(_ value: Value) throws {
-            try statement.bind(value, at: position)
-            position += 1
-        }
-        try bind(.int(primaryKey))
-        if let code = insert.entityCode { try bind(.int(code)) }
-        try bind(.int(snapshot.version))
-        // Bound where they lie: no copy (and retain) of each value, and
-        // long strings not copied by SQLite either. The snapshot outlives
-        // the step; `write` clears the bindings before letting go of it.
-        try snapshot.values.withUnsafeBufferPointer { values in
-            for i in insert.attributes {
-                try statement.bindInPlace(values.baseAddress! + i, at: position)
-                position += 1
-            }
-        }
-        for (i, withEntity) in insert.toOne {
-            // The row only, not the permanent ID: the entity stays the same.
-            let target = snapshot.toOneID(at: i)
-            try bind(target.map { .int(permanent.primaryKey(of: $0) ?? $0.primaryKey) } ?? .null)
-            if withEntity { try bind(target.map { .int(mapping.entityCode($0.entity)) } ?? .null) }
-        }
-        while try statement.step() {}
     }
 
     private func update(_ update: StoreChanges.Update, resolve: (ObjectID) -> ObjectID) throws {
