@@ -18,7 +18,13 @@ extension ManagedObjectContext {
         if hooked {
             for object in [inserted, updated, deleted].joined() { object.willSave() }
         }
-        try validate(inserted: inserted, updated: updated, deleted: deleted)
+        // Hooks may change other objects than their own, and a parent
+        // takes the changes before any store write: then every object is
+        // checked first. Otherwise each is checked in the pass that
+        // snapshots it for the store, one pass over objects long out of
+        // the cache instead of two.
+        let checkedFirst = hooked || parent != nil
+        if checkedFirst { try validate(inserted: inserted, updated: updated, deleted: deleted) }
         if let parent {
             try push(inserted: inserted, updated: updated, deleted: deleted, into: parent)
             var nothingWritten = StoreChanges()
@@ -27,7 +33,14 @@ extension ManagedObjectContext {
             parent.performAndWait { parent.childDidSave(note) }
             return
         }
-        var changes = storeChanges(inserted: inserted, updated: updated, deleted: deleted)
+        var validation = Validation()
+        var changes = storeChanges(inserted: inserted, updated: updated, deleted: deleted) { object in
+            if !checkedFirst { validate(object, &validation) }
+        }
+        if !checkedFirst {
+            validateDeleted(deleted, &validation)
+            try validation.throwIfFailed()
+        }
         var permanentIDs = PermanentIDs()
         let coordinator = persistentStoreCoordinator!
         var attempts = 0
@@ -53,38 +66,56 @@ extension ManagedObjectContext {
     // MARK: - Validation
 
     func validate(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) throws {
+        var validation = Validation()
+        for object in [inserted, updated].joined() { validate(object, &validation) }
+        validateDeleted(deleted, &validation)
+        try validation.throwIfFailed()
+    }
+
+    /// Failures gathered object by object, and the attribute checks of the
+    /// entity last seen (objects come in runs of one entity).
+    struct Validation {
         var failures: [ValidationError.Failure] = []
         var checks: (entity: ObjectIdentifier, plan: [AttributeCheck])?
-        for object in [inserted, updated].joined() {
-            if checks?.entity != ObjectIdentifier(object.entity) {
-                checks = (ObjectIdentifier(object.entity), object.entity.attributes.map(AttributeCheck.init))
-            }
-            failures += validationFailures(of: object, checks: checks!.plan)
-            failures += keyValidationFailures(of: object)
-            do {
-                if object.isInserted { try object.validateForInsert() } else { try object.validateForUpdate() }
-            } catch let error as ValidationError {
-                failures += error.failures
-            } catch {
-                failures.append(.init(objectID: object.objectID, key: nil, message: model.localizedErrorString("\(error)")))
-            }
+
+        func throwIfFailed() throws {
+            if !failures.isEmpty { throw ValidationError(failures: failures) }
         }
+    }
+
+    /// Checks one inserted or changed object, adding its failures.
+    func validate(_ object: ManagedObject, _ validation: inout Validation) {
+        if validation.checks?.entity != ObjectIdentifier(object.entity) {
+            validation.checks = (ObjectIdentifier(object.entity), object.entity.attributes.map(AttributeCheck.init))
+        }
+        validation.failures += validationFailures(of: object, checks: validation.checks!.plan)
+        validation.failures += keyValidationFailures(of: object)
+        do {
+            if object.isInserted { try object.validateForInsert() } else { try object.validateForUpdate() }
+        } catch let error as ValidationError {
+            validation.failures += error.failures
+        } catch {
+            validation.failures.append(.init(objectID: object.objectID, key: nil, message: model.localizedErrorString("\(error)")))
+        }
+    }
+
+    /// Checks the deleted objects: delete rules that deny, and their hook.
+    func validateDeleted(_ deleted: [ManagedObject], _ validation: inout Validation) {
         for object in deleted {
             for (index, relationship) in object.entity.relationships.enumerated() where relationship.deleteRule == .deny {
                 let remaining = destinations(of: object, relationship: index).filter { !$0.isDeleted }
                 if !remaining.isEmpty {
-                    failures.append(.init(
+                    validation.failures.append(.init(
                         objectID: object.objectID, key: relationship.name,
                         message: model.denyMessage(entity: object.entity, relationship: relationship.name, count: remaining.count)))
                 }
             }
             do { try object.validateForDelete() } catch let error as ValidationError {
-                failures += error.failures
+                validation.failures += error.failures
             } catch {
-                failures.append(.init(objectID: object.objectID, key: nil, message: model.localizedErrorString("\(error)")))
+                validation.failures.append(.init(objectID: object.objectID, key: nil, message: model.localizedErrorString("\(error)")))
             }
         }
-        if !failures.isEmpty { throw ValidationError(failures: failures) }
     }
 
     /// The model's rules for one object: attribute values and relationship
@@ -127,13 +158,17 @@ extension ManagedObjectContext {
 
     // MARK: - Writing to the store
 
-    func storeChanges(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) -> StoreChanges {
+    /// What the store must write for these objects; `check` sees each
+    /// inserted and updated object first.
+    func storeChanges(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject],
+                      check: (ManagedObject) -> Void = { _ in }) -> StoreChanges {
         var changes = StoreChanges()
         changes.inserted.reserveCapacity(inserted.count)
         // The to-manys stored in join tables, per entity: objects come in
         // runs of one entity, so the last one's list is usually the one.
         var joined: (entity: ObjectIdentifier, indexes: [Int])?
         for object in inserted {
+            check(object)
             var snapshot = currentSnapshot(of: object)
             snapshot.version = 1
             changes.inserted.append(snapshot)
@@ -151,6 +186,7 @@ extension ManagedObjectContext {
             }
         }
         for object in updated {
+            check(object)
             var snapshot = currentSnapshot(of: object)
             snapshot.version = object.version + 1
             let changedRelationships = object.changedRelationshipIndexes
