@@ -307,6 +307,30 @@ final class HookedPerson: ManagedObject, ImportHooks {
     }
 }
 
+extension ImportTests {
+    /// A new object takes imported values without a word to anyone only
+    /// when no one listens: with an undo manager, every value is undoable;
+    /// an existing object's new values are changes to save.
+    @Test func importedValuesAreTrackedWhereSomeoneListens() throws {
+        let (context, model) = try setup()
+        let person = try #require(model.entity(named: "Person"))
+        try Importer(context: context).importArray(try JSON(parsing: #"[{"id": 1, "first_name": "Ada"}]"#), into: person)
+        try context.save()
+
+        let undo = UndoManager()
+        context.undoManager = undo
+        let updated = try Importer(context: context).importArray(
+            try JSON(parsing: #"[{"id": 1, "first_name": "Grace"}, {"id": 2, "first_name": "Alan"}]"#), into: person)
+        #expect(updated.map { $0["firstName"] } == [.string("Grace"), .string("Alan")])
+        #expect(updated[0].changedValues.keys.sorted() == ["firstName"])
+        #expect(updated[1].isInserted)
+        context.processPendingChanges()
+        #expect(undo.undo())
+        #expect(updated[0]["firstName"] == .string("Ada"))
+        #expect(context.insertedObjects.isEmpty)
+    }
+}
+
 final class ProgressRecorder: @unchecked Sendable {
     private let lock = NSLock()
     private var stored: [Int] = []

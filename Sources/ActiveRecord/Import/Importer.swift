@@ -36,9 +36,6 @@ public final class Importer {
     /// Counts the calls to `importArray` and `importObject`: each one
     /// looks at the context's pending objects again.
     private var generation = 0
-    /// The attribute values of the object being imported, kept between
-    /// objects so that a row allocates no list of its own.
-    @exclusivity(unchecked) private var pendingValues: [(index: Int, value: Value)] = []
 
     public init(context: ManagedObjectContext, options: ImportOptions = ImportOptions()) {
         self.context = context
@@ -285,39 +282,45 @@ public final class Importer {
 
     private func importAttributes(_ item: JSON, into object: ManagedObject, plan: EntityPlan, hooks: ImportHooks?) throws {
         guard case .object(let members) = item else { return }
-        // Without hooks to see each value land, the values go in together,
-        // gathered in the importer's list (taken out while in use, so that
-        // a hook importing something else meanwhile gets a list of its own).
-        var updates = pendingValues
-        pendingValues = []
+        // Without hooks to see each value land, a new object takes its
+        // values straight into its slots: its insert is on record already.
+        let silently = hooks == nil && object.takesValuesSilently
         func set(_ value: Value, _ index: Int) {
-            if hooks == nil { updates.append((index, value)) } else { object.setAttributeValue(value, at: index) }
-        }
-        defer {
-            if !updates.isEmpty { object.setAttributeValues(updates) }
-            updates.removeAll(keepingCapacity: true)
-            pendingValues = updates
+            if silently { object.storeSilently(value, at: index) } else { object.setAttributeValue(value, at: index) }
         }
         let places = plan.places(in: members, normalizesKeys: options.normalizesKeys)
-        for (n, step) in plan.attributes.enumerated() {
-            let found: (key: String, json: JSON)?
-            switch places?[n] {
-            case .member(let position, let key)?: found = (key, members.value(at: position))
-            case .absent?: found = nil
-            case .search?, nil: found = lookup(in: members, keys: step.keys)
+        // The plan holds its steps throughout: each is used as a
+        // guaranteed reference, not retained and released per row.
+        try plan.attributes.withUnsafeBufferPointer { steps in
+            for n in steps.indices {
+                try Unmanaged.passUnretained(steps[n])._withUnsafeGuaranteedRef { step in
+                    let json: JSON
+                    var searchedKey: String?
+                    switch places?[n] {
+                    case .member(let position, _)?:
+                        json = members.value(at: position)
+                    case .absent?:
+                        if let value = step.defaultWhenAbsent { set(value, step.index) }
+                        return
+                    case .search?, nil:
+                        guard let found = lookup(in: members, keys: step.keys) else {
+                            if let value = step.defaultWhenAbsent { set(value, step.index) }
+                            return
+                        }
+                        (json, searchedKey) = (found.json, found.key)
+                    }
+                    if let hooks, hooks.importValue(json, forKey: step.attribute.name) { return }
+                    let value: Value
+                    do throws(ImportError) {
+                        value = try convert(json, step)
+                    } catch {
+                        var key = searchedKey ?? ""
+                        if case .member(_, let memberKey)? = places?[n] { key = memberKey }
+                        throw error.under("." + key)
+                    }
+                    set(value, step.index)
+                }
             }
-            guard let found else {
-                if let value = step.defaultWhenAbsent { set(value, step.index) }
-                continue
-            }
-            if let hooks, hooks.importValue(found.json, forKey: step.attribute.name) { continue }
-            let value: Value
-            do {
-                value = try convert(found.json, step)
-            } catch {
-                throw error.under("." + found.key)
-            }
-            set(value, step.index)
         }
     }
 

@@ -71,25 +71,23 @@ extension ManagedObject {
         setAttribute(at: index, to: value)
     }
 
-    /// Sets several attributes, by index, as one `setAttributeValue(_:at:)`
-    /// per element would.
-    ///
-    /// A new object with no undo manager or change observers to tell only
-    /// takes the values, in one write: its insert is on record already,
-    /// and its changed attributes are worked out from its values at save.
-    package func setAttributeValues(_ updates: [(index: Int, value: Value)]) {
-        guard state == .inserted, !isFault, changeIsOnRecord else {
-            for (index, value) in updates { setAttribute(at: index, to: value) }
-            return
-        }
-        Self.store(updates, into: &values, types: entity.attributeTypes)
+    /// Whether the object takes values with no word to anyone: it is new,
+    /// its insert is on record already, and no undo manager or change
+    /// observer wants each change (its changed attributes are worked out
+    /// from its values at save). An importer then stores values with
+    /// `storeSilently`.
+    package var takesValuesSilently: Bool {
+        state == .inserted && !isFault && changeIsOnRecord
     }
 
-    private static func store(_ updates: [(index: Int, value: Value)], into values: inout [Value], types: [AttributeType]) {
-        for (index, value) in updates {
-            let type = types[index]
-            values[index] = type.accepts(value) ? value : (try? type.coerce(value)) ?? value
-        }
+    /// Stores `value`, coerced to the attribute's type, at `index` in
+    /// `entity.attributes`, with no change tracking: for an object that
+    /// `takesValuesSilently`, where `setAttributeValue(_:at:)` would
+    /// record nothing either.
+    @inline(__always)
+    package func storeSilently(_ value: Value, at index: Int) {
+        let type = entity.attributeTypes[index]
+        values[index] = type.accepts(value) ? value : (try? type.coerce(value)) ?? value
     }
 }
 
