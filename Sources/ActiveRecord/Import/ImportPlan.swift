@@ -279,17 +279,25 @@ extension Importer {
 
     /// `lookup` in an object's members.
     func lookup(in members: JSONObject, keys: [JSONKey]) -> (key: String, json: JSON)? {
-        for candidate in keys {
-            if candidate.path.count == 1 {
-                if let value = members.value(forKey: candidate.text, near: &candidate.hint) { return (candidate.text, value) }
-            } else if let value = JSON.object(members).value(atPath: candidate.path) {
-                return (candidate.text, value)
+        // The plan holds its keys throughout: each is used as a guaranteed
+        // reference, not retained and released per lookup.
+        keys.withUnsafeBufferPointer { keys in
+            for n in keys.indices {
+                let found = Unmanaged.passUnretained(keys[n])._withUnsafeGuaranteedRef { candidate -> (key: String, json: JSON)? in
+                    if candidate.path.count == 1 {
+                        if let value = members.value(forKey: candidate.text, near: &candidate.hint) { return (candidate.text, value) }
+                    } else if let value = JSON.object(members).value(atPath: candidate.path) {
+                        return (candidate.text, value)
+                    }
+                    if options.normalizesKeys, let (found, value) = normalizedLookup(.object(members), keyPath: candidate.text) {
+                        return (found, value)
+                    }
+                    return nil
+                }
+                if let found { return found }
             }
-            if options.normalizesKeys, let (found, value) = normalizedLookup(.object(members), keyPath: candidate.text) {
-                return (found, value)
-            }
+            return nil
         }
-        return nil
     }
 
     private func normalizedLookup(_ item: JSON, keyPath: String) -> (String, JSON)? {

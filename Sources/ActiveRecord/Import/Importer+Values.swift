@@ -13,9 +13,10 @@ extension Importer {
     /// in front (see `ImportError.under`).
     func convert(_ json: JSON, _ step: AttributeStep) throws(ImportError) -> Value {
         if json.isNull { return .null }
-        let attribute = step.attribute
+        // Only an error needs the attribute: not retained per value.
         func bad(_ what: String) -> ImportError {
-            ImportError(message: "cannot import \(json.kindName) \(json.shortText) into \(attribute.type.rawValue) attribute '\(attribute.name)'\(what)", path: "")
+            let attribute = step.attribute
+            return ImportError(message: "cannot import \(json.kindName) \(json.shortText) into \(attribute.type.rawValue) attribute '\(attribute.name)'\(what)", path: "")
         }
         switch step.conversion {
         case .string:
