@@ -82,9 +82,8 @@ struct ObjectRegistry {
     /// registered under `id`.
     mutating func remove(_ id: ObjectID, ifSameAs object: ObjectIdentifier) {
         guard let t = table(for: id, creating: false) else { return }
-        if let current = tables[t].rows[Self.key(id)], ObjectIdentifier(current.takeUnretainedValue()) == object {
-            tables[t].rows[Self.key(id)] = nil
-        }
+        // In place: reading `tables[t]` first would copy the table.
+        tables[t].rows.removeValue(at: Self.key(id), ifSameAs: object)
     }
 
     var values: [ManagedObject] {
@@ -174,6 +173,13 @@ struct RowPages {
             count += 1
         }
         pages[p][i] = value
+    }
+
+    /// Removes the object at `key` if it is `object`.
+    mutating func removeValue(at key: Int64, ifSameAs object: ObjectIdentifier) {
+        if let current = self[key], ObjectIdentifier(current.takeUnretainedValue()) == object {
+            removeValue(at: key)
+        }
     }
 
     @discardableResult
