@@ -4,7 +4,7 @@ import Predicates
 import Testing
 
 /// The save prefetches long strings by reading their storage address from
-/// a value's bits (`Statement.storageAddress`). The guess must name the
+/// a value's bits (`Prefetch.storageAddress`). The guess must name the
 /// storage a string's own bytes live in, and nothing for other values:
 /// if the runtime's layout ever changes, this fails where the prefetch
 /// would quietly stop helping.
@@ -13,7 +13,7 @@ import Testing
         for text in [String(repeating: "a", count: 16), String(repeating: "é", count: 40), "first.last.\(1234)@example.com",
                      String(repeating: "x", count: 10) + String(repeating: "y", count: 10)] {
             var value = Value.string(text)
-            let guessed = withUnsafePointer(to: &value) { Statement.storageAddress(of: $0) }
+            let guessed = withUnsafePointer(to: &value) { Prefetch.storageAddress(of: $0) }
             let bytes: UnsafeRawPointer? = text.utf8.withContiguousStorageIfAvailable { UnsafeRawPointer($0.baseAddress) } ?? nil
             #expect(guessed != nil, "a long string: \(text)")
             if let guessed, let bytes {
@@ -30,7 +30,7 @@ import Testing
         let values: [Value] = [.string(""), .string("short"), .string("fifteen bytes!!"), .string("a literal longer than fifteen bytes"), .int(1 << 62), .double(1.5),
                                .bool(true), .null, .date(Date()), .data(Data(repeating: 1, count: 64)), .uuid(UUID())]
         for var value in values {
-            #expect(withUnsafePointer(to: &value) { Statement.storageAddress(of: $0) } == nil, "\(value)")
+            #expect(withUnsafePointer(to: &value) { Prefetch.storageAddress(of: $0) } == nil, "\(value)")
         }
     }
 

@@ -85,9 +85,14 @@ public struct PermanentIDs: Sendable, Sequence {
 
     /// The permanent ID of `temporary`; nil when this save did not insert it.
     public subscript(_ temporary: ObjectID) -> ObjectID? {
-        guard temporary.isTemporaryID else { return nil }
+        guard temporary.isTemporaryID, let (part, position) = locate(temporary) else { return nil }
+        return part.permanent(at: position)
+    }
+
+    /// The part that inserted `temporary`, and its position there.
+    private func locate(_ temporary: ObjectID) -> (Part, Int)? {
         for part in parts {
-            if let position = part.position(of: temporary) { return part.permanent(at: position) }
+            if let position = part.position(of: temporary) { return (part, position) }
         }
         return nil
     }
@@ -97,10 +102,7 @@ public struct PermanentIDs: Sendable, Sequence {
     /// key needs no more than this: no ID is made.
     func primaryKey(of id: ObjectID) -> Int64? {
         guard id.isTemporaryID else { return id.primaryKey }
-        for part in parts {
-            if let position = part.position(of: id) { return part.keys[position] }
-        }
-        return nil
+        return locate(id).map { part, position in part.keys[position] }
     }
 
     public var isEmpty: Bool { parts.isEmpty }

@@ -71,40 +71,6 @@ package final class Statement {
         guard rc == SQLITE_OK else { throw database.error(rc, sql: sql) }
     }
 
-    /// Starts loading the bytes of a long string `value` into the cache,
-    /// without waiting: rows bound a few rows later then find them there.
-    /// A save binds strings last touched when they were imported or set,
-    /// long out of the cache, and stalled on each of them in turn.
-    @inline(__always)
-    package static func prefetchStorage(of value: UnsafePointer<Value>) {
-        guard let storage = storageAddress(of: value) else { return }
-        mrq_prefetch(storage)
-        mrq_prefetch(storage + 32)
-    }
-
-    /// Where a long string `value` keeps its bytes (its storage object),
-    /// read from the value's bits without a retain, which would itself
-    /// wait for the memory; nil for other values.
-    ///
-    /// A string is two words, the second its storage object when the
-    /// string is native and not small (top four bits clear); a `Value`
-    /// holding one starts with them. A wrong guess costs only a useless
-    /// prefetch, which cannot fault (a test checks the guess).
-    @inline(__always)
-    package static func storageAddress(of value: UnsafePointer<Value>) -> UnsafeRawPointer? {
-        guard case .string = value.pointee else { return nil }
-        let object = UnsafeRawPointer(value).load(fromByteOffset: MemoryLayout<UInt>.size, as: UInt.self)
-        guard object >> 60 == 0 else { return nil }
-        return UnsafeRawPointer(bitPattern: object)
-    }
-
-    /// `prefetchStorage(of:)` for each of `values`.
-    package static func prefetchStrings(_ values: [Value]) {
-        values.withUnsafeBufferPointer { buffer in
-            for i in buffer.indices { prefetchStorage(of: buffer.baseAddress! + i) }
-        }
-    }
-
     /// Binds one value; `index` is 1-based, as SQLite counts.
     package func bind(_ value: Value, at index: Int32) throws {
         let rc: Int32

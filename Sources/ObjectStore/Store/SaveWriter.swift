@@ -103,14 +103,14 @@ struct SaveWriter {
         /// value, and long strings not copied by SQLite either. The rows
         /// outlive the steps; `write` clears the bindings before letting
         /// go of them. Long strings are loaded a few rows ahead (see
-        /// `Statement.prefetchStorage`).
+        /// `Prefetch`).
         func insertRows(_ rows: UnsafeBufferPointer<Snapshot>, keys: UnsafeBufferPointer<Int64>,
                         permanent: PermanentIDs, mapping: SchemaMapping) throws {
             let (statement, entityCode, attributes, toOne) = (self.statement, self.entityCode, self.attributes, self.toOne)
             let ahead = 8
-            for row in 0..<min(ahead, rows.count) { Statement.prefetchStrings(rows[row].values) }
+            for row in 0..<min(ahead, rows.count) { Prefetch.strings(in: rows[row].values) }
             for row in rows.indices {
-                if row + ahead < rows.count { Statement.prefetchStrings(rows[row + ahead].values) }
+                if row + ahead < rows.count { Prefetch.strings(in: rows[row + ahead].values) }
                 // Every parameter is bound below.
                 statement.resetForRebinding()
                 var position: Int32 = 1

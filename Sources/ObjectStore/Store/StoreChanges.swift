@@ -1,4 +1,3 @@
-import CSQLite
 import Foundation
 import Predicates
 
@@ -35,7 +34,7 @@ package struct StoreChanges {
     /// list of values, read from the snapshot without a retain (which
     /// would wait for it); `.strings` then its long strings, whose counts
     /// the last reference to the values drops (see
-    /// `Statement.prefetchStorage`).
+    /// `Prefetch`).
     func prefetchInserted(at index: Int, _ step: PrefetchStep) {
         guard index >= 0 && index < inserted.count else { return }
         inserted.withUnsafeBufferPointer { snapshots in
@@ -44,10 +43,9 @@ package struct StoreChanges {
                 let list = Self.valuesList(of: snapshots.baseAddress! + index)
                 // The list's header and its values, one line at a time:
                 // as many as the values need, by the snapshot's entity.
-                let bytes = 32 + MemoryLayout<Value>.stride * snapshots[index].id.entity.attributes.count
-                for offset in stride(from: 0, to: bytes + 63, by: 64) { mrq_prefetch(list + offset) }
+                Prefetch.bytes(at: list, count: 32 + MemoryLayout<Value>.stride * snapshots[index].id.entity.attributes.count)
             case .strings:
-                Statement.prefetchStrings(snapshots[index].values)
+                Prefetch.strings(in: snapshots[index].values)
             }
         }
     }

@@ -1,0 +1,42 @@
+import CSQLite
+import Predicates
+
+/// Hints that start loading memory a loop will touch a few iterations
+/// later, without waiting for it: a large save walks objects, values and
+/// strings last touched long before, and otherwise stalls on each in turn.
+///
+/// Addresses are read from bits, retaining nothing (a retain would itself
+/// wait for the memory). A wrong guess loads nothing useful but cannot
+/// fault: a prefetch is only a hint. Tests check the guesses.
+enum Prefetch {
+    /// `count` bytes from `address`, a cache line at a time.
+    static func bytes(at address: UnsafeRawPointer, count: Int) {
+        for offset in stride(from: 0, to: count + 63, by: 64) { mrq_prefetch(address + offset) }
+    }
+
+    /// The storage of each long string among `values`.
+    static func strings(in values: [Value]) {
+        values.withUnsafeBufferPointer { buffer in
+            for i in buffer.indices {
+                guard let storage = storageAddress(of: buffer.baseAddress! + i) else { continue }
+                // The object's header, then its bytes.
+                mrq_prefetch(storage)
+                mrq_prefetch(storage + 32)
+            }
+        }
+    }
+
+    /// Where a long string `value` keeps its bytes (its storage object);
+    /// nil for other values.
+    ///
+    /// A string is two words, the second its storage object when the
+    /// string is native and not small (top four bits clear); a `Value`
+    /// holding one starts with them.
+    @inline(__always)
+    static func storageAddress(of value: UnsafePointer<Value>) -> UnsafeRawPointer? {
+        guard case .string = value.pointee else { return nil }
+        let object = UnsafeRawPointer(value).load(fromByteOffset: MemoryLayout<UInt>.size, as: UInt.self)
+        guard object >> 60 == 0 else { return nil }
+        return UnsafeRawPointer(bitPattern: object)
+    }
+}
