@@ -262,9 +262,12 @@ extension Importer {
         case .binary: conversion = .binary
         case .transformable, .objectID: conversion = .serialized
         }
+        // Spelled out: `Value` is `ExpressibleByNilLiteral`, so a bare `nil`
+        // here would be `.some(.null)`, which clears every absent key.
         let useDefault = attribute.userInfo[ImportKey.useDefaultValueWhenNotPresent]?.isTrue == true
+        let defaultWhenAbsent: Value? = useDefault ? .some(attribute.defaultValue) : .none
         return AttributeStep(attribute: attribute, index: index, keys: JSONKey.candidates(for: attribute),
-                             conversion: conversion, defaultWhenAbsent: useDefault ? attribute.defaultValue : nil)
+                             conversion: conversion, defaultWhenAbsent: defaultWhenAbsent)
     }
 
     // MARK: - Keys
