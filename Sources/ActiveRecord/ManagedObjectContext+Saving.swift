@@ -14,18 +14,12 @@ extension ManagedObjectContext {
     }
 
     /// Saves this context, then each parent up to the store, each on its
-    /// own queue. Returns false when this context had nothing to save.
+    /// own queue, as one save: when any level fails, every context of the
+    /// chain is left as it was (see `saveUpToStore()`). Returns false when
+    /// this context had nothing to save.
     @discardableResult
     public func saveToPersistentStoreAndWait() throws -> Bool {
-        let saved = try saveOnlySelfAndWait()
-        var context = parent
-        while let current = context {
-            try current.performAndWait {
-                if current.hasChanges { try current.save() }
-            }
-            context = current.parent
-        }
-        return saved
+        try performAndWait { try saveUpToStore() }
     }
 
     /// Saves to the store in the background and calls `completion` on the

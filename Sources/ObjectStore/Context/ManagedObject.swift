@@ -488,6 +488,10 @@ struct SlotSet {
         if index < 64 { bits |= 1 << UInt64(index) } else { more.insert(index) }
     }
 
+    func contains(_ index: Int) -> Bool {
+        index < 64 ? bits & (1 << UInt64(index)) != 0 : more.contains(index)
+    }
+
     mutating func removeAll() {
         bits = 0
         if !more.isEmpty { more.removeAll() }

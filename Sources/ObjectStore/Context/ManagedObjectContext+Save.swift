@@ -7,11 +7,141 @@ extension ManagedObjectContext {
     /// it was.
     ///
     /// Validates every inserted, changed and deleted object first and
-    /// throws one `ValidationError` holding all failures.
+    /// throws one `ValidationError` holding all failures. Rows or parent
+    /// objects that changed since this context read them are merged by
+    /// `mergePolicy`, property by property (see `MergePolicy`); with
+    /// `.error` the save throws `MergeConflictError` instead. A uniqueness
+    /// constraint violated by the save is a `ConstraintConflictError`
+    /// under `.error`, and merges the new object into the existing one
+    /// under the other policies.
     public func save() throws {
+        var finishers: [() -> Void] = []
+        try saveLevel(upToStore: false, finishers: &finishers)
+    }
+
+    /// Saves this context, then each parent up to the store, as one save:
+    /// if any level fails (a validation, a conflict, a constraint, the
+    /// disk), every context of the chain is left exactly as it was, so
+    /// the next save works. Returns whether this context had changes.
+    ///
+    /// ```swift
+    /// try child.performAndWait { try child.saveUpToStore() }
+    /// ```
+    ///
+    /// Run it on this context's queue; it waits for each parent's queue in
+    /// turn, holding the ones below.
+    @discardableResult
+    public func saveUpToStore() throws -> Bool {
         processPendingChanges()
-        guard hasChanges else { return }
-        var (inserted, updated, deleted, hooked) = pendingChanges()
+        let hadChanges = hasChanges
+        var finishers: [() -> Void] = []
+        try saveLevel(upToStore: true, finishers: &finishers)
+        return hadChanges
+    }
+
+    /// One level of a save, on this context's queue: this context's
+    /// changes go into its parent (and on up with `upToStore`) or into the
+    /// store. What every saved level does once all have succeeded (mark
+    /// objects saved, notify) waits in `finishers`, lowest level first;
+    /// the last level runs them all, while every queue of the chain is
+    /// still held. A level that fails restores its own checkpoints and
+    /// rethrows, and each level below restores its own in turn.
+    private func saveLevel(upToStore: Bool, finishers: inout [() -> Void]) throws {
+        processPendingChanges()
+        guard hasChanges else {
+            if upToStore, let parent {
+                try parent.performAndWait { try parent.saveLevel(upToStore: true, finishers: &finishers) }
+            } else {
+                for finish in finishers { finish() }
+            }
+            return
+        }
+        var pending = try preparePendingChanges()
+        if let parent {
+            let mine = SaveCheckpoint(self)
+            let theirs = SaveCheckpoint(parent)
+            try parent.performAndWait {
+                do {
+                    try push(&pending, into: parent, mine: mine, theirs: theirs)
+                } catch {
+                    theirs.restore()
+                    mine.restore()
+                    throw error
+                }
+                finishers.append { [self] in
+                    var nothingWritten = StoreChanges()
+                    var (inserted, updated) = pending.takeLists()
+                    let note = didSave(inserted: &inserted, updated: &updated, deleted: pending.deleted,
+                                       permanentIDs: PermanentIDs(), written: &nothingWritten, hooked: pending.hooked)
+                    parent.performAndWait { parent.childDidSave(note) }
+                }
+                guard upToStore else {
+                    for finish in finishers { finish() }
+                    return
+                }
+                do {
+                    try parent.saveLevel(upToStore: true, finishers: &finishers)
+                } catch {
+                    theirs.restore()
+                    mine.restore()
+                    throw error
+                }
+            }
+            return
+        }
+        let checkpoint = SaveCheckpoint(self)
+        var written: StoreChanges
+        var permanentIDs: PermanentIDs
+        absorbed = []
+        do {
+            (permanentIDs, written) = try writeToStore(&pending, checkpoint: checkpoint)
+        } catch {
+            checkpoint.restore()
+            absorbed = []
+            throw error
+        }
+        permanentIDs.append(absorbedIDs(after: permanentIDs))
+        absorbed = []
+        finishers.append { [self] in
+            var (inserted, updated) = pending.takeLists()
+            let note = didSave(inserted: &inserted, updated: &updated, deleted: pending.deleted,
+                               permanentIDs: permanentIDs, written: &written, hooked: pending.hooked)
+            post(note)
+        }
+        for finish in finishers { finish() }
+    }
+
+    /// A save's objects, as `pendingChanges` lists them, after their
+    /// `willSave` hooks ran; `checkedFirst` when they were validated too.
+    struct PendingSave {
+        var inserted: [ManagedObject]
+        var updated: [ManagedObject]
+        var deleted: [ManagedObject]
+        /// Some object is of a subclass, whose hooks must run.
+        var hooked: Bool
+        /// Validated already; otherwise each object is checked in the pass
+        /// that snapshots it for the store.
+        var checkedFirst: Bool
+
+        /// Moves the inserted and updated lists out, leaving them empty:
+        /// `didSave` lets go of objects only the list holds, which a
+        /// second reference to the list would prevent.
+        mutating func takeLists() -> ([ManagedObject], [ManagedObject]) {
+            defer { inserted = []; updated = [] }
+            return (inserted, updated)
+        }
+
+        /// The lists again, after a merge changed or dropped objects.
+        mutating func refresh(from context: ManagedObjectContext) {
+            let pending = context.pendingChanges()
+            inserted = pending.inserted
+            updated = pending.updated
+            deleted = pending.deleted
+        }
+    }
+
+    private func preparePendingChanges() throws -> PendingSave {
+        let (inserted, updated, deleted, hooked) = pendingChanges()
         // Plain objects have no hooks: a pass over a large save's objects,
         // long out of the cache, is saved. The lists are joined lazily: a
         // concatenated copy costs a retain and a release of each object.
@@ -25,44 +155,47 @@ extension ManagedObjectContext {
         // the cache instead of two.
         let checkedFirst = hooked || parent != nil
         if checkedFirst { try validate(inserted: inserted, updated: updated, deleted: deleted) }
-        if let parent {
-            try push(inserted: inserted, updated: updated, deleted: deleted, into: parent)
-            var nothingWritten = StoreChanges()
-            let note = didSave(inserted: &inserted, updated: &updated, deleted: deleted, permanentIDs: PermanentIDs(),
-                               written: &nothingWritten, hooked: hooked)
-            parent.performAndWait { parent.childDidSave(note) }
-            return
-        }
+        return PendingSave(inserted: inserted, updated: updated, deleted: deleted, hooked: hooked, checkedFirst: checkedFirst)
+    }
+
+    /// Writes a root context's save to the store, merging conflicts by
+    /// `mergePolicy` and trying again; returns the permanent IDs and what
+    /// was written. Objects a merge changes are recorded in `checkpoint`
+    /// first.
+    private func writeToStore(_ pending: inout PendingSave, checkpoint: SaveCheckpoint) throws -> (PermanentIDs, StoreChanges) {
         var validation = Validation()
-        var changes = storeChanges(inserted: inserted, updated: updated, deleted: deleted) { object in
+        let checkedFirst = pending.checkedFirst
+        var changes = storeChanges(inserted: pending.inserted, updated: pending.updated, deleted: pending.deleted) { object in
             if !checkedFirst { validate(object, &validation) }
         }
         if !checkedFirst {
-            validateDeleted(deleted, &validation)
+            validateDeleted(pending.deleted, &validation)
             try validation.throwIfFailed()
         }
-        var permanentIDs = PermanentIDs()
         let coordinator = persistentStoreCoordinator!
-        var attempts = 0
+        // Each round merges what changed since the last: another writer
+        // would have to commit between two of them to need another.
+        var rounds = 0
         while true {
             do {
-                permanentIDs = try coordinator.save(changes)
-                break
+                return (try coordinator.save(changes), changes)
             } catch let conflict as StoreConflictError {
-                attempts += 1
-                guard mergePolicy != .error, attempts < 3 else {
-                    throw mergeConflictError(conflict)
-                }
-                resolve(conflict, policy: mergePolicy)
-                let pending = pendingChanges()
-                changes = storeChanges(inserted: inserted, updated: pending.updated, deleted: pending.deleted)
+                rounds += 1
+                guard mergePolicy != .error, rounds < Self.mergeRounds else { throw mergeConflictError(conflict) }
+                try resolve(conflict.conflicts.map { ($0.id, $0.current) }, checkpoint: checkpoint)
+            } catch let conflict as StoreConstraintConflictError {
+                rounds += 1
+                guard mergePolicy != .error, rounds < Self.mergeRounds else { throw constraintConflictError(conflict) }
+                try resolve(conflict, checkpoint: checkpoint)
             }
+            pending.refresh(from: self)
+            changes = storeChanges(inserted: pending.inserted, updated: pending.updated, deleted: pending.deleted)
         }
-        let note = didSave(inserted: &inserted, updated: &updated, deleted: deleted, permanentIDs: permanentIDs,
-                           written: &changes, hooked: hooked)
-        post(note)
     }
 
+    /// How many times a save merges and tries again before giving up with
+    /// the conflict.
+    static let mergeRounds = 16
     // MARK: - Validation
 
     func validate(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject]) throws {
@@ -206,158 +339,6 @@ extension ManagedObjectContext {
             changes.deleted.append((object.objectID, object.version))
         }
         return changes
-    }
-
-    private func mergeConflictError(_ error: StoreConflictError) -> MergeConflictError {
-        MergeConflictError(conflicts: error.conflicts.map { conflict in
-            guard let current = conflict.current else {
-                return .init(objectID: conflict.id, keys: [], isDeletedInStore: true)
-            }
-            var keys: [String] = []
-            if let object = registered[conflict.id], let committed = object.committed {
-                for (i, attribute) in object.entity.attributes.enumerated() where committed.values[i] != current.values[i] {
-                    keys.append(attribute.name)
-                }
-                for (i, relationship) in object.entity.relationships.enumerated()
-                where relationship.isToOne && committed.toOneID(at: i) != current.toOneID(at: i) {
-                    keys.append(relationship.name)
-                }
-            }
-            return .init(objectID: conflict.id, keys: keys, isDeletedInStore: false)
-        })
-    }
-
-    private func resolve(_ error: StoreConflictError, policy: MergePolicy) {
-        for conflict in error.conflicts {
-            guard let object = registered[conflict.id] else { continue }
-            guard let current = conflict.current else {
-                // Deleted in the store: nothing left to update; drop our changes.
-                object.state = .clean
-                changed.remove(object)
-                continue
-            }
-            let committed = object.committed ?? current
-            for i in object.values.indices {
-                let mine = object.values[i] != committed.values[i]
-                let theirs = current.values[i] != committed.values[i]
-                switch policy {
-                case .mergeByPropertyObjectTrump:
-                    if !mine { object.values[i] = current.values[i] }
-                case .mergeByPropertyStoreTrump:
-                    if theirs || !mine { object.values[i] = current.values[i] }
-                case .rollback:
-                    object.values[i] = current.values[i]
-                case .overwrite, .error:
-                    break
-                }
-            }
-            for (i, relationship) in object.entity.relationships.enumerated() where relationship.isToOne {
-                guard case .toOne(let id) = object.relationshipSlots[i] else { continue }
-                let mine = id != committed.toOneID(at: i)
-                let theirs = current.toOneID(at: i) != committed.toOneID(at: i)
-                switch policy {
-                case .mergeByPropertyObjectTrump: if !mine { object.relationshipSlots[i] = .toOne(current.toOneID(at: i)) }
-                case .mergeByPropertyStoreTrump: if theirs || !mine { object.relationshipSlots[i] = .toOne(current.toOneID(at: i)) }
-                case .rollback: object.relationshipSlots[i] = .toOne(current.toOneID(at: i))
-                case .overwrite, .error: break
-                }
-            }
-            object.committed = current
-            object.version = current.version
-            if policy == .overwrite {
-                // Write every attribute: compare against a snapshot that matches nothing.
-                var forced = current
-                forced.values = current.values.map { _ in .null }
-                if forced.values == object.values { forced.values = object.values.map { $0.isNull ? .bool(false) : .null } }
-                object.committed = forced
-            }
-        }
-    }
-
-    // MARK: - Pushing to a parent context
-
-    private func push(inserted: [ManagedObject], updated: [ManagedObject], deleted: [ManagedObject],
-                      into parent: ManagedObjectContext) throws {
-        let insertedSnapshots = inserted.map { (currentSnapshot(of: $0), $0) }
-        let updatedSnapshots = updated.map { (currentSnapshot(of: $0), $0) }
-        func toManyContents(_ object: ManagedObject, all: Bool) -> [(Int, [ObjectID])] {
-            let indexes = all ? Array(object.entity.relationships.indices) : object.changedRelationshipIndexes
-            return indexes.compactMap { i in
-                guard object.entity.relationships[i].isToMany, case .toMany(let ids) = object.relationshipSlots[i] else { return nil }
-                return (i, ids.ids)
-            }
-        }
-        let insertedToMany = inserted.map { toManyContents($0, all: true) }
-        let updatedToMany = updated.map { toManyContents($0, all: false) }
-        let deletedIDs = deleted.map(\.objectID)
-        parent.performAndWait {
-            parent.undoManager?.disableUndoRegistration()
-            defer { parent.undoManager?.enableUndoRegistration() }
-            for ((snapshot, object), toMany) in zip(insertedSnapshots, insertedToMany) {
-                let target: ManagedObject
-                if let existing = parent.registered[snapshot.id] {
-                    target = existing
-                } else {
-                    let type = parent.objectClass(for: object.entity)
-                    target = type.init(entity: object.entity, insertInto: nil)
-                    // Inserted once, in the child: no second awakeFromInsert.
-                    target.hasAwokenFromInsert = true
-                    target.objectID = snapshot.id
-                    target.setContext(parent)
-                    target.state = .inserted
-                    parent.registered[snapshot.id] = target
-                    parent.markChanged(target)
-                }
-                parent.apply(snapshot, toMany: toMany, to: target)
-            }
-            for ((snapshot, _), toMany) in zip(updatedSnapshots, updatedToMany) {
-                let target = parent.object(with: snapshot.id)
-                target.willAccessValues()
-                parent.apply(snapshot, toMany: toMany, to: target)
-            }
-            for id in deletedIDs {
-                guard let target = parent.registered[id] ?? (id.isTemporaryID ? nil : parent.object(with: id)) else { continue }
-                target.willAccessValues()
-                if target.state == .inserted {
-                    parent.forget(target)
-                } else {
-                    target.state = .deleted
-                    parent.markChanged(target)
-                }
-            }
-        }
-    }
-
-    /// Copies a child's state of an object into this context's object,
-    /// tracking the change.
-    private func apply(_ snapshot: Snapshot, toMany: [(Int, [ObjectID])], to target: ManagedObject) {
-        if target.state == .clean { target.state = .updated }
-        markChanged(target)
-        target.values = snapshot.values
-        for (i, relationship) in target.entity.relationships.enumerated() where relationship.isToOne {
-            if case .toOne(let old) = target.relationshipSlots[i], old != snapshot.toOneID(at: i) {
-                target.changedRelationshipSet.insert(i)
-                target.relationshipSlots[i] = .toOne(snapshot.toOneID(at: i))
-            }
-        }
-        for (i, ids) in toMany {
-            let key = ObjectIdentifier(target)
-            if committedToMany[key]?[i] == nil, case .toMany(let old) = target.relationshipSlots[i] {
-                committedToMany[key, default: [:]][i] = old
-            }
-            target.relationshipSlots[i] = .toMany(ObjectIDSet(ids))
-            target.changedRelationshipSet.insert(i)
-        }
-    }
-
-    /// Drops an object from the context entirely.
-    func forget(_ object: ManagedObject) {
-        noteObjectChange(object)
-        registered[object.objectID] = nil
-        changed.remove(object)
-        committedToMany[ObjectIdentifier(object)] = nil
-        object.state = .clean
-        object.setContext(nil)
     }
 
     // MARK: - After a save

@@ -54,6 +54,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// as they were before the first change (for rollback).
     @exclusivity(unchecked) var committedToMany: [ObjectIdentifier: [Int: ObjectIDSet]] = [:]
     var observers: [UUID: @Sendable (ContextDidSaveNotification) -> Void] = [:]
+    /// New objects a save merged into others by a uniqueness constraint,
+    /// with the object each became (see `resolve(_:checkpoint:)`); for the
+    /// save's notification.
+    var absorbed: [(temporary: ObjectID, survivor: ManagedObject)] = []
     /// Changes not yet sent as an objects-did-change notification.
     let changeTracker = ChangeTracker()
     private var childContexts: [ObjectIdentifier: Weak] = [:]

@@ -1,41 +1,126 @@
 import Foundation
 import Predicates
 
-/// What a save does when a row changed in the store since the context read
-/// it (Core Data's merge policies).
+/// What a save does when an object changed elsewhere since the context
+/// read it (Core Data's merge policies): in the store (another context or
+/// process saved the row) or, for a child context, in its parent (a
+/// sibling's save landed there).
+///
+/// ```swift
+/// context.mergePolicy = .mergeByPropertyObjectTrump
+/// ```
+///
+/// Merges go property by property: a property this context changed is
+/// "mine", one that changed elsewhere "theirs". A property changed only on
+/// one side keeps that side's value under both property policies, so no
+/// update is lost; they differ on properties changed on both sides. An
+/// object deleted elsewhere stays deleted: this context's changes to it
+/// are dropped (under `.error` the save is refused first). The same
+/// policies resolve uniqueness-constraint conflicts (see `save()`).
 public enum MergePolicy: Sendable {
-    /// Fail the save with a `MergeConflictError` naming each object and key.
+    /// Refuse the save with a `MergeConflictError` naming each object and
+    /// key (`NSErrorMergePolicy`); nothing is written.
     case error
-    /// Keep the context's values for the keys it changed, take the store's
-    /// for the others (`NSMergeByPropertyObjectTrumpMergePolicy`).
+    /// Keep the context's values for the properties it changed, take the
+    /// current ones for the others (`NSMergeByPropertyObjectTrumpMergePolicy`).
     case mergeByPropertyObjectTrump
-    /// Keep the store's values for keys changed on both sides
+    /// Take the current values for properties changed elsewhere, keep the
+    /// context's for the others it changed
     /// (`NSMergeByPropertyStoreTrumpMergePolicy`).
     case mergeByPropertyStoreTrump
-    /// Write the context's whole objects over the store's (`NSOverwriteMergePolicy`).
+    /// Write the context's whole objects over the current ones, properties
+    /// it did not change included (`NSOverwriteMergePolicy`).
     case overwrite
-    /// Drop the context's changes to conflicting objects (`NSRollbackMergePolicy`).
+    /// Drop the context's changes to objects that changed elsewhere
+    /// (`NSRollbackMergePolicy`).
     case rollback
 }
 
-/// A save refused because rows changed in the store meanwhile.
+/// A save refused because objects changed elsewhere since the context
+/// read them (under `MergePolicy.error`); nothing was written.
 public struct MergeConflictError: Error, CustomStringConvertible {
     public struct Conflict: Sendable {
         public let objectID: ObjectID
-        /// Keys whose stored value differs from what the context last read.
+        /// Keys whose current value differs from what the context last read.
         public let keys: [String]
+        /// The object is gone: deleted in the store or the parent context.
         public let isDeletedInStore: Bool
     }
 
     public let conflicts: [Conflict]
+    /// Whether the objects changed in the parent context (a child's save)
+    /// rather than in the store.
+    public let isInParentContext: Bool
 
+    init(conflicts: [Conflict], isInParentContext: Bool) {
+        self.conflicts = conflicts
+        self.isInParentContext = isInParentContext
+    }
+
+    /// The first few conflicts in full, then how many more.
     public var description: String {
-        let parts = conflicts.map { conflict in
+        let place = isInParentContext ? "the parent context" : "the store"
+        let shown = conflicts.prefix(ConflictText.shown).map { conflict in
             conflict.isDeletedInStore
-                ? "\(conflict.objectID.entity.name) \(conflict.objectID) was deleted in the store"
-                : "\(conflict.objectID.entity.name) \(conflict.objectID) changed in the store (\(conflict.keys.joined(separator: ", ")))"
+                ? "\(conflict.objectID.entity.name) \(conflict.objectID) was deleted in \(place)"
+                : "\(conflict.objectID.entity.name) \(conflict.objectID) changed in \(place) (\(conflict.keys.joined(separator: ", ")))"
         }
-        return "merge conflict: " + parts.joined(separator: "; ")
+        return "merge conflict: " + ConflictText.list(shown, total: conflicts.count)
+    }
+}
+
+/// A save refused because objects share the values of a uniqueness
+/// constraint, with each other or with a stored row (Core Data's
+/// `NSConstraintConflict`, under `MergePolicy.error`, or when two stored
+/// rows would have to become one); nothing was written.
+///
+/// ```swift
+/// catch let error as ConstraintConflictError {
+///     for conflict in error.conflicts { print(conflict.constraint, conflict.values) }
+/// }
+/// ```
+public struct ConstraintConflictError: Error, CustomStringConvertible {
+    public struct Conflict: Sendable {
+        /// The entity declaring the constraint, and its properties.
+        public let entity: String
+        public let constraint: [String]
+        /// The values the objects share, in constraint order.
+        public let values: [Value]
+        /// The saved objects holding them.
+        public let objectIDs: [ObjectID]
+        /// The stored object already holding them, if any.
+        public let existingObjectID: ObjectID?
+    }
+
+    public let conflicts: [Conflict]
+
+    /// The first few conflicts in full, then how many more.
+    public var description: String {
+        let shown = conflicts.prefix(ConflictText.shown).map { conflict -> String in
+            let keys = conflict.constraint.count == 1 ? conflict.constraint[0] : "(" + conflict.constraint.joined(separator: ", ") + ")"
+            let values = conflict.values.map(ConflictText.literal)
+            let value = values.count == 1 ? values[0] : "(" + values.joined(separator: ", ") + ")"
+            var holders = conflict.objectIDs.count == 1 ? "a saved object" : "\(conflict.objectIDs.count) saved objects"
+            if let existing = conflict.existingObjectID { holders += " and the stored \(existing)" }
+            return "\(conflict.entity).\(keys) = \(value) (\(holders))"
+        }
+        return "uniqueness constraint conflict: " + ConflictText.list(shown, total: conflicts.count)
+    }
+}
+
+/// How conflict errors list their conflicts.
+enum ConflictText {
+    /// How many conflicts an error message spells out.
+    static let shown = 3
+
+    static func list(_ shown: [String], total: Int) -> String {
+        let more = total - shown.count
+        return shown.joined(separator: "; ") + (more > 0 ? "; and \(more) more" : "")
+    }
+
+    static func literal(_ value: Value) -> String {
+        if case .string(let s) = value { return Printer.quote(s) }
+        return value.anyValue.map { "\($0)" } ?? "nil"
     }
 }
 

@@ -52,6 +52,12 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         self.init(kind, message, code: code, sql: sql)
     }
 
+    /// Whether SQLite refused a row for a unique index or primary key.
+    var isUniquenessViolation: Bool {
+        // SQLITE_CONSTRAINT_UNIQUE and _PRIMARYKEY: macros Swift does not import.
+        code == SQLITE_CONSTRAINT | (8 << 8) || code == SQLITE_CONSTRAINT | (6 << 8)
+    }
+
     public var description: String {
         guard let code else { return message }
         var text = "SQLite error \(code): \(message)"

@@ -315,13 +315,39 @@ package final class SQLiteStore: @unchecked Sendable {
     /// Writes one save in one transaction and returns the permanent IDs of
     /// the inserted objects. Checks every updated and deleted row's version
     /// first: if any changed, throws `StoreConflictError` and writes nothing.
+    /// A uniqueness constraint the save would break throws
+    /// `StoreConstraintConflictError` naming the objects, and writes
+    /// nothing either.
     package func save(_ changes: StoreChanges) throws -> PermanentIDs {
         try withLock {
             try database.transaction {
                 try checkVersions(changes)
-                return try SaveWriter(store: self, changes: changes).write()
+                do {
+                    // A savepoint: a unique index refusing a row leaves the
+                    // rows before it written, and the check below must see
+                    // the store as it was.
+                    return try database.transaction { try SaveWriter(store: self, changes: changes).write() }
+                } catch let error as StoreError where error.isUniquenessViolation {
+                    let conflicts = try uniquenessCheck.conflicts(in: changes)
+                    if !conflicts.isEmpty { throw StoreConstraintConflictError(conflicts: conflicts) }
+                    // None in the end: the order of the writes made one (two
+                    // rows trading their values). Clear the values that
+                    // move first, then write.
+                    return try database.transaction {
+                        try SaveWriter(store: self, changes: changes, clearsMovingUniqueValues: true).write()
+                    }
+                }
             }
         }
+    }
+
+    /// Finds who breaks which constraint, against this store's rows.
+    var uniquenessCheck: UniquenessCheck {
+        UniquenessCheck(rows: { [unowned self] entity, attribute, values in
+            try self.snapshots(of: entity, where: attribute, in: values)
+        }, allRows: { [unowned self] entity in
+            try self.fetchSnapshots(FetchRequest(entityName: entity.name), entity: entity, predicate: nil, windowed: false).snapshots
+        })
     }
 
     private func checkVersions(_ changes: StoreChanges) throws {

@@ -9,11 +9,21 @@ import Predicates
 struct SaveWriter {
     let store: SQLiteStore
     let changes: StoreChanges
+    /// Clear the unique values that updates change before any row is
+    /// written: two rows trading values then never hold the same one.
+    var clearsMovingUniqueValues = false
     var mapping: SchemaMapping { store.mapping }
     var db: Database { store.database }
 
+    init(store: SQLiteStore, changes: StoreChanges, clearsMovingUniqueValues: Bool = false) {
+        self.store = store
+        self.changes = changes
+        self.clearsMovingUniqueValues = clearsMovingUniqueValues
+    }
+
     func write() throws -> PermanentIDs {
         for deleted in changes.deleted { try delete(deleted.id) }
+        if clearsMovingUniqueValues { try clearMovingUniqueValues() }
         let keys = try assignPrimaryKeys()
         let permanent = PermanentIDs(temporaries: changes.inserted.map(\.id), keys: keys, store: store.storeNumber)
         func resolve(_ id: ObjectID) -> ObjectID { id.isTemporaryID ? permanent[id] ?? id : id }
@@ -194,6 +204,34 @@ struct SaveWriter {
         values.append(.int(snapshot.id.primaryKey))
         let sql = "UPDATE \(quoteIdentifier(table.name)) SET \(assignments.joined(separator: ", ")) WHERE _pk = ?"
         try db.execute(sql, values)
+    }
+
+    /// Sets to NULL (which a unique index never compares equal) every
+    /// constrained column an update writes, before the real writes.
+    private func clearMovingUniqueValues() throws {
+        for update in changes.updated {
+            let entity = update.snapshot.id.entity
+            var columns: Set<String> = []
+            var current: EntityDescription? = entity
+            while let e = current {
+                for constraint in e.uniquenessConstraints {
+                    for name in constraint {
+                        if let i = entity.attributeSlot(named: name), update.changedAttributes.contains(i),
+                           let column = mapping.column(for: name, of: entity) {
+                            columns.insert(column.name)
+                        } else if let i = entity.relationshipSlot(named: name), update.changedToOne.contains(i),
+                                  let toOne = mapping.toOne(name, of: entity) {
+                            columns.insert(toOne.foreignKey)
+                        }
+                    }
+                }
+                current = e.parent
+            }
+            guard !columns.isEmpty else { continue }
+            let table = mapping.table(for: entity)
+            let assignments = columns.sorted().map { "\(quoteIdentifier($0)) = NULL" }.joined(separator: ", ")
+            try db.execute("UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE _pk = ?", [.int(update.snapshot.id.primaryKey)])
+        }
     }
 
     private func delete(_ id: ObjectID) throws {

@@ -114,16 +114,7 @@ package final class XMLStore: StoreBackend, @unchecked Sendable {
     }
 
     package func snapshots(of entity: EntityDescription, where attribute: String, in values: [Value]) throws -> [Snapshot] {
-        let kinds = Set(entity.selfAndDescendants.map(ObjectIdentifier.init))
-        let wanted = Set(values)
-        return withLock {
-            graph.rows.values.compactMap { row -> Snapshot? in
-                let snapshot = row.snapshot
-                guard kinds.contains(ObjectIdentifier(snapshot.id.entity)),
-                      let index = snapshot.id.entity.attributeSlot(named: attribute) else { return nil }
-                return wanted.contains(snapshot.values[index]) ? snapshot : nil
-            }
-        }
+        withLock { graph.snapshots(of: entity, where: attribute, in: values) }
     }
 
     package func destinations(of relationship: RelationshipDescription, from source: ObjectID) throws -> [ObjectID] {
@@ -234,6 +225,19 @@ private struct PreparedXMLSave: PreparedSave {
 extension XMLStore.Graph {
     /// Applies one save as the SQLite store's writer does: version checks,
     /// deletes, inserts (keys handed out first), updates, to-many contents.
+    /// Rows of `entity` (sub-entities included) whose `attribute` is one
+    /// of `values`.
+    func snapshots(of entity: EntityDescription, where attribute: String, in values: [Value]) -> [Snapshot] {
+        let kinds = Set(entity.selfAndDescendants.map(ObjectIdentifier.init))
+        let wanted = Set(values)
+        return rows.values.compactMap { row -> Snapshot? in
+            let snapshot = row.snapshot
+            guard kinds.contains(ObjectIdentifier(snapshot.id.entity)),
+                  let index = snapshot.id.entity.attributeSlot(named: attribute) else { return nil }
+            return wanted.contains(snapshot.values[index]) ? snapshot : nil
+        }
+    }
+
     mutating func apply(_ changes: StoreChanges, store: String) throws -> PermanentIDs {
         var conflicts: [StoreConflict] = []
         for update in changes.updated where rows[update.snapshot.id]?.snapshot.version != update.expectedVersion {
@@ -246,6 +250,12 @@ extension XMLStore.Graph {
         if !conflicts.isEmpty {
             throw StoreConflictError(conflicts: conflicts.sorted { $0.id.primaryKey < $1.id.primaryKey })
         }
+        let graph = self
+        let uniqueness = UniquenessCheck(rows: { graph.snapshots(of: $0, where: $1, in: $2) }, allRows: { entity in
+            graph.rows.values.map(\.snapshot).filter { $0.id.entity.isKind(of: entity) }
+        })
+        let constraintConflicts = try uniqueness.conflicts(in: changes)
+        if !constraintConflicts.isEmpty { throw StoreConstraintConflictError(conflicts: constraintConflicts) }
         for delete in changes.deleted { remove(delete.id) }
         var keys: [Int64] = []
         for snapshot in changes.inserted {
