@@ -4,10 +4,21 @@ import Predicates
 extension ManagedObjectContext {
     // MARK: - Attribute changes
 
+    /// Registers an undo action on `object` that runs only while the
+    /// object is still this context's: one dropped since (deleted by a
+    /// merge, detached by a save) is left alone, so that undo never brings
+    /// back or edits what the context no longer holds.
+    func registerUndo(on object: ManagedObject, _ action: @escaping (ManagedObjectContext) -> Void) {
+        undoManager?.registerUndo { [weak self, object] in
+            guard let self, object.belongs(to: self) else { return }
+            action(self)
+        }
+    }
+
     func didChange(_ object: ManagedObject, attribute index: Int, from old: Value) {
         if object.state == .clean { object.state = .updated }
         markChanged(object)
-        undoManager?.registerUndo { [object] in object.setAttribute(at: index, to: old) }
+        registerUndo(on: object) { _ in object.setAttribute(at: index, to: old) }
     }
 
     // MARK: - Primitive relationship changes (one side, with undo)
@@ -62,7 +73,7 @@ extension ManagedObjectContext {
         guard case .toOne(let old) = object.relationshipSlots[index], old != id else { return }
         touch(object, relationship: index)
         object.relationshipSlots[index] = .toOne(id)
-        undoManager?.registerUndo { [weak self, object] in self?.primitiveSetToOne(object, index, old) }
+        registerUndo(on: object) { $0.primitiveSetToOne(object, index, old) }
     }
 
     func primitiveAdd(_ object: ManagedObject, _ index: Int, _ id: ObjectID, at position: Int?) {
@@ -83,7 +94,7 @@ extension ManagedObjectContext {
         object.relationshipSlots[index] = .toManyFault
         if let position { ids.insert(id, at: position) } else { ids.insert(id) }
         object.relationshipSlots[index] = .toMany(ids)
-        undoManager?.registerUndo { [weak self, object] in self?.primitiveRemove(object, index, id) }
+        registerUndo(on: object) { $0.primitiveRemove(object, index, id) }
     }
 
     func primitiveRemove(_ object: ManagedObject, _ index: Int, _ id: ObjectID) {
@@ -93,7 +104,7 @@ extension ManagedObjectContext {
         object.relationshipSlots[index] = .toManyFault  // see primitiveAdd
         ids.remove(id)
         object.relationshipSlots[index] = .toMany(ids)
-        undoManager?.registerUndo { [weak self, object] in self?.primitiveAdd(object, index, id, at: position) }
+        registerUndo(on: object) { $0.primitiveAdd(object, index, id, at: position) }
     }
 
     // MARK: - Relationship changes with inverses
@@ -181,7 +192,7 @@ extension ManagedObjectContext {
         let previous = object.state
         object.state = .deleted
         markChanged(object)
-        undoManager?.registerUndo { [weak self, object] in self?.undoDelete(object, previous: previous) }
+        registerUndo(on: object) { $0.undoDelete(object, previous: previous) }
         for (index, relationship) in object.entity.relationships.enumerated() where !relationship.isTransient {
             switch relationship.deleteRule {
             case .deny, .noAction:
@@ -207,17 +218,16 @@ extension ManagedObjectContext {
         registered[object.objectID] = nil
         changed.remove(object)
         committedToMany[ObjectIdentifier(object)] = nil
-        undoManager?.registerUndo { [weak self, object] in
-            guard let self else { return }
-            self.registered[object.objectID] = object
-            self.markChanged(object)
+        registerUndo(on: object) { context in
+            context.registered[object.objectID] = object
+            context.markChanged(object)
         }
     }
 
     private func undoDelete(_ object: ManagedObject, previous: ManagedObject.State) {
         guard object.state == .deleted else { return }
         object.state = previous
-        undoManager?.registerUndo { [weak self, object] in self?.delete(object) }
+        registerUndo(on: object) { $0.delete(object) }
     }
 
     func destinations(of object: ManagedObject, relationship index: Int) -> [ManagedObject] {

@@ -217,7 +217,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
 
     private func undoInsert(_ object: ManagedObject) {
-        guard object.state == .inserted else { return }
+        guard object.state == .inserted else {
+            // Saved since: undoing the insert deletes the object, as Core
+            // Data's undo does (redo brings it back).
+            if object.belongs(to: self), object.state != .deleted, registered[object.objectID] === object { delete(object) }
+            return
+        }
         // Relationship changes made after the insert are undone by their own
         // entries, which run first.
         registered[object.objectID] = nil
@@ -310,7 +315,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         } catch {
             MRLog.error("cannot fulfil fault \(object.objectID): \(error)")
         }
-        // The row is gone: Core Data raises here; mrq leaves the object empty.
+        // The row is gone: Core Data raises here; mrq leaves the object
+        // empty (every attribute nil), never without values to read.
+        object.values = object.entity.attributes.map { _ in .null }
+        object.relationshipSlots = object.entity.emptySlots
         object.isFault = false
     }
 
@@ -373,7 +381,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             return snapshot
         }
         if object.isDeleted { return nil }
-        object.willAccessValues()
+        if object.isFault {
+            // A fault whose row is gone is gone for the child too.
+            guard let snapshot = try snapshotFromSource(id) else { return nil }
+            fill(object, from: snapshot)
+        }
         return currentSnapshot(of: object)
     }
 

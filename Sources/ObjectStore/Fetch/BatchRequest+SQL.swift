@@ -175,6 +175,7 @@ extension SQLiteStore {
                         for id in survivors where updatedSet.insert(id).inserted { updated.append(id) }
                     }
                 }
+                try recordHighestKeys(ofTables: Set(deleted.map { mapping.table(for: $0.entity.rootEntity).name }))
                 for (source, ids) in Self.grouped(deleted) {
                     let table = mapping.table(for: source)
                     try forChunks(ids) { marks, keys in

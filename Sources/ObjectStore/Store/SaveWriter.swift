@@ -22,6 +22,7 @@ struct SaveWriter {
     }
 
     func write() throws -> PermanentIDs {
+        try recordHighestKeys(before: changes.deleted)
         for deleted in changes.deleted { try delete(deleted.id) }
         if clearsMovingUniqueValues { try clearMovingUniqueValues() }
         let keys = try assignPrimaryKeys()
@@ -63,29 +64,41 @@ struct SaveWriter {
 
     /// The primary key of every inserted object, in the order of
     /// `changes.inserted`.
+    ///
+    /// Keys are never reused: each table's highest key ever given is kept
+    /// in the store's metadata (Core Data's `Z_PRIMARYKEY.Z_MAX`), so a
+    /// row inserted after the last one was deleted does not take its key,
+    /// and an object ID held elsewhere never names another object.
     private func assignPrimaryKeys() throws -> [Int64] {
-        var next: [ObjectIdentifier: Int64] = [:]
+        var next: [ObjectIdentifier: (table: String, next: Int64)] = [:]
         var keys: [Int64] = []
         keys.reserveCapacity(changes.inserted.count)
         // Inserts come in runs of one hierarchy: its counter stays at hand.
-        var current: (root: ObjectIdentifier, next: Int64)?
+        var current: (root: ObjectIdentifier, table: String, next: Int64)?
         let inserted = changes.inserted
         for index in inserted.indices {
             let key = ObjectIdentifier(inserted[index].id.entity.rootEntity)
             if current?.root != key {
-                if let current { next[current.root] = current.next }
+                if let current { next[current.root] = (current.table, current.next) }
                 if let known = next[key] {
-                    current = (key, known)
+                    current = (key, known.table, known.next)
                 } else {
-                    let table = mapping.table(for: inserted[index].id.entity.rootEntity)
-                    let max = try db.scalar("SELECT COALESCE(MAX(_pk), 0) FROM \(quoteIdentifier(table.name))")
-                    if case .int(let n)? = max { current = (key, n + 1) } else { current = (key, 1) }
+                    let table = mapping.table(for: inserted[index].id.entity.rootEntity).name
+                    current = (key, table, try store.highestKey(of: table) + 1)
                 }
             }
             keys.append(current!.next)
             current!.next += 1
         }
+        if let current { next[current.root] = (current.table, current.next) }
+        for (table, following) in next.values { try store.recordHighestKey(following - 1, of: table) }
         return keys
+    }
+
+    /// Records each table's highest key before rows are deleted from it.
+    private func recordHighestKeys(before deleted: [(id: ObjectID, expectedVersion: Int64)]) throws {
+        guard !deleted.isEmpty else { return }
+        try store.recordHighestKeys(ofTables: Set(deleted.map { mapping.table(for: $0.id.entity.rootEntity).name }))
     }
 
     /// One entity's INSERT, prepared once per save, and which snapshot
@@ -281,4 +294,32 @@ struct SaveWriter {
             }
         }
     }
+}
+
+extension SQLiteStore {
+    /// The highest primary key `table` ever gave: its recorded mark, or
+    /// its highest row (a store written before marks were kept).
+    func highestKey(of table: String) throws -> Int64 {
+        var highest: Int64 = 0
+        if case .int(let n)? = try database.scalar("SELECT MAX(_pk) FROM \(quoteIdentifier(table))") { highest = n }
+        if case .int(let n)? = try database.scalar("SELECT value FROM \(Self.metadataTable) WHERE key = ?",
+                                                   [.string(Self.highestKeyName(table))]) {
+            highest = max(highest, n)
+        }
+        return highest
+    }
+
+    func recordHighestKey(_ key: Int64, of table: String) throws {
+        try database.execute("INSERT INTO \(Self.metadataTable) (key, value) VALUES (?, ?) "
+                             + "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                             [.string(Self.highestKeyName(table)), .int(key)])
+    }
+
+    /// Records the highest key of each table before rows are deleted from
+    /// them: deleting the highest row must not hand its key out again.
+    func recordHighestKeys(ofTables tables: Set<String>) throws {
+        for table in tables.sorted() { try recordHighestKey(try highestKey(of: table), of: table) }
+    }
+
+    static func highestKeyName(_ table: String) -> String { "highest-pk." + table }
 }

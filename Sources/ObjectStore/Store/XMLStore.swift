@@ -256,13 +256,16 @@ extension XMLStore.Graph {
         })
         let constraintConflicts = try uniqueness.conflicts(in: changes)
         if !constraintConflicts.isEmpty { throw StoreConstraintConflictError(conflicts: constraintConflicts) }
+        // Keys counted before the deletes: a deleted row's key is never
+        // given again.
+        let roots = changes.inserted.lazy.map(\.id.entity.rootEntity.name) + changes.deleted.lazy.map(\.id.entity.rootEntity.name)
+        for root in roots where nextPK[root] == nil {
+            nextPK[root] = (rows.keys.filter { $0.entity.rootEntity.name == root }.map(\.primaryKey).max() ?? 0) + 1
+        }
         for delete in changes.deleted { remove(delete.id) }
         var keys: [Int64] = []
         for snapshot in changes.inserted {
             let root = snapshot.id.entity.rootEntity.name
-            if nextPK[root] == nil {
-                nextPK[root] = (rows.keys.filter { $0.entity.rootEntity.name == root }.map(\.primaryKey).max() ?? 0) + 1
-            }
             keys.append(nextPK[root]!)
             nextPK[root]! += 1
         }

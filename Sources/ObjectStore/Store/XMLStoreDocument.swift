@@ -22,6 +22,10 @@ enum XMLStoreDocument {
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         out += "<mrq-store format=\"\(formatVersion)\" identifier=\"\(esc(identifier))\" fingerprint=\"\(esc(fingerprint))\">\n"
         out += "  <model encoding=\"base64\">\(model.archived().base64EncodedString())</model>\n"
+        // Each hierarchy's highest key ever given: keys are never reused.
+        for (root, next) in graph.nextPK.sorted(by: { $0.key < $1.key }) where next > 1 {
+            out += "  <highest-pk entity=\"\(esc(root))\" pk=\"\(next - 1)\"/>\n"
+        }
         let rows = graph.rows.values.sorted {
             ($0.snapshot.id.entity.rootEntity.name, $0.snapshot.id.primaryKey)
                 < ($1.snapshot.id.entity.rootEntity.name, $1.snapshot.id.primaryKey)
@@ -147,6 +151,8 @@ enum XMLStoreDocument {
             var toMany: [Int: [(entity: EntityDescription, pk: Int64)]] = [:]
         }
         var objects: [Pending] = []
+        /// `<highest-pk>`: the next key of each root entity.
+        var nextPK: [String: Int64] = [:]
         var current: Pending?
         var text = ""
         var attribute: (index: Int?, type: String, encoding: String?)?
@@ -172,6 +178,11 @@ enum XMLStoreDocument {
                 }
             case "model":
                 inModel = true
+            case "highest-pk":
+                guard let entity = attributes["entity"], let pk = Int64(attributes["pk"] ?? "") else {
+                    return fail("highest-pk needs an entity and a pk", parser)
+                }
+                nextPK[entity] = pk + 1
             case "object":
                 guard let model else { return }
                 guard let entity = model.entity(named: attributes["entity"] ?? ""),
@@ -227,6 +238,10 @@ enum XMLStoreDocument {
 
         func graph(storeIdentifier: String) throws -> XMLStore.Graph {
             var graph = XMLStore.Graph()
+            for (root, next) in nextPK {
+                let highest = objects.filter { $0.entity.rootEntity.name == root }.map(\.pk).max() ?? 0
+                graph.nextPK[root] = max(next, highest + 1)
+            }
             func id(_ entity: EntityDescription, _ pk: Int64) -> ObjectID {
                 ObjectID(entity: entity, primaryKey: pk, storeIdentifier: storeIdentifier)
             }
