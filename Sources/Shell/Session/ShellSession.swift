@@ -61,11 +61,21 @@ public final class ShellSession: ShellSessionProtocol {
         } else {
             try coordinator.addSQLiteStore(at: storeURL)
         }
-        context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
-        context.undoManager = undoManager
+        context = Self.makeContext(coordinator, undoManager: undoManager)
         for (name, text) in parameters {
             variables[name] = .value(Self.parameterValue(text))
         }
+    }
+
+    /// The session's context: it records undo, and merges a save with
+    /// what other processes saved meanwhile property by property, as
+    /// MagicalRecord's contexts do (`mergeByPropertyObjectTrump`): two
+    /// shells changing different attributes of the same rows both save.
+    static func makeContext(_ coordinator: PersistentStoreCoordinator, undoManager: UndoManager) -> ManagedObjectContext {
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        context.undoManager = undoManager
+        context.mergePolicy = .mergeByPropertyObjectTrump
+        return context
     }
 
     /// `--param n=42` is a number, `true`/`false` booleans, `nil` null,
@@ -171,8 +181,7 @@ public final class ShellSession: ShellSessionProtocol {
         let newCoordinator = try coordinator.replacingModel(with: newModel)
         model = newModel
         coordinator = newCoordinator
-        context = ManagedObjectContext(concurrencyType: .confined, coordinator: newCoordinator)
-        context.undoManager = undoManager
+        context = Self.makeContext(newCoordinator, undoManager: undoManager)
         undoManager.removeAllActions()
         variables = variables.filter { if case .value = $0.value { return true }; return false }
     }
