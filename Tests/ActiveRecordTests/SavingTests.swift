@@ -216,4 +216,78 @@ import Predicates
         #expect(!stored.0.isTemporaryID)
         #expect(!stored.1)
     }
+
+    // MARK: - Sibling save blocks (issue 16, items 4 and 5)
+
+    /// Two save blocks at once, each changing its own attribute of one
+    /// row, round after round: both land every time.
+    @Test func concurrentSaveBlocksChangingDifferentAttributesLoseNothing() async throws {
+        let (_, directory) = try Self.setUp()
+        defer { Self.tearDown(directory) }
+        try MagicalRecord.saveAndWait { context in
+            let person = Self.insertPerson("R0", in: context)
+            person["age"] = .int(0)
+        }
+        let rounds = ProcessInfo.processInfo.environment["MRQ_SOAK"] == "1" ? 2_000 : 200
+        var lost = 0
+        for round in 1...rounds {
+            let name = "R\(round)", age = Int64(round % 100)
+            await withCheckedContinuation { (done: CheckedContinuation<Void, Never>) in
+                DispatchQueue.global().async {
+                    DispatchQueue.concurrentPerform(iterations: 2) { worker in
+                        _ = try? MagicalRecord.saveAndWait { context in
+                            guard let person = try context.fetch(FetchRequest(entityName: "Person")).first else { return }
+                            if worker == 0 { person["name"] = .string(name) } else { person["age"] = .int(age) }
+                        }
+                    }
+                    done.resume()
+                }
+            }
+            let stored = try MagicalRecord.rootSavingContext.performAndWait { () throws -> (Value, Value) in
+                let fresh = ManagedObjectContext(concurrencyType: .confined, coordinator: MagicalRecord.stack.coordinator)
+                let person = try #require(try fresh.fetch(FetchRequest(entityName: "Person")).first)
+                return (person["name"], person["age"])
+            }
+            if stored.0 != .string(name) || stored.1 != .int(age) { lost += 1 }
+        }
+        #expect(lost == 0, "\(lost) of \(rounds) rounds lost an update")
+    }
+
+    /// A save block inserting an object whose unique key is taken updates
+    /// the stored object instead (MagicalRecord's stack merges by
+    /// property, object trump), and the stack keeps working.
+    @Test func aSaveBlockInsertingATakenKeyUpdatesTheStoredObject() async throws {
+        let model = try ManagedObjectModel {
+            Entity("Person") {
+                Attribute("personID", .integer64, default: .int(0))
+                Attribute("name", .string)
+                Attribute("email", .string)
+                Unique("personID")
+            }
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mrq-saving-\(UUID().uuidString)")
+        try MagicalRecord.setupCoreDataStack(model: model, storeAt: directory.appendingPathComponent("store.sqlite"))
+        defer { Self.tearDown(directory) }
+        try MagicalRecord.saveAndWait { context in
+            let person = context.insertObject(forEntityName: "Person")
+            person["personID"] = .int(7)
+            person["name"] = .string("Ada")
+            person["email"] = .string("ada@example.com")
+        }
+        try MagicalRecord.saveAndWait { context in
+            let person = context.insertObject(forEntityName: "Person")
+            person["personID"] = .int(7)
+            person["name"] = .string("Ada King")
+        }
+        try MagicalRecord.saveAndWait { context in
+            context.insertObject(forEntityName: "Person")["personID"] = .int(8)
+        }
+        let rows = try MagicalRecord.rootSavingContext.performAndWait { () throws -> [[Value]] in
+            let fresh = ManagedObjectContext(concurrencyType: .confined, coordinator: MagicalRecord.stack.coordinator)
+            var request = FetchRequest(entityName: "Person")
+            request.sortDescriptors = [SortKey(keyPath: ["personID"], ascending: true)]
+            return try fresh.fetch(request).map { [$0["personID"], $0["name"], $0["email"]] }
+        }
+        #expect(rows == [[.int(7), .string("Ada King"), .string("ada@example.com")], [.int(8), .null, .null]])
+    }
 }
