@@ -73,7 +73,7 @@ extension ManagedObjectContext {
         guard case .toOne(let old) = object.relationshipSlots[index], old != id else { return }
         touch(object, relationship: index)
         object.relationshipSlots[index] = .toOne(id)
-        registerUndo(on: object) { $0.primitiveSetToOne(object, index, old) }
+        registerUndo(on: object) { $0.primitiveSetToOne(object, index, old.map($0.currentID)) }
     }
 
     func primitiveAdd(_ object: ManagedObject, _ index: Int, _ id: ObjectID, at position: Int?) {
@@ -94,7 +94,7 @@ extension ManagedObjectContext {
         object.relationshipSlots[index] = .toManyFault
         if let position { ids.insert(id, at: position) } else { ids.insert(id) }
         object.relationshipSlots[index] = .toMany(ids)
-        registerUndo(on: object) { $0.primitiveRemove(object, index, id) }
+        registerUndo(on: object) { $0.primitiveRemove(object, index, $0.currentID(id)) }
     }
 
     func primitiveRemove(_ object: ManagedObject, _ index: Int, _ id: ObjectID) {
@@ -104,7 +104,7 @@ extension ManagedObjectContext {
         object.relationshipSlots[index] = .toManyFault  // see primitiveAdd
         ids.remove(id)
         object.relationshipSlots[index] = .toMany(ids)
-        registerUndo(on: object) { $0.primitiveAdd(object, index, id, at: position) }
+        registerUndo(on: object) { $0.primitiveAdd(object, index, $0.currentID(id), at: position) }
     }
 
     // MARK: - Relationship changes with inverses

@@ -74,7 +74,11 @@ extension ManagedObjectContext {
                 object.relationshipSlots[i] = .toMany(saved)
             }
         }
-        if policy == .rollback { committedToMany[ObjectIdentifier(object)] = nil }
+        if policy == .rollback {
+            // Every relationship change of this object is dropped too.
+            committedToMany[ObjectIdentifier(object)] = nil
+            object.changedRelationshipSet.removeAll()
+        }
         object.committed = current
         object.version = current.version
         if !object.hasChanges {

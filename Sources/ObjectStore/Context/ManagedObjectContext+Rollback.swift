@@ -17,6 +17,7 @@ extension ManagedObjectContext {
         changed.removeAll()
         committedToMany.removeAll()
         undoManager?.removeAllActions()
+        renamedIDs = [:]
         processPendingChanges()
     }
 

@@ -363,6 +363,7 @@ extension ManagedObjectContext {
         var snapshots: [ObjectID: Snapshot] = [:]
         var toMany: [ObjectID: [Int: [ObjectID]]] = [:]
         let isRoot = parent == nil
+        rememberRenames(permanentIDs)
         // The saved state travels in the notification only when someone
         // can merge it: an observer, a child, or the parent.
         let wantsPayload = !observers.isEmpty || !children.isEmpty || !isRoot
@@ -458,8 +459,50 @@ extension ManagedObjectContext {
     /// in the identity map, and in the relationships of every registered
     /// object.
     func adoptPermanentIDs(_ permanentIDs: PermanentIDs) {
+        rememberRenames(permanentIDs)
         for (temporary, permanent) in permanentIDs { adopt(temporary, permanent) }
-        for object in registered.values { replaceTemporaryIDs(permanentIDs, inRelationshipsOf: object) }
+        for object in registered.values {
+            replaceTemporaryIDs(permanentIDs, inRelationshipsOf: object)
+            replaceTemporaryIDs(permanentIDs, inCommittedStateOf: object)
+        }
+    }
+
+    /// Keeps what each temporary ID became while undo can still name it
+    /// (see `currentID`).
+    func rememberRenames(_ permanentIDs: PermanentIDs) {
+        guard undoManager != nil else { return }
+        for (temporary, permanent) in permanentIDs { renamedIDs[temporary] = permanent }
+    }
+
+    /// The ID `id` stands for now: an undo action registered before a save
+    /// names a new object by its temporary ID.
+    func currentID(_ id: ObjectID) -> ObjectID {
+        id.isTemporaryID ? renamedIDs[id] ?? id : id
+    }
+
+    /// Rewrites temporary IDs in what an object last read from its parent
+    /// (to-one destinations, to-many contents to roll back to): otherwise
+    /// the parent's state, renamed, would look changed against it.
+    private func replaceTemporaryIDs(_ permanentIDs: PermanentIDs, inCommittedStateOf object: ManagedObject) {
+        if var committed = object.committed {
+            var renamed = false
+            for i in committed.links.indices {
+                if case .toOne(let id?) = committed.links[i], id.isTemporaryID, let permanent = permanentIDs[id] {
+                    committed.links[i] = .toOne(permanent)
+                    renamed = true
+                }
+            }
+            if renamed { object.committed = committed }
+        }
+        let key = ObjectIdentifier(object)
+        if var saved = committedToMany[key] {
+            for (i, ids) in saved where ids.contains(where: { $0.isTemporaryID && permanentIDs[$0] != nil }) {
+                var renamed = ids
+                renamed.replaceAll { permanentIDs[$0] ?? $0 }
+                saved[i] = renamed
+            }
+            committedToMany[key] = saved
+        }
     }
 
     private func adopt(_ temporary: ObjectID, _ permanent: ObjectID) {

@@ -35,8 +35,14 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public var mergePolicy: MergePolicy = .error
     /// Records changes for undo and redo; nil (the default) records nothing.
     @exclusivity(unchecked) public var undoManager: UndoManager? {
-        didSet { hearing.update(self) }
+        didSet {
+            hearing.update(self)
+            renamedIDs = [:]
+        }
     }
+    /// Temporary IDs and the permanent ones saves gave them, kept while an
+    /// undo manager may name them (see `currentID`).
+    var renamedIDs: [ObjectID: ObjectID] = [:]
     /// Shared with this context's objects: see `ManagedObject.hearing`.
     let hearing = ChangeHearing()
     /// Whether saves of the parent are merged into this context.
