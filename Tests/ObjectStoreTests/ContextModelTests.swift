@@ -540,6 +540,19 @@ import Testing
             .save(.root),
             .undo,
         ]),
+        // A new item undo had taken out kept its team's temporary ID
+        // through the team's save: brought back, it named no team.
+        Sequence(policies: [.overwrite, .overwrite, .rollback, .mergeByPropertyObjectTrump], autoMerge: (false, true), ops: [
+            .insertTeam(.root, uid: 1, name: nil),
+            .insert(.root, uid: 2, a: 0, b: "y"),
+            .setTeam(.childA, uid: 2, team: 1),
+            .delete(.root, uid: 2),
+            .undo,
+            .save(.childA),
+            .redo,
+            .saveUp(.childB),
+            .undo,
+        ]),
     ]
 
     @Test(arguments: regressions.indices)

@@ -220,6 +220,7 @@ extension ManagedObjectContext {
         committedToMany[ObjectIdentifier(object)] = nil
         registerUndo(on: object) { context in
             context.registered[object.objectID] = object
+            context.renameSavedIDs(inRelationshipsOf: object)
             context.markChanged(object)
         }
     }

@@ -480,6 +480,24 @@ extension ManagedObjectContext {
         id.isTemporaryID ? renamedIDs[id] ?? id : id
     }
 
+    /// Renames the temporary IDs a save replaced in the relationships of
+    /// `object`, which undo brings back: it was out of the context when
+    /// the save renamed the others.
+    func renameSavedIDs(inRelationshipsOf object: ManagedObject) {
+        guard !renamedIDs.isEmpty, !object.isFault else { return }
+        for i in object.relationshipSlots.indices {
+            switch object.relationshipSlots[i] {
+            case .toOne(let id?) where id.isTemporaryID:
+                object.relationshipSlots[i] = .toOne(currentID(id))
+            case .toMany(var ids) where ids.contains(where: { $0.isTemporaryID && renamedIDs[$0] != nil }):
+                ids.replaceAll(currentID)
+                object.relationshipSlots[i] = .toMany(ids)
+            default:
+                break
+            }
+        }
+    }
+
     /// Rewrites temporary IDs in what an object last read from its parent
     /// (to-one destinations, to-many contents to roll back to): otherwise
     /// the parent's state, renamed, would look changed against it.

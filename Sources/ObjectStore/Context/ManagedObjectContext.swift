@@ -214,6 +214,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         object.setContext(self)
         object.state = .inserted
         registered[object.objectID] = object
+        renameSavedIDs(inRelationshipsOf: object)
         markChanged(object)
         undoManager?.registerUndo { [weak self, object] in self?.undoInsert(object) }
         if !object.hasAwokenFromInsert {
