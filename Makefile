@@ -52,6 +52,16 @@ bench: deps release
 	$(SWIFT) build -c release --package-path Benchmarks --scratch-path $(BENCH_SCRATCH)
 	$(BENCH_SCRATCH)/release/mrq-bench
 
+# The long run behind `make test`'s random tests (issue 16): 100,000
+# model-based context sequences, 20,000 constraint sequences, 2,000 rounds of
+# each save race and a long shell fuzz (MRQ_SOAK=1), then the concurrency
+# and save tests again under the thread sanitizer. Takes an hour or more.
+.PHONY: soak
+soak: deps
+	MRQ_SOAK=1 $(SWIFT) test
+	MRQ_SOAK=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan \
+		--filter 'ConcurrencyTests|SiblingSaveTests|SavingTests'
+
 # Every workload once on a tenth of the data: a check for CI that the
 # suite still builds and runs, not a measurement.
 .PHONY: bench-smoke
