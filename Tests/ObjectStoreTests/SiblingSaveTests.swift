@@ -198,3 +198,70 @@ import Testing
         }
     }
 }
+
+/// Many-to-many contents live in a join table: a store save under the
+/// property policies merges them with what another process wrote (its
+/// additions and removals both survive), as a child's push merges with
+/// its parent.
+@Suite struct ManyToManyMergeTests {
+    static func model() throws -> ManagedObjectModel {
+        try ManagedObjectModel {
+            Entity("Item") {
+                Attribute("name", .string)
+                ToMany("tags", "Tag", inverse: "items")
+            }
+            Entity("Tag") {
+                Attribute("label", .string)
+                ToMany("items", "Item", inverse: "tags")
+            }
+        }
+    }
+
+    static func labels(_ coordinator: PersistentStoreCoordinator) throws -> [String] {
+        let fresh = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let item = try #require(try fresh.fetch(FetchRequest(entityName: "Item")).first)
+        return item.objects(forKey: "tags").compactMap { if case .string(let s) = $0["label"] { return s } else { return nil } }.sorted()
+    }
+
+    @Test(arguments: [MergePolicy.mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump, .error])
+    func twoCoordinatorsTaggingOneItemBothLand(policy: MergePolicy) throws {
+        let path = TestModels.temporaryStorePath()
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let model = try Self.model()
+        let first = try TestModels.coordinator(model, path: path)
+        let second = try TestModels.coordinator(model, path: path)
+        let setup = ManagedObjectContext(concurrencyType: .confined, coordinator: first)
+        let item = setup.insertObject(forEntityName: "Item")
+        item["name"] = .string("box")
+        for label in ["old", "red", "blue"] {
+            let tag = setup.insertObject(forEntityName: "Tag")
+            tag["label"] = .string(label)
+            if label == "old" { item.add(tag, toKey: "tags") }
+        }
+        try setup.save()
+
+        func context(_ coordinator: PersistentStoreCoordinator) -> ManagedObjectContext {
+            let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+            context.mergePolicy = policy
+            return context
+        }
+        func tag(_ label: String, in context: ManagedObjectContext) throws -> ManagedObject {
+            let request = FetchRequest(entityName: "Tag", predicate: try Predicate(format: "label == %@", .string(label)))
+            return try #require(try context.fetch(request).first)
+        }
+        let mine = context(first), theirs = context(second)
+        let myItem = try #require(try mine.fetch(FetchRequest(entityName: "Item")).first)
+        let theirItem = try #require(try theirs.fetch(FetchRequest(entityName: "Item")).first)
+        myItem.add(try tag("red", in: mine), toKey: "tags")
+        theirItem.add(try tag("blue", in: theirs), toKey: "tags")
+        theirItem.remove(try tag("old", in: theirs), fromKey: "tags")
+        try theirs.save()
+        if policy == .error {
+            #expect(throws: MergeConflictError.self) { try mine.save() }
+            #expect(try Self.labels(first) == ["blue"])
+            return
+        }
+        try mine.save()
+        #expect(try Self.labels(first) == ["blue", "red"])
+    }
+}
