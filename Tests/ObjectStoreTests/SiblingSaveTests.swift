@@ -265,3 +265,41 @@ import Testing
         #expect(try Self.labels(first) == ["blue", "red"])
     }
 }
+
+/// A chain save is one save: when the store level fails (here a required
+/// value missing in the root's own changes), the child keeps its changes
+/// and the root holds none of them; fixing the cause, it saves.
+@Suite struct ChainSaveTests {
+    @Test func aChainSaveFailingAtTheStoreLeavesEveryContextAsItWas() throws {
+        let model = try ManagedObjectModel {
+            Entity("Person") {
+                Attribute("name", .string).required()
+                Attribute("age", .integer16, default: .int(0))
+            }
+        }
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addSQLiteStore(at: nil)
+        let root = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let seeded = root.insertObject(forEntityName: "Person")
+        seeded["name"] = .string("Ada")
+        try root.save()
+        let child = ManagedObjectContext(concurrencyType: .confined, parent: root)
+        let ada = try #require(try child.fetch(FetchRequest(entityName: "Person")).first)
+        ada["age"] = .int(37)
+        let grace = child.insertObject(forEntityName: "Person")
+        grace["name"] = .string("Grace")
+        // The root's own pending change cannot be saved: no name.
+        let nameless = root.insertObject(forEntityName: "Person")
+        #expect(throws: ValidationError.self) { try child.saveUpToStore() }
+        #expect(child.insertedObjects.count == 1 && child.updatedObjects.count == 1, "the child keeps its changes")
+        #expect(ada["age"] == .int(37) && grace.isInserted)
+        #expect(root.insertedObjects.map { $0 === nameless } == [true], "the root holds none of the child's changes")
+        #expect(root.updatedObjects.isEmpty)
+        let stored = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        #expect(try stored.count(for: FetchRequest(entityName: "Person")) == 1)
+        nameless["name"] = .string("Alan")
+        try child.saveUpToStore()
+        #expect(try stored.count(for: FetchRequest(entityName: "Person")) == 3)
+        #expect(!child.hasChanges && !root.hasChanges)
+    }
+}
