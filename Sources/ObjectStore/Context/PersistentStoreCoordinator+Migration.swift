@@ -14,7 +14,7 @@ extension PersistentStoreCoordinator {
     /// on this coordinator (children included) has its registered objects
     /// renamed to them, so it keeps working. Unsaved changes stay unsaved.
     /// The old store is left as it was on disk. A file already at `url` is
-    /// replaced. For `.inMemory`, `url` is ignored.
+    /// replaced; a directory or a device there is an error. For `.inMemory`, `url` is ignored.
     @discardableResult
     public func migratePersistentStore(_ store: any PersistentStore, to url: URL?, type: PersistentStoreType,
                                        options: PersistentStoreOptions = PersistentStoreOptions()) throws -> any PersistentStore {
@@ -25,8 +25,17 @@ extension PersistentStoreCoordinator {
             if url.standardizedFileURL == old.url?.standardizedFileURL {
                 throw StoreError(.misuse, "cannot migrate a store onto its own file '\(url.path)'")
             }
+            // Only files are replaced: removing a directory would take its
+            // contents along, and a device (/dev/null) is not ours.
             for suffix in ["", "-wal", "-shm", "-journal"] {
-                try? FileManager.default.removeItem(atPath: url.path + suffix)
+                let path = url.path + suffix
+                var info = stat()
+                guard lstat(path, &info) == 0 else { continue }
+                let kind = info.st_mode & S_IFMT
+                guard kind == S_IFREG || kind == S_IFLNK else {
+                    throw StoreError(.misuse, "cannot replace '\(path)' with a store: it is not a file")
+                }
+                try FileManager.default.removeItem(atPath: path)
             }
         }
         var options = options

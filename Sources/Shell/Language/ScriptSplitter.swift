@@ -9,6 +9,17 @@ enum ScriptSplitter {
         case dotCommand(String, SourceRange)
         case statements([Token])
         case lexError(SyntaxError)
+
+        /// Where the item is in the script.
+        var range: SourceRange {
+            switch self {
+            case .dotCommand(_, let range): return range
+            case .statements(let tokens):
+                guard let first = tokens.first, let last = tokens.last(where: { $0.kind != .end }) else { return .unknown }
+                return first.range.union(last.range)
+            case .lexError(let error): return error.range
+            }
+        }
     }
 
     static func isDotLine(_ line: Substring) -> Bool {

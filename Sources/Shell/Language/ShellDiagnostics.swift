@@ -33,4 +33,12 @@ enum ShellDiagnostics {
     static func notAToOne(_ key: String) -> String { "'\(key)' is a to-many relationship: give it objects with a query such as 'Tag where …'" }
     static func noMatchForFirst(_ entity: String) -> String { "no \(entity) matches for 'first'" }
     static func expectedValueFor(_ key: String) -> String { "expected a value for '\(key)'" }
+
+    // Files
+    static func cannotRead(_ name: String, because reason: String) -> String { "cannot read '\(name)': \(reason)" }
+    static func cannotWrite(_ name: String, because reason: String) -> String { "cannot write '\(name)': \(reason)" }
+    static func cannotReadModel(_ name: String, because reason: String) -> String { "cannot read the model '\(name)': \(reason)" }
+    static func cannotOpenStore(_ name: String, because reason: String) -> String { "cannot open '\(name)': \(reason)" }
+    static func cannotSaveAs(_ name: String, because reason: String) -> String { "cannot save as '\(name)': \(reason)" }
+    static func outputBackToScreen(_ problem: String) -> String { "\(problem); results go to the screen again" }
 }

@@ -54,32 +54,39 @@ extension ShellSession {
             case "bail":
                 return onOff { bail = $0 }
             case "output":
-                if arguments.isEmpty {
-                    redirect = nil
+                guard arguments.count <= 1 else { return fail("usage: .output [FILE]") }
+                if let name = arguments.first {
+                    redirect = try FileOutput(path: path(name), shownAs: name)
                 } else {
-                    redirect = try FileOutput(path: URL(fileURLWithPath: arguments[0], relativeTo: baseDirectory).path)
+                    redirect = nil
                 }
             case "read":
                 guard arguments.count == 1 else { return fail("usage: .read FILE") }
-                let url = URL(fileURLWithPath: arguments[0], relativeTo: baseDirectory)
-                guard let data = FileManager.default.contents(atPath: url.path) else {
-                    return fail("cannot read '\(arguments[0])'")
-                }
-                return run(String(decoding: data, as: UTF8.self), fileName: url.path, output: output.base)
+                let file = path(arguments[0])
+                let text = try ShellFiles.readText(file, shownAs: arguments[0])
+                return run(text, fileName: file, output: output.base)
             case "open":
                 guard arguments.count == 1 || arguments.count == 2 else { return fail("usage: .open PATH [MODEL]") }
-                try open(storePath: arguments[0], modelPath: arguments.count == 2 ? arguments[1] : nil)
+                let storePath = arguments[0] == ":memory:" ? arguments[0] : path(arguments[0])
+                if storePath != ":memory:" { try ShellFiles.checkStorePath(storePath, shownAs: arguments[0]) }
+                let modelPath = arguments.count == 2 ? path(arguments[1]) : nil
+                if let modelPath { try ShellFiles.checkModelPath(modelPath, shownAs: arguments[1]) }
+                try open(storePath: storePath, modelPath: modelPath)
                 output.status("opened \(arguments[0]) (\(Self.countText(model.entities.count, "entity", "entities")))")
             case "save-as":
                 let type = arguments.count == 2 ? PersistentStoreType(rawValue: arguments[1].lowercased()) : nil
                 guard arguments.count == 1 || type != nil && type != .inMemory else { return fail("usage: .save-as PATH [sqlite|xml]") }
-                let url = URL(fileURLWithPath: arguments[0], relativeTo: baseDirectory)
+                let destination = path(arguments[0])
+                try ShellFiles.checkNewStorePath(destination, shownAs: arguments[0])
+                let url = URL(fileURLWithPath: destination)
                 try saveAs(url, type: type ?? PersistentStoreType.forFile(url))
                 output.status("saved as \(arguments[0]) (\((type ?? PersistentStoreType.forFile(url)).rawValue))")
             case "model":
                 guard arguments.count == 1 else { return fail("usage: .model PATH") }
                 guard !context.hasChanges else { return fail(ShellDiagnostics.pendingChangesBlockSchema()) }
-                let newModel = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: arguments[0], relativeTo: baseDirectory))
+                let modelPath = path(arguments[0])
+                try ShellFiles.checkModelPath(modelPath, shownAs: arguments[0])
+                let newModel = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: modelPath))
                 try replaceModel(with: newModel)
                 output.status("model \(arguments[0]): \(Self.countText(newModel.entities.count, "entity", "entities"))")
             case "schema":
@@ -108,10 +115,18 @@ extension ShellSession {
             }
         } catch let error as LocatedError {
             return fail(error.message)
+        } catch let error as ShellFiles.Problem {
+            return fail(error.message)
         } catch {
             return fail("\(error)")
         }
         return true
+    }
+
+    /// A file name from a dot command or a statement, `~` expanded and
+    /// made absolute against the script's folder (or the current one).
+    func path(_ name: String) -> String {
+        ShellFiles.resolve(name, relativeTo: baseDirectory)
     }
 
     static func countText(_ n: Int, _ one: String, _ many: String) -> String {

@@ -60,9 +60,11 @@ extension ShellSession {
             output.status("deleted \(Self.count(objects.count, entity.name))")
         case .importJSON(let name, let path, let range):
             let entity = try self.entity(name)
-            let url = URL(fileURLWithPath: path, relativeTo: baseDirectory)
-            guard let data = FileManager.default.contents(atPath: url.path) else {
-                throw LocatedError("cannot read '\(path)'", range)
+            let data: Data
+            do {
+                data = try ShellFiles.readData(self.path(path), shownAs: path)
+            } catch {
+                throw LocatedError(error.message, range)
             }
             let json: JSON
             do { json = try JSON(data: data) } catch let error as JSONSyntaxError {

@@ -114,7 +114,7 @@ public final class ShellSession: ShellSessionProtocol {
         }
         for item in ScriptSplitter.split(source) {
             let started = DispatchTime.now()
-            let succeeded: Bool
+            var succeeded: Bool
             switch item {
             case .dotCommand(let line, let range):
                 succeeded = runDotCommand(line, range: range, source: source, fileName: fileName, output: out)
@@ -127,6 +127,10 @@ public final class ShellSession: ShellSessionProtocol {
             if timer {
                 let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
                 out.status(String(format: "Run Time: real %.3f\n", elapsed))
+            }
+            if let problem = out.takeWriteProblem() {
+                report(problem, range: item.range, source: source, fileName: fileName, output: out)
+                succeeded = false
             }
             if !succeeded {
                 ok = false
@@ -248,44 +252,48 @@ final class OutputSink {
         self.session = session
     }
 
+    /// Why writing to the `.output` file failed, until the statement
+    /// that wrote reports it.
+    private(set) var writeProblem: String?
+
     func result(_ text: String) {
         guard !text.isEmpty else { return }
         let line = text.hasSuffix("\n") ? text : text + "\n"
-        if let file = session.redirect { file.write(line) } else { base.write(line) }
+        toFileOrScreen(line)
     }
 
     func status(_ text: String) {
         let line = text.hasSuffix("\n") ? text : text + "\n"
         switch session.renderOptions.mode {
         case .json, .csv: base.writeError(line)
-        default: if let file = session.redirect { file.write(line) } else { base.write(line) }
+        default: toFileOrScreen(line)
         }
+    }
+
+    /// Writes to the `.output` file; when it takes no more (a full disk, a
+    /// pipe whose reader left), results go back to the screen, this one
+    /// included, and the statement reports why.
+    private func toFileOrScreen(_ line: String) {
+        guard let file = session.redirect else {
+            base.write(line)
+            return
+        }
+        do {
+            try file.write(line)
+        } catch {
+            session.redirect = nil
+            if writeProblem == nil { writeProblem = ShellDiagnostics.outputBackToScreen(error.message) }
+            base.write(line)
+        }
+    }
+
+    /// The write problem since the last call, if any.
+    func takeWriteProblem() -> String? {
+        defer { writeProblem = nil }
+        return writeProblem
     }
 
     func error(_ text: String) {
         base.writeError(text)
     }
-}
-
-/// `.output FILE`: results appended to a file.
-final class FileOutput {
-    let handle: FileHandle
-    let path: String
-
-    init(path: String) throws {
-        if !FileManager.default.fileExists(atPath: path) {
-            guard FileManager.default.createFile(atPath: path, contents: nil) else {
-                throw LocatedError("cannot create '\(path)'", .unknown)
-            }
-        }
-        guard let handle = FileHandle(forWritingAtPath: path) else {
-            throw LocatedError("cannot write '\(path)'", .unknown)
-        }
-        handle.truncateFile(atOffset: 0)
-        self.handle = handle
-        self.path = path
-    }
-
-    func write(_ text: String) { handle.write(Data(text.utf8)) }
-    deinit { try? handle.close() }
 }

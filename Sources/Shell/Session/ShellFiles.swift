@@ -1,0 +1,273 @@
+import Foundation
+
+/// Files that statements and dot commands name: where they are, what they
+/// are, and reading and writing them without a trap.
+///
+/// ```swift
+/// let path = ShellFiles.resolve("~/people.mrq", relativeTo: base)
+/// let text = try ShellFiles.readText(path, shownAs: "~/people.mrq")
+/// ```
+///
+/// Foundation's conveniences are not used on names a user types: on Linux
+/// `NSString.deletingLastPathComponent` traps on a one-character path and
+/// `FileHandle`'s writes trap on any error (`/dev/full`, a closed pipe).
+package enum ShellFiles {
+    /// What is at a path.
+    enum Kind: Equatable {
+        case missing, regular, directory, fifo, device, socket, other
+    }
+
+    /// The problem with a file, as a message that names it.
+    package struct Problem: Error, CustomStringConvertible {
+        package let message: String
+        package var description: String { message }
+    }
+
+    // MARK: - Names
+
+    /// `path` with a leading `~` or `~/` replaced by the home directory,
+    /// made absolute against `base`.
+    static func resolve(_ path: String, relativeTo base: URL) -> String {
+        let expanded = expandingTilde(path)
+        if expanded.hasPrefix("/") { return expanded }
+        let directory = base.path
+        if expanded.isEmpty { return directory }
+        return directory.hasSuffix("/") ? directory + expanded : directory + "/" + expanded
+    }
+
+    /// `~` and `~/…` in the home directory; `~user` is left alone.
+    static func expandingTilde(_ path: String) -> String {
+        guard path == "~" || path.hasPrefix("~/") else { return path }
+        return homeDirectory + path.dropFirst()
+    }
+
+    static var homeDirectory: String {
+        let home = ProcessInfo.processInfo.environment["HOME"] ?? ""
+        return home.isEmpty ? NSHomeDirectory() : home
+    }
+
+    /// Splits a typed path at its last `/`: `Samples/peo` is `Samples/`
+    /// and `peo`, `/x` is `/` and `x`, `x` is `` and `x`.
+    static func splitDirectory(_ path: String) -> (directory: String, name: String) {
+        guard let slash = path.lastIndex(of: "/") else { return ("", path) }
+        let afterSlash = path.index(after: slash)
+        return (String(path[..<afterSlash]), String(path[afterSlash...]))
+    }
+
+    // MARK: - Kinds
+
+    /// What is at `path`, following symbolic links.
+    static func kind(of path: String) -> Kind {
+        var info = stat()
+        guard stat(path, &info) == 0 else { return .missing }
+        switch info.st_mode & S_IFMT {
+        case S_IFREG: return .regular
+        case S_IFDIR: return .directory
+        case S_IFIFO: return .fifo
+        case S_IFCHR, S_IFBLK: return .device
+        case S_IFSOCK: return .socket
+        default: return .other
+        }
+    }
+
+    static func describe(_ kind: Kind) -> String {
+        switch kind {
+        case .missing: return "no such file"
+        case .regular: return "a file"
+        case .directory: return "a directory"
+        case .fifo: return "a named pipe"
+        case .device: return "a device"
+        case .socket: return "a socket"
+        case .other: return "not a regular file"
+        }
+    }
+
+    /// The POSIX error as a lowercase phrase: "permission denied".
+    static func reason(_ code: Int32) -> String {
+        guard let text = strerror(code) else { return "error \(code)" }
+        let phrase = String(cString: text)
+        return phrase.prefix(1).lowercased() + phrase.dropFirst()
+    }
+
+    // MARK: - Reading
+
+    /// The bytes of the regular file (or pipe) at `path`; `shown` is the
+    /// name the user gave, for the message. Directories and devices are
+    /// refused (a device such as /dev/zero never ends).
+    static func readData(_ path: String, shownAs shown: String) throws(Problem) -> Data {
+        let kind = kind(of: path)
+        switch kind {
+        case .regular, .fifo: break
+        case .missing: throw Problem(message: ShellDiagnostics.cannotRead(shown, because: "no such file"))
+        default: throw Problem(message: ShellDiagnostics.cannotRead(shown, because: "it is \(describe(kind)), not a file"))
+        }
+        let descriptor = open(path, O_RDONLY | O_CLOEXEC)
+        guard descriptor >= 0 else { throw Problem(message: ShellDiagnostics.cannotRead(shown, because: reason(errno))) }
+        defer { close(descriptor) }
+        return try readAll(descriptor: descriptor, shownAs: shown)
+    }
+
+    /// Everything left to read from an open descriptor (standard input).
+    package static func readAll(descriptor: Int32, shownAs shown: String) throws(Problem) -> Data {
+        var data = Data()
+        var buffer = [UInt8](repeating: 0, count: 64 * 1024)
+        while true {
+            let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
+            if count == 0 { return data }
+            if count < 0 {
+                // EINTR is Ctrl-C while a pipe keeps us waiting.
+                let code = errno
+                throw Problem(message: ShellDiagnostics.cannotRead(shown, because: code == EINTR ? "interrupted" : reason(code)))
+            }
+            data.append(contentsOf: buffer[0..<count])
+        }
+    }
+
+    /// The text of a script file: UTF-8, without NUL bytes (a binary file
+    /// would otherwise be run, and its bytes echoed in the errors).
+    package static func readText(_ path: String, shownAs shown: String) throws(Problem) -> String {
+        let data = try readData(path, shownAs: shown)
+        return try text(of: data, shownAs: shown)
+    }
+
+    /// `data` as UTF-8 text, or the line where it stops being text.
+    package static func text(of data: Data, shownAs shown: String) throws(Problem) -> String {
+        var line = 1
+        var iterator = data.makeIterator()
+        var decoder = UTF8()
+        var text = ""
+        text.reserveCapacity(data.count)
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                if scalar == "\0" {
+                    throw Problem(message: ShellDiagnostics.cannotRead(shown, because: "it is not a text file (a NUL byte on line \(line))"))
+                }
+                if scalar == "\n" { line += 1 }
+                text.unicodeScalars.append(scalar)
+            case .emptyInput:
+                return text
+            case .error:
+                throw Problem(message: ShellDiagnostics.cannotRead(shown, because: "it is not UTF-8 text (line \(line))"))
+            }
+        }
+    }
+
+    // MARK: - Checks before opening
+
+    /// Refuses a store path that is not a file (a directory, a device such
+    /// as /dev/null, a named pipe): SQLite would block on a pipe, and
+    /// write beside a device.
+    package static func checkStorePath(_ path: String, shownAs shown: String) throws(Problem) {
+        let kind = kind(of: path)
+        guard kind == .regular || kind == .missing else {
+            throw Problem(message: ShellDiagnostics.cannotOpenStore(shown, because: "it is \(describe(kind)), not a store file"))
+        }
+    }
+
+    /// Refuses a model path that is neither a bundle (a directory) nor a
+    /// file: reading a device or a pipe might never end.
+    package static func checkModelPath(_ path: String, shownAs shown: String) throws(Problem) {
+        let kind = kind(of: path)
+        switch kind {
+        case .regular, .directory: return
+        case .missing: throw Problem(message: ShellDiagnostics.cannotReadModel(shown, because: "no such file or directory"))
+        default: throw Problem(message: ShellDiagnostics.cannotReadModel(shown, because: "it is \(describe(kind))"))
+        }
+    }
+
+    /// Refuses to copy a store onto anything that exists: `.save-as`
+    /// would replace it, and a store, a directory or a device is not
+    /// something to lose by a typo.
+    static func checkNewStorePath(_ path: String, shownAs shown: String) throws(Problem) {
+        let kind = kind(of: path)
+        if kind == .missing {
+            let parent = splitDirectory(path).directory
+            if self.kind(of: parent.isEmpty ? "." : parent) != .directory {
+                var shownParent = splitDirectory(shown).directory
+                if shownParent.count > 1, shownParent.hasSuffix("/") { shownParent.removeLast() }
+                throw Problem(message: ShellDiagnostics.cannotSaveAs(shown, because: "its directory '\(shownParent.isEmpty ? "." : shownParent)' does not exist"))
+            }
+            return
+        }
+        let what = kind == .regular ? "a file" : describe(kind)
+        throw Problem(message: ShellDiagnostics.cannotSaveAs(shown, because: "\(what) is already there; remove it first or choose another name"))
+    }
+}
+
+/// `.output FILE`: results written to a file, a pipe or a device, with
+/// every failure reported rather than trapped.
+final class FileOutput {
+    let path: String
+    /// The name as typed, for messages.
+    let shownName: String
+    private let descriptor: Int32
+
+    /// Opens `path` for writing: a regular file is created or emptied; a
+    /// named pipe needs a reader already (opening it would wait forever);
+    /// a device (`/dev/null`, a terminal) is written as it is.
+    init(path: String, shownAs shown: String) throws(ShellFiles.Problem) {
+        self.path = path
+        shownName = shown
+        let kind = ShellFiles.kind(of: path)
+        if kind == .directory {
+            throw ShellFiles.Problem(message: ShellDiagnostics.cannotWrite(shown, because: "it is a directory"))
+        }
+        // O_NONBLOCK: a pipe with no reader fails with ENXIO instead of
+        // waiting; it is cleared again once the file is open.
+        let descriptor = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0o644)
+        guard descriptor >= 0 else {
+            let code = errno
+            let why = code == ENXIO ? "no process is reading the named pipe" : ShellFiles.reason(code)
+            throw ShellFiles.Problem(message: ShellDiagnostics.cannotWrite(shown, because: why))
+        }
+        let flags = fcntl(descriptor, F_GETFL)
+        if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
+        var info = stat()
+        if fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, ftruncate(descriptor, 0) != 0 {
+            let code = errno
+            close(descriptor)
+            throw ShellFiles.Problem(message: ShellDiagnostics.cannotWrite(shown, because: ShellFiles.reason(code)))
+        }
+        self.descriptor = descriptor
+    }
+
+    /// Writes all of `text`; throws with the reason when the file takes
+    /// no more (a full disk, a pipe whose reader left).
+    func write(_ text: String) throws(ShellFiles.Problem) {
+        let code = DescriptorWriter.writeAll(descriptor, text)
+        guard code == 0 else {
+            throw ShellFiles.Problem(message: ShellDiagnostics.cannotWrite(shownName, because: ShellFiles.reason(code)))
+        }
+    }
+
+    deinit { close(descriptor) }
+}
+
+/// Writing to a file descriptor with `write(2)`: every byte, retrying
+/// after a signal, and an error number instead of a trap.
+///
+/// ```swift
+/// if DescriptorWriter.writeAll(STDOUT_FILENO, "hello\n") == EPIPE { … }
+/// ```
+package enum DescriptorWriter {
+    /// Writes all of `text`; returns 0, or the `errno` of the write that
+    /// failed.
+    @discardableResult
+    package static func writeAll(_ descriptor: Int32, _ text: String) -> Int32 {
+        var text = text
+        return text.withUTF8 { bytes in
+            guard let base = bytes.baseAddress else { return 0 }
+            var offset = 0
+            while offset < bytes.count {
+                let written = write(descriptor, base + offset, bytes.count - offset)
+                if written < 0 {
+                    if errno == EINTR { continue }
+                    return errno
+                }
+                offset += written
+            }
+            return 0
+        }
+    }
+}
