@@ -39,6 +39,12 @@ static inline void mrq_rl_completion_over(void) {
     rl_attempted_completion_over = 1;
 }
 
+/* What libedit adds after a completion that is the only candidate: a
+   space, a closing quote, or nothing (0) after a directory. */
+static inline void mrq_rl_set_append_character(int character) {
+    rl_completion_append_character = character;
+}
+
 /* The cursor, a byte offset into the line being edited. */
 static inline int mrq_rl_point(void) { return rl_point; }
 

@@ -10,7 +10,7 @@ import Shell
 /// let reader = EditLineReader(
 ///     historyPath: EditLineReader.defaultHistoryPath(),
 ///     isComplete: session.isComplete,
-///     completions: session.completions
+///     completion: session.completion
 /// )
 /// ```
 ///
@@ -31,16 +31,19 @@ final class EditLineReader: LineReader {
     init(
         historyPath: String,
         isComplete: @escaping (String) -> Bool,
-        completions: @escaping (_ lineBuffer: String, _ cursor: Int) -> [String]
+        completion: @escaping (_ lineBuffer: String, _ cursor: Int) -> Shell.Completion
     ) {
         self.historyPath = historyPath
         assembler = EntryAssembler(isComplete: isComplete)
-        Completion.provider = completions
+        CompletionBridge.provider = completion
 
-        // Word boundaries for completion. `.` and `$` are left out so that
-        // key paths (`department.name`) and variables (`$name`) complete
-        // as one word.
-        mrq_rl_configure("mrq", completionAttempt, " \t\n\"'`@><=;|&{}()[],!+-*/%")
+        // Word boundaries for libedit's word. The session decides what a
+        // candidate replaces, and `Completion.replacements` rewrites the
+        // candidates for libedit's word, so these only need to keep that
+        // word short enough to list the candidates readably; `.`, `$`, `@`,
+        // `/`, `-` and `~` are left out so that key paths, variables and
+        // file names stay one word.
+        mrq_rl_configure("mrq", completionAttempt, " \t\n\"'`><=;|&{}()[],!+*%")
         rl_initialize()
         using_history()
         stifle_history(Self.historyLimit)
@@ -70,10 +73,10 @@ final class EditLineReader: LineReader {
                 // (see `Interrupt`), or the interrupted read's EINTR, which
                 // does not depend on which thread ran the handler.
                 if Interrupt.take() || readFailedWithEINTR != 0 {
-                    FileHandle.standardOutput.write(Data("^C\n".utf8))
+                    DescriptorWriter.writeAll(STDOUT_FILENO, "^C\n")
                     return .interrupted
                 }
-                FileHandle.standardOutput.write(Data("\n".utf8))
+                DescriptorWriter.writeAll(STDOUT_FILENO, "\n")
                 return .endOfInput
             }
             defer { free(line) }
@@ -87,24 +90,25 @@ final class EditLineReader: LineReader {
         _ = add_history(entry)
         if write_history(historyPath) != 0, !warnedAboutHistory {
             warnedAboutHistory = true
-            FileHandle.standardError.write(Data("mrq: cannot write history file \(historyPath)\n".utf8))
+            DescriptorWriter.writeAll(STDERR_FILENO, "mrq: cannot write history file \(historyPath)\n")
         }
     }
 }
 
-/// The bridge from libedit's C completion callbacks to a Swift closure.
+/// The bridge from libedit's C completion callback to a Swift closure.
 ///
-/// The statics are `nonisolated(unsafe)` because C function pointers
+/// The static is `nonisolated(unsafe)` because C function pointers
 /// cannot capture context. That is safe here: libedit calls back only
 /// from inside `readline`, on the one thread that runs the line editor.
-private enum Completion {
-    nonisolated(unsafe) static var provider: ((String, Int) -> [String])?
-    nonisolated(unsafe) static var candidates: [String] = []
-    nonisolated(unsafe) static var next = 0
+private enum CompletionBridge {
+    nonisolated(unsafe) static var provider: ((String, Int) -> Shell.Completion)?
 }
 
-/// `rl_attempted_completion_function`: gathers the candidates for the
-/// word ending at the cursor, and turns off filename completion.
+/// `rl_attempted_completion_function`: the session's candidates for the
+/// line before the cursor, rewritten for libedit's word (`text`, from
+/// `start`), which libedit replaces by the first entry of the list this
+/// returns (malloc'd, like every string in it; libedit frees them).
+/// Turns off filename completion.
 private func completionAttempt(
     _ text: UnsafePointer<CChar>?, _ start: Int32, _ end: Int32
 ) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {
@@ -117,23 +121,21 @@ private func completionAttempt(
         free(copy)
     }
     // libedit's copy can lag the last typed character; the word being
-    // completed (`text`, from `start`) is exact, so rebuild the line
-    // before the cursor from the two.
-    if let text {
-        let word = String(cString: text)
-        line = String(String.UnicodeScalarView(line.unicodeScalars.prefix(Int(start)))) + word
-    }
-    Completion.candidates = Completion.provider?(line, line.utf8.count) ?? []
-    Completion.next = 0
-    guard !Completion.candidates.isEmpty, let text else { return nil }
-    return rl_completion_matches(text, completionCandidate)
-}
-
-/// `rl_compentry_func_t`: hands out one candidate per call, as a malloc'd
-/// string that libedit frees.
-private func completionCandidate(_ text: UnsafePointer<CChar>?, _ state: Int32) -> UnsafeMutablePointer<CChar>? {
-    if state == 0 { Completion.next = 0 }
-    guard Completion.next < Completion.candidates.count else { return nil }
-    defer { Completion.next += 1 }
-    return strdup(Completion.candidates[Completion.next])
+    // completed (`text`, from `start`, counted in characters) is exact,
+    // so rebuild the line before the cursor from the two.
+    let word = text.map { String(cString: $0) } ?? ""
+    let before = String(String.UnicodeScalarView(line.unicodeScalars.prefix(max(0, Int(start)))))
+    line = before + word
+    guard let completion = CompletionBridge.provider?(line, line.utf8.count) else { return nil }
+    let (common, candidates) = completion.replacements(forWordStartingAt: before.utf8.count, in: line)
+    guard !candidates.isEmpty else { return nil }
+    mrq_rl_set_append_character(Int32(completion.terminator.utf8.first ?? 0))
+    // [what the word becomes, candidate…, NULL]; one candidate appears
+    // twice, which is how libedit tells a unique match.
+    let entries = [common] + candidates
+    guard let list = malloc((entries.count + 1) * MemoryLayout<UnsafeMutablePointer<CChar>?>.stride)?
+        .bindMemory(to: UnsafeMutablePointer<CChar>?.self, capacity: entries.count + 1) else { return nil }
+    for (i, entry) in entries.enumerated() { list[i] = strdup(entry) }
+    list[entries.count] = nil
+    return list
 }

@@ -113,7 +113,7 @@ final class InterruptibleSession: ShellSessionProtocol {
     }
 
     func isComplete(_ text: String) -> Bool { inner.isComplete(text) }
-    func completions(in line: String, cursor: Int) -> [String] { inner.completions(in: line, cursor: cursor) }
+    func completion(in line: String, cursor: Int) -> Completion { inner.completion(in: line, cursor: cursor) }
     var prompt: String { inner.prompt }
     var renderOptions: RenderOptions {
         get { inner.renderOptions }

@@ -163,7 +163,7 @@ struct MRQCommand: ParsableCommand {
                 ? EditLineReader(
                     historyPath: EditLineReader.defaultHistoryPath(),
                     isComplete: { [unowned session] in session.isComplete($0) },
-                    completions: { [unowned session] in session.completions(in: $0, cursor: $1) })
+                    completion: { [unowned session] in session.completion(in: $0, cursor: $1) })
                 : PlainLineReader(isComplete: { [unowned session] in session.isComplete($0) })
             InteractiveLoop.run(session: InterruptibleSession(session), reader: reader, output: output) { session in
                 session.renderOptions.terminalWidth = Self.terminalWidth()

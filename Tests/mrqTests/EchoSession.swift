@@ -22,8 +22,8 @@ final class EchoSession: ShellSessionProtocol {
         text.filter { $0 == "(" }.count <= text.filter { $0 == ")" }.count
     }
 
-    func completions(in line: String, cursor: Int) -> [String] {
-        ["Person", "Department"].filter { $0.hasPrefix(line) }
+    func completion(in line: String, cursor: Int) -> Completion {
+        Completion(range: 0..<cursor, candidates: ["Person", "Department"].filter { $0.hasPrefix(line) })
     }
 }
 

@@ -15,13 +15,14 @@ final class TerminalTests {
 
     /// Starts mrq in tmux with its own history file and waits for the
     /// prompt; `nil`, with an issue recorded, when tmux is missing.
-    func startShell() throws -> Tmux? {
+    func startShell(in directory: String? = nil, arguments: String = "") throws -> Tmux? {
         let model = MRQBinary.packageRoot.appendingPathComponent("Samples/People.xcdatamodeld").path
         guard let executable = Tmux.executable else {
             Issue.record(Tmux.missing)
             return nil
         }
-        let command = "exec env MRQ_HISTORY='\(historyPath)' NO_COLOR=1 '\(MRQBinary.path)' --model '\(model)'"
+        let change = directory.map { "cd '\($0)' && " } ?? ""
+        let command = "\(change)exec env MRQ_HISTORY='\(historyPath)' NO_COLOR=1 '\(MRQBinary.path)' --model '\(model)' \(arguments)"
         let tmux = try Tmux(executable: executable, command: command)
         try tmux.waitForLastLine("mrq>")
         return tmux
@@ -156,5 +157,35 @@ final class TerminalTests {
         try tmux.waitFor("the statement to start") { $0.contains { $0.contains("unt > 0") } }
         try tmux.press("C-c")
         try tmux.waitFor("the interrupt") { $0.contains { $0.hasSuffix("error: interrupted") } && $0.last == "mrq>" }
+    }
+
+    /// Was a SIGILL: Tab after a one-character file name.
+    @Test func tabCompletesOneCharacterFileNames() throws {
+        let directory = NSTemporaryDirectory() + "mrq-tab-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory + "/Samples", withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        for name in ["a1.mrq", "r.json", "Samples/people.json"] {
+            #expect(FileManager.default.createFile(atPath: directory + "/" + name, contents: Data("[]".utf8)))
+        }
+        guard let tmux = try startShell(in: directory) else { return }
+        try tmux.type(".read a")
+        try tmux.press("Tab")
+        try tmux.waitForLastLine("mrq> .read a1.mrq")
+        try tmux.press("C-u")
+        try tmux.type("import Person from \"r")
+        try tmux.press("Tab")
+        try tmux.waitForLastLine("mrq> import Person from \"r.json\"")
+        try tmux.press("C-u")
+        // The folder stays in the candidate, as typed; no space after it.
+        try tmux.type("import Person from \"Sa")
+        try tmux.press("Tab")
+        try tmux.waitForLastLine("mrq> import Person from \"Samples/")
+        try tmux.press("Tab")
+        try tmux.waitForLastLine("mrq> import Person from \"Samples/people.json\"")
+        try tmux.press("Enter")
+        try tmux.waitFor("the import") { $0.contains("imported 0 Person objects") && $0.last == "mrq>" }
+        try tmux.type("Department where people.@c")
+        try tmux.press("Tab")
+        try tmux.waitForLastLine("mrq> Department where people.@count")
     }
 }

@@ -18,10 +18,10 @@ public protocol ShellSessionProtocol: AnyObject {
     /// string), for continuation prompts.
     func isComplete(_ text: String) -> Bool
 
-    /// Completion candidates, whole words, for the word at `cursor` in
-    /// `line`. `cursor` is a UTF-8 offset into `line`, like
-    /// `SourceLocation`'s offset.
-    func completions(in line: String, cursor: Int) -> [String]
+    /// Completion candidates for the word before `cursor` in `line`, and
+    /// the part of the line they replace. `cursor` is a UTF-8 offset into
+    /// `line`, like `SourceLocation`'s offset.
+    func completion(in line: String, cursor: Int) -> Completion
 
     /// The prompt: `"mrq> "`, or `"mrq*> "` when there are unsaved changes.
     var prompt: String { get }

@@ -3,38 +3,227 @@ import ObjectStore
 import Predicates
 
 extension ShellSession {
-    /// Candidates for the word at `cursor` (a UTF-8 offset): dot commands at
-    /// the start of a line, entity names where a statement or an entity is
-    /// expected, key paths after `where`/`sort`/`set`/… and after a `.`,
-    /// keywords and operators, and file names after `import … from` and
-    /// `.read`.
+    /// Candidates for the word before `cursor` (a UTF-8 offset into
+    /// `line`; one inside a character counts from that character's start):
+    /// dot commands and their arguments at the start of a line, entity
+    /// names where a statement or an entity is expected, key paths after
+    /// `where`/`sort`/`set`/… and after a `.`, variables after `$`,
+    /// keywords and operators, and file names after `import … from "` and
+    /// in the dot commands that take one.
+    ///
+    /// ```swift
+    /// session.completion(in: "Person where ag", cursor: 15).candidates  // ["age"]
+    /// ```
+    public func completion(in line: String, cursor: Int) -> Completion {
+        let bytes = Array(line.utf8)
+        var end = min(max(0, cursor), bytes.count)
+        while end > 0, end < bytes.count, bytes[end] & 0xC0 == 0x80 { end -= 1 }
+        let next = end < bytes.count ? bytes[end] : nil
+        var lineStart = end
+        while lineStart > 0, bytes[lineStart - 1] != UInt8(ascii: "\n") { lineStart -= 1 }
+        let earlier = String(decoding: bytes[0..<lineStart], as: UTF8.self)
+        let current = Array(bytes[lineStart..<end])
+        if Self.isDotCommandStart(current), lineStart == 0 || ScriptSplitter.isComplete(earlier) {
+            return dotCommandCompletion(current, lineStart: lineStart, next: next)
+        }
+        return statementCompletion(Array(bytes[0..<end]), next: next)
+    }
+
+    /// The candidates alone, for the word before `cursor`.
     public func completions(in line: String, cursor: Int) -> [String] {
-        let before = String(decoding: line.utf8.prefix(cursor), as: UTF8.self)
-        let wordChars: (Character) -> Bool = { $0.isLetter || $0.isNumber || $0 == "_" || $0 == "." || $0 == "@" || $0 == "#" }
-        let word = String(before.reversed().prefix(while: wordChars).reversed())
-        let head = String(before.dropLast(word.count))
-        let trimmedHead = head.trimmingCharacters(in: .whitespaces)
+        completion(in: line, cursor: cursor).candidates
+    }
 
-        // Dot commands.
-        if trimmedHead.isEmpty && word.hasPrefix(".") {
-            return Self.dotCommands.map { "." + $0.name }.filter { $0.hasPrefix(word) }
+    static let predicateWords = [
+        "AND", "OR", "NOT", "ANY", "ALL", "NONE", "SOME", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE",
+        "MATCHES", "BETWEEN", "SUBQUERY", "TRUEPREDICATE", "FALSEPREDICATE", "YES", "NO", "nil", "now()",
+    ]
+
+    // MARK: - Dot commands
+
+    private static func isDotCommandStart(_ line: [UInt8]) -> Bool {
+        let text = line.drop { $0 == UInt8(ascii: " ") || $0 == UInt8(ascii: "\t") }
+        guard text.first == UInt8(ascii: ".") else { return false }
+        guard let second = text.dropFirst().first else { return true }
+        return (second | 0x20) >= UInt8(ascii: "a") && (second | 0x20) <= UInt8(ascii: "z")
+    }
+
+    /// One word of a dot command line as typed so far.
+    private struct ShellWord {
+        var start: Int
+        var text: [UInt8] = []
+        /// The quote the word is still inside, and where it opened.
+        var openQuote: (quote: UInt8, at: Int)?
+        var hasQuotes = false
+    }
+
+    /// Splits a dot command line as ``shellWords(_:)`` does, keeping
+    /// where each word starts; the last word is the one being typed.
+    private static func dotWords(_ line: [UInt8]) -> [ShellWord] {
+        var words: [ShellWord] = []
+        var current: ShellWord?
+        for (offset, byte) in line.enumerated() {
+            if var word = current, let open = word.openQuote {
+                if byte == open.quote { word.openQuote = nil } else { word.text.append(byte) }
+                current = word
+            } else if byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "'") {
+                var word = current ?? ShellWord(start: offset)
+                word.openQuote = (byte, offset)
+                word.hasQuotes = true
+                current = word
+            } else if byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") {
+                if let word = current { words.append(word) }
+                current = nil
+            } else {
+                var word = current ?? ShellWord(start: offset)
+                word.text.append(byte)
+                current = word
+            }
         }
-        // File names.
-        if let pathStart = filePathContext(head) {
-            return fileCandidates(String(before.dropFirst(pathStart)))
+        words.append(current ?? ShellWord(start: line.count))
+        return words
+    }
+
+    private func dotCommandCompletion(_ line: [UInt8], lineStart: Int, next: UInt8?) -> Completion {
+        let cursor = lineStart + line.count
+        let words = Self.dotWords(line)
+        guard let word = words.last else { return .none(at: cursor) }
+        let start = lineStart + word.start
+        let typed = String(decoding: word.text, as: UTF8.self)
+        if words.count == 1 {
+            let names = Self.dotCommands.map { "." + $0.name }
+            return Completion(range: start..<cursor, candidates: Self.filter(names, typed))
         }
-        let previousWords = trimmedHead.split(whereSeparator: { $0 == " " || $0 == "\t" || $0 == "(" || $0 == "{" || $0 == "," })
-        let previous = previousWords.last.map(String.init)?.lowercased()
+        let command = String(decoding: words[0].text.dropFirst(), as: UTF8.self).lowercased()
+        let argument = words.count - 2
+        func choose(_ options: [String]) -> Completion {
+            word.hasQuotes ? .none(at: cursor) : Completion(range: start..<cursor, candidates: Self.filter(options, typed))
+        }
+        switch (command, argument) {
+        case ("read", 0), ("output", 0), ("model", 0), ("open", 0), ("open", 1), ("save-as", 0):
+            return dotFileCompletion(word, lineStart: lineStart, cursor: cursor, next: next)
+        case ("save-as", 1): return choose(["sqlite", "xml"])
+        case ("mode", 0): return choose(OutputMode.allCases.map(\.rawValue))
+        case ("headers", 0), ("timer", 0), ("bail", 0): return choose(["on", "off"])
+        case ("help", 0): return choose(Help.topics)
+        case ("schema", 0): return choose(model.entities.map(\.name).sorted())
+        default: return .none(at: cursor)
+        }
+    }
+
+    /// A file name argument of a dot command: quoted when it holds a
+    /// space or a quote, as ``shellWords(_:)`` reads it back.
+    private func dotFileCompletion(_ word: ShellWord, lineStart: Int, cursor: Int, next: UInt8?) -> Completion {
+        if let open = word.openQuote {
+            // Only a quote that opens the word: `"my fi`, not `my"fi`.
+            guard open.at == word.start else { return .none(at: cursor) }
+            let quote = Character(Unicode.Scalar(open.quote))
+            let files = fileCandidates(String(decoding: word.text, as: UTF8.self)).filter { !$0.name.contains(quote) }
+            let closing = next == open.quote ? "" : String(quote)
+            return fileCompletion(files, range: lineStart + word.start + 1..<cursor, closing: closing)
+        }
+        guard !word.hasQuotes else { return .none(at: cursor) }
+        let files = fileCandidates(String(decoding: word.text, as: UTF8.self))
+        let quoted = files.map { file -> FileCandidate in
+            guard file.name.contains(where: { $0 == " " || $0 == "\t" || $0 == "\"" || $0 == "'" }) else { return file }
+            let quote = file.name.contains("\"") ? "'" : "\""
+            return FileCandidate(name: quote + file.name + (file.isDirectory ? "" : quote), isDirectory: file.isDirectory)
+        }
+        return fileCompletion(quoted, range: lineStart + word.start..<cursor, closing: " ")
+    }
+
+    private func fileCompletion(_ files: [FileCandidate], range: Range<Int>, closing: String) -> Completion {
+        let terminator = files.count == 1 && !files[0].isDirectory ? closing : ""
+        return Completion(range: range, candidates: files.map(\.name), terminator: terminator)
+    }
+
+    // MARK: - Statements
+
+    /// Where the cursor is in a statement: which statement, and whether
+    /// inside a string or a comment.
+    private struct StatementPosition {
+        /// Where the statement being typed starts.
+        var statementStart = 0
+        /// The quote of the string the cursor is in, and where it opened.
+        var string: (quote: UInt8, at: Int)?
+        var inComment = false
+    }
+
+    private static func position(in bytes: [UInt8]) -> StatementPosition {
+        var position = StatementPosition()
+        var depth = 0
+        var escaped = false
+        for (offset, byte) in bytes.enumerated() {
+            if position.inComment {
+                if byte == UInt8(ascii: "\n") { position.inComment = false; if depth == 0 { position.statementStart = offset + 1 } }
+                continue
+            }
+            if let string = position.string {
+                if escaped { escaped = false } else if byte == UInt8(ascii: "\\") { escaped = true } else if byte == string.quote || byte == UInt8(ascii: "\n") {
+                    position.string = nil
+                }
+                continue
+            }
+            switch byte {
+            case UInt8(ascii: "\""), UInt8(ascii: "'"): position.string = (byte, offset)
+            case UInt8(ascii: "#"):
+                let following = offset + 1 < bytes.count ? bytes[offset + 1] : UInt8(ascii: "\n")
+                if following == UInt8(ascii: " ") || following == UInt8(ascii: "\t") || following == UInt8(ascii: "\n") {
+                    position.inComment = true
+                }
+            case UInt8(ascii: "("), UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
+            case UInt8(ascii: ")"), UInt8(ascii: "}"), UInt8(ascii: "]"): depth = max(0, depth - 1)
+            case UInt8(ascii: ";"): if depth == 0 { position.statementStart = offset + 1 }
+            case UInt8(ascii: "\n"): if depth == 0 { position.statementStart = offset + 1 }
+            default: break
+            }
+        }
+        // `#` at the very end starts a comment only once a space follows.
+        if position.inComment, bytes.last == UInt8(ascii: "#") { position.inComment = false }
+        return position
+    }
+
+    private func statementCompletion(_ bytes: [UInt8], next: UInt8?) -> Completion {
+        let cursor = bytes.count
+        let position = Self.position(in: bytes)
+        if position.inComment { return .none(at: cursor) }
+        let statementStart = min(position.statementStart, cursor)
+        if let string = position.string {
+            return stringCompletion(bytes, statementStart: statementStart, string: string, next: next)
+        }
+        // The word before the cursor, by Unicode scalars.
+        let text = String(decoding: bytes[statementStart..<cursor], as: UTF8.self)
+        let scalars = Array(text.unicodeScalars)
+        var wordStartIndex = scalars.count
+        while wordStartIndex > 0, Self.isWordScalar(scalars[wordStartIndex - 1]) { wordStartIndex -= 1 }
+        let word = String(String.UnicodeScalarView(scalars[wordStartIndex...]))
+        let head = String(String.UnicodeScalarView(scalars[..<wordStartIndex]))
+        let start = cursor - word.utf8.count
+        // Variables: `$` and the name.
+        if head.unicodeScalars.last == "$" {
+            let names = variables.keys.sorted().map { "$" + $0 }
+            return Completion(range: start - 1..<cursor, candidates: Self.filter(names, "$" + word))
+        }
+        return Completion(range: start..<cursor, candidates: wordCandidates(word: word, head: head))
+    }
+
+    private static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
+        scalar == "_" || scalar == "." || scalar == "@" || scalar == "#"
+            || scalar.properties.isAlphabetic || scalar.properties.numericType != nil
+    }
+
+    private func wordCandidates(word: String, head: String) -> [String] {
+        let trimmedHead = head.trimmingCharacters(in: .whitespacesAndNewlines)
         let entities = model.entities.map(\.name).sorted()
-
         // Statement start: entities and statement words.
-        if trimmedHead.isEmpty || trimmedHead.hasSuffix(";") {
-            return filter(entities + StatementParser.statementWords, word)
+        if trimmedHead.isEmpty {
+            return Self.filter(entities + StatementParser.statementWords, word)
         }
+        let previousWords = trimmedHead.split(whereSeparator: { $0.isWhitespace || $0 == "(" || $0 == "{" || $0 == "," })
+        let previous = previousWords.last.map(String.init)?.lowercased()
         // After words that take an entity.
         if let previous, ["first", "count", "insert", "update", "delete", "truncate", "import", "of", "from", "explain", "entity"].contains(previous) {
-            if previous == "from", trimmedHead.lowercased().hasPrefix("import") { return [] }
-            return filter(entities, word)
+            return Self.filter(entities, word)
         }
         // Key paths: find the statement's entity, then walk the typed path.
         if let entity = statementEntity(head) {
@@ -50,25 +239,54 @@ extension ShellSession {
             }
             let last = parts.last ?? ""
             if last.hasPrefix("@") {
-                return filter(["@count", "@sum", "@avg", "@min", "@max"].map { prefix + $0 }, word)
+                return Self.filter(["@count", "@sum", "@avg", "@min", "@max"].map { prefix + $0 }, word)
             }
             var candidates = current.propertyNames.map { prefix + $0 }
             if prefix.isEmpty {
                 candidates += Self.predicateWords + StatementParser.clauseWords
             }
-            return filter(candidates, word)
+            return Self.filter(candidates, word)
         }
-        return filter(Self.predicateWords + StatementParser.clauseWords, word)
+        return Self.filter(Self.predicateWords + StatementParser.clauseWords, word)
     }
 
-    static let predicateWords = [
-        "AND", "OR", "NOT", "ANY", "ALL", "NONE", "SOME", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE",
-        "MATCHES", "BETWEEN", "SUBQUERY", "TRUEPREDICATE", "FALSEPREDICATE", "YES", "NO", "nil", "now()",
-    ]
+    /// Inside a string: a file name after `import Entity from`, else
+    /// nothing.
+    private func stringCompletion(_ bytes: [UInt8], statementStart: Int, string: (quote: UInt8, at: Int), next: UInt8?) -> Completion {
+        let cursor = bytes.count
+        let before = String(decoding: bytes[statementStart..<min(max(statementStart, string.at), cursor)], as: UTF8.self)
+        let words = before.split(whereSeparator: \.isWhitespace).map { $0.lowercased() }
+        guard words.count == 3, words[0] == "import", words[2] == "from" else { return .none(at: cursor) }
+        let quote = Character(Unicode.Scalar(string.quote))
+        let typed = Self.unescape(String(decoding: bytes[(string.at + 1)...], as: UTF8.self))
+        let files = fileCandidates(typed).map { FileCandidate(name: Self.escape($0.name, quote: quote), isDirectory: $0.isDirectory) }
+        return fileCompletion(files, range: string.at + 1..<cursor, closing: next == string.quote ? "" : String(quote))
+    }
 
-    private func filter(_ candidates: [String], _ word: String) -> [String] {
+    /// A string literal's text with its `\\` and `\"` escapes undone, as
+    /// far as typed.
+    private static func unescape(_ text: String) -> String {
+        var out = ""
+        var escaped = false
+        for character in text {
+            if escaped { out.append(character); escaped = false } else if character == "\\" { escaped = true } else { out.append(character) }
+        }
+        return out
+    }
+
+    private static func escape(_ text: String, quote: Character) -> String {
+        var out = ""
+        for character in text {
+            if character == "\\" || character == quote { out.append("\\") }
+            out.append(character)
+        }
+        return out
+    }
+
+    static func filter(_ candidates: [String], _ word: String) -> [String] {
         var seen: Set<String> = []
-        return candidates.filter { $0.lowercased().hasPrefix(word.lowercased()) && seen.insert($0).inserted }
+        let lowered = word.lowercased()
+        return candidates.filter { $0.lowercased().hasPrefix(lowered) && seen.insert($0).inserted }
     }
 
     /// The entity the statement being typed is about.
@@ -85,29 +303,29 @@ extension ShellSession {
         return nil
     }
 
-    /// Where a file name starts, when the cursor is in one.
-    private func filePathContext(_ head: String) -> Int? {
-        let trimmed = head.trimmingCharacters(in: .whitespaces)
-        if trimmed.lowercased().hasPrefix(".read") || trimmed.lowercased().hasPrefix(".open") || trimmed.lowercased().hasPrefix(".output") || trimmed.lowercased().hasPrefix(".model") {
-            if let space = head.lastIndex(of: " ") { return head.utf8.distance(from: head.startIndex, to: space) + 1 }
-        }
-        if let quote = head.lastIndex(of: "\""), head.lowercased().contains("import"), head.lowercased().contains(" from ") {
-            return head.utf8.distance(from: head.startIndex, to: quote) + 1
-        }
-        return nil
+    // MARK: - Files
+
+    struct FileCandidate {
+        var name: String
+        var isDirectory: Bool
     }
 
-    private func fileCandidates(_ partial: String) -> [String] {
-        let directoryPart = (partial as NSString).deletingLastPathComponent
-        let namePart = (partial as NSString).lastPathComponent
-        let directory = URL(fileURLWithPath: directoryPart.isEmpty ? "." : directoryPart, relativeTo: baseDirectory)
-        let names = (try? FileManager.default.contentsOfDirectory(atPath: directory.path)) ?? []
-        let prefix = partial.hasSuffix("/") ? partial : (directoryPart.isEmpty ? "" : directoryPart + "/")
-        let matching = partial.hasSuffix("/") ? names : names.filter { $0.hasPrefix(namePart) }
-        return matching.sorted().map { name in
-            var isDirectory: ObjCBool = false
-            _ = FileManager.default.fileExists(atPath: directory.appendingPathComponent(name).path, isDirectory: &isDirectory)
-            return prefix + name + (isDirectory.boolValue ? "/" : "")
-        }
+    /// The files and directories whose path starts with `partial` (as
+    /// typed: relative to the script's folder, `~` for the home
+    /// directory), as `partial`'s folder part plus the name, directories
+    /// ending in `/`. Hidden files only when their `.` is typed.
+    func fileCandidates(_ partial: String) -> [FileCandidate] {
+        if partial == "~" { return [FileCandidate(name: "~/", isDirectory: true)] }
+        let (directoryPart, namePart) = ShellFiles.splitDirectory(partial)
+        let directory = ShellFiles.resolve(directoryPart.isEmpty ? "." : directoryPart, relativeTo: baseDirectory)
+        guard ShellFiles.kind(of: directory) == .directory,
+              let names = try? FileManager.default.contentsOfDirectory(atPath: directory) else { return [] }
+        let showHidden = namePart.hasPrefix(".")
+        return names.filter { $0.hasPrefix(namePart) && (showHidden || !$0.hasPrefix(".")) && !$0.contains("\n") }
+            .sorted()
+            .map { name in
+                let isDirectory = ShellFiles.kind(of: directory + "/" + name) == .directory
+                return FileCandidate(name: directoryPart + name + (isDirectory ? "/" : ""), isDirectory: isDirectory)
+            }
     }
 }
