@@ -84,6 +84,21 @@ final class EditLineReader: LineReader {
         }
     }
 
+    func readAnswer(prompt: String) -> String? {
+        _ = Interrupt.take()
+        var readFailedWithEINTR: Int32 = 0
+        guard let line = mrq_readline(prompt, &readFailedWithEINTR) else {
+            if Interrupt.take() || readFailedWithEINTR != 0 {
+                DescriptorWriter.writeAll(STDOUT_FILENO, "^C\n")
+                return ""
+            }
+            DescriptorWriter.writeAll(STDOUT_FILENO, "\n")
+            return nil
+        }
+        defer { free(line) }
+        return String(cString: line)
+    }
+
     func addHistory(_ entry: String) {
         guard entry != lastEntry else { return }
         lastEntry = entry

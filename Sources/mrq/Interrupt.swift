@@ -115,6 +115,11 @@ final class InterruptibleSession: ShellSessionProtocol {
     func isComplete(_ text: String) -> Bool { inner.isComplete(text) }
     func completion(in line: String, cursor: Int) -> Completion { inner.completion(in: line, cursor: cursor) }
     var prompt: String { inner.prompt }
+    var pendingChanges: PendingChanges { inner.pendingChanges }
+    var quitRequested: Bool {
+        get { inner.quitRequested }
+        set { inner.quitRequested = newValue }
+    }
     var renderOptions: RenderOptions {
         get { inner.renderOptions }
         set { inner.renderOptions = newValue }

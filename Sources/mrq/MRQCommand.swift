@@ -12,7 +12,8 @@ let mrqVersion = "0.1.0"
 ///
 /// Exit status follows sysexits(3): 0 success, 64 usage error, 65 the
 /// script had errors (or the model or store could not be loaded), 70
-/// internal failure.
+/// internal failure, 74 standard output could not be written, 75 the run
+/// ended with unsaved changes (and nothing else went wrong).
 @main
 struct MRQCommand: ParsableCommand {
     static let configuration = CommandConfiguration(
@@ -24,6 +25,16 @@ struct MRQCommand: ParsableCommand {
             otherwise. History lives in ~/.mrq_history (MRQ_HISTORY overrides). \
             Colour is used when standard output is a terminal, NO_COLOR is unset \
             and --no-color is not given.
+
+            Changes stay pending until 'save'. Leaving the prompt (Ctrl-D, .quit, \
+            .exit) with unsaved changes asks whether to save them, discard them or \
+            stay. A run of -c statements, FILEs or piped standard input that ends \
+            with unsaved changes names them on standard error and exits with 75.
+
+            Exit status: 0 success, 64 usage error, 65 the statements had errors \
+            (or the model or store could not be loaded), 70 internal failure, 74 \
+            standard output could not be written, 75 the run ended with unsaved \
+            changes (end a script with 'save' or 'rollback').
             """,
         version: mrqVersion
     )
@@ -112,7 +123,7 @@ struct MRQCommand: ParsableCommand {
         } catch let exit as ExitCode {
             throw exit
         } catch {
-            FileHandle.standardError.write(Data("mrq: internal error: \(error)\n".utf8))
+            DescriptorWriter.writeAll(STDERR_FILENO, "mrq: internal error: \(error)\n")
             throw ExitCode(70)
         }
     }
@@ -132,6 +143,9 @@ struct MRQCommand: ParsableCommand {
     /// Runs `-c` statements, then FILEs, then standard input or the prompt.
     private func runStatements() throws {
         Self.bootstrapLogging()
+        // A reader that goes away (`mrq … | head`) must not kill a run
+        // before its `save`: writes then fail with EPIPE instead.
+        signal(SIGPIPE, SIG_IGN)
         let options = try makeOptions()
         let output = StandardOutput()
         let session: ShellSessionProtocol
@@ -142,19 +156,49 @@ struct MRQCommand: ParsableCommand {
             throw ExitCode(65)
         }
 
+        let failed = runInput(session: session, output: output)
+        // Whatever ended the run, changes still pending were not saved:
+        // say which, rather than drop them without a word.
+        let unsaved = session.pendingChanges
+        if !unsaved.isEmpty {
+            output.writeError("mrq: \(Self.unsavedMessage(unsaved))\n")
+        }
+        if failed { throw ExitCode(65) }
+        if !unsaved.isEmpty { throw ExitCode(Self.unsavedChangesStatus) }
+        if output.failure != nil { throw ExitCode(74) }
+    }
+
+    /// The exit status of a run that ended with unsaved changes and no
+    /// error: sysexits' EX_TEMPFAIL, "try again": every statement worked,
+    /// but the work is not done (nothing was written), and running it
+    /// again with `save` at the end finishes it. Distinct from 65, so a
+    /// caller can tell a script with errors from one that forgot to save.
+    static let unsavedChangesStatus: Int32 = 75
+
+    static func unsavedMessage(_ unsaved: PendingChanges) -> String {
+        "the run ended with changes that were not saved (\(unsaved)); end it with 'save' to keep them or 'rollback' to drop them"
+    }
+
+    /// Runs `-c` statements, then FILEs, then standard input or the
+    /// prompt, stopping at the first failing statement or file (not at a
+    /// failing entry at the prompt) and after `.quit`. Returns whether a
+    /// statement failed.
+    private func runInput(session: ShellSessionProtocol, output: StandardOutput) -> Bool {
         let scripted = !commands.isEmpty || !files.isEmpty
         for command in commands {
-            guard session.run(command, fileName: nil, output: output) else { throw ExitCode(65) }
+            guard session.run(command, fileName: nil, output: output) else { return true }
+            if session.quitRequested { return false }
         }
         for file in files {
             let source: String
             do {
-                source = try String(contentsOfFile: file, encoding: .utf8)
+                source = try ShellFiles.readText(file, shownAs: file)
             } catch {
-                output.writeError("mrq: cannot read \(file): \(error.localizedDescription)\n")
-                throw ExitCode(65)
+                output.writeError("mrq: \(error.message)\n")
+                return true
             }
-            guard session.run(source, fileName: file, output: output) else { throw ExitCode(65) }
+            guard session.run(source, fileName: file, output: output) else { return true }
+            if session.quitRequested { return false }
         }
 
         let stdinIsTerminal = isatty(STDIN_FILENO) == 1
@@ -169,12 +213,16 @@ struct MRQCommand: ParsableCommand {
                 session.renderOptions.terminalWidth = Self.terminalWidth()
             }
         } else if !scripted {
-            let data = FileHandle.standardInput.readDataToEndOfFile()
-            guard let source = String(data: data, encoding: .utf8) else {
-                output.writeError("mrq: standard input is not UTF-8\n")
-                throw ExitCode(65)
+            let source: String
+            do {
+                let data = try ShellFiles.readAll(descriptor: STDIN_FILENO, shownAs: "<stdin>")
+                source = try ShellFiles.text(of: data, shownAs: "<stdin>")
+            } catch {
+                output.writeError("mrq: \(error.message)\n")
+                return true
             }
-            guard session.run(source, fileName: "<stdin>", output: output) else { throw ExitCode(65) }
+            return !session.run(source, fileName: "<stdin>", output: output)
         }
+        return false
     }
 }

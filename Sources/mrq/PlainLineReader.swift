@@ -1,3 +1,4 @@
+import Foundation
 import Shell
 
 /// Reads entries from standard input with no prompt and no editing, for
@@ -13,6 +14,13 @@ final class PlainLineReader: LineReader {
         assembler.readEntry(prompt: prompt) { _ in
             Swift.readLine(strippingNewline: true).map(LineEvent.line) ?? .endOfInput
         }
+    }
+
+    /// Shows the question on standard error (standard output may be
+    /// data) and reads one line.
+    func readAnswer(prompt: String) -> String? {
+        DescriptorWriter.writeAll(STDERR_FILENO, prompt)
+        return Swift.readLine(strippingNewline: true)
     }
 
     func addHistory(_ entry: String) {}

@@ -100,4 +100,101 @@ struct CommandLineTests {
         #expect(help.status == 0)
         #expect(help.stdout.contains("USAGE: mrq [--model <path>] [--store <path>] [--format <format>]"))
     }
+
+    // MARK: - Unsaved changes at the end of a run
+
+    static let model = MRQBinary.packageRoot.appendingPathComponent("Samples/People.xcdatamodeld").path
+    static let unsavedNote = "mrq: the run ended with changes that were not saved (Department: 1 inserted; Person: 1 inserted); end it with 'save' to keep them or 'rollback' to drop them\n"
+    static let changes = "insert Department { name: \"Eng\" }\ninsert Person { FirstName: \"Ada\", personID: 1 }\n"
+
+    @Test func commandsEndingWithUnsavedChangesSaySoAndExit75() throws {
+        let result = try MRQBinary.run(["--model", Self.model, "-c", "insert Department { name: \"Eng\" }",
+                                        "-c", "insert Person { FirstName: \"Ada\", personID: 1 }"])
+        #expect(result.status == 75)
+        #expect(result.stdout == "inserted 1 Department\ninserted 1 Person\n")
+        #expect(result.stderr == Self.unsavedNote)
+    }
+
+    @Test func pipedScriptEndingWithUnsavedChangesCountsAsAScript() throws {
+        let result = try MRQBinary.run(["--model", Self.model], stdin: Self.changes)
+        #expect(result.status == 75)
+        #expect(result.stderr == Self.unsavedNote)
+    }
+
+    @Test func scriptFileEndingWithUnsavedChangesExits75() throws {
+        let file = try MRQBinary.temporaryFile(Self.changes)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let result = try MRQBinary.run(["--model", Self.model, file])
+        #expect(result.status == 75)
+        #expect(result.stderr == Self.unsavedNote)
+    }
+
+    @Test(arguments: ["save", "rollback"])
+    func scriptEndingWithSaveOrRollbackExitsZero(last: String) throws {
+        let result = try MRQBinary.run(["--model", Self.model], stdin: Self.changes + last + "\n")
+        #expect(result.status == 0)
+        #expect(result.stderr == "")
+    }
+
+    /// Errors win: 65, and the dropped changes are still named.
+    @Test func scriptWithAnErrorAndUnsavedChangesExits65AndNamesThem() throws {
+        let result = try MRQBinary.run(["--model", Self.model], stdin: Self.changes + "count Nobody\n")
+        #expect(result.status == 65)
+        #expect(result.stderr.hasPrefix("<stdin>:3:7: error: unknown entity 'Nobody'"))
+        #expect(result.stderr.hasSuffix(Self.unsavedNote))
+    }
+
+    @Test func quitEndsTheWholeRunNotJustItsCommand() throws {
+        let file = try MRQBinary.temporaryFile("\"never\"\n")
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let result = try MRQBinary.run(["-c", "\"one\"", "-c", ".quit", "-c", "\"two\"", file])
+        #expect(result.status == 0)
+        #expect(result.stdout == "one\n")
+    }
+
+    /// `-i` on a pipe is interactive: the question comes, on standard
+    /// error; the end of input answers nothing, so nothing is saved.
+    @Test func interactiveOnAPipeAsksThenReportsAtTheEndOfInput() throws {
+        let result = try MRQBinary.run(["--model", Self.model, "-i"], stdin: Self.changes)
+        #expect(result.status == 75)
+        #expect(result.stderr == "unsaved changes: Department: 1 inserted; Person: 1 inserted\n"
+            + "save, discard, or stay? [s/d/Enter=stay] " + Self.unsavedNote)
+    }
+
+    @Test func interactiveOnAPipeSavesWhenToldTo() throws {
+        let store = NSTemporaryDirectory() + "mrq-cli-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) } }
+        let result = try MRQBinary.run(["--model", Self.model, "--store", store, "-i"], stdin: Self.changes + ".quit\ns\n")
+        #expect(result.status == 0)
+        #expect(result.stdout.hasSuffix("saved 2 changes\n"))
+        let count = try MRQBinary.run(["--store", store, "-c", "count Person"])
+        #expect(count.stdout.contains("│     1 │"))
+    }
+
+    // MARK: - Standard output that takes no more
+
+    /// Was a SIGILL: FileHandle.write is a try! on Linux.
+    @Test func fullStandardOutputIsReportedWithStatus74() throws {
+        let result = try MRQBinary.run(["-c", "\"x\""], stdoutPath: "/dev/full")
+        #expect(result.status == 74)
+        #expect(result.stderr == "mrq: cannot write to standard output: no space left on device\n")
+    }
+
+    /// A reader that leaves (`| true`) does not stop the run before its
+    /// save.
+    @Test func aClosedPipeDoesNotStopTheRunBeforeItsSave() throws {
+        let store = NSTemporaryDirectory() + "mrq-pipe-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) } }
+        let script = String(repeating: "1 + 1\n", count: 200) + Self.changes + "save\n"
+        let file = try MRQBinary.temporaryFile(script)
+        defer { try? FileManager.default.removeItem(atPath: file) }
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/bash")
+        shell.arguments = ["-c", "'\(MRQBinary.path)' --model '\(Self.model)' --store '\(store)' '\(file)' | true; exit ${PIPESTATUS[0]}"]
+        try shell.run()
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 0)
+        let count = try MRQBinary.run(["--store", store, "-c", "count Person"])
+        #expect(count.stdout.contains("│     1 │"))
+    }
 }

@@ -6,10 +6,23 @@ import Shell
 final class EchoSession: ShellSessionProtocol {
     var renderOptions = RenderOptions()
     var prompt = "mrq> "
+    var quitRequested = false
+    /// What `pendingChanges` reports: set it to have unsaved changes;
+    /// `save` and `rollback` clear it (unless `saveFails`).
+    var pending = PendingChanges()
+    var saveFails = false
     private(set) var sources: [String] = []
+
+    var pendingChanges: PendingChanges { pending }
 
     func run(_ source: String, fileName: String?, output: ShellOutput) -> Bool {
         sources.append(source)
+        if source == ".quit" { quitRequested = true }
+        if source == "save" && saveFails {
+            output.writeError("error: save failed\n")
+            return false
+        }
+        if source == "save" || source == "rollback" { pending = PendingChanges() }
         if source.hasPrefix("fail") {
             output.writeError("error: \(source)\n")
             return false
@@ -41,11 +54,16 @@ final class CapturedOutput: ShellOutput {
 final class ScriptedLineReader: LineReader {
     private var events: [LineEvent]
     private let assembler: EntryAssembler
+    /// Answers to questions (`readAnswer`), in order; `nil` is the end
+    /// of input.
+    private var answers: [String?]
     private(set) var prompts: [String] = []
+    private(set) var questions: [String] = []
     private(set) var history: [String] = []
 
-    init(_ events: [LineEvent], isComplete: @escaping (String) -> Bool) {
+    init(_ events: [LineEvent], answers: [String?] = [], isComplete: @escaping (String) -> Bool) {
         self.events = events
+        self.answers = answers
         assembler = EntryAssembler(isComplete: isComplete)
     }
 
@@ -54,6 +72,11 @@ final class ScriptedLineReader: LineReader {
             prompts.append(prompt)
             return events.isEmpty ? .endOfInput : events.removeFirst()
         }
+    }
+
+    func readAnswer(prompt: String) -> String? {
+        questions.append(prompt)
+        return answers.isEmpty ? nil : answers.removeFirst()
     }
 
     func addHistory(_ entry: String) { history.append(entry) }

@@ -29,7 +29,9 @@ enum MRQBinary {
     }
 
     /// Runs `mrq` with `stdin` piped in (or /dev/null), never a terminal.
-    static func run(_ arguments: [String], stdin: String? = nil) throws -> Result {
+    /// `stdoutPath` sends standard output to a file (a device such as
+    /// /dev/full) instead of capturing it.
+    static func run(_ arguments: [String], stdin: String? = nil, stdoutPath: String? = nil) throws -> Result {
         let process = Process()
         process.executableURL = URL(fileURLWithPath: path)
         process.arguments = arguments
@@ -38,7 +40,12 @@ enum MRQBinary {
         process.environment = environment
         let input = Pipe(), output = Pipe(), errors = Pipe()
         process.standardInput = input
-        process.standardOutput = output
+        if let stdoutPath, let handle = FileHandle(forWritingAtPath: stdoutPath) {
+            process.standardOutput = handle
+            try output.fileHandleForWriting.close()
+        } else {
+            process.standardOutput = output
+        }
         process.standardError = errors
         try process.run()
         if let stdin { input.fileHandleForWriting.write(Data(stdin.utf8)) }

@@ -188,4 +188,41 @@ final class TerminalTests {
         try tmux.press("Tab")
         try tmux.waitForLastLine("mrq> Department where people.@count")
     }
+
+    @Test func ctrlDWithUnsavedChangesAsksAndEnterStays() throws {
+        guard let tmux = try startShell() else { return }
+        try tmux.type("insert Department { name: \"Eng\" }")
+        try tmux.press("Enter")
+        try tmux.waitForLastLine("mrq*>")
+        try tmux.press("C-d")
+        try tmux.waitFor("the question") { $0.suffix(2) == ["unsaved changes: Department: 1 inserted", "save, discard, or stay? [s/d/Enter=stay]"] }
+        try tmux.press("Enter")
+        try tmux.waitForLastLine("mrq*>")
+        try tmux.type(".quit")
+        try tmux.press("Enter")
+        try tmux.waitFor("the question again") { $0.last == "save, discard, or stay? [s/d/Enter=stay]" }
+        try tmux.type("d")
+        try tmux.press("Enter")
+        let status = try tmux.waitForExit()
+        #expect(status == nil || status == 0)
+        #expect(try tmux.screen().contains("rolled back 1 change"))
+    }
+
+    @Test func quitWithUnsavedChangesSavesWhenAsked() throws {
+        let store = NSTemporaryDirectory() + "mrq-quit-\(UUID().uuidString).sqlite"
+        defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) } }
+        guard let tmux = try startShell(arguments: "--store '\(store)'") else { return }
+        try tmux.type("insert Department { name: \"Eng\" }")
+        try tmux.press("Enter")
+        try tmux.waitForLastLine("mrq*>")
+        try tmux.type(".exit")
+        try tmux.press("Enter")
+        try tmux.waitFor("the question") { $0.last == "save, discard, or stay? [s/d/Enter=stay]" }
+        try tmux.type("s")
+        try tmux.press("Enter")
+        let status = try tmux.waitForExit()
+        #expect(status == nil || status == 0)
+        let count = try MRQBinary.run(["--store", store, "-c", "count Department"])
+        #expect(count.stdout.contains("│     1 │"))
+    }
 }

@@ -26,6 +26,13 @@ public protocol ShellSessionProtocol: AnyObject {
     /// The prompt: `"mrq> "`, or `"mrq*> "` when there are unsaved changes.
     var prompt: String { get }
 
+    /// The changes not saved to the store yet, per entity.
+    var pendingChanges: PendingChanges { get }
+
+    /// Set by `.quit` and `.exit`; whoever runs the session leaves when it
+    /// is set, or clears it to stay.
+    var quitRequested: Bool { get set }
+
     var renderOptions: RenderOptions { get set }
 }
 

@@ -17,8 +17,8 @@ extension ShellSession {
         ("bail", ".bail on|off", "stop a script at its first error"),
         ("schema", ".schema [ENTITY]", "the entity statements of the model"),
         ("entities", ".entities", "the entities with their object counts"),
-        ("quit", ".quit", "leave mrq"),
-        ("exit", ".exit", "leave mrq"),
+        ("quit", ".quit", "leave mrq (asks first about unsaved changes)"),
+        ("exit", ".exit", "leave mrq (asks first about unsaved changes)"),
     ]
 
     func runDotCommand(_ line: String, range: SourceRange, source: String, fileName: String?, output: OutputSink) -> Bool {

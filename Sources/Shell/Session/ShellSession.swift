@@ -30,8 +30,8 @@ public final class ShellSession: ShellSessionProtocol {
     var redirect: FileOutput?
     /// Where relative file names in statements are resolved.
     var baseDirectory: URL
-    /// Set by `.quit`.
-    public internal(set) var quitRequested = false
+    /// Set by `.quit` and `.exit`.
+    public var quitRequested = false
 
     enum Variable {
         case value(Value)
@@ -96,6 +96,8 @@ public final class ShellSession: ShellSessionProtocol {
     }
 
     public var prompt: String { context.hasChanges ? "mrq*> " : "mrq> " }
+
+    public var pendingChanges: PendingChanges { PendingChanges(of: context) }
 
     // MARK: - Running text
 

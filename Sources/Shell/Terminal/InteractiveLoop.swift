@@ -1,3 +1,5 @@
+import Foundation
+
 /// The read-run-print loop, independent of where lines come from.
 ///
 /// ```swift
@@ -5,11 +7,21 @@
 /// ```
 ///
 /// Each entry goes into the history, then to the session; a failing
-/// entry does not stop the loop. It ends at the end of input.
+/// entry does not stop the loop. It ends at the end of input or after
+/// `.quit`; with unsaved changes it first asks whether to save them,
+/// discard them, or stay (the default).
 public enum InteractiveLoop {
-    /// Runs until `reader` reaches the end of input. `beforeEach` runs
-    /// before every entry, for instance to pick up a new terminal width.
-    /// Returns whether every entry succeeded.
+    /// Asked before leaving with unsaved changes.
+    public static let leaveQuestion = "save, discard, or stay? [s/d/Enter=stay] "
+
+    /// Runs until `reader` reaches the end of input or the session asks
+    /// to quit, and the user agrees to leave. `beforeEach` runs before
+    /// every entry, for instance to pick up a new terminal width. Returns
+    /// whether every entry succeeded.
+    ///
+    /// When the input ends while the question is asked, nobody is left to
+    /// answer: the loop ends with the changes still pending, for the
+    /// caller to report.
     @discardableResult
     public static func run(
         session: ShellSessionProtocol,
@@ -18,13 +30,41 @@ public enum InteractiveLoop {
         beforeEach: (ShellSessionProtocol) -> Void = { _ in }
     ) -> Bool {
         var succeeded = true
-        while let entry = reader.readLine(prompt: session.prompt) {
+        while true {
+            guard let entry = reader.readLine(prompt: session.prompt) else {
+                if mayLeave(session: session, reader: reader, output: output) { return succeeded }
+                continue
+            }
             reader.addHistory(entry)
             beforeEach(session)
             if !session.run(entry, fileName: nil, output: output) {
                 succeeded = false
             }
+            if session.quitRequested {
+                if mayLeave(session: session, reader: reader, output: output) { return succeeded }
+                session.quitRequested = false
+            }
         }
-        return succeeded
+    }
+
+    /// Whether to leave: at once with nothing unsaved; otherwise after
+    /// saving (when the save works) or discarding, as the user answers.
+    static func mayLeave(session: ShellSessionProtocol, reader: LineReader, output: ShellOutput) -> Bool {
+        while !session.pendingChanges.isEmpty {
+            output.writeError("unsaved changes: \(session.pendingChanges)\n")
+            guard let answer = reader.readAnswer(prompt: leaveQuestion) else { return true }
+            switch answer.trimmingCharacters(in: .whitespaces).lowercased() {
+            case "s", "save", "y", "yes":
+                // A failed save keeps the changes, and the question comes back.
+                _ = session.run("save", fileName: nil, output: output)
+            case "d", "discard", "n", "no":
+                _ = session.run("rollback", fileName: nil, output: output)
+            case "", "c", "stay", "cancel":
+                return false
+            default:
+                output.writeError("answer s to save, d to discard, or press Enter to stay\n")
+            }
+        }
+        return true
     }
 }

@@ -17,6 +17,11 @@ public protocol LineReader: AnyObject {
     /// the end of input.
     func readLine(prompt: String) -> String?
 
+    /// Reads the answer to a question: one line, blank or not, kept out
+    /// of the history; `""` when the user cancels it with Ctrl-C, `nil`
+    /// at the end of input.
+    func readAnswer(prompt: String) -> String?
+
     /// Remembers an entry so that Up-arrow recalls it, as one item even
     /// when it spans several lines.
     func addHistory(_ entry: String)
