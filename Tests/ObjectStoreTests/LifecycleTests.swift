@@ -220,4 +220,23 @@ enum LifecycleModel {
         let deny = try #require(throws: ValidationError.self) { try context.save() }
         #expect(deny.description == "Dossier: cannot delete Dossier: its 'notes' still has 1 object (delete rule Deny)")
     }
+
+    /// An insert deleted before any save leaves the context; under Deny
+    /// its notes kept pointing at it, and reading their folder then
+    /// trapped (a fault for an object that exists nowhere).
+    @Test func deletingAnInsertUnderDenyLeavesNoDanglingReference() throws {
+        let context = try LifecycleModel.context()
+        context.undoManager = UndoManager()
+        let folder = context.insertObject(forEntityName: "Folder")
+        folder["name"] = .string("x")
+        let n = note(in: context)
+        n.setObject(folder, forKey: "folder")
+        context.undoManager?.endUndoGrouping()
+        context.delete(folder)
+        #expect(n.object(forKey: "folder") == nil)
+        context.undoManager?.endUndoGrouping()
+        context.undoManager?.undo()
+        #expect(n.object(forKey: "folder") === folder)
+        #expect(folder.objects(forKey: "notes").map { $0 === n } == [true])
+    }
 }

@@ -183,7 +183,9 @@ extension ManagedObjectContext {
 
     /// Marks `object` deleted and runs its delete rules now: nullify
     /// clears the inverse side, cascade deletes the destinations; deny is
-    /// checked when saving.
+    /// checked when saving. An object inserted since the last save leaves
+    /// the context, and every inverse pointing at it is cleared whatever
+    /// the rule.
     public func delete(_ object: ManagedObject) {
         precondition(object.managedObjectContext === self, "the object belongs to another context")
         guard object.state != .deleted else { return }
@@ -196,7 +198,12 @@ extension ManagedObjectContext {
         for (index, relationship) in object.entity.relationships.enumerated() where !relationship.isTransient {
             switch relationship.deleteRule {
             case .deny, .noAction:
-                continue
+                // A deleted insert leaves the context (below) and never
+                // reaches the store: nothing may keep pointing at it.
+                guard previous == .inserted else { continue }
+                for destination in destinations(of: object, relationship: index) {
+                    nullifyInverse(of: object, relationship: relationship, destination: destination)
+                }
             case .nullify:
                 for destination in destinations(of: object, relationship: index) {
                     nullifyInverse(of: object, relationship: relationship, destination: destination)

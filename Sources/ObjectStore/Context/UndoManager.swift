@@ -54,6 +54,24 @@ public final class UndoManager {
         }
     }
 
+    /// Closes the innermost group and undoes it at once, leaving nothing
+    /// to redo: for a step that failed half-way and must leave no trace.
+    ///
+    /// ```swift
+    /// undoManager.beginUndoGrouping()
+    /// do { try applyEveryChange() ; undoManager.endUndoGrouping() }
+    /// catch { undoManager.endUndoGroupingAndRevert() }
+    /// ```
+    public func endUndoGroupingAndRevert() {
+        guard let group = openGroups.popLast() else { return }
+        let saved = mode
+        mode = .undoing
+        openGroups.append([])
+        for action in group.reversed() { action() }
+        openGroups.removeLast()
+        mode = saved
+    }
+
     /// Records `action` as the inverse of a change just made.
     public func registerUndo(_ action: @escaping Action) {
         guard disabled == 0 else { return }

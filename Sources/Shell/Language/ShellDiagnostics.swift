@@ -34,11 +34,22 @@ enum ShellDiagnostics {
     static func noMatchForFirst(_ entity: String) -> String { "no \(entity) matches for 'first'" }
     static func expectedValueFor(_ key: String) -> String { "expected a value for '\(key)'" }
 
+    static func objectGone(variable: String, entity: String) -> String {
+        "$\(variable) holds a \(entity) that is no longer in the store or was deleted (rolled back, undone or deleted since 'let')"
+    }
+    static func wrongDestination(_ relationship: String, takes destination: String, given: String) -> String {
+        "'\(relationship)' takes \(destination) objects, not \(given)"
+    }
+    static func unknownAggregate(_ name: String) -> String { "'\(name)' cannot run as an aggregate in SQL" }
+
     // Files
     static func cannotRead(_ name: String, because reason: String) -> String { "cannot read '\(name)': \(reason)" }
     static func cannotWrite(_ name: String, because reason: String) -> String { "cannot write '\(name)': \(reason)" }
     static func cannotReadModel(_ name: String, because reason: String) -> String { "cannot read the model '\(name)': \(reason)" }
     static func cannotOpenStore(_ name: String, because reason: String) -> String { "cannot open '\(name)': \(reason)" }
     static func cannotSaveAs(_ name: String, because reason: String) -> String { "cannot save as '\(name)': \(reason)" }
+    static func readTooDeep(_ name: String, depth: Int) -> String {
+        "cannot read '\(name)': \(depth) scripts are already being read inside each other (does one read itself?)"
+    }
     static func outputBackToScreen(_ problem: String) -> String { "\(problem); results go to the screen again" }
 }

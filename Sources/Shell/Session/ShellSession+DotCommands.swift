@@ -62,8 +62,11 @@ extension ShellSession {
                 }
             case "read":
                 guard arguments.count == 1 else { return fail("usage: .read FILE") }
+                guard readDepth < Self.maxReadDepth else { return fail(ShellDiagnostics.readTooDeep(arguments[0], depth: readDepth)) }
                 let file = path(arguments[0])
                 let text = try ShellFiles.readText(file, shownAs: arguments[0])
+                readDepth += 1
+                defer { readDepth -= 1 }
                 return run(text, fileName: file, output: output.base)
             case "open":
                 guard arguments.count == 1 || arguments.count == 2 else { return fail("usage: .open PATH [MODEL]") }

@@ -95,11 +95,12 @@ extension ShellSession {
         case .entity(let declaration):
             try declare(declaration, output: output)
         case .letBinding(let name, let value):
-            variables[name.text] = try evaluateForLet(value)
-            output.status("\(name.text) = \(describe(variables[name.text]!))")
+            let variable = try evaluateForLet(value)
+            variables[name.text] = variable
+            output.status("\(name.text) = \(describe(variable))")
         case .expression(let expression):
             if case .variable(let name) = expression.kind, case .objects(let objects, let entity)? = variables[name] {
-                output.result(render(objects, entity: entity))
+                output.result(render(try liveObjects(objects, of: name, at: expression.range), entity: entity))
                 return
             }
             let value = try evaluate(expression)
@@ -212,6 +213,7 @@ extension ShellSession {
             }
         } else if let relationship = entity.relationship(named: key.text) {
             let destinations = try objects(for: assignment.value, key: key, relationship: relationship)
+            try checkDestinations(destinations, of: relationship, at: assignment.value.range)
             if relationship.isToMany {
                 object.setObjects(destinations, forKey: relationship.name)
             } else {
@@ -239,7 +241,7 @@ extension ShellSession {
             if case .variable(let name) = expression.kind {
                 switch variables[name] {
                 case .objects(let objects, _)?:
-                    return objects
+                    return try liveObjects(objects, of: name, at: expression.range, relating: true)
                 case .value(.null)?:
                     return []
                 default:
@@ -247,6 +249,31 @@ extension ShellSession {
                 }
             }
             throw LocatedError("'\(key.text)' is a relationship: give it 'first \(relationship.destinationName) where …'\(relationship.isToMany ? " or '\(relationship.destinationName) where …'" : ""), or nil", expression.range)
+        }
+    }
+
+    /// Objects a variable holds that are still in the context, as they
+    /// must be to be shown: one rolled back, undone, or whose row a direct
+    /// delete removed is an error; to be related (`relating`), one deleted
+    /// too.
+    func liveObjects(_ objects: [ManagedObject], of variable: String, at range: SourceRange, relating: Bool = false) throws -> [ManagedObject] {
+        for object in objects {
+            let live = object.managedObjectContext === context && !(relating && object.isDeleted)
+                && (try? context.existingObject(with: object.objectID)) === object
+            guard live else {
+                throw LocatedError(ShellDiagnostics.objectGone(variable: variable, entity: object.entity.name), range)
+            }
+        }
+        return objects
+    }
+
+    /// Refuses destinations of another entity than the relationship's
+    /// (a Person as someone's department).
+    private func checkDestinations(_ objects: [ManagedObject], of relationship: RelationshipDescription, at range: SourceRange) throws {
+        guard let destination = relationship.destination else { return }
+        let accepted = Set(destination.selfAndDescendants.map(\.name))
+        if let wrong = objects.first(where: { !accepted.contains($0.entity.name) }) {
+            throw LocatedError(ShellDiagnostics.wrongDestination(relationship.name, takes: destination.name, given: wrong.entity.name), range)
         }
     }
 
@@ -327,5 +354,26 @@ extension ShellSession {
         }
         let columns = attributes.map(\.name) + relationships.map(\.name)
         return Renderer(options: renderOptions).render(ResultSet(columns: columns, rows: rows))
+    }
+}
+
+extension Statement {
+    /// Whether running it changes objects of the context (and can be
+    /// undone as one group).
+    var changesObjects: Bool {
+        switch self {
+        case .insert, .update, .delete, .truncate, .importJSON: return true
+        default: return false
+        }
+    }
+}
+
+extension ValueSource {
+    /// Where the value is written.
+    var range: SourceRange {
+        switch self {
+        case .expression(let expression): return expression.range
+        case .first(let query), .all(let query): return query.range
+        }
     }
 }

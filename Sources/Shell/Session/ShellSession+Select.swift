@@ -88,8 +88,10 @@ extension ShellSession {
         let name = aggregate.keyPath.isEmpty ? aggregate.function.rawValue : "\(aggregate.function.rawValue)(\(aggregate.keyPath.joined(separator: ".")))"
         if canRunInSQL([aggregate.keyPath] + aggregate.groupBy.map(\.path), entity: entity) {
             var (request, _) = try self.request(for: aggregate.query)
-            let function: PropertyToFetch.Function = aggregate.function == .avg ? .average
-                : PropertyToFetch.Function(rawValue: aggregate.function.rawValue)!
+            guard let function: PropertyToFetch.Function = aggregate.function == .avg ? .average
+                : PropertyToFetch.Function(rawValue: aggregate.function.rawValue) else {
+                throw LocatedError(ShellDiagnostics.unknownAggregate(aggregate.function.rawValue), aggregate.query.range)
+            }
             request.resultType = .dictionary
             let groups = aggregate.groupBy.map { $0.path.joined(separator: ".") }
             request.propertiesToFetch = groups.map { PropertyToFetch(keyPath: $0) }
@@ -123,10 +125,12 @@ extension ShellSession {
             let values = aggregate.keyPath.isEmpty ? [] : members.map { pathValue($0, aggregate.keyPath) }.filter { !$0.isNull }
             let result = Self.aggregate(aggregate.function, values, count: aggregate.keyPath.isEmpty ? members.count : values.count)
             if let having = aggregate.having {
-                var entries: [String: Value] = [aggregate.function.rawValue: result, name: result]
-                for (i, group) in aggregate.groupBy.enumerated() {
+                // `name` is the function's own name for `count of Person`.
+                var entries: [String: Value] = [aggregate.function.rawValue: result]
+                entries[name] = result
+                for (i, group) in aggregate.groupBy.enumerated() where i < key.count {
                     entries[group.path.joined(separator: ".")] = key[i]
-                    entries[group.path.last!] = key[i]
+                    if let last = group.path.last { entries[last] = key[i] }
                 }
                 let filled = try having.substituting(variables: scalarVariables())
                 if !(try Evaluator().evaluate(filled, on: entries)) { continue }

@@ -32,6 +32,10 @@ public final class ShellSession: ShellSessionProtocol {
     var baseDirectory: URL
     /// Set by `.quit` and `.exit`.
     public var quitRequested = false
+    /// How many `.read`s are running inside each other.
+    var readDepth = 0
+    /// More nested `.read`s than this are a script reading itself.
+    static let maxReadDepth = 32
 
     enum Variable {
         case value(Value)
@@ -157,10 +161,25 @@ public final class ShellSession: ShellSessionProtocol {
             report(error.message, range: error.range, source: source, fileName: fileName, output: output)
             return false
         }
+        // A statement that changes objects is one undo group; when it
+        // fails half-way (the 600th update does not fit), its changes are
+        // undone, so it either happens whole or not at all.
+        let atomic = statement.statement.changesObjects
+        if atomic { undoManager.beginUndoGrouping() }
         do {
             try execute(statement.statement, output: output)
             undoManager.endUndoGrouping()
             return true
+        } catch {
+            if atomic { undoManager.endUndoGroupingAndRevert() } else { undoManager.endUndoGrouping() }
+            reportFailure(error, statement: statement, source: source, fileName: fileName, output: output)
+            return false
+        }
+    }
+
+    private func reportFailure(_ error: any Error, statement: LocatedStatement, source: String, fileName: String?, output: OutputSink) {
+        do {
+            throw error
         } catch let error as SyntaxError {
             report(error.message, range: error.range, source: source, fileName: fileName, output: output)
         } catch let error as EvaluationError {
@@ -172,8 +191,6 @@ public final class ShellSession: ShellSessionProtocol {
         } catch {
             report("\(error)", range: statement.range, source: source, fileName: fileName, output: output)
         }
-        undoManager.endUndoGrouping()
-        return false
     }
 
     func report(_ message: String, range: SourceRange, source: String, fileName: String?, output: OutputSink) {
@@ -225,8 +242,8 @@ public final class ShellSession: ShellSessionProtocol {
     func entity(_ name: Name) throws -> EntityDescription {
         if let entity = model.entity(named: name.text) { return entity }
         let names = model.entities.map(\.name)
-        if let match = names.first(where: { $0.caseInsensitiveCompare(name.text) == .orderedSame }) {
-            return model.entity(named: match)!
+        if let match = model.entities.first(where: { $0.name.caseInsensitiveCompare(name.text) == .orderedSame }) {
+            return match
         }
         throw LocatedError(ShellDiagnostics.unknownEntity(name.text, suggestion: Suggestions.closest(to: name.text, in: names)), name.range)
     }
