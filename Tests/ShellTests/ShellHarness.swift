@@ -27,6 +27,8 @@ final class ShellHarness {
 
     let session: ShellSession
     let directory: URL
+    /// Called with every text before it runs.
+    var trace: ((String) -> Void)?
 
     /// A session on `store` (`:memory:` or a file name inside the
     /// temporary folder) with the People model unless `model` is nil.
@@ -45,6 +47,7 @@ final class ShellHarness {
     /// Runs `text` as typed at the prompt (or as the script `fileName`).
     @discardableResult
     func run(_ text: String, fileName: String? = nil) -> Result {
+        trace?(text)
         let output = Output()
         let ok = session.run(text, fileName: fileName, output: output)
         return Result(ok: ok, text: output.text, errors: output.errors)
