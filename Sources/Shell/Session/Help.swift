@@ -36,7 +36,7 @@ enum Help {
           sum|min|max|avg KEY of Person [where …] [group by KEY,…] [having PRED]
           count of Person group by department.name having count > 10
         Changes (pending until save)
-          insert Person { FirstName: "Ada", age: 36, department: first Department where name == "Eng" }
+          insert Person { FirstName: "Ada", age: 36, department: first Department where name == "Engineering" }
           update Person where age > 60 set active = NO, age = age + 1
           delete Person where active == NO
           truncate Person
@@ -59,7 +59,7 @@ enum Help {
         A predicate is NSPredicate's format language (Apple's Predicate Programming Guide).
 
           age > 18 AND (department.name == "Eng" OR salary >= 50000)
-          NOT active                         lastName BEGINSWITH[cd] "sm"
+          NOT (active == YES)                lastName BEGINSWITH[cd] "sm"
           ANY tags.label == "vip"            ALL people.age >= 18     NONE people.active == NO
           people.@count > 3                  people.@avg.salary > 1000
           SUBQUERY(people, $p, $p.age > 60).@count > 0
@@ -82,11 +82,11 @@ enum Help {
           BETWEEN     age BETWEEN {18, 65}   IN          name IN {"Ada", "Bob"}
         Strings (options [c] [d] [cd] [n] on each)
           BEGINSWITH  name BEGINSWITH "A"    ENDSWITH    email ENDSWITH[c] ".ORG"
-          CONTAINS    name CONTAINS[cd] "zo" LIKE        name LIKE "A?a*"   (* any run, ? one character)
+          CONTAINS    name CONTAINS[cd] "zo"  LIKE       name LIKE "A?a*"   (* any run, ? one character)
           MATCHES     code MATCHES "[A-Z]{3}[0-9]+"      (whole string, ICU regular expression)
-          IN (string) "da" IN name
+          IN (string)  "da" IN name
         Logic
-          AND &&      age > 18 AND active    OR ||       a == 1 OR b == 2
+          AND &&      age > 18 AND active == YES      OR ||   a == 1 OR b == 2
           NOT !       NOT (age > 18)         TRUEPREDICATE   FALSEPREDICATE
         Collections
           ANY SOME    ANY people.age > 60    ALL         ALL people.active == YES

@@ -1,0 +1,71 @@
+import Foundation
+import Testing
+
+/// The README's command lines run with the built `mrq`, in a fresh folder
+/// that holds the samples as `Samples/`: the `mrq …` lines of a block
+/// each exit 0, and a block of `$ …` lines prints exactly what the README
+/// shows after each (standard output and error together, as a terminal
+/// shows them). `make …` lines are left to the Makefile.
+@Suite(.serialized, .enabled(if: MRQBinary.isBuilt, MRQBinary.notBuilt))
+struct ReadmeCommandTests {
+    static let blocks: [[String]] = {
+        let readme = (try? String(contentsOf: MRQBinary.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
+        var blocks: [[String]] = []
+        var current: [String]?
+        for line in readme.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
+            if line.hasPrefix("```") {
+                if let block = current { blocks.append(block); current = nil } else { current = [] }
+            } else {
+                current?.append(line)
+            }
+        }
+        return blocks
+    }()
+
+    /// Runs `script` with bash in a new folder holding `Samples/`, with
+    /// the built mrq first on the PATH; returns its status and output.
+    static func bash(_ script: String) throws -> (status: Int32, output: String) {
+        let folder = NSTemporaryDirectory() + "mrq-readme-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try FileManager.default.createSymbolicLink(atPath: folder + "/Samples",
+                                                   withDestinationPath: MRQBinary.packageRoot.appendingPathComponent("Samples").path)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", script]
+        process.currentDirectoryURL = URL(fileURLWithPath: folder)
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = URL(fileURLWithPath: MRQBinary.path).deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        environment["MRQ_HISTORY"] = "/dev/null"
+        environment["NO_COLOR"] = "1"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
+    @Test func scriptLinesRunAndExitZero() throws {
+        let lines = Self.blocks.flatMap { $0 }.filter { $0.hasPrefix("mrq ") }
+        #expect(lines.count >= 3)
+        // One folder for the block: a later line reads what an earlier wrote.
+        let commands = lines.map { $0.components(separatedBy: " # ")[0] }
+        let script = commands.map { "\($0) > /dev/null || exit $?" }.joined(separator: "\n")
+        let result = try Self.bash(script)
+        #expect(result.status == 0, "\(result.output)")
+    }
+
+    @Test func dollarBlocksPrintWhatTheReadmeShows() throws {
+        let blocks = Self.blocks.filter { $0.first?.hasPrefix("$ ") == true }
+        #expect(!blocks.isEmpty)
+        for block in blocks {
+            let commands = block.filter { $0.hasPrefix("$ ") }.map { String($0.dropFirst(2)) }
+            let expected = block.filter { !$0.hasPrefix("$ ") }.joined(separator: "\n") + "\n"
+            let result = try Self.bash(commands.map { "\($0) 2>&1" }.joined(separator: "\n"))
+            #expect(result.output == expected, "README block differs:\n\(TextDiff.lines(expected: expected, actual: result.output))")
+        }
+    }
+}
