@@ -6,6 +6,20 @@ import Testing
 /// error that names it and says why, never a trap, a hang or a file
 /// replaced by accident.
 @Suite struct FileCommandTests {
+    /// A session whose folder holds odd things to name: a directory with
+    /// a file in it, a text file, a named pipe, a binary file and a
+    /// Latin-1 one.
+    private func shellWithOddFiles() throws -> ShellHarness {
+        let shell = try ShellHarness()
+        try FileManager.default.createDirectory(atPath: shell.path("adir"), withIntermediateDirectories: false)
+        try shell.write("adir/keep.txt", Data("kept\n".utf8))
+        try shell.write("notes.txt", Data("my notes\n".utf8))
+        try shell.write("binary.dat", Data([0x41, 0x0A, 0x7F, 0x45, 0x4C, 0x46, 0x00, 0x01]))
+        try shell.write("latin1.mrq", Data([0x22, 0x63, 0x61, 0x66, 0xE9, 0x22, 0x0A]))
+        #expect(shell.makeFIFO("fifo"))
+        return shell
+    }
+
     // MARK: .output
 
     /// Was a SIGILL: `FileHandle.truncateFile(atOffset:)` traps on a
@@ -36,9 +50,7 @@ import Testing
         (".output a b", "usage: .output [FILE]"),
     ])
     func outputRefusesWhatItCannotWrite(command: String, message: String) throws {
-        let shell = try ShellHarness()
-        try FileManager.default.createDirectory(atPath: shell.path("adir"), withIntermediateDirectories: false)
-        #expect(shell.makeFIFO("fifo"))
+        let shell = try shellWithOddFiles()
         let result = shell.run(command)
         #expect(!result.ok)
         #expect(result.errors == "error: \(message)\n    \(command)\n    ^\(String(repeating: "~", count: command.count - 1))\n")
@@ -81,10 +93,7 @@ import Testing
         ("import Person from \"missing.json\"", "cannot read 'missing.json': no such file"),
     ])
     func readRefusesWhatIsNotAScript(command: String, message: String) throws {
-        let shell = try ShellHarness()
-        try FileManager.default.createDirectory(atPath: shell.path("adir"), withIntermediateDirectories: false)
-        try shell.write("binary.dat", Data([0x41, 0x0A, 0x7F, 0x45, 0x4C, 0x46, 0x00, 0x01]))
-        try shell.write("latin1.mrq", Data([0x22, 0x63, 0x61, 0x66, 0xE9, 0x22, 0x0A]))
+        let shell = try shellWithOddFiles()
         let result = shell.run(command)
         #expect(!result.ok)
         #expect(result.errors.hasPrefix("error: \(message)\n"), "\(result.errors)")
@@ -115,11 +124,7 @@ import Testing
         (".save-as missing/x.sqlite", "cannot save as 'missing/x.sqlite': its directory 'missing' does not exist"),
     ])
     func storeCommandsRefuseOddPathsAndTouchNothing(command: String, message: String) throws {
-        let shell = try ShellHarness()
-        try FileManager.default.createDirectory(atPath: shell.path("adir"), withIntermediateDirectories: false)
-        try shell.write("adir/keep.txt", Data("kept\n".utf8))
-        try shell.write("notes.txt", Data("my notes\n".utf8))
-        #expect(shell.makeFIFO("fifo"))
+        let shell = try shellWithOddFiles()
         #expect(shell.run("insert Department { name: \"Kept\" }").ok)
         // `.model` wants no pending changes; the others keep them.
         if command.hasPrefix(".model") { #expect(shell.run("save").ok) }

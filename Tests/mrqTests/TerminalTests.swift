@@ -189,22 +189,34 @@ final class TerminalTests {
         try tmux.waitForLastLine("mrq> Department where people.@count")
     }
 
-    @Test func ctrlDWithUnsavedChangesAsksAndEnterStays() throws {
-        guard let tmux = try startShell() else { return }
+    static let question = "save, discard, or stay? [s/d/Enter=stay]"
+
+    /// Types an insert, so that the session has an unsaved change.
+    func insertDepartment(_ tmux: Tmux) throws {
         try tmux.type("insert Department { name: \"Eng\" }")
         try tmux.press("Enter")
         try tmux.waitForLastLine("mrq*>")
+    }
+
+    /// Types `answer` to the question and waits for mrq to exit with 0.
+    func answer(_ answer: String, _ tmux: Tmux) throws {
+        try tmux.type(answer)
+        try tmux.press("Enter")
+        let status = try tmux.waitForExit()
+        #expect(status == nil || status == 0)
+    }
+
+    @Test func ctrlDWithUnsavedChangesAsksAndEnterStays() throws {
+        guard let tmux = try startShell() else { return }
+        try insertDepartment(tmux)
         try tmux.press("C-d")
-        try tmux.waitFor("the question") { $0.suffix(2) == ["unsaved changes: Department: 1 inserted", "save, discard, or stay? [s/d/Enter=stay]"] }
+        try tmux.waitFor("the question") { $0.suffix(2) == ["unsaved changes: Department: 1 inserted", Self.question] }
         try tmux.press("Enter")
         try tmux.waitForLastLine("mrq*>")
         try tmux.type(".quit")
         try tmux.press("Enter")
-        try tmux.waitFor("the question again") { $0.last == "save, discard, or stay? [s/d/Enter=stay]" }
-        try tmux.type("d")
-        try tmux.press("Enter")
-        let status = try tmux.waitForExit()
-        #expect(status == nil || status == 0)
+        try tmux.waitFor("the question again") { $0.last == Self.question }
+        try answer("d", tmux)
         #expect(try tmux.screen().contains("rolled back 1 change"))
     }
 
@@ -212,16 +224,11 @@ final class TerminalTests {
         let store = NSTemporaryDirectory() + "mrq-quit-\(UUID().uuidString).sqlite"
         defer { for suffix in ["", "-wal", "-shm"] { try? FileManager.default.removeItem(atPath: store + suffix) } }
         guard let tmux = try startShell(arguments: "--store '\(store)'") else { return }
-        try tmux.type("insert Department { name: \"Eng\" }")
-        try tmux.press("Enter")
-        try tmux.waitForLastLine("mrq*>")
+        try insertDepartment(tmux)
         try tmux.type(".exit")
         try tmux.press("Enter")
-        try tmux.waitFor("the question") { $0.last == "save, discard, or stay? [s/d/Enter=stay]" }
-        try tmux.type("s")
-        try tmux.press("Enter")
-        let status = try tmux.waitForExit()
-        #expect(status == nil || status == 0)
+        try tmux.waitFor("the question") { $0.last == Self.question }
+        try answer("s", tmux)
         let count = try MRQBinary.run(["--store", store, "-c", "count Department"])
         #expect(count.stdout.contains("│     1 │"))
     }
