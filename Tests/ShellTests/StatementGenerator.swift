@@ -55,9 +55,21 @@ struct StatementGenerator {
         case 0..<62: return statement()
         case 62..<74: return dotCommand()
         case 74..<82: return statement() + pick(["; ", ";", "\n"]) + statement()
-        case 82..<91: return StatementCorpus.mutated(statement(), &random)
-        default: return StatementCorpus.garbled(&random)
+        case 82..<91: return Self.withoutFileCommands(StatementCorpus.mutated(statement(), &random))
+        default: return Self.withoutFileCommands(StatementCorpus.garbled(&random))
         }
+    }
+
+    /// Garbled text can make a dot command out of fragments (`.open /…`);
+    /// those that name files, open another store or quit become comments,
+    /// so that nothing outside the temporary folder is touched.
+    static func withoutFileCommands(_ text: String) -> String {
+        let safe: Set<String> = ["mode", "headers", "timer", "bail", "schema", "entities", "help"]
+        return text.split(separator: "\n", omittingEmptySubsequences: false).map { line -> String in
+            guard ScriptSplitter.isDotLine(line) else { return String(line) }
+            let name = line.drop { $0 == " " || $0 == "\t" }.dropFirst().prefix { !$0.isWhitespace }.lowercased()
+            return safe.contains(name) ? String(line) : "# " + line
+        }.joined(separator: "\n")
     }
 
     /// A statement of the grammar: `statement → query | "first" query | …`.

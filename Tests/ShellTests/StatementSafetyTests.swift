@@ -139,4 +139,20 @@ import Testing
         }
         #expect(shell.count("Person") == 2)
     }
+
+    /// Was a precondition failure ("the object belongs to another
+    /// context"): undoing a delete after the save that wrote it brought
+    /// back objects the store no longer had. Undo now stops at a save.
+    @Test func undoStopsAtTheLastSave() throws {
+        let shell = try shell()
+        #expect(shell.run("truncate Person\nsave").ok)
+        #expect(shell.run("undo").text == "nothing to undo\n")
+        let result = shell.run("delete Department where name == \"Eng\"")
+        #expect(result.ok, "\(result.errors)")
+        #expect(shell.run("save").ok)
+        #expect(shell.count("Department") == 0)
+        // Changes since the save still undo.
+        #expect(shell.run("insert Department { name: \"Ops\" }\nundo").text == "inserted 1 Department\nundone\n")
+        #expect(shell.count("Department") == 0)
+    }
 }

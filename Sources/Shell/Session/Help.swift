@@ -41,7 +41,7 @@ enum Help {
           delete Person where active == NO
           truncate Person
           import Person from "people.json"
-          save | rollback | undo | redo
+          save | rollback | undo | redo            (undo goes back as far as the last save)
         Schema
           entity Person { name: String required; age: Int16 = 0; department: Department inverse people }
           types: String Int16 Int32 Int64 Double Float Decimal Bool Date Data UUID URI Transformable

@@ -83,6 +83,9 @@ extension ShellSession {
                 return
             }
             try context.save()
+            // Undo works on the changes not saved yet: undoing across a
+            // save would bring back objects the store no longer has.
+            undoManager.removeAllActions()
             output.status("saved \(changes) change\(changes == 1 ? "" : "s")")
         case .rollback:
             let changes = context.insertedObjects.count + context.updatedObjects.count + context.deletedObjects.count
