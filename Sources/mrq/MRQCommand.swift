@@ -28,8 +28,9 @@ struct MRQCommand: ParsableCommand {
 
             Changes stay pending until 'save'. Leaving the prompt (Ctrl-D, .quit, \
             .exit) with unsaved changes asks whether to save them, discard them or \
-            stay. A run of -c statements, FILEs or piped standard input that ends \
-            with unsaved changes names them on standard error and exits with 75.
+            stay (Enter); Ctrl-D at that question leaves them unsaved. A run of -c \
+            statements, FILEs or piped standard input that ends with unsaved \
+            changes names them on standard error and exits with 75.
 
             Exit status: 0 success, 64 usage error, 65 the statements had errors \
             (or the model or store could not be loaded), 70 internal failure, 74 \

@@ -99,6 +99,7 @@ struct CommandLineTests {
         let help = try MRQBinary.run(["--help"])
         #expect(help.status == 0)
         #expect(help.stdout.contains("USAGE: mrq [--model <path>] [--store <path>] [--format <format>]"))
+        #expect(help.stdout.contains("75 the run ended with unsaved changes"))
     }
 
     // MARK: - Unsaved changes at the end of a run

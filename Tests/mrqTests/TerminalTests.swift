@@ -232,4 +232,19 @@ final class TerminalTests {
         let count = try MRQBinary.run(["--store", store, "-c", "count Department"])
         #expect(count.stdout.contains("│     1 │"))
     }
+
+    @Test func ctrlCAtTheQuestionStaysAndCtrlDLeavesWith75() throws {
+        guard let tmux = try startShell() else { return }
+        try insertDepartment(tmux)
+        try tmux.press("C-d")
+        try tmux.waitFor("the question") { $0.last == Self.question }
+        try tmux.press("C-c")
+        try tmux.waitForLastLine("mrq*>")
+        try tmux.press("C-d")
+        try tmux.waitFor("the question again") { $0.last == Self.question }
+        try tmux.press("C-d")
+        let status = try tmux.waitForExit()
+        #expect(status == nil || status == 75)
+        #expect(try tmux.screen().contains { $0.hasPrefix("mrq: the run ended with changes that were not saved (Department: 1 inserted)") })
+    }
 }
