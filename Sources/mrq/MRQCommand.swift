@@ -143,6 +143,7 @@ struct MRQCommand: ParsableCommand {
 
     /// Runs `-c` statements, then FILEs, then standard input or the prompt.
     private func runStatements() throws {
+        Self.reopenClosedStandardDescriptors()
         Self.bootstrapLogging()
         // A reader that goes away (`mrq … | head`) must not kill a run
         // before its `save`: writes then fail with EPIPE instead.
@@ -167,6 +168,19 @@ struct MRQCommand: ParsableCommand {
         if failed { throw ExitCode(65) }
         if !unsaved.isEmpty { throw ExitCode(Self.unsavedChangesStatus) }
         if output.failure != nil { throw ExitCode(74) }
+    }
+
+    /// Points a closed standard input, output or error (`mrq <&-`) at
+    /// /dev/null before anything opens a file, which would otherwise get
+    /// its number: a store read as the script, or results written into it.
+    static func reopenClosedStandardDescriptors() {
+        for descriptor in [STDIN_FILENO, STDOUT_FILENO, STDERR_FILENO] where fcntl(descriptor, F_GETFD) == -1 {
+            let opened = open("/dev/null", descriptor == STDIN_FILENO ? O_RDONLY : O_WRONLY)
+            if opened >= 0, opened != descriptor {
+                dup2(opened, descriptor)
+                close(opened)
+            }
+        }
     }
 
     /// The exit status of a run that ended with unsaved changes and no

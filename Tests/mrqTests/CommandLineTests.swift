@@ -198,4 +198,23 @@ struct CommandLineTests {
         let count = try MRQBinary.run(["--store", store, "-c", "count Person"])
         #expect(count.stdout.contains("│     1 │"))
     }
+
+    /// With standard input closed, the first file opened takes its number
+    /// (SQLite guards itself against that; the XML store and .read do
+    /// not): reading the script then failed with "bad file descriptor".
+    @Test func closedStandardInputReadsAsEmpty() throws {
+        let store = NSTemporaryDirectory() + "mrq-closed-\(UUID().uuidString).xml"
+        defer { try? FileManager.default.removeItem(atPath: store) }
+        _ = try MRQBinary.run(["--model", Self.model, "--store", store, "-c", "insert Department { name: \"Eng\" }", "-c", "save"])
+        let shell = Process()
+        shell.executableURL = URL(fileURLWithPath: "/bin/bash")
+        shell.arguments = ["-c", "'\(MRQBinary.path)' --store '\(store)' <&- 2>&1"]
+        let output = Pipe()
+        shell.standardOutput = output
+        try shell.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        shell.waitUntilExit()
+        #expect(shell.terminationStatus == 0)
+        #expect(String(decoding: data, as: UTF8.self) == "")
+    }
 }
