@@ -11,11 +11,14 @@ import ObjectStore
 public struct PendingChanges: Sendable, Hashable, CustomStringConvertible {
     /// The changes to one entity's objects.
     public struct EntityChanges: Sendable, Hashable {
+        /// The entity's name.
         public var entity: String
+        /// Objects inserted, updated and deleted since the last save.
         public var inserted = 0
         public var updated = 0
         public var deleted = 0
 
+        /// The counts for `entity`.
         public init(entity: String, inserted: Int = 0, updated: Int = 0, deleted: Int = 0) {
             self.entity = entity
             self.inserted = inserted
@@ -23,12 +26,14 @@ public struct PendingChanges: Sendable, Hashable, CustomStringConvertible {
             self.deleted = deleted
         }
 
+        /// Inserted, updated and deleted objects together.
         public var total: Int { inserted + updated + deleted }
     }
 
     /// One entry per entity with changes, sorted by entity name.
     public var entities: [EntityChanges]
 
+    /// The changes of `entities`; entities without any are left out.
     public init(entities: [EntityChanges] = []) {
         self.entities = entities.filter { $0.total > 0 }.sorted { $0.entity < $1.entity }
     }
@@ -42,6 +47,7 @@ public struct PendingChanges: Sendable, Hashable, CustomStringConvertible {
         self.init(entities: Array(byName.values))
     }
 
+    /// Whether nothing is pending.
     public var isEmpty: Bool { entities.isEmpty }
 
     /// Inserted, updated and deleted objects together.

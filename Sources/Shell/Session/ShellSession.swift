@@ -101,6 +101,7 @@ public final class ShellSession: ShellSessionProtocol {
 
     public var prompt: String { context.hasChanges ? "mrq*> " : "mrq> " }
 
+    /// The inserted, updated and deleted objects not saved yet, per entity.
     public var pendingChanges: PendingChanges { PendingChanges(of: context) }
 
     // MARK: - Running text
