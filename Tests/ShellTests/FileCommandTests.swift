@@ -67,6 +67,24 @@ import Testing
         #expect(shell.session.redirect == nil)
     }
 
+    /// `.output` empties the file it names: never a database.
+    @Test func outputRefusesTheStoreAndOtherDatabases() throws {
+        let shell = try ShellHarness(store: "people.sqlite")
+        #expect(shell.run("insert Department { name: \"Eng\" }\nsave\n.save-as copy.sqlite").ok)
+        // The session moved to the copy: people.sqlite is another database now.
+        for (name, why) in [("copy.sqlite", "it is the open store"), ("./copy.sqlite-wal", "it is the open store"),
+                            ("people.sqlite", "it is a SQLite database")] {
+            let result = shell.run(".output \(name)")
+            #expect(!result.ok)
+            #expect(result.errors.hasPrefix("error: cannot write '\(name)': \(why), which .output would empty\n"), "\(result.errors)")
+        }
+        #expect(shell.count("Department") == 1)
+        let first = try ShellSession(modelPath: nil, storePath: shell.path("people.sqlite"))
+        let output = ShellHarness.Output()
+        first.run("count Department", fileName: nil, output: output)
+        #expect(output.text.contains("│     1 │"))
+    }
+
     /// A full disk: the statement reports it and the results come back
     /// to the screen, the failed one included.
     @Test func outputToAFullDeviceFallsBackToTheScreen() throws {

@@ -176,6 +176,17 @@ package enum ShellFiles {
         }
     }
 
+    /// Refuses to send results into a database (the open store or any
+    /// other SQLite file): `.output` empties the file it names.
+    static func checkOutputPath(_ path: String, shownAs shown: String) throws(Problem) {
+        guard kind(of: path) == .regular, let handle = FileHandle(forReadingAtPath: path) else { return }
+        defer { try? handle.close() }
+        let header = (try? handle.read(upToCount: 16)) ?? Data()
+        if header == Data("SQLite format 3\0".utf8) {
+            throw Problem(message: ShellDiagnostics.cannotWrite(shown, because: "it is a SQLite database, which .output would empty"))
+        }
+    }
+
     /// Refuses to copy a store onto anything that exists: `.save-as`
     /// would replace it, and a store, a directory or a device is not
     /// something to lose by a typo.

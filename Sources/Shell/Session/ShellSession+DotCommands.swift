@@ -56,6 +56,10 @@ extension ShellSession {
             case "output":
                 guard arguments.count <= 1 else { return fail("usage: .output [FILE]") }
                 if let name = arguments.first {
+                    if namesStoreFile(path(name)) {
+                        return fail(ShellDiagnostics.cannotWrite(name, because: "it is the open store, which .output would empty"))
+                    }
+                    try ShellFiles.checkOutputPath(path(name), shownAs: name)
                     redirect = try FileOutput(path: path(name), shownAs: name)
                 } else {
                     redirect = nil
@@ -130,6 +134,15 @@ extension ShellSession {
     /// made absolute against the script's folder (or the current one).
     func path(_ name: String) -> String {
         ShellFiles.resolve(name, relativeTo: baseDirectory)
+    }
+
+    /// Whether `path` is the open store's file or one of its companions
+    /// (`-wal`, `-shm`, `-journal`).
+    func namesStoreFile(_ path: String) -> Bool {
+        guard storePath != ":memory:" else { return false }
+        func real(_ path: String) -> String { URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path }
+        let target = real(path)
+        return ["", "-wal", "-shm", "-journal"].contains { real(storePath + $0) == target }
     }
 
     static func countText(_ n: Int, _ one: String, _ many: String) -> String {
