@@ -1,4 +1,6 @@
 #include <errno.h>
+#include <langinfo.h>
+#include <locale.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,22 @@ static inline void mrq_rl_configure(const char *name,
     rl_completer_word_break_characters = strdup(word_breaks);
 }
 
+/* libedit reads and writes multi-byte characters in the locale's
+   encoding, and a program starts in the "C" locale, where every byte
+   above 127 is dropped as it is typed. Takes the character encoding
+   from the environment, and UTF-8 when that names none. Returns 1 when
+   the encoding is UTF-8. */
+static inline int mrq_use_utf8_characters(void) {
+    const char *chosen = setlocale(LC_CTYPE, "");
+    if (chosen == NULL || strcmp(chosen, "C") == 0 || strcmp(chosen, "POSIX") == 0) {
+        if (setlocale(LC_CTYPE, "C.UTF-8") == NULL) {
+            setlocale(LC_CTYPE, "en_US.UTF-8");
+        }
+    }
+    const char *codeset = nl_langinfo(CODESET);
+    return codeset != NULL && strcmp(codeset, "UTF-8") == 0;
+}
+
 /* readline, telling also why it returned NULL: *interrupted is 1 when
    the read libedit was blocked in failed with EINTR (a signal, in mrq
    Ctrl-C), 0 at end of input or on Ctrl-D. libedit keeps the failed
@@ -43,6 +61,34 @@ static inline void mrq_rl_completion_over(void) {
    space, a closing quote, or nothing (0) after a directory. */
 static inline void mrq_rl_set_append_character(int character) {
     rl_completion_append_character = character;
+}
+
+/* The line being edited up to the cursor, malloc'd, or NULL. libedit's
+   rl_copy_text gives one byte less than asked (it passes the length to
+   strlcpy as the size), so with the cursor at the end of the line its
+   last byte is missing; that byte is taken from rl_line_buffer, which
+   _rl_update_pos has just brought up to date, when the rest of it agrees
+   with the copy. */
+static inline char *mrq_rl_line_before_cursor(void) {
+    if (rl_point < 0 || rl_end < rl_point) return NULL;
+    char *copy = rl_copy_text(0, rl_end);
+    if (copy == NULL) return NULL;
+    size_t have = strlen(copy);
+    size_t point = (size_t)rl_point;
+    if (have >= point) {
+        copy[point] = '\0';
+        return copy;
+    }
+    if (have + 1 == point && rl_line_buffer != NULL
+        && strncmp(rl_line_buffer, copy, have) == 0 && rl_line_buffer[have] != '\0') {
+        char *whole = realloc(copy, point + 1);
+        if (whole == NULL) { free(copy); return NULL; }
+        whole[have] = rl_line_buffer[have];
+        whole[point] = '\0';
+        return whole;
+    }
+    free(copy);
+    return NULL;
 }
 
 /* The cursor, a byte offset into the line being edited. */

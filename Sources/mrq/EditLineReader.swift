@@ -36,6 +36,8 @@ final class EditLineReader: LineReader {
         self.historyPath = historyPath
         assembler = EntryAssembler(isComplete: isComplete)
         CompletionBridge.provider = completion
+        // Before libedit starts: in the "C" locale it drops "é" as typed.
+        _ = mrq_use_utf8_characters()
 
         // Word boundaries for libedit's word. The session decides what a
         // candidate replaces, and `Completion.replacements` rewrites the
@@ -128,19 +130,27 @@ private func completionAttempt(
     _ text: UnsafePointer<CChar>?, _ start: Int32, _ end: Int32
 ) -> UnsafeMutablePointer<UnsafeMutablePointer<CChar>?>? {
     mrq_rl_completion_over()
-    // A fresh copy: rl_line_buffer may point at a stale conversion buffer
-    // in libedit.
+    // The word being completed (`text`, from `start`, counted in
+    // characters) is exact. The line before the cursor comes from the
+    // shim, which works around libedit's rl_copy_text dropping the last
+    // byte; when it cannot, from the characters before `start` and the
+    // word (which misses the last character when the word is empty and
+    // the cursor at the end).
+    let word = text.map { String(cString: $0) } ?? ""
     var line = ""
-    if let copy = mrq_rl_copy_line() {
+    if let copy = mrq_rl_line_before_cursor() {
         line = String(cString: copy)
         free(copy)
     }
-    // libedit's copy can lag the last typed character; the word being
-    // completed (`text`, from `start`, counted in characters) is exact,
-    // so rebuild the line before the cursor from the two.
-    let word = text.map { String(cString: $0) } ?? ""
-    let before = String(String.UnicodeScalarView(line.unicodeScalars.prefix(max(0, Int(start)))))
-    line = before + word
+    if line.unicodeScalars.count != Int(end) || !line.hasSuffix(word) {
+        var copied = ""
+        if let copy = mrq_rl_copy_line() {
+            copied = String(cString: copy)
+            free(copy)
+        }
+        line = String(String.UnicodeScalarView(copied.unicodeScalars.prefix(max(0, Int(start))))) + word
+    }
+    let before = String(String.UnicodeScalarView(line.unicodeScalars.prefix(max(0, line.unicodeScalars.count - word.unicodeScalars.count))))
     guard let completion = CompletionBridge.provider?(line, line.utf8.count) else { return nil }
     let (common, candidates) = completion.replacements(forWordStartingAt: before.utf8.count, in: line)
     guard !candidates.isEmpty else { return nil }

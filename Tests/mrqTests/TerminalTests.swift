@@ -15,14 +15,14 @@ final class TerminalTests {
 
     /// Starts mrq in tmux with its own history file and waits for the
     /// prompt; `nil`, with an issue recorded, when tmux is missing.
-    func startShell(in directory: String? = nil, arguments: String = "") throws -> Tmux? {
+    func startShell(in directory: String? = nil, arguments: String = "", environment: String = "") throws -> Tmux? {
         let model = MRQBinary.packageRoot.appendingPathComponent("Samples/People.xcdatamodeld").path
         guard let executable = Tmux.executable else {
             Issue.record(Tmux.missing)
             return nil
         }
         let change = directory.map { "cd '\($0)' && " } ?? ""
-        let command = "\(change)exec env MRQ_HISTORY='\(historyPath)' NO_COLOR=1 '\(MRQBinary.path)' --model '\(model)' \(arguments)"
+        let command = "\(change)exec env \(environment) MRQ_HISTORY='\(historyPath)' NO_COLOR=1 '\(MRQBinary.path)' --model '\(model)' \(arguments)"
         let tmux = try Tmux(executable: executable, command: command)
         try tmux.waitForLastLine("mrq>")
         return tmux
@@ -187,6 +187,39 @@ final class TerminalTests {
         try tmux.type("Department where people.@c")
         try tmux.press("Tab")
         try tmux.waitForLastLine("mrq> Department where people.@count")
+    }
+
+    /// mrq started in the "C" locale, where libedit drops every byte
+    /// above 127 as it is typed: "é日本" arrived as "".
+    @Test func typedNonASCIITextReachesTheSession() throws {
+        guard let tmux = try startShell(arguments: "", environment: "LANG= LC_ALL= LC_CTYPE=") else { return }
+        try tmux.type("\"é日本\"")
+        try tmux.waitForLastLine("mrq> \"é日本\"")
+        try tmux.press("Enter")
+        try tmux.waitFor("the result") { $0.suffix(2) == ["é日本", "mrq>"] }
+    }
+
+    /// libedit's rl_copy_text drops the line's last byte: after a space
+    /// or a quote (an empty word) the session saw '.read' instead of
+    /// '.read ', and offered nothing.
+    @Test func tabAfterASpaceOrAQuoteCompletesTheNextWord() throws {
+        let directory = NSTemporaryDirectory() + "mrq-tab-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        #expect(FileManager.default.createFile(atPath: directory + "/only.mrq", contents: Data("1\n".utf8)))
+        guard let tmux = try startShell(in: directory) else { return }
+        try tmux.type(".read ")
+        try tmux.press("Tab")
+        try tmux.waitForLastLine("mrq> .read only.mrq")
+        try tmux.press("C-u")
+        try tmux.type("import Person from \"")
+        try tmux.press("Tab")
+        try tmux.waitForLastLine("mrq> import Person from \"only.mrq\"")
+        try tmux.press("C-u")
+        try tmux.type("count ")
+        try tmux.press("Tab")
+        try tmux.press("Tab")
+        try tmux.waitFor("the entities listed") { $0.suffix(2) == ["Department  Person", "mrq> count"] }
     }
 
     static let question = "save, discard, or stay? [s/d/Enter=stay]"

@@ -132,7 +132,8 @@ final class Tmux {
         posix_spawnattr_setsigdefault(&attributes, &defaultSignals)
         posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
 
-        let argv = [executable, "-S", socket, "-f", "/dev/null"] + arguments
+        // -u: UTF-8 whatever the locale, so that typed "é" arrives whole.
+        let argv = [executable, "-u", "-S", socket, "-f", "/dev/null"] + arguments
         var cArguments = argv.map { strdup($0) } + [nil]
         defer { cArguments.forEach { free($0) } }
         var pid: pid_t = 0
