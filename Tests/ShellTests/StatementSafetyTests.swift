@@ -155,4 +155,17 @@ import Testing
         #expect(shell.run("insert Department { name: \"Ops\" }\nundo").text == "inserted 1 Department\nundone\n")
         #expect(shell.count("Department") == 0)
     }
+
+    /// SQLite's SUM failed with 'integer overflow' where a sum in memory
+    /// (with unsaved changes) gave a double: now both give the double.
+    @Test func aSumPastInt64IsADoubleInSQLAsInMemory() throws {
+        let shell = try ShellHarness()
+        #expect(shell.run("insert Person { personID: 9223372036854775807 }\ninsert Person { personID: 9223372036854775806 }").ok)
+        let inMemory = shell.run("sum personID of Person")
+        #expect(shell.run("save").ok)
+        let inSQL = shell.run("sum personID of Person")
+        #expect(inSQL.ok, "\(inSQL.errors)")
+        #expect(inSQL.text == inMemory.text)
+        #expect(inSQL.text.contains("1.8446744073709552e+19"))
+    }
 }

@@ -104,8 +104,13 @@ extension ShellSession {
                 // `having sum > 10` names the aggregate by its function.
                 request.havingPredicate = try renamingKey(aggregate.function.rawValue, to: name, in: having.substituting(variables: scalarVariables()))
             }
-            let (columns, rows) = try context.fetchRows(request)
-            return ResultSet(columns: columns, rows: rows.map { $0.map { .value($0) } })
+            do {
+                let (columns, rows) = try context.fetchRows(request)
+                return ResultSet(columns: columns, rows: rows.map { $0.map { .value($0) } })
+            } catch let error as StoreError where error.kind == .sqlite && error.message.contains("integer overflow") {
+                // SQLite's SUM stops at Int64; the sum below goes on as a
+                // double, as a sum in memory does.
+            }
         }
         var query = aggregate.query
         let limit = query.limit
