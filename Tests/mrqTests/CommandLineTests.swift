@@ -189,12 +189,8 @@ struct CommandLineTests {
         let script = String(repeating: "1 + 1\n", count: 200) + Self.changes + "save\n"
         let file = try MRQBinary.temporaryFile(script)
         defer { try? FileManager.default.removeItem(atPath: file) }
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/bash")
-        shell.arguments = ["-c", "'\(MRQBinary.path)' --model '\(Self.model)' --store '\(store)' '\(file)' | true; exit ${PIPESTATUS[0]}"]
-        try shell.run()
-        shell.waitUntilExit()
-        #expect(shell.terminationStatus == 0)
+        let result = try MRQBinary.bash("mrq --model '\(Self.model)' --store '\(store)' '\(file)' | true; exit ${PIPESTATUS[0]}")
+        #expect(result.status == 0)
         let count = try MRQBinary.run(["--store", store, "-c", "count Person"])
         #expect(count.stdout.contains("│     1 │"))
     }
@@ -206,15 +202,8 @@ struct CommandLineTests {
         let store = NSTemporaryDirectory() + "mrq-closed-\(UUID().uuidString).xml"
         defer { try? FileManager.default.removeItem(atPath: store) }
         _ = try MRQBinary.run(["--model", Self.model, "--store", store, "-c", "insert Department { name: \"Eng\" }", "-c", "save"])
-        let shell = Process()
-        shell.executableURL = URL(fileURLWithPath: "/bin/bash")
-        shell.arguments = ["-c", "'\(MRQBinary.path)' --store '\(store)' <&- 2>&1"]
-        let output = Pipe()
-        shell.standardOutput = output
-        try shell.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        shell.waitUntilExit()
-        #expect(shell.terminationStatus == 0)
-        #expect(String(decoding: data, as: UTF8.self) == "")
+        let result = try MRQBinary.bash("mrq --store '\(store)' <&-")
+        #expect(result.status == 0)
+        #expect(result.output == "")
     }
 }

@@ -64,6 +64,28 @@ enum MRQBinary {
         )
     }
 
+    /// Runs `script` with bash (in `directory` if given), the built mrq
+    /// first on the PATH; returns its status and its standard output and
+    /// error together.
+    static func bash(_ script: String, in directory: String? = nil) throws -> (status: Int32, output: String) {
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/bin/bash")
+        process.arguments = ["-c", script]
+        if let directory { process.currentDirectoryURL = URL(fileURLWithPath: directory) }
+        var environment = ProcessInfo.processInfo.environment
+        environment["PATH"] = URL(fileURLWithPath: path).deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
+        environment["MRQ_HISTORY"] = "/dev/null"
+        environment["NO_COLOR"] = "1"
+        process.environment = environment
+        let output = Pipe()
+        process.standardOutput = output
+        process.standardError = output
+        try process.run()
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+    }
+
     /// A temporary file holding `contents`, removed by the caller.
     static func temporaryFile(_ contents: String, suffix: String = ".mrq") throws -> String {
         let path = NSTemporaryDirectory() + "mrq-test-\(UUID().uuidString)\(suffix)"

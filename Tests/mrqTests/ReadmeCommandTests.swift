@@ -22,30 +22,14 @@ struct ReadmeCommandTests {
         return blocks
     }()
 
-    /// Runs `script` with bash in a new folder holding `Samples/`, with
-    /// the built mrq first on the PATH; returns its status and output.
+    /// Runs `script` with bash in a new folder holding `Samples/`.
     static func bash(_ script: String) throws -> (status: Int32, output: String) {
         let folder = NSTemporaryDirectory() + "mrq-readme-\(UUID().uuidString)"
         try FileManager.default.createDirectory(atPath: folder, withIntermediateDirectories: true)
         defer { try? FileManager.default.removeItem(atPath: folder) }
         try FileManager.default.createSymbolicLink(atPath: folder + "/Samples",
                                                    withDestinationPath: MRQBinary.packageRoot.appendingPathComponent("Samples").path)
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/bin/bash")
-        process.arguments = ["-c", script]
-        process.currentDirectoryURL = URL(fileURLWithPath: folder)
-        var environment = ProcessInfo.processInfo.environment
-        environment["PATH"] = URL(fileURLWithPath: MRQBinary.path).deletingLastPathComponent().path + ":" + (environment["PATH"] ?? "/usr/bin:/bin")
-        environment["MRQ_HISTORY"] = "/dev/null"
-        environment["NO_COLOR"] = "1"
-        process.environment = environment
-        let output = Pipe()
-        process.standardOutput = output
-        process.standardError = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        return (process.terminationStatus, String(decoding: data, as: UTF8.self))
+        return try MRQBinary.bash(script, in: folder)
     }
 
     @Test func scriptLinesRunAndExitZero() throws {

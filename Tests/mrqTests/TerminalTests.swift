@@ -159,14 +159,21 @@ final class TerminalTests {
         try tmux.waitFor("the interrupt") { $0.contains { $0.hasSuffix("error: interrupted") } && $0.last == "mrq>" }
     }
 
+    /// A new temporary folder with `files` (paths inside it) holding `[]`.
+    func folder(holding files: [String]) throws -> String {
+        let directory = NSTemporaryDirectory() + "mrq-tab-\(UUID().uuidString)"
+        for file in files {
+            let url = URL(fileURLWithPath: directory + "/" + file)
+            try FileManager.default.createDirectory(at: url.deletingLastPathComponent(), withIntermediateDirectories: true)
+            try Data("[]".utf8).write(to: url)
+        }
+        return directory
+    }
+
     /// Was a SIGILL: Tab after a one-character file name.
     @Test func tabCompletesOneCharacterFileNames() throws {
-        let directory = NSTemporaryDirectory() + "mrq-tab-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory + "/Samples", withIntermediateDirectories: true)
+        let directory = try folder(holding: ["a1.mrq", "r.json", "Samples/people.json"])
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        for name in ["a1.mrq", "r.json", "Samples/people.json"] {
-            #expect(FileManager.default.createFile(atPath: directory + "/" + name, contents: Data("[]".utf8)))
-        }
         guard let tmux = try startShell(in: directory) else { return }
         try tmux.type(".read a")
         try tmux.press("Tab")
@@ -203,10 +210,8 @@ final class TerminalTests {
     /// or a quote (an empty word) the session saw '.read' instead of
     /// '.read ', and offered nothing.
     @Test func tabAfterASpaceOrAQuoteCompletesTheNextWord() throws {
-        let directory = NSTemporaryDirectory() + "mrq-tab-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        let directory = try folder(holding: ["only.mrq"])
         defer { try? FileManager.default.removeItem(atPath: directory) }
-        #expect(FileManager.default.createFile(atPath: directory + "/only.mrq", contents: Data("1\n".utf8)))
         guard let tmux = try startShell(in: directory) else { return }
         try tmux.type(".read ")
         try tmux.press("Tab")
