@@ -24,6 +24,11 @@ final class EditLineReader: LineReader {
     static let historyLimit: Int32 = 1000
 
     private let historyPath: String
+    /// Whether the history lives in a file. A device (`MRQ_HISTORY=/dev/null`)
+    /// or a pipe keeps it in memory: libedit would make a device private
+    /// to its owner (it sets the history file's mode to 0600, which as
+    /// root breaks /dev/null for everyone), and wait on a pipe.
+    private let historyIsFile: Bool
     private let assembler: EntryAssembler
     private var lastEntry: String?
     private var warnedAboutHistory = false
@@ -49,10 +54,12 @@ final class EditLineReader: LineReader {
         rl_initialize()
         using_history()
         stifle_history(Self.historyLimit)
-        if !FileManager.default.fileExists(atPath: historyPath) {
+        let kind = ShellFiles.kind(of: historyPath)
+        historyIsFile = kind == .regular || kind == .missing
+        if kind == .missing {
             _ = FileManager.default.createFile(atPath: historyPath, contents: nil)
         }
-        _ = read_history(historyPath)
+        if historyIsFile { _ = read_history(historyPath) }
         lastEntry = mrq_history_last().map { String(cString: $0) }
         _ = rl_parse_and_bind("bind ^R em-inc-search-prev")
         Interrupt.install()
@@ -105,7 +112,7 @@ final class EditLineReader: LineReader {
         guard entry != lastEntry else { return }
         lastEntry = entry
         _ = add_history(entry)
-        if write_history(historyPath) != 0, !warnedAboutHistory {
+        if historyIsFile, write_history(historyPath) != 0, !warnedAboutHistory {
             warnedAboutHistory = true
             DescriptorWriter.writeAll(STDERR_FILENO, "mrq: cannot write history file \(historyPath)\n")
         }

@@ -22,7 +22,8 @@ struct MRQCommand: ParsableCommand {
         discussion: """
             With no -c and no FILE, mrq reads statements from standard input: \
             at a prompt with line editing when it is a terminal, as one script \
-            otherwise. History lives in ~/.mrq_history (MRQ_HISTORY overrides). \
+            otherwise. History lives in ~/.mrq_history (MRQ_HISTORY overrides; a \
+            name that is not a file, such as /dev/null, keeps it in memory). \
             Colour is used when standard output is a terminal, NO_COLOR is unset \
             and --no-color is not given.
 

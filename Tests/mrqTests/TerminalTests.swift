@@ -22,7 +22,7 @@ final class TerminalTests {
             return nil
         }
         let change = directory.map { "cd '\($0)' && " } ?? ""
-        let command = "\(change)exec env \(environment) MRQ_HISTORY='\(historyPath)' NO_COLOR=1 '\(MRQBinary.path)' --model '\(model)' \(arguments)"
+        let command = "\(change)exec env MRQ_HISTORY='\(historyPath)' NO_COLOR=1 \(environment) '\(MRQBinary.path)' --model '\(model)' \(arguments)"
         let tmux = try Tmux(executable: executable, command: command)
         try tmux.waitForLastLine("mrq>")
         return tmux
@@ -206,6 +206,25 @@ final class TerminalTests {
         try tmux.waitFor("the result") { $0.suffix(2) == ["é日本", "mrq>"] }
     }
 
+    /// libedit sets its history file's mode to 0600: with
+    /// MRQ_HISTORY=/dev/null, as root, /dev/null became unwritable for
+    /// everyone else; a pipe made mrq wait before its first prompt. Such a
+    /// history stays in memory now (a pipe stands in for the device).
+    @Test func aHistoryThatIsNotAFileIsLeftAlone() throws {
+        let pipe = NSTemporaryDirectory() + "mrq-history-pipe-\(UUID().uuidString)"
+        #expect(mkfifo(pipe, 0o644) == 0)
+        defer { try? FileManager.default.removeItem(atPath: pipe) }
+        guard let tmux = try startShell(environment: "MRQ_HISTORY='\(pipe)'") else { return }
+        try tmux.type("\"kept\"")
+        try tmux.press("Enter")
+        try tmux.waitFor("the result") { $0.suffix(2) == ["kept", "mrq>"] }
+        try tmux.press("Up")
+        try tmux.waitForLastLine("mrq> \"kept\"")
+        let attributes = try FileManager.default.attributesOfItem(atPath: pipe)
+        #expect((attributes[.posixPermissions] as? Int) == 0o644)
+        #expect(ShellKindProbe.isPipe(pipe))
+    }
+
     /// libedit's rl_copy_text drops the line's last byte: after a space
     /// or a quote (an empty word) the session saw '.read' instead of
     /// '.read ', and offered nothing.
@@ -284,5 +303,13 @@ final class TerminalTests {
         let status = try tmux.waitForExit()
         #expect(status == nil || status == 75)
         #expect(try tmux.screen().contains { $0.hasPrefix("mrq: the run ended with changes that were not saved (Department: 1 inserted)") })
+    }
+}
+
+/// What is at a path, without the Shell module's internals.
+enum ShellKindProbe {
+    static func isPipe(_ path: String) -> Bool {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_mode & S_IFMT == S_IFIFO
     }
 }

@@ -13,7 +13,7 @@ import Foundation
 /// `FileHandle`'s writes trap on any error (`/dev/full`, a closed pipe).
 package enum ShellFiles {
     /// What is at a path.
-    enum Kind: Equatable {
+    package enum Kind: Equatable {
         case missing, regular, directory, fifo, device, socket, other
     }
 
@@ -57,7 +57,7 @@ package enum ShellFiles {
     // MARK: - Kinds
 
     /// What is at `path`, following symbolic links.
-    static func kind(of path: String) -> Kind {
+    package static func kind(of path: String) -> Kind {
         var info = stat()
         guard stat(path, &info) == 0 else { return .missing }
         switch info.st_mode & S_IFMT {
