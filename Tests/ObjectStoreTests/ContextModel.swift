@@ -101,10 +101,18 @@ final class ContextModel {
             return Attr.allCases.filter { values[$0] != base.values[$0] }
         }
 
+        /// The team's items differ from what it read before changing them
+        /// (an undone change is none).
+        var membersChanged: Bool {
+            guard membersTouched else { return false }
+            guard let committedMembers, let members else { return true }
+            return Set(committedMembers) != Set(members)
+        }
+
         var hasChanges: Bool {
             switch state {
             case .inserted, .deleted: return true
-            case .updated: return !changedFields.isEmpty || membersTouched
+            case .updated: return !changedFields.isEmpty || membersChanged
             case .clean: return false
             }
         }
@@ -526,7 +534,7 @@ final class ContextModel {
             for attr in local { values[attr] = instance.values[attr] }
             instance.values = values
             instance.base = row
-            if !instance.membersTouched { instance.members = nil }
+            if !instance.membersChanged { instance.members = nil }
         }
         collect(c)
         return true
@@ -740,7 +748,7 @@ final class ContextModel {
                 if target.state == .clean { target.state = .updated }
                 target.inChanged = true
                 for attr in instance.changedFields { target.values[attr] = instance.values[attr] }
-                if instance.membersTouched, let ours = instance.members {
+                if instance.membersChanged, let ours = instance.members {
                     let theirs = loadMembers(.root, target)
                     let merged = Self.mergeMembers(ours: ours, base: instance.committedMembers, theirs: theirs)
                     if target.state != .inserted, !target.membersTouched { target.committedMembers = target.members }
@@ -839,7 +847,7 @@ final class ContextModel {
             for attr in local { values[attr] = instance.values[attr] }
             instance.values = values
             instance.base = row
-            if instance.isTeam && !instance.membersTouched {
+            if instance.isTeam && !instance.membersChanged {
                 // The saver's list when it had one; else a root reads it
                 // again, a child keeps its own.
                 if let members { instance.members = members } else if !c.isChild { instance.members = nil }

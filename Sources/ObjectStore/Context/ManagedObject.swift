@@ -388,11 +388,24 @@ open class ManagedObject: CustomStringConvertible {
         return values.indices.filter { values[$0] != committed.values[$0] }
     }
 
+    /// The relationships that differ from what was last read: a to-one
+    /// naming another object, a to-many holding other objects (in another
+    /// order, when ordered) than before its first change. A change undone
+    /// is no change.
     var changedRelationshipIndexes: [Int] {
-        changedRelationshipSet.sorted().filter { i in
-            guard case .toOne(let id) = relationshipSlots[i] else { return true }
-            guard let committed else { return id != nil }
-            return committed.toOneID(at: i) != id
+        guard !changedRelationshipSet.isEmpty else { return [] }
+        let before = state == .inserted ? nil : managedObjectContext?.committedToMany[ObjectIdentifier(self)]
+        return changedRelationshipSet.sorted().filter { i in
+            switch relationshipSlots[i] {
+            case .toOne(let id):
+                guard let committed else { return id != nil }
+                return committed.toOneID(at: i) != id
+            case .toMany(let ids):
+                guard let old = before?[i] else { return true }
+                return !ids.hasSameMembers(as: old, ordered: entity.relationships[i].isOrdered)
+            case .toManyFault:
+                return true
+            }
         }
     }
 

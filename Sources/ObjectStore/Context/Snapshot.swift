@@ -177,4 +177,11 @@ package struct ObjectIDSet: Sequence, Sendable {
     }
 
     package func makeIterator() -> IndexingIterator<[ObjectID]> { ids.makeIterator() }
+
+    /// Whether both hold the same IDs (in the same order, when `ordered`).
+    package func hasSameMembers(as other: ObjectIDSet, ordered: Bool) -> Bool {
+        guard count == other.count else { return false }
+        if ordered { return ids == other.ids }
+        return ids.allSatisfy(other.contains)
+    }
 }
