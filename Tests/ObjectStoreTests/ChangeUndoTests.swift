@@ -25,4 +25,24 @@ import Testing
         person.setObject(engineering, forKey: "department")
         #expect(!context.hasChanges)
     }
+
+    /// Undo after a save does not bring back, or relink, an object the
+    /// save deleted: its department does not get it back, and nothing is
+    /// left to save.
+    @Test func undoingASavedDeleteRelinksNothing() throws {
+        let context = try TestModels.seededPeople()
+        let undo = UndoManager()
+        context.undoManager = undo
+        let request = FetchRequest(entityName: "Person", predicate: try Predicate(format: "lastName == 'Jones'"))
+        let jones = try #require(try context.fetch(request).first)
+        let engineering = try #require(jones.object(forKey: "department"))
+        let before = engineering.objects(forKey: "people").count
+        context.delete(jones)
+        undo.endUndoGrouping()
+        try context.save()
+        #expect(undo.undo())
+        #expect(engineering.objects(forKey: "people").count == before - 1)
+        #expect(!context.hasChanges, "updated: \(context.updatedObjects)")
+        #expect(try context.fetch(request).isEmpty)
+    }
 }

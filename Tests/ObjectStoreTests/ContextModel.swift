@@ -609,9 +609,12 @@ final class ContextModel {
             set(c, instance, attr, value)
         case .setTeam(_, let team):
             if instance.isFault { _ = object(c, instance.uid) }
+            // Undo relinks only objects that still exist.
+            guard team.map({ stillExists(c, $0) }) ?? true else { return }
             primitiveSetTeam(c, instance, team)
         case .addMember(_, let item, let position):
             if instance.isFault { _ = object(c, instance.uid) }
+            guard stillExists(c, item) else { return }
             primitiveAdd(c, instance, item, at: position)
         case .removeMember(_, let item):
             if instance.isFault { _ = object(c, instance.uid) }
@@ -641,6 +644,12 @@ final class ContextModel {
             self[c].registry[instance.uid] = instance
             instance.inChanged = true
         }
+    }
+
+    /// `stillExists`: `c` holds the object, or its source has its row.
+    private func stillExists(_ c: Ctx, _ uid: Int64) -> Bool {
+        if self[c].registry[uid] != nil { return true }
+        return c.isChild ? parentSnapshot(uid, filling: false) != nil : store[uid] != nil
     }
 
     // MARK: - Saves

@@ -21,6 +21,15 @@ extension ManagedObjectContext {
         registerUndo(on: object) { _ in object.setAttribute(at: index, to: old) }
     }
 
+    /// Whether `id` still names an object: this context holds it (even
+    /// deleted, not yet saved), or its source has its row. Undo relinks
+    /// only such objects: one deleted and saved since stays gone.
+    func stillExists(_ id: ObjectID) -> Bool {
+        if registered[id] != nil { return true }
+        if id.isTemporaryID { return false }
+        return (try? snapshotFromSource(id)) != nil
+    }
+
     // MARK: - Primitive relationship changes (one side, with undo)
 
     /// Loads a to-many relationship if it is a fault and returns its IDs.
@@ -73,7 +82,11 @@ extension ManagedObjectContext {
         guard case .toOne(let old) = object.relationshipSlots[index], old != id else { return }
         touch(object, relationship: index)
         object.relationshipSlots[index] = .toOne(id)
-        registerUndo(on: object) { $0.primitiveSetToOne(object, index, old.map($0.currentID)) }
+        registerUndo(on: object) { context in
+            let old = old.map(context.currentID)
+            guard old.map(context.stillExists) ?? true else { return }
+            context.primitiveSetToOne(object, index, old)
+        }
     }
 
     func primitiveAdd(_ object: ManagedObject, _ index: Int, _ id: ObjectID, at position: Int?) {
@@ -104,7 +117,11 @@ extension ManagedObjectContext {
         object.relationshipSlots[index] = .toManyFault  // see primitiveAdd
         ids.remove(id)
         object.relationshipSlots[index] = .toMany(ids)
-        registerUndo(on: object) { $0.primitiveAdd(object, index, $0.currentID(id), at: position) }
+        registerUndo(on: object) { context in
+            let id = context.currentID(id)
+            guard context.stillExists(id) else { return }
+            context.primitiveAdd(object, index, id, at: position)
+        }
     }
 
     // MARK: - Relationship changes with inverses
