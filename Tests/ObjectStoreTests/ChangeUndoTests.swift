@@ -45,4 +45,32 @@ import Testing
         #expect(!context.hasChanges, "updated: \(context.updatedObjects)")
         #expect(try context.fetch(request).isEmpty)
     }
+
+    /// A to-one whose destination another process deleted reads as an
+    /// empty object (every attribute nil), never a crash.
+    @Test func aDestinationDeletedByAnotherProcessReadsEmpty() throws {
+        let path = TestModels.temporaryStorePath()
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        let model = try TestModels.people()
+        let first = try TestModels.coordinator(model, path: path)
+        let setup = ManagedObjectContext(concurrencyType: .confined, coordinator: first)
+        let department = setup.insertObject(forEntityName: "Department")
+        department["name"] = .string("Eng")
+        let person = setup.insertObject(forEntityName: "Person")
+        person["lastName"] = .string("Ada")
+        person.setObject(department, forKey: "department")
+        try setup.save()
+
+        let reader = ManagedObjectContext(concurrencyType: .confined, coordinator: first)
+        let ada = try #require(try reader.fetch(FetchRequest(entityName: "Person")).first)
+        let other = ManagedObjectContext(concurrencyType: .confined, coordinator: try TestModels.coordinator(model, path: path))
+        // A batch delete: the person's foreign key is left pointing at nothing.
+        let gone = try #require(try other.fetch(FetchRequest(entityName: "Department")).first)
+        try other.persistentStoreCoordinator!.store.withLock {
+            try other.persistentStoreCoordinator!.store.database.execute("DELETE FROM \"Department\" WHERE _pk = ?", [.int(gone.objectID.primaryKey)])
+        }
+        let destination = try #require(ada.object(forKey: "department"))
+        #expect(destination["name"] == .null)
+        #expect(destination.objects(forKey: "people").isEmpty)
+    }
 }
