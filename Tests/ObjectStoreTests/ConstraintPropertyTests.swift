@@ -68,7 +68,7 @@ import Testing
     }
 
     static func run(seed: UInt64, steps: Int = 30) throws -> String? {
-        var random = ContextModelTests.Random(state: seed)
+        var random = SplitMix64(seed: seed)
         let policies: [MergePolicy] = [.error, .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump, .overwrite, .rollback]
         let world = try World(policies: (0..<4).map { _ in policies.randomElement(using: &random)! })
         defer { world.remove() }

@@ -789,12 +789,7 @@ final class ContextModel {
                 note.saved.append((instance.uid, instance.base!, instance.members))
             }
         }
-        for instance in self[c].registry.values {
-            instance.inChanged = false
-            instance.membersTouched = false
-            instance.committedMembers = nil
-        }
-        collect(c)
+        settle(c)
         return note
     }
 
@@ -835,13 +830,18 @@ final class ContextModel {
                 break
             }
         }
+        settle(c)
+        return note
+    }
+
+    /// After a save of `c`: nothing is pending there any more.
+    private func settle(_ c: Ctx) {
         for instance in self[c].registry.values {
             instance.inChanged = false
             instance.membersTouched = false
             instance.committedMembers = nil
         }
         collect(c)
-        return note
     }
 
     /// `mergeChanges(fromContextDidSave:)`: held instances take the saved

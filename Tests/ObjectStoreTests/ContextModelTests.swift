@@ -386,20 +386,8 @@ import Testing
 
     // MARK: - Generating
 
-    /// SplitMix64: seeded, so a failure can be replayed from its seed.
-    struct Random: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
-
     static func sequence(seed: UInt64, steps: Int = 24) -> Sequence {
-        var random = Random(state: seed)
+        var random = SplitMix64(seed: seed)
         let policies: [MergePolicy] = [.error, .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump, .overwrite, .rollback]
         var sequence = Sequence(policies: (0..<4).map { _ in policies.randomElement(using: &random)! },
                                 autoMerge: (Bool.random(using: &random), Bool.random(using: &random)), ops: [])
