@@ -837,6 +837,7 @@ final class ContextModel {
     /// After a save of `c`: nothing is pending there any more.
     private func settle(_ c: Ctx) {
         for instance in self[c].registry.values {
+            if instance.inChanged && instance.state == .updated { instance.state = .clean }
             instance.inChanged = false
             instance.membersTouched = false
             instance.committedMembers = nil

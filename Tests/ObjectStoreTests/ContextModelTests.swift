@@ -541,6 +541,20 @@ import Testing
             .saveUp(.childB),
             .undo,
         ]),
+        // A team whose item change was undone stayed "updated", with its
+        // relationship marked touched, through the save: a later undo and
+        // redo brought that stale state back as a change to save.
+        Sequence(policies: [.mergeByPropertyObjectTrump, .error, .overwrite, .error], autoMerge: (true, true), ops: [
+            .insert(.childA, uid: 1, a: 0, b: "y"),
+            .insertTeam(.root, uid: 2, name: nil),
+            .saveUp(.childB),
+            .save(.childA),
+            .setTeam(.root, uid: 1, team: 2),
+            .undo,
+            .saveUp(.root),
+            .undo,
+            .redo,
+        ]),
     ]
 
     @Test(arguments: regressions.indices)

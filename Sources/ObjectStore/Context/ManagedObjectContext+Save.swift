@@ -436,6 +436,13 @@ extension ManagedObjectContext {
         for object in deleted {
             registered[object.objectID] = nil
         }
+        // What is left changed nothing in the end (a value set back, a
+        // relationship change undone): it is clean again, with nothing
+        // marked touched that could come back later.
+        changed.forEach { object in
+            if object.state == .updated { object.state = .clean }
+            object.changedRelationshipSet.removeAll()
+        }
         changed.removeAll()
         committedToMany.removeAll()
         if hooked {
