@@ -214,6 +214,9 @@ final class ContextModel {
     /// Stored rows by uid, and which uids are teams.
     var store: [Int64: Row] = [:]
     var teams: Set<Int64> = []
+    /// Every uid a save ever wrote: the others are new objects, whose IDs
+    /// are temporary.
+    var everStored: Set<Int64> = []
     var contexts: [Context]
     /// The last store save of the root and of the other context.
     var lastNote: [Ctx: Note] = [:]
@@ -806,6 +809,12 @@ final class ContextModel {
             if self[c].policy == .error { throw Refused() }
             resolve(c, conflicts)
         }
+        // A team named but neither stored nor inserted by this save (its
+        // insert undone): a dangling reference, refused.
+        let inserting = Set(saved(c).filter { $0.state == .inserted }.map(\.uid))
+        for instance in saved(c) where !instance.isTeam && instance.state != .deleted && instance.changedFields.contains(.team) {
+            if let team = instance.values.team, !everStored.contains(team), !inserting.contains(team) { throw Refused() }
+        }
         var note = Note(saved: [], deleted: [], isStoreSave: true)
         for instance in saved(c) {
             switch instance.state {
@@ -818,6 +827,7 @@ final class ContextModel {
                     for attr in instance.changedFields { row.values[attr] = instance.values[attr] }
                 }
                 store[instance.uid] = row
+                everStored.insert(instance.uid)
                 instance.base = row
                 instance.temporary = false
                 note.saved.append((instance.uid, row, instance.members))
@@ -887,7 +897,7 @@ final class ContextModel {
     }
 
     private func restore(_ saved: (store: [Int64: Row], contexts: [Context], instances: [(Instance, Instance)])) {
-        store = saved.store
+        store = saved.store  // everStored only grows on success: nothing to undo
         contexts = saved.contexts
         for (instance, copy) in saved.instances { instance.take(copy) }
     }

@@ -200,7 +200,7 @@ import Testing
                 var saved = true
                 do {
                     if up { try self[c].saveUpToStore() } else { try self[c].save() }
-                } catch is MergeConflictError {
+                } catch is MergeConflictError, is ValidationError {
                     saved = false
                 }
                 if saved != expected {
@@ -554,6 +554,29 @@ import Testing
             .saveUp(.root),
             .undo,
             .redo,
+        ]),
+        // refresh(mergeChanges: false) left an object whose delete was
+        // undone in the change set, which kept serving its old values.
+        Sequence(policies: [.mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump, .mergeByPropertyStoreTrump, .overwrite], autoMerge: (true, false), ops: [
+            .insert(.childB, uid: 1, a: 3, b: "y"),
+            .saveUp(.childB),
+            .delete(.root, uid: 1),
+            .undo,
+            .setB(.other, uid: 1, nil),
+            .refresh(.root, uid: 1, mergeChanges: false),
+            .insertTeam(.root, uid: 3, name: "y"),
+            .save(.other),
+        ]),
+        // An item pushed with a team whose insert the root then undid was
+        // saved with a foreign key naming nothing: now refused.
+        Sequence(policies: [.mergeByPropertyStoreTrump, .mergeByPropertyObjectTrump, .overwrite, .rollback], autoMerge: (false, true), ops: [
+            .insert(.childB, uid: 1, a: 0, b: "x"),
+            .insertTeam(.root, uid: 2, name: "x"),
+            .setB(.childA, uid: 2, nil),
+            .setTeam(.childB, uid: 1, team: 2),
+            .save(.childB),
+            .undo,
+            .save(.root),
         ]),
     ]
 

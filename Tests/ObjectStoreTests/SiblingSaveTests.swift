@@ -302,4 +302,35 @@ import Testing
         #expect(try stored.count(for: FetchRequest(entityName: "Person")) == 3)
         #expect(!child.hasChanges && !root.hasChanges)
     }
+
+    /// A relationship naming a new object that is no longer part of any
+    /// save (a child's push named it, then the parent undid its insert) is
+    /// refused, naming the key, instead of storing a foreign key of
+    /// nothing.
+    @Test func aDanglingReferenceToAnUnsavedObjectIsRefused() throws {
+        let coordinator = PersistentStoreCoordinator(model: try TestModels.people())
+        try coordinator.addSQLiteStore(at: nil)
+        let root = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let undo = UndoManager()
+        root.undoManager = undo
+        let department = root.insertObject(forEntityName: "Department")
+        department["name"] = .string("Eng")
+        undo.endUndoGrouping()
+        let child = ManagedObjectContext(concurrencyType: .confined, parent: root)
+        let person = child.insertObject(forEntityName: "Person")
+        person["lastName"] = .string("Ada")
+        person.setObject(try #require(try child.fetch(FetchRequest(entityName: "Department")).first), forKey: "department")
+        try child.save()
+        #expect(undo.undo())
+        do {
+            try root.save()
+            Issue.record("the save should be refused")
+        } catch let error as ValidationError {
+            #expect(error.failures.first?.key == "department", "\(error)")
+            #expect(error.description.contains("names a new Department that is not part of this save"), "\(error)")
+        }
+        #expect(root.insertedObjects.count == 1, "the failed save keeps the root's changes")
+        let stored = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        #expect(try stored.count(for: FetchRequest(entityName: "Person")) == 0)
+    }
 }

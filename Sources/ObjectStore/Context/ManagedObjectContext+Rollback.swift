@@ -56,10 +56,10 @@ extension ManagedObjectContext {
         guard !object.objectID.isTemporaryID else { return }
         noteObjectChange(object)
         if !mergeChanges || !object.hasChanges {
-            if object.state != .clean {
-                changed.remove(object)
-                committedToMany[ObjectIdentifier(object)] = nil
-            }
+            // Out of the change set even when clean (an undone change
+            // leaves it there): the set would keep serving the old values.
+            changed.remove(object)
+            committedToMany[ObjectIdentifier(object)] = nil
             object.state = .clean
             object.changedRelationshipSet.removeAll()
             object.isFault = true

@@ -51,13 +51,13 @@ struct SaveWriter {
             }
         }
         for update in changes.updated {
-            try self.update(update, resolve: resolve)
+            try self.update(update, permanent: permanent)
         }
         // Owning sides first: they write the join rows the other sides order.
         let owning = changes.toMany.filter { mapping.joinTable($0.relationship.name, of: $0.source.entity)?.sourceColumn != "target" }
         let other = changes.toMany.filter { mapping.joinTable($0.relationship.name, of: $0.source.entity)?.sourceColumn == "target" }
         for contents in owning + other {
-            try writeToMany(contents, resolve: resolve)
+            try writeToMany(contents, permanent: permanent, resolve: resolve)
         }
         return permanent
     }
@@ -153,7 +153,8 @@ struct SaveWriter {
                 for (i, withEntity) in toOne {
                     // The row only, not the permanent ID: the entity stays the same.
                     let target = rows[row].toOneID(at: i)
-                    try bind(target.map { .int(permanent.primaryKey(of: $0) ?? $0.primaryKey) } ?? .null)
+                    try bind(try target.map { .int(try permanent.destinationKey(
+                        $0, of: rows[row].id, key: rows[row].id.entity.relationships[i].name)) } ?? .null)
                     if withEntity { try bind(target.map { .int(mapping.entityCode($0.entity)) } ?? .null) }
                 }
                 while try statement.step() {}
@@ -189,7 +190,7 @@ struct SaveWriter {
                                attributes: attributes, toOne: toOne)
     }
 
-    private func update(_ update: StoreChanges.Update, resolve: (ObjectID) -> ObjectID) throws {
+    private func update(_ update: StoreChanges.Update, permanent: PermanentIDs) throws {
         let snapshot = update.snapshot
         let entity = snapshot.id.entity
         let table = mapping.table(for: entity)
@@ -204,7 +205,7 @@ struct SaveWriter {
         for i in update.changedToOne {
             let relationship = entity.relationships[i]
             guard let columns = mapping.toOne(relationship.name, of: entity) else { continue }
-            let target = snapshot.toOneID(at: i).map(resolve)
+            let target = try snapshot.toOneID(at: i).map { try permanent.destination($0, of: snapshot.id, key: relationship.name) }
             assignments.append("\(quoteIdentifier(columns.foreignKey)) = ?")
             values.append(target.map { .int($0.primaryKey) } ?? .null)
             if let entityColumn = columns.entity {
@@ -259,11 +260,14 @@ struct SaveWriter {
         }
     }
 
-    private func writeToMany(_ contents: StoreChanges.ToManyContents, resolve: (ObjectID) -> ObjectID) throws {
+    private func writeToMany(_ contents: StoreChanges.ToManyContents, permanent: PermanentIDs,
+                             resolve: (ObjectID) -> ObjectID) throws {
         let relationship = contents.relationship
         let source = resolve(contents.source)
         let entity = source.entity
-        let destinations = contents.destinations.map(resolve)
+        let destinations = try contents.destinations.map {
+            try permanent.destination($0, of: contents.source, key: relationship.name)
+        }
         if let join = mapping.joinTable(relationship.name, of: entity) {
             guard join.sourceColumn == "source" else {
                 // The other side: the owner's contents carry the rows; only

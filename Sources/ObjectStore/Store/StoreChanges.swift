@@ -80,3 +80,28 @@ package struct StoreConflict: Sendable {
     /// The row as the store has it now; nil when it was deleted.
     package var current: Snapshot?
 }
+
+extension PermanentIDs {
+    /// The ID a relationship of `source` stores for its destination `id`:
+    /// its own, or the one this save gives it. A new object this save does
+    /// not insert (deleted, or its insert undone, while something still
+    /// named it) has no row to name: the save is refused, as Core Data
+    /// refuses a dangling reference, rather than storing a key of nothing.
+    func destination(_ id: ObjectID, of source: ObjectID, key: String) throws -> ObjectID {
+        guard id.isTemporaryID else { return id }
+        if let permanent = self[id] { return permanent }
+        throw Self.danglingReference(to: id, of: source, key: key)
+    }
+
+    /// `destination`'s row only.
+    func destinationKey(_ id: ObjectID, of source: ObjectID, key: String) throws -> Int64 {
+        guard let row = primaryKey(of: id) else { throw Self.danglingReference(to: id, of: source, key: key) }
+        return row
+    }
+
+    static func danglingReference(to id: ObjectID, of source: ObjectID, key: String) -> ValidationError {
+        ValidationError(failures: [.init(
+            objectID: source, key: key,
+            message: "\(key) names a new \(id.entity.name) that is not part of this save (deleted or its insert undone)")])
+    }
+}

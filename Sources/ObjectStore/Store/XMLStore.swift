@@ -274,7 +274,9 @@ extension XMLStore.Graph {
         for snapshot in changes.inserted {
             var row = snapshot
             row.id = resolve(snapshot.id)
-            row.toOne = snapshot.toOne.map { $0.map(resolve) }
+            for (i, target) in snapshot.toOne.enumerated() where target != nil {
+                row.setToOneID(try permanent.destination(target!, of: snapshot.id, key: snapshot.id.entity.relationships[i].name), at: i)
+            }
             for (i, attribute) in row.id.entity.attributes.enumerated() where attribute.isTransient { row.values[i] = .null }
             rows[row.id] = XMLStore.Row(snapshot: row)
         }
@@ -283,12 +285,19 @@ extension XMLStore.Graph {
             for i in update.changedAttributes where !row.snapshot.id.entity.attributes[i].isTransient {
                 row.snapshot.values[i] = update.snapshot.values[i]
             }
-            for i in update.changedToOne { row.snapshot.setToOneID(update.snapshot.toOneID(at: i).map(resolve), at: i) }
+            for i in update.changedToOne {
+                let target = try update.snapshot.toOneID(at: i).map {
+                    try permanent.destination($0, of: update.snapshot.id, key: update.snapshot.id.entity.relationships[i].name)
+                }
+                row.snapshot.setToOneID(target, at: i)
+            }
             row.snapshot.version = update.snapshot.version
             rows[row.snapshot.id] = row
         }
         for contents in changes.toMany {
-            setToMany(resolve(contents.source), contents.relationship, contents.destinations.map(resolve))
+            setToMany(resolve(contents.source), contents.relationship, try contents.destinations.map {
+                try permanent.destination($0, of: contents.source, key: contents.relationship.name)
+            })
         }
         return permanent
     }
