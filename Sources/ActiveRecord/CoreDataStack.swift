@@ -28,9 +28,17 @@ public final class CoreDataStack: @unchecked Sendable {
     }
 
     public struct Options: Sendable {
-        /// Migrate automatically when the model changed (inferred migration).
-        public var autoMigrate = true
-        /// Delete and recreate the store when it cannot be migrated.
+        /// Migrate the store when it was made with another model (inferred
+        /// migration): what `MagicalRecord.setupAutoMigratingCoreDataStack`
+        /// asks for. Off (the default, as `setupCoreDataStack`), such a
+        /// store fails to open with `StoreError.Kind.modelMismatch` and is
+        /// left as it was.
+        public var autoMigrate = false
+        /// Let that migration drop data (removed entities' rows, removed
+        /// properties' values); off, it is refused, saying what it would drop.
+        public var allowsMigrationDataLoss = false
+        /// Delete and recreate the store when it was made with another model
+        /// (MagicalRecord's `shouldDeleteStoreOnModelMismatch`).
         public var deleteStoreOnModelMismatch = false
         /// The default context's concurrency: `.mainQueue` in apps;
         /// `.confined` for a single-threaded tool like the shell.
@@ -52,7 +60,9 @@ public final class CoreDataStack: @unchecked Sendable {
         if let storeURL {
             try FileManager.default.createDirectory(at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
-        try coordinator.addSQLiteStore(at: storeURL, deleteOnModelMismatch: options.deleteStoreOnModelMismatch)
+        try coordinator.addSQLiteStore(at: storeURL, migratesAutomatically: options.autoMigrate,
+                                       allowsMigrationDataLoss: options.allowsMigrationDataLoss,
+                                       deleteOnModelMismatch: options.deleteStoreOnModelMismatch)
         let rootType: ManagedObjectContext.ConcurrencyType = options.defaultContextType == .confined ? .confined : .privateQueue
         rootSavingContext = ManagedObjectContext(concurrencyType: rootType, coordinator: coordinator)
         rootSavingContext.name = "root saving context"

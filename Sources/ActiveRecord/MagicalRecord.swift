@@ -33,7 +33,9 @@ public enum MagicalRecord {
 
     /// A SQLite store named `storeNamed` in the app's data directory
     /// (`CoreDataStack.defaultDirectory()`); by default named after the
-    /// app, as MagicalRecord's `setupCoreDataStack` names it.
+    /// app, as MagicalRecord's `setupCoreDataStack` names it. A store made
+    /// with another model is not migrated (it fails to open, untouched)
+    /// unless `options.autoMigrate`: see `setupAutoMigratingCoreDataStack`.
     @discardableResult
     public static func setupCoreDataStack(model: ManagedObjectModel, storeNamed name: String = CoreDataStack.defaultStoreName,
                                           options: CoreDataStack.Options = .init()) throws -> CoreDataStack {

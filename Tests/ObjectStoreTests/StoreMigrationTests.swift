@@ -37,7 +37,7 @@ import Predicates
         pet.add(AttributeDescription(name: "name", type: .string))
         let v2 = try ManagedObjectModel(entities: [person, pet])
 
-        let coordinator = try TestModels.coordinator(v2, path: path)
+        let coordinator = try TestModels.coordinator(v2, path: path, migrating: true)
         let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
         let store = coordinator.store
         let ids = try store.objectIDs(sql: "SELECT _pk, NULL FROM Person ORDER BY _pk", bindings: [], root: v2.entity(named: "Person")!)
@@ -62,7 +62,7 @@ import Predicates
         person.add(RelationshipDescription(name: "friends", destination: "Person", inverse: "friends", isToMany: true))
         let changed = try ManagedObjectModel(entities: [person])
         #expect {
-            _ = try TestModels.coordinator(changed, path: path)
+            _ = try TestModels.coordinator(changed, path: path, migrating: true)
         } throws: { error in
             let e = error as? StoreError
             return e?.kind == .modelMismatch && e?.message.contains("Person.age") == true

@@ -72,9 +72,9 @@ enum TestModels {
         return ManagedObjectContext(concurrencyType: .confined, coordinator: context.persistentStoreCoordinator!)
     }
 
-    static func coordinator(_ model: ManagedObjectModel, path: String? = nil) throws -> PersistentStoreCoordinator {
+    static func coordinator(_ model: ManagedObjectModel, path: String? = nil, migrating: Bool = false) throws -> PersistentStoreCoordinator {
         let coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addSQLiteStore(at: path.map { URL(fileURLWithPath: $0) })
+        try coordinator.addSQLiteStore(at: path.map { URL(fileURLWithPath: $0) }, migratesAutomatically: migrating)
         return coordinator
     }
 

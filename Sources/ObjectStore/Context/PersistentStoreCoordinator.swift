@@ -29,16 +29,23 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     }
 
     /// Adds a SQLite store at `url`, or in memory when `url` is nil.
-    /// Migrates the store when the model changed and the change can be
-    /// inferred; with `deleteOnModelMismatch`, deletes and recreates it instead
-    /// of failing. `busyTimeout` is how long, in seconds, a save or fetch
-    /// waits for another connection's lock before failing with
-    /// `StoreError.Kind.locked`.
+    ///
+    /// A store made with another model opens only with
+    /// `migratesAutomatically` (inferred migration), and only with
+    /// `allowsMigrationDataLoss` too when the migration would drop data;
+    /// otherwise it throws `StoreError.Kind.modelMismatch`, leaving the file
+    /// untouched (see `MigrationPreview`). With `deleteOnModelMismatch`, a
+    /// mismatched store is deleted and recreated instead. `busyTimeout` is
+    /// how long, in seconds, a save or fetch waits for another connection's
+    /// lock before failing with `StoreError.Kind.locked`.
     @discardableResult
-    public func addSQLiteStore(at url: URL?, readOnly: Bool = false, deleteOnModelMismatch: Bool = false,
+    public func addSQLiteStore(at url: URL?, readOnly: Bool = false, migratesAutomatically: Bool = false,
+                               allowsMigrationDataLoss: Bool = false, deleteOnModelMismatch: Bool = false,
                                busyTimeout: TimeInterval = 5) throws -> String {
         var options = PersistentStoreOptions()
         options.readOnly = readOnly
+        options.migratesAutomatically = migratesAutomatically
+        options.allowsMigrationDataLoss = allowsMigrationDataLoss
         options.deleteOnModelMismatch = deleteOnModelMismatch
         options.busyTimeout = busyTimeout
         return try addPersistentStore(type: url == nil ? .inMemory : .sqlite, at: url, options: options).identifier
@@ -76,6 +83,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             var sqliteOptions = SQLiteStore.Options()
             sqliteOptions.readOnly = options.readOnly
             sqliteOptions.deleteOnModelMismatch = options.deleteOnModelMismatch
+            sqliteOptions.migratesAutomatically = options.migratesAutomatically
+            sqliteOptions.allowsMigrationDataLoss = options.allowsMigrationDataLoss
             sqliteOptions.busyTimeout = options.busyTimeout
             var path = ":memory:"
             if type == .sqlite {
@@ -221,13 +230,32 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     // MARK: - Model
 
     /// A coordinator for `model` on this coordinator's store, migrated to
-    /// it in one transaction. The old coordinator and its contexts must not
-    /// be used afterwards.
-    public func replacingModel(with model: ManagedObjectModel) throws -> PersistentStoreCoordinator {
+    /// it in one transaction: asking for this is asking for the migration,
+    /// but one that would drop data is refused unless `allowsDataLoss`.
+    /// The old coordinator and its contexts must not be used afterwards.
+    public func replacingModel(with model: ManagedObjectModel, allowsDataLoss: Bool = false) throws -> PersistentStoreCoordinator {
         let coordinator = PersistentStoreCoordinator(model: model)
-        let migrated = try SQLiteStore(database: try sqlStore(for: nil, purpose: "changing the model").database, model: model)
+        var options = SQLiteStore.Options()
+        options.migratesAutomatically = true
+        options.allowsMigrationDataLoss = allowsDataLoss
+        let migrated = try SQLiteStore(database: try sqlStore(for: nil, purpose: "changing the model").database, model: model,
+                                       options: options)
         coordinator.lock.withLock { coordinator._stores = [migrated] }
         return coordinator
+    }
+
+    /// What opening the SQLite store at `url` with `model` would migrate
+    /// and drop; nil when the store matches the model, does not exist or
+    /// is not an mrq store. Reads only (the file is left as it was);
+    /// throws when the change cannot be migrated.
+    public static func migrationPreview(at url: URL, model: ManagedObjectModel) throws -> MigrationPreview? {
+        guard PersistentStoreType.forFile(url) == .sqlite, FileManager.default.fileExists(atPath: url.path) else { return nil }
+        let db = try Database(path: url.path, readOnly: true)
+        guard try db.tableExists(SQLiteStore.metadataTable),
+              case .string(let stored)? = try db.scalar("SELECT value FROM \(SQLiteStore.metadataTable) WHERE key = 'fingerprint'"),
+              stored != SchemaBuilder.fingerprint(mapping: SchemaMapping(model: model), model: model) else { return nil }
+        let old = try SQLiteStore.storedModel(db)
+        return old.entities.isEmpty ? nil : try SQLiteStore.migrationPreview(db, old: old, new: model)
     }
 
     /// The model a store file was made with; nil when there is no such
@@ -241,6 +269,15 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 /// How a store is opened.
 public struct PersistentStoreOptions: Sendable {
     public var readOnly = false
+    /// Open a store made with another model by migrating it (inferred, in
+    /// one transaction): Core Data's `NSMigratePersistentStoresAutomaticallyOption`
+    /// with `NSInferMappingModelAutomaticallyOption`. Off, such a store
+    /// fails to open with `StoreError.Kind.modelMismatch` and is left as it
+    /// was. An earlier version of the store's own model is refused either way.
+    public var migratesAutomatically = false
+    /// Let that migration drop data (rows of removed entities, values of
+    /// removed properties); off, it is refused, saying what it would drop.
+    public var allowsMigrationDataLoss = false
     /// MagicalRecord's `shouldDeleteStoreOnModelMismatch`.
     public var deleteOnModelMismatch = false
     /// How long a SQLite store waits for another connection's lock, in seconds.

@@ -9,10 +9,11 @@ extension ManagedObjectModel {
     /// ```
     ///
     /// A bundle's current version is the one its `.xccurrentversion` names
-    /// (`_XCCurrentVersionName`); without that file, the only version, or the
-    /// last in numeric order (`People 10` after `People 9`). The version's
-    /// name becomes `versionIdentifier` unless the model sets
-    /// `userDefinedModelVersionIdentifier`. A `<Name>Model.strings` file in
+    /// (`_XCCurrentVersionName`); when that file is missing or names none
+    /// (an empty `<dict/>`), the highest version by Xcode's numbering
+    /// (`People` is 1, `People 2` is 2, `People 10` comes after `People 9`).
+    /// The version's name becomes `versionName`, and `versionIdentifier`
+    /// unless the model sets `userDefinedModelVersionIdentifier`. A `<Name>Model.strings` file in
     /// the model's directory or next to it fills `localizationDictionary`.
     ///
     /// Errors name the file and the line of the element at fault:
@@ -28,6 +29,8 @@ extension ManagedObjectModel {
         }
         try self.init(xcdatamodelContents: data, file: source.displayPath)
         if versionIdentifier == nil { versionIdentifier = source.versionName }
+        versionName = source.versionName ?? source.modelDirectory.map { $0.deletingPathExtension().lastPathComponent }
+        bundleName = source.bundleName
         localizationDictionary = try source.localizationDictionary()
     }
 
@@ -63,6 +66,8 @@ struct XcodeModelSource {
     var modelDirectory: URL?
     /// The version's name when loaded from a bundle (`People 2`).
     var versionName: String?
+    /// The bundle's file name, when loaded from one (`People.xcdatamodeld`).
+    var bundleName: String?
 
     init(_ url: URL) throws {
         let fileManager = FileManager.default
@@ -85,7 +90,8 @@ struct XcodeModelSource {
         if url.pathExtension == "xcdatamodeld" {
             let version = try Self.currentVersion(in: url)
             directory = url.appendingPathComponent(version)
-            versionName = (version as NSString).deletingPathExtension
+            versionName = String(version.dropLast(".xcdatamodel".count))
+            bundleName = url.lastPathComponent
         }
         contents = directory.appendingPathComponent("contents")
         guard fileManager.fileExists(atPath: contents.path) else {
@@ -98,21 +104,23 @@ struct XcodeModelSource {
     private static func currentVersion(in bundle: URL) throws -> String {
         let marker = bundle.appendingPathComponent(".xccurrentversion")
         if let data = try? Data(contentsOf: marker) {
-            let plist = try? PropertyListSerialization.propertyList(from: data, format: nil)
-            guard let name = (plist as? [String: Any])?["_XCCurrentVersionName"] as? String, !name.isEmpty else {
-                throw ModelError("\(bundle.lastPathComponent)/.xccurrentversion: no _XCCurrentVersionName")
+            guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else {
+                throw ModelError("\(bundle.lastPathComponent)/.xccurrentversion: not a property list")
             }
-            guard FileManager.default.fileExists(atPath: bundle.appendingPathComponent(name).path) else {
-                throw ModelError(
-                    "\(bundle.lastPathComponent)/.xccurrentversion: current version '\(name)' is not in the bundle")
+            // A marker naming no version (CoreStore ships an empty
+            // `<dict/>`) leaves the choice to the numbering, as Xcode does.
+            if let name = plist["_XCCurrentVersionName"] as? String, !name.isEmpty {
+                guard FileManager.default.fileExists(atPath: bundle.appendingPathComponent(name).path) else {
+                    throw ModelError(
+                        "\(bundle.lastPathComponent)/.xccurrentversion: current version '\(name)' is not in the bundle")
+                }
+                return name
             }
-            return name
         }
         let names = (try? FileManager.default.contentsOfDirectory(atPath: bundle.path)) ?? []
-        let versions = names.filter { $0.hasSuffix(".xcdatamodel") }
-            .sorted { $0.compare($1, options: [.numeric, .caseInsensitive]) == .orderedAscending }
-        guard let last = versions.last else { throw ModelError.noModel(bundle.path) }
-        return last
+        let versions = names.filter { $0.hasSuffix(".xcdatamodel") }.map { String($0.dropLast(".xcdatamodel".count)) }
+        guard let highest = versions.max(by: ModelVersionOrder.precedes) else { throw ModelError.noModel(bundle.path) }
+        return highest + ".xcdatamodel"
     }
 
     /// Core Data's `<ModelName>Model.strings`, looked for inside the model

@@ -16,6 +16,12 @@ public final class ManagedObjectModel: @unchecked Sendable {
     /// Version identifier, as Xcode's `versionIdentifier` or the
     /// `.xcdatamodeld` version name.
     public var versionIdentifier: String?
+    /// The name of the version this model is (`People 3`), when it was
+    /// loaded from a version of a bundle: a store remembers it, and refuses
+    /// an earlier version of the same bundle.
+    public var versionName: String?
+    /// The bundle the model was loaded from (`People.xcdatamodeld`), if any.
+    public var bundleName: String?
     /// Core Data's localization dictionary (`Entity/Person` → "Person", ...).
     public var localizationDictionary: [String: String] = [:]
 

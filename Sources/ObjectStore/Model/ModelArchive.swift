@@ -34,13 +34,18 @@ extension ManagedObjectModel {
         }
         try self.init(entities: archive.entities.map { try $0.entity() }, configurations: archive.configurations)
         versionIdentifier = archive.versionIdentifier
+        versionName = archive.versionName
         localizationDictionary = archive.localization
     }
 
     /// Whether two models describe the same thing, down to user info,
     /// validation rules and declaration order.
     public func isEquivalent(to other: ManagedObjectModel) -> Bool {
-        ModelArchive(self) == ModelArchive(other)
+        // Where a model was loaded from is no part of what it describes.
+        var mine = ModelArchive(self), theirs = ModelArchive(other)
+        mine.versionName = nil
+        theirs.versionName = nil
+        return mine == theirs
     }
 }
 
@@ -49,12 +54,15 @@ struct ModelArchive: Codable, Equatable {
 
     var format = currentFormat
     var versionIdentifier: String?
+    /// Absent from archives written before it was kept.
+    var versionName: String?
     var configurations: [String: [String]]
     var localization: [String: String]
     var entities: [EntityArchive]
 
     init(_ model: ManagedObjectModel) {
         versionIdentifier = model.versionIdentifier
+        versionName = model.versionName
         configurations = model.configurations
         localization = model.localizationDictionary
         entities = model.entities.map(EntityArchive.init)

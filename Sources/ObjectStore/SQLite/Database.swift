@@ -16,6 +16,10 @@ package final class Database: @unchecked Sendable {
     let handle: OpaquePointer
     private var statementCache: [String: Statement] = [:]
     private var savepointDepth = 0
+    /// A write-ahead log with content was there when the connection opened.
+    private let foundLog: Bool
+    /// The connection began a write transaction: it may checkpoint.
+    private var hasWritten = false
 
     /// `busyTimeout` is how long a statement waits for another
     /// connection's lock before failing with `StoreError.Kind.locked`.
@@ -33,6 +37,10 @@ package final class Database: @unchecked Sendable {
             let absolute = URL(fileURLWithPath: path).path
             name = "file:" + (absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? absolute) + "?immutable=1"
         }
+        // A log left by another process (or a crash) is theirs: a session
+        // that only reads must not fold it into the file when it closes.
+        var info = stat()
+        foundLog = path != ":memory:" && stat(path + "-wal", &info) == 0 && info.st_size > 0
         let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -49,6 +57,7 @@ package final class Database: @unchecked Sendable {
     deinit {
         OpenConnections.remove(handle)
         statementCache.removeAll()
+        if foundLog && !hasWritten { mrq_keep_wal_on_close(handle) }
         sqlite3_close_v2(handle)
     }
 
@@ -112,6 +121,7 @@ package final class Database: @unchecked Sendable {
         let name = "mrq\(savepointDepth)"
         if savepointDepth == 0 {
             try execute("BEGIN IMMEDIATE")
+            hasWritten = true
         } else {
             try execute("SAVEPOINT \(name)")
         }
@@ -142,6 +152,7 @@ package final class Database: @unchecked Sendable {
     package func beginTransaction() throws {
         precondition(savepointDepth == 0, "a transaction is already open")
         try execute("BEGIN IMMEDIATE")
+        hasWritten = true
         savepointDepth = 1
     }
 

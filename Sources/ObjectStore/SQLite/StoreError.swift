@@ -29,12 +29,16 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
     public let code: Int32?
     public let message: String
     public let sql: String?
+    /// For a store opened with another model: what the migration would
+    /// change and drop.
+    public let migration: MigrationPreview?
 
-    public init(_ kind: Kind, _ message: String, code: Int32? = nil, sql: String? = nil) {
+    public init(_ kind: Kind, _ message: String, code: Int32? = nil, sql: String? = nil, migration: MigrationPreview? = nil) {
         self.kind = kind
         self.message = message
         self.code = code
         self.sql = sql
+        self.migration = migration
     }
 
     init(code: Int32, message: String, sql: String?) {

@@ -29,6 +29,10 @@ package final class SQLiteStore: @unchecked Sendable {
         package var readOnly = false
         /// MagicalRecord's `shouldDeleteStoreOnModelMismatch`.
         package var deleteOnModelMismatch = false
+        /// Migrate a store made with another model (see `MigrationPreview`).
+        package var migratesAutomatically = false
+        /// Migrate even when that drops data.
+        package var allowsMigrationDataLoss = false
         /// How long to wait for another connection's lock, in seconds.
         package var busyTimeout: TimeInterval = 5
         package init() {}
@@ -55,10 +59,10 @@ package final class SQLiteStore: @unchecked Sendable {
                                     busyTimeout: options.busyTimeout)
         var identifier: String
         do {
-            identifier = try Self.prepareSchema(database, mapping: mapping, model: model, readOnly: options.readOnly)
+            identifier = try Self.prepareSchema(database, mapping: mapping, model: model, options: options)
         } catch let error as StoreError where error.kind == .modelMismatch && options.deleteOnModelMismatch {
             database = try Self.deleteAndReopen(path: path, database: database, busyTimeout: options.busyTimeout)
-            identifier = try Self.prepareSchema(database, mapping: mapping, model: model, readOnly: false)
+            identifier = try Self.prepareSchema(database, mapping: mapping, model: model, options: Options())
         }
         self.database = database
         self.identifier = identifier
@@ -69,15 +73,15 @@ package final class SQLiteStore: @unchecked Sendable {
     }
 
     /// A store over an open connection, brought up to `model` (migrated
-    /// when it changed): how a model changes under a live store, in memory
-    /// too.
-    package init(database: Database, model: ManagedObjectModel) throws {
+    /// when it changed, never dropping data unless `options` allow it):
+    /// how a model changes under a live store, in memory too.
+    package init(database: Database, model: ManagedObjectModel, options: Options) throws {
         self.path = database.path
         self.storeType = database.path == ":memory:" ? .inMemory : .sqlite
         self.model = model
         self.mapping = SchemaMapping(model: model)
         self.database = database
-        self.identifier = try Self.prepareSchema(database, mapping: mapping, model: model, readOnly: false)
+        self.identifier = try Self.prepareSchema(database, mapping: mapping, model: model, options: options)
         self.storeNumber = StoreNumber(identifier)
         for entity in model.entities {
             layouts[ObjectIdentifier(entity)] = RowLayout(entity: entity, mapping: mapping)
@@ -142,10 +146,12 @@ package final class SQLiteStore: @unchecked Sendable {
     static let metadataTable = "_mrq_metadata"
 
     /// Creates the tables of a new store, or checks an existing store's
-    /// fingerprint. Returns the store's identifier.
+    /// fingerprint, migrating only as `options` allow. Returns the store's
+    /// identifier.
     private static func prepareSchema(
-        _ db: Database, mapping: SchemaMapping, model: ManagedObjectModel, readOnly: Bool
+        _ db: Database, mapping: SchemaMapping, model: ManagedObjectModel, options: Options
     ) throws -> String {
+        let readOnly = options.readOnly
         let fingerprint = SchemaBuilder.fingerprint(mapping: mapping, model: model)
         do {
             let exists = try db.tableExists(metadataTable)
@@ -158,7 +164,11 @@ package final class SQLiteStore: @unchecked Sendable {
                     throw StoreError(.corrupt, "the store has no identifier")
                 }
                 if storedFingerprint != fingerprint {
-                    try StoreMigrator.migrate(db, to: model, mapping: mapping, readOnly: readOnly)
+                    let old = try storedModel(db)
+                    // A store made empty (no entities) holds nothing to lose.
+                    let preview = old.entities.isEmpty ? nil : try migrationPreview(db, old: old, new: model)
+                    if let preview { try check(preview, of: db.path, options: options) }
+                    try StoreMigrator.migrate(db, from: old, to: model, mapping: mapping, readOnly: readOnly)
                 }
                 return id
             }
@@ -182,6 +192,44 @@ package final class SQLiteStore: @unchecked Sendable {
             return id
         } catch let error as StoreError {
             throw error
+        }
+    }
+
+    /// The model the store open on `db` keeps in its metadata.
+    static func storedModel(_ db: Database) throws -> ManagedObjectModel {
+        guard case .data(let archive)? = try db.scalar("SELECT value FROM \(metadataTable) WHERE key = 'model'") else {
+            throw StoreError(.modelMismatch, "the store was made with a different model, and keeps no model to migrate from")
+        }
+        do {
+            return try ManagedObjectModel(archive: archive)
+        } catch let error as ModelError {
+            throw StoreError(.modelMismatch, "the store keeps a model mrq cannot read: \(error.message)")
+        }
+    }
+
+    static func migrationPreview(_ db: Database, old: ManagedObjectModel, new: ManagedObjectModel) throws -> MigrationPreview {
+        do {
+            return try MigrationPreview.make(db, old: old, new: new)
+        } catch let error as ModelError {
+            throw StoreError(.modelMismatch, "'\(db.path)' was made with a different model, and \(error.message)")
+        }
+    }
+
+    /// Refuses what `options` do not allow: any migration unless asked
+    /// for, one that drops data unless that is asked for too, and an
+    /// earlier version of the store's own model always.
+    static func check(_ preview: MigrationPreview, of path: String, options: Options) throws {
+        if preview.isEarlierVersion {
+            throw StoreError(.modelMismatch, MigrationPreview.earlierVersionMessage(path, preview), migration: preview)
+        }
+        guard options.migratesAutomatically else {
+            throw StoreError(.modelMismatch, MigrationPreview.notAskedMessage(path, preview, hint: "PersistentStoreOptions.migratesAutomatically"),
+                             migration: preview)
+        }
+        if preview.dropsData && !options.allowsMigrationDataLoss {
+            throw StoreError(.modelMismatch,
+                             MigrationPreview.dropsDataMessage(path, preview, hint: "PersistentStoreOptions.allowsMigrationDataLoss"),
+                             migration: preview)
         }
     }
 

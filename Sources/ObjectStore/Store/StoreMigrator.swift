@@ -10,11 +10,8 @@ import Predicates
 /// old one column by column (renamed properties read their old column,
 /// added ones get their default), then swapped in; indexes are recreated.
 enum StoreMigrator {
-    static func migrate(_ db: Database, to model: ManagedObjectModel, mapping: SchemaMapping, readOnly: Bool) throws {
-        guard case .data(let archive)? = try db.scalar("SELECT value FROM \(SQLiteStore.metadataTable) WHERE key = 'model'"),
-              let old = try? ManagedObjectModel(archive: archive) else {
-            throw StoreError(.modelMismatch, "the store was made with a different model, and keeps no model to migrate from")
-        }
+    static func migrate(_ db: Database, from old: ManagedObjectModel, to model: ManagedObjectModel, mapping: SchemaMapping,
+                        readOnly: Bool) throws {
         let plan: MigrationPlan
         do {
             plan = try MigrationPlan.infer(from: old, to: model)

@@ -1,0 +1,173 @@
+import Foundation
+import Predicates
+
+/// What opening a store with another model would change, worked out
+/// before anything is written: the migration's steps, and the data it
+/// would drop.
+///
+/// ```swift
+/// if let preview = try PersistentStoreCoordinator.migrationPreview(at: url, model: model) {
+///     print(preview)   // "added entity Tag; removed attribute Person.fax (12 values dropped)"
+/// }
+/// ```
+///
+/// A store opens with a model other than its own only when migration is
+/// asked for (`PersistentStoreOptions.migratesAutomatically`); one that
+/// would drop data only when that is asked for too
+/// (`allowsMigrationDataLoss`); and never with an earlier version of the
+/// store's own model bundle.
+public struct MigrationPreview: Sendable, CustomStringConvertible {
+    public struct Loss: Sendable, Equatable {
+        /// The entity (its name in the store's model) and the property, or
+        /// nil when whole rows go.
+        public let entity: String
+        public let property: String?
+        /// How many rows, or how many non-nil values.
+        public let count: Int
+    }
+
+    public let plan: MigrationPlan
+    /// The store's model version and the given one (`People 3`), when known.
+    public let storedVersion: String?
+    public let givenVersion: String?
+    /// The given model is an earlier version of the store's own bundle.
+    public let isEarlierVersion: Bool
+    /// What the migration would drop, entity by entity.
+    public let losses: [Loss]
+
+    public var dropsData: Bool { !losses.isEmpty }
+
+    /// Each change, for people: `added entity Tag`, `renamed attribute
+    /// Person.fax to phone`, `removed entity Memo (3 rows dropped)`.
+    public var changes: [String] {
+        var lines: [String] = []
+        func loss(_ entity: String, _ property: String?) -> String {
+            guard let found = losses.first(where: { $0.entity == entity && $0.property == property }) else { return "" }
+            let unit = property == nil ? "row" : "value"
+            return " (\(found.count) \(unit)\(found.count == 1 ? "" : "s") dropped)"
+        }
+        for step in plan.entities {
+            switch step {
+            case .added(let name): lines.append("added entity \(name)")
+            case .removed(let name): lines.append("removed entity \(name)" + loss(name, nil))
+            case .renamed(let from, let to): lines.append("renamed entity \(from) to \(to)")
+            }
+        }
+        for step in plan.properties {
+            switch step {
+            case .addedAttribute(let entity, let name): lines.append("added attribute \(entity).\(name)")
+            case .addedRelationship(let entity, let name): lines.append("added relationship \(entity).\(name)")
+            case .removedAttribute(let entity, let name):
+                lines.append("removed attribute \(entity).\(name)" + loss(oldEntityName(entity), name))
+            case .removedRelationship(let entity, let name):
+                lines.append("removed relationship \(entity).\(name)" + loss(oldEntityName(entity), name))
+            case .renamedAttribute(let entity, let from, let to): lines.append("renamed attribute \(entity).\(from) to \(to)")
+            case .renamedRelationship(let entity, let from, let to):
+                lines.append("renamed relationship \(entity).\(from) to \(to)")
+            case .madeOptional(let entity, let name): lines.append("made \(entity).\(name) optional")
+            case .madeRequired(let entity, let name, _): lines.append("made \(entity).\(name) required (nil becomes the default)")
+            }
+        }
+        if lines.isEmpty { lines.append("changed indexes or constraints") }
+        return lines
+    }
+
+    /// The first few changes, then how many more.
+    public var summary: String {
+        let all = changes
+        let shown = all.prefix(5).joined(separator: "; ")
+        return all.count > 5 ? shown + "; and \(all.count - 5) more" : shown
+    }
+
+    public var description: String { changes.joined(separator: "; ") }
+
+    /// What the drop would take: `Memo: 3 rows; Person.fax: 12 values`.
+    public var lossSummary: String {
+        losses.map { loss in
+            let unit = loss.property == nil ? "row" : "value"
+            let place = loss.property.map { "\(loss.entity).\($0)" } ?? loss.entity
+            return "\(place): \(loss.count) \(unit)\(loss.count == 1 ? "" : "s")"
+        }.joined(separator: "; ")
+    }
+
+    static func earlierVersionMessage(_ path: String, _ preview: MigrationPreview) -> String {
+        "'\(path)' was written by model version '\(preview.storedVersion ?? "?")'; the model given is "
+            + "'\(preview.givenVersion ?? "?")', an earlier version: open it with '\(preview.storedVersion ?? "?")' or later"
+    }
+
+    static func notAskedMessage(_ path: String, _ preview: MigrationPreview, hint: String) -> String {
+        "'\(path)' was made with another model (\(preview.summary)); opening it with this one needs a migration: "
+            + "ask for it with \(hint)"
+    }
+
+    static func dropsDataMessage(_ path: String, _ preview: MigrationPreview, hint: String) -> String {
+        "migrating '\(path)' would drop data (\(preview.lossSummary)); ask for that too with \(hint)"
+    }
+
+    private func oldEntityName(_ name: String) -> String {
+        for case .renamed(let from, name) in plan.entities { return from }
+        return name
+    }
+
+    /// Works out the preview for the store open on `db`, made with `old`,
+    /// opened with `new`. Throws when the change cannot be migrated.
+    static func make(_ db: Database, old: ManagedObjectModel, new: ManagedObjectModel) throws -> MigrationPreview {
+        let plan = try MigrationPlan.infer(from: old, to: new)
+        var earlier = false
+        if let stored = old.versionName, let given = new.versionName {
+            earlier = ModelVersionOrder.isEarlier(given, than: stored)
+        }
+        let losses = try countLosses(db, plan: plan, old: old)
+        return MigrationPreview(plan: plan, storedVersion: old.versionName, givenVersion: new.versionName,
+                                isEarlierVersion: earlier, losses: losses)
+    }
+
+    /// The rows of removed entities, and the non-nil values of removed
+    /// properties, that the store holds now.
+    private static func countLosses(_ db: Database, plan: MigrationPlan, old: ManagedObjectModel) throws -> [Loss] {
+        let mapping = SchemaMapping(model: old)
+        var renamedFrom: [String: String] = [:]
+        for case .renamed(let from, let to) in plan.entities { renamedFrom[to] = from }
+        func count(_ entity: EntityDescription, where condition: String?, table: String? = nil) throws -> Int {
+            let storeTable = mapping.table(for: entity)
+            let name = table ?? storeTable.name
+            guard try db.tableExists(name) else { return 0 }
+            var clauses: [String] = []
+            if let condition { clauses.append(condition) }
+            if table == nil, let entityColumn = storeTable.entityColumn {
+                let codes = entity.selfAndDescendants.map { String(mapping.entityCode($0)) }.joined(separator: ",")
+                clauses.append("\(entityColumn) IN (\(codes))")
+            }
+            let filter = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
+            guard case .int(let n)? = try db.scalar("SELECT COUNT(*) FROM \(quoteIdentifier(name))\(filter)") else { return 0 }
+            return Int(n)
+        }
+        var losses: [Loss] = []
+        func add(_ entity: String, _ property: String?, _ n: Int) {
+            if n > 0 { losses.append(Loss(entity: entity, property: property, count: n)) }
+        }
+        for case .removed(let name) in plan.entities {
+            guard let entity = old.entity(named: name) else { continue }
+            add(name, nil, try count(entity, where: nil))
+        }
+        for step in plan.properties {
+            switch step {
+            case .removedAttribute(let newName, let attribute):
+                let name = renamedFrom[newName] ?? newName
+                guard let entity = old.entity(named: name), let column = mapping.column(for: attribute, of: entity) else { continue }
+                add(name, attribute, try count(entity, where: "\(quoteIdentifier(column.name)) IS NOT NULL"))
+            case .removedRelationship(let newName, let relationship):
+                let name = renamedFrom[newName] ?? newName
+                guard let entity = old.entity(named: name) else { continue }
+                if let columns = mapping.toOne(relationship, of: entity) {
+                    add(name, relationship, try count(entity, where: "\(quoteIdentifier(columns.foreignKey)) IS NOT NULL"))
+                } else if let join = mapping.joinTable(relationship, of: entity), join.sourceColumn == "source" {
+                    add(name, relationship, try count(entity, where: nil, table: join.name))
+                }
+            default:
+                continue
+            }
+        }
+        return losses
+    }
+}
