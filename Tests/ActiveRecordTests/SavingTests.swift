@@ -290,4 +290,40 @@ import Predicates
         }
         #expect(rows == [[.int(7), .string("Ada King"), .string("ada@example.com")], [.int(8), .null, .null]])
     }
+
+    // MARK: - Opening (issue 16, item 1)
+
+    /// `setupCoreDataStack` opens a store made with another model only when
+    /// migration is asked for (`autoMigrate`), as MagicalRecord's
+    /// `setupAutoMigratingCoreDataStack` does; otherwise the store is left
+    /// untouched.
+    @Test func onlyTheAutoMigratingSetupMigrates() throws {
+        let v1 = try ManagedObjectModel { Entity("Person") { Attribute("name", .string) } }
+        let v2 = try ManagedObjectModel {
+            Entity("Person") {
+                Attribute("name", .string)
+                Attribute("email", .string)
+            }
+        }
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mrq-stack-\(UUID().uuidString)")
+        defer { Self.tearDown(directory) }
+        let url = directory.appendingPathComponent("store.sqlite")
+        try MagicalRecord.setupCoreDataStack(model: v1, storeAt: url)
+        try MagicalRecord.saveAndWait { Self.insertPerson("Ada", in: $0) }
+        MagicalRecord.cleanUp()
+        let before = try Data(contentsOf: url)
+        #expect {
+            try MagicalRecord.setupCoreDataStack(model: v2, storeAt: url)
+        } throws: { error in
+            (error as? StoreError)?.kind == .modelMismatch
+        }
+        #expect(try Data(contentsOf: url) == before)
+        var options = CoreDataStack.Options()
+        options.autoMigrate = true
+        let stack = try MagicalRecord.setupCoreDataStack(model: v2, storeAt: url, options: options)
+        let names = try stack.rootSavingContext.performAndWait {
+            try stack.rootSavingContext.fetch(FetchRequest(entityName: "Person")).map { $0["name"] }
+        }
+        #expect(names == [.string("Ada")])
+    }
 }

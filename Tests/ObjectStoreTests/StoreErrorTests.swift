@@ -200,10 +200,10 @@ import Testing
         try Self.expectUnchanged(directory, before)
     }
 
-    /// A read-only connection to a WAL store in a writable directory
-    /// creates the `-wal` and `-shm` files and, unable to checkpoint, leaves
-    /// them when it closes: that is SQLite's design. The failed save itself
-    /// changes nothing.
+    /// A store opened read-only refuses to save, naming the file, and
+    /// changes nothing; where the file could be written, the connection
+    /// (one that refuses writes) removes the `-wal` and `-shm` files it
+    /// made when it closes, as a SQLite read-only connection could not.
     @Test func savingToAStoreOpenedReadOnlyIsReadOnly() throws {
         let (directory, path) = try Self.directoryWithStore()
         defer { try? FileManager.default.removeItem(at: directory) }
@@ -213,10 +213,11 @@ import Testing
             let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
             let before = try Self.files(in: directory)
             context.insertObject(forEntityName: "Item")
-            Self.expectStoreError(.readOnly, containing: "attempt to write a readonly database") { try context.save() }
+            Self.expectStoreError(.readOnly, containing: "is open read-only") { try context.save() }
             try Self.expectUnchanged(directory, before)
         }
         #expect(try Data(contentsOf: URL(fileURLWithPath: path)) == original)
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal") && !FileManager.default.fileExists(atPath: path + "-shm"))
     }
 
     @Test(.enabled(if: getuid() == 0, "needs root to run the worker as another user"))

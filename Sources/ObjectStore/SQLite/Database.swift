@@ -29,7 +29,7 @@ package final class Database: @unchecked Sendable {
     package init(path: String, readOnly: Bool = false, immutable: Bool = false, busyTimeout: TimeInterval = 5) throws {
         self.path = path
         var db: OpaquePointer?
-        let flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
+        var flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
             | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
         var name = path
         if immutable {
@@ -41,6 +41,14 @@ package final class Database: @unchecked Sendable {
         // that only reads must not fold it into the file when it closes.
         var info = stat()
         foundLog = path != ":memory:" && stat(path + "-wal", &info) == 0 && info.st_size > 0
+        // Read-only where the file could be written: a read-write connection
+        // that refuses to write (`query_only`), never creating the file. A
+        // read-only connection would leave the log and index files it
+        // made behind, which one that may write removes when it closes.
+        let queryOnly = readOnly && !immutable && path != ":memory:"
+            && FileManager.default.isWritableFile(atPath: path)
+            && FileManager.default.isWritableFile(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        if queryOnly { flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI }
         let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
@@ -50,8 +58,15 @@ package final class Database: @unchecked Sendable {
         self.handle = db
         OpenConnections.add(db)
         sqlite3_extended_result_codes(db, 1)
+        if queryOnly { sqlite3_exec(db, "PRAGMA query_only = 1", nil, nil, nil) }
         sqlite3_busy_timeout(db, Int32(clamping: Int((busyTimeout * 1_000).rounded())))
         SQLFunctions.register(on: db)
+    }
+
+    /// Leaves the write-ahead log as it is when this connection closes, as
+    /// a process killed mid-session would (the tests make such logs).
+    package func keepLogOnClose() {
+        mrq_keep_wal_on_close(handle)
     }
 
     deinit {

@@ -24,6 +24,8 @@ package final class SQLiteStore: @unchecked Sendable {
     /// Set by the coordinator when it adds the store.
     package var configurationName: String?
     package var storeType: PersistentStoreType
+    /// Opened read-only: saves are refused before touching the file.
+    let isReadOnly: Bool
 
     package struct Options: Sendable {
         package var readOnly = false
@@ -43,6 +45,7 @@ package final class SQLiteStore: @unchecked Sendable {
         self.model = model
         self.mapping = SchemaMapping(model: model)
         self.storeType = path == ":memory:" ? .inMemory : .sqlite
+        self.isReadOnly = options.readOnly
         if path != ":memory:" {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
             if !options.readOnly && !FileManager.default.isWritableFile(atPath: directory) {
@@ -78,6 +81,7 @@ package final class SQLiteStore: @unchecked Sendable {
     package init(database: Database, model: ManagedObjectModel, options: Options) throws {
         self.path = database.path
         self.storeType = database.path == ":memory:" ? .inMemory : .sqlite
+        self.isReadOnly = false
         self.model = model
         self.mapping = SchemaMapping(model: model)
         self.database = database
@@ -367,7 +371,8 @@ package final class SQLiteStore: @unchecked Sendable {
     /// `StoreConstraintConflictError` naming the objects, and writes
     /// nothing either.
     package func save(_ changes: StoreChanges) throws -> PermanentIDs {
-        try withLock {
+        if isReadOnly { throw StoreError(.readOnly, "cannot save: '\(path)' is open read-only") }
+        return try withLock {
             try database.transaction {
                 try checkVersions(changes)
                 do {
