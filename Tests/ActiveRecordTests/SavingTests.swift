@@ -311,13 +311,14 @@ import Predicates
         try MagicalRecord.setupCoreDataStack(model: v1, storeAt: url)
         try MagicalRecord.saveAndWait { Self.insertPerson("Ada", in: $0) }
         MagicalRecord.cleanUp()
-        let before = try Data(contentsOf: url)
         #expect {
             try MagicalRecord.setupCoreDataStack(model: v2, storeAt: url)
         } throws: { error in
             (error as? StoreError)?.kind == .modelMismatch
         }
-        #expect(try Data(contentsOf: url) == before)
+        // Still the first model's store. (Byte for byte: OpeningTests; the
+        // first stack's connection may still fold in its own log here.)
+        #expect(try PersistentStoreCoordinator.storedModel(at: url)?.entity(named: "Person")?.attribute(named: "email") == nil)
         var options = CoreDataStack.Options()
         options.autoMigrate = true
         let stack = try MagicalRecord.setupCoreDataStack(model: v2, storeAt: url, options: options)
