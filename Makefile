@@ -22,7 +22,7 @@ build: deps
 sample-store: build
 	@mkdir -p .build/samples
 	@if [ ! -f $(SAMPLE_STORE) ]; then \
-		$(MRQ) --store $(SAMPLE_STORE) Samples/people-load.mrq >/dev/null && \
+		$(MRQ) --model Samples/People.xcdatamodeld --store $(SAMPLE_STORE) Samples/people-load.mrq >/dev/null && \
 		echo "built the sample store $(SAMPLE_STORE)"; \
 	fi
 

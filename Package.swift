@@ -52,7 +52,7 @@ let package = Package(
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "Predicates"], exclude: ["Fixtures"]),
         .testTarget(name: "ActiveRecordTests", dependencies: ["ActiveRecord", "ObjectStore"]),
         .testTarget(name: "ShellTests", dependencies: ["Shell"], exclude: ["Transcripts"]),
-        .testTarget(name: "mrqTests", dependencies: ["Shell"]),
+        .testTarget(name: "mrqTests", dependencies: ["Shell", "ObjectStore"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -19,4 +19,8 @@ struct CommandLineOptions {
     var files: [String]
     /// Output mode, colour and terminal width for the renderer.
     var renderOptions: RenderOptions
+    /// `--migrate`, `--migrate-dropping-data` and `--read-only`.
+    var opening: StoreOpening.Options
+    /// `--verbose`: say on standard error which model and store opened.
+    var verbose: Bool
 }

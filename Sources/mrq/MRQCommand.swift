@@ -56,6 +56,18 @@ struct MRQCommand: ParsableCommand {
     @Option(name: .customShort("c"), help: ArgumentHelp("Runs a statement before any FILE; repeatable.", valueName: "statement"))
     var commands: [String] = []
 
+    @Flag(help: "Migrate a store made with another model (a backup is made first).")
+    var migrate = false
+
+    @Flag(name: .customLong("migrate-dropping-data"), help: "Migrate even when that drops rows or values (a backup is made first).")
+    var migrateDroppingData = false
+
+    @Flag(name: .customLong("read-only"), help: "Open the store read-only: nothing can be saved.")
+    var readOnly = false
+
+    @Flag(help: "Say on standard error which model (and version) and store were opened, and what migrated.")
+    var verbose = false
+
     @Flag(name: .customLong("no-color"), help: "Never colour the output.")
     var noColor = false
 
@@ -99,6 +111,10 @@ struct MRQCommand: ParsableCommand {
         let stdoutIsTerminal = isatty(STDOUT_FILENO) == 1
         let environment = ProcessInfo.processInfo.environment
         let noColorSet = !(environment["NO_COLOR"] ?? "").isEmpty
+        var opening = StoreOpening.Options()
+        opening.migrate = migrate || migrateDroppingData
+        opening.migrateDroppingData = migrateDroppingData
+        opening.readOnly = readOnly
         return CommandLineOptions(
             modelPath: model,
             storePath: store,
@@ -109,7 +125,9 @@ struct MRQCommand: ParsableCommand {
                 mode: format.mode,
                 color: stdoutIsTerminal && !noColorSet && !noColor,
                 terminalWidth: Self.terminalWidth()
-            )
+            ),
+            opening: opening,
+            verbose: verbose
         )
     }
 
@@ -153,7 +171,13 @@ struct MRQCommand: ParsableCommand {
         let output = StandardOutput()
         let session: ShellSessionProtocol
         do {
-            session = try makeSession(options: options)
+            let opened = try makeSession(options: options)
+            if options.verbose {
+                for line in openingDescription(opened, options: options) { output.writeError(line + "\n") }
+            }
+            // A backup and a migration are always said.
+            for line in opened.openingReport { output.writeError("mrq: \(line)\n") }
+            session = opened
         } catch {
             output.writeError("mrq: \(error)\n")
             throw ExitCode(65)

@@ -8,7 +8,7 @@ import Shell
 ///
 /// Errors thrown here (a model or store that cannot be loaded) exit with
 /// status 65.
-func makeSession(options: CommandLineOptions) throws -> ShellSessionProtocol {
+func makeSession(options: CommandLineOptions) throws -> ShellSession {
     // A directory, a device or a pipe named as the store or the model is
     // refused before anything opens it (SQLite would wait on a pipe).
     if options.storePath != ":memory:" {
@@ -18,5 +18,16 @@ func makeSession(options: CommandLineOptions) throws -> ShellSessionProtocol {
         try ShellFiles.checkModelPath(modelPath, shownAs: modelPath)
     }
     return try ShellSession(modelPath: options.modelPath, storePath: options.storePath,
-                     parameters: options.parameters, renderOptions: options.renderOptions)
+                            parameters: options.parameters, renderOptions: options.renderOptions, opening: options.opening)
+}
+
+/// What `--verbose` says about the session just opened: the model (its
+/// version and bundle when it came from one) and the store.
+func openingDescription(_ session: ShellSession, options: CommandLineOptions) -> [String] {
+    let model = session.model
+    var modelLine = "mrq: model " + (options.modelPath ?? "kept in the store")
+    if let version = model.versionName { modelLine += ", version \(version)" }
+    modelLine += " (\(model.entities.count) \(model.entities.count == 1 ? "entity" : "entities"))"
+    let store = options.storePath == ":memory:" ? "in memory" : options.storePath
+    return [modelLine, "mrq: store \(store)\(options.opening.readOnly ? ", read-only" : "")"]
 }

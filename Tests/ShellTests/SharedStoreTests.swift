@@ -17,7 +17,9 @@ import Testing
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mrq-shared-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         let path = directory.appendingPathComponent("people.sqlite").path
-        let setup = try ShellSession(modelPath: nil, storePath: path)
+        var opening = StoreOpening.Options()
+        opening.createsEmptyStore = true
+        let setup = try ShellSession(modelPath: nil, storePath: path, opening: opening)
         let made = run(setup, """
             entity Person { personID: Int64 unique; name: String; age: Int16 = 0 }
             insert Person { personID: 1, name: "Ada", age: 36 }

@@ -258,6 +258,17 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         return old.entities.isEmpty ? nil : try SQLiteStore.migrationPreview(db, old: old, new: model)
     }
 
+    /// What changing this coordinator's SQLite store to `model` (see
+    /// `replacingModel`) would migrate and drop; nil when nothing needs
+    /// migrating.
+    package func migrationPreview(to model: ManagedObjectModel) throws -> MigrationPreview? {
+        let db = try sqlStore(for: nil, purpose: "changing the model").database
+        guard case .string(let stored)? = try db.scalar("SELECT value FROM \(SQLiteStore.metadataTable) WHERE key = 'fingerprint'"),
+              stored != SchemaBuilder.fingerprint(mapping: SchemaMapping(model: model), model: model) else { return nil }
+        let old = try SQLiteStore.storedModel(db)
+        return old.entities.isEmpty ? nil : try SQLiteStore.migrationPreview(db, old: old, new: model)
+    }
+
     /// The model a store file was made with; nil when there is no such
     /// file or it is not an mrq store.
     public static func storedModel(at url: URL) throws -> ManagedObjectModel? {

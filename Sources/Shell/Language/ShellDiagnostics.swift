@@ -47,6 +47,20 @@ enum ShellDiagnostics {
     static func cannotWrite(_ name: String, because reason: String) -> String { "cannot write '\(name)': \(reason)" }
     static func cannotReadModel(_ name: String, because reason: String) -> String { "cannot read the model '\(name)': \(reason)" }
     static func cannotOpenStore(_ name: String, because reason: String) -> String { "cannot open '\(name)': \(reason)" }
+    static func noStore(_ path: String) -> String { "no store at '\(path)'; give --model to create one" }
+    static func earlierModelVersion(_ store: String, stored: String, given: String) -> String {
+        "'\(store)' was written by model version '\(stored)'; '\(given)' is an earlier version: open it with '\(stored)' or later"
+    }
+    static func migrationNeeded(_ store: String, changes: String, flag: String) -> String {
+        "'\(store)' was made with another model (\(changes)); use \(flag) to migrate it (a backup is made first)"
+    }
+    static func migrationDropsData(_ store: String, losses: String, flag: String) -> String {
+        "migrating '\(store)' would drop data (\(losses)); add \(flag) to migrate anyway (a backup is made first)"
+    }
+    static func migrationReadOnly(_ store: String) -> String { "'\(store)' needs a migration, and is open read-only" }
+    static func schemaChangeDropsData(_ losses: String) -> String {
+        "this change would drop data (\(losses)): empty those first, or load a model with .model --migrate-dropping-data"
+    }
     static func cannotSaveAs(_ name: String, because reason: String) -> String { "cannot save as '\(name)': \(reason)" }
     static func readTooDeep(_ name: String, depth: Int) -> String {
         "cannot read '\(name)': \(depth) scripts are already being read inside each other (does one read itself?)"

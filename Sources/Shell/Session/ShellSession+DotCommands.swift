@@ -6,9 +6,9 @@ extension ShellSession {
     /// The dot commands, with their usage, for `.help` and completion.
     static let dotCommands: [(name: String, usage: String, summary: String)] = [
         ("help", ".help [TOPIC]", "show help; topics: statements, predicates, operators, import, dot"),
-        ("open", ".open PATH [MODEL]", "open another store (:memory: for a new one in memory)"),
+        ("open", ".open [--migrate] [--migrate-dropping-data] PATH [MODEL]", "open another store (:memory: for a new one in memory)"),
         ("save-as", ".save-as PATH [sqlite|xml]", "copy the store to PATH (type from its extension) and use the copy"),
-        ("model", ".model PATH", "use the model of an .xcdatamodel or .xcdatamodeld"),
+        ("model", ".model [--migrate] [--migrate-dropping-data] PATH", "use the model of an .xcdatamodel or .xcdatamodeld"),
         ("read", ".read FILE", "run the statements of a file"),
         ("mode", ".mode table|line|json|csv", "how results are shown"),
         ("headers", ".headers on|off", "column names in table and csv modes"),
@@ -73,12 +73,15 @@ extension ShellSession {
                 defer { readDepth -= 1 }
                 return run(text, fileName: file, output: output.base)
             case "open":
-                guard arguments.count == 1 || arguments.count == 2 else { return fail("usage: .open PATH [MODEL]") }
+                let (opening, arguments) = Self.migrationFlags(arguments)
+                guard arguments.count == 1 || arguments.count == 2 else {
+                    return fail("usage: .open [--migrate] [--migrate-dropping-data] PATH [MODEL]")
+                }
                 let storePath = arguments[0] == ":memory:" ? arguments[0] : path(arguments[0])
                 if storePath != ":memory:" { try ShellFiles.checkStorePath(storePath, shownAs: arguments[0]) }
                 let modelPath = arguments.count == 2 ? path(arguments[1]) : nil
                 if let modelPath { try ShellFiles.checkModelPath(modelPath, shownAs: arguments[1]) }
-                try open(storePath: storePath, modelPath: modelPath)
+                for line in try open(storePath: storePath, modelPath: modelPath, opening: opening) { output.status(line) }
                 output.status("opened \(arguments[0]) (\(Self.countText(model.entities.count, "entity", "entities")))")
             case "save-as":
                 let type = arguments.count == 2 ? PersistentStoreType(rawValue: arguments[1].lowercased()) : nil
@@ -89,13 +92,18 @@ extension ShellSession {
                 try saveAs(url, type: type ?? PersistentStoreType.forFile(url))
                 output.status("saved as \(arguments[0]) (\((type ?? PersistentStoreType.forFile(url)).rawValue))")
             case "model":
-                guard arguments.count == 1 else { return fail("usage: .model PATH") }
+                let (opening, arguments) = Self.migrationFlags(arguments)
+                guard arguments.count <= 1 else { return fail("usage: .model [--migrate] [--migrate-dropping-data] PATH") }
+                guard let given = arguments.first else {
+                    output.status(Self.describe(model))
+                    return true
+                }
                 guard !context.hasChanges else { return fail(ShellDiagnostics.pendingChangesBlockSchema()) }
-                let modelPath = path(arguments[0])
-                try ShellFiles.checkModelPath(modelPath, shownAs: arguments[0])
+                let modelPath = path(given)
+                try ShellFiles.checkModelPath(modelPath, shownAs: given)
                 let newModel = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: modelPath))
-                try replaceModel(with: newModel)
-                output.status("model \(arguments[0]): \(Self.countText(newModel.entities.count, "entity", "entities"))")
+                for line in try changeModel(to: newModel, opening: opening) { output.status(line) }
+                output.status("model \(given): " + Self.describe(newModel, bundle: false))
             case "schema":
                 let entities: [EntityDescription]
                 if let wanted = arguments.first {
@@ -143,6 +151,31 @@ extension ShellSession {
         func real(_ path: String) -> String { URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path }
         let target = real(path)
         return ["", "-wal", "-shm", "-journal"].contains { real(storePath + $0) == target }
+    }
+
+    /// `--migrate` and `--migrate-dropping-data` taken out of a dot
+    /// command's words, and the words left.
+    static func migrationFlags(_ words: [String]) -> (StoreOpening.Options, [String]) {
+        var options = StoreOpening.Options()
+        var rest: [String] = []
+        for word in words {
+            switch word {
+            case "--migrate": options.migrate = true
+            case "--migrate-dropping-data": options.migrate = true; options.migrateDroppingData = true
+            default: rest.append(word)
+            }
+        }
+        return (options, rest)
+    }
+
+    /// A model in one line: its version when it has one (and its bundle,
+    /// with `bundle`), its entities.
+    static func describe(_ model: ManagedObjectModel, bundle: Bool = true) -> String {
+        var text = countText(model.entities.count, "entity", "entities")
+        if let version = model.versionName {
+            text = "version \(version)" + (bundle ? model.bundleName.map { " of \($0)" } ?? "" : "") + ", " + text
+        }
+        return text
     }
 
     static func countText(_ n: Int, _ one: String, _ many: String) -> String {

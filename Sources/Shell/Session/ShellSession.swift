@@ -30,6 +30,9 @@ public final class ShellSession: ShellSessionProtocol {
     var redirect: FileOutput?
     /// Where relative file names in statements are resolved.
     var baseDirectory: URL
+    /// What opening the store did: the backup it made and what it
+    /// migrated, for the executable to print.
+    public private(set) var openingReport: [String] = []
     /// Set by `.quit` and `.exit`.
     public var quitRequested = false
     /// How many `.read`s are running inside each other.
@@ -46,8 +49,10 @@ public final class ShellSession: ShellSessionProtocol {
     /// `.xml`, or `:memory:`) with the model at
     /// `modelPath` (`.xcdatamodel` or `.xcdatamodeld`); without a model,
     /// the store's own model, or an empty one that `entity` statements grow.
+    /// A store made with another model opens only as `opening` allows
+    /// (see `StoreOpening`); what opening did is in `openingReport`.
     public init(modelPath: String?, storePath: String, parameters: [(name: String, value: String)] = [],
-                renderOptions: RenderOptions = RenderOptions()) throws {
+                renderOptions: RenderOptions = RenderOptions(), opening: StoreOpening.Options = .init()) throws {
         self.renderOptions = renderOptions
         self.storePath = storePath
         self.baseDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
@@ -59,12 +64,7 @@ public final class ShellSession: ShellSessionProtocol {
         } else {
             model = try ManagedObjectModel(entities: [])
         }
-        coordinator = PersistentStoreCoordinator(model: model)
-        if let storeURL, PersistentStoreType.forFile(storeURL) == .xml {
-            try coordinator.addPersistentStore(type: .xml, at: storeURL)
-        } else {
-            try coordinator.addSQLiteStore(at: storeURL)
-        }
+        (coordinator, openingReport) = try StoreOpening.open(storeURL, model: model, modelGiven: modelPath != nil, options: opening)
         context = Self.makeContext(coordinator, undoManager: undoManager)
         for (name, text) in parameters {
             variables[name] = .value(Self.parameterValue(text))
@@ -201,8 +201,13 @@ public final class ShellSession: ShellSessionProtocol {
     // MARK: - Model changes
 
     /// Replaces the model (after an `entity` statement), migrating the store.
-    func replaceModel(with newModel: ManagedObjectModel) throws {
-        let newCoordinator = try coordinator.replacingModel(with: newModel)
+    func replaceModel(with newModel: ManagedObjectModel, allowsDataLoss: Bool = false) throws {
+        let newCoordinator: PersistentStoreCoordinator
+        do {
+            newCoordinator = try coordinator.replacingModel(with: newModel, allowsDataLoss: allowsDataLoss)
+        } catch let error as StoreError where error.migration?.dropsData == true {
+            throw LocatedError(ShellDiagnostics.schemaChangeDropsData(error.migration!.lossSummary), .unknown)
+        }
         model = newModel
         coordinator = newCoordinator
         context = Self.makeContext(newCoordinator, undoManager: undoManager)
@@ -210,16 +215,39 @@ public final class ShellSession: ShellSessionProtocol {
         variables = variables.filter { if case .value = $0.value { return true }; return false }
     }
 
-    /// Opens another store (`.open`), keeping the model when the store has none.
-    func open(storePath: String, modelPath: String?) throws {
-        let fresh = try ShellSession(modelPath: modelPath, storePath: storePath, renderOptions: renderOptions)
+    /// Uses `newModel` on the open store (`.model`): a change that needs a
+    /// migration is made only as `opening` asks, after a backup of a store
+    /// file; returns what was done.
+    func changeModel(to newModel: ManagedObjectModel, opening: StoreOpening.Options) throws -> [String] {
+        var report: [String] = []
+        var allowsDataLoss = false
+        if coordinator.persistentStores.first?.storeType != .xml, let preview = try coordinator.migrationPreview(to: newModel) {
+            let shown = storePath == ":memory:" ? "the store" : URL(fileURLWithPath: storePath).lastPathComponent
+            try StoreOpening.check(preview, shown: shown, options: opening, readOnly: false,
+                                   flags: (".model --migrate", ".model --migrate-dropping-data"))
+            if storePath != ":memory:" {
+                report.append(try StoreOpening.backUp(URL(fileURLWithPath: storePath), through: coordinator.store.database))
+            }
+            report.append("migrated \(shown): " + preview.changes.joined(separator: "; "))
+            allowsDataLoss = opening.migrateDroppingData
+        }
+        try replaceModel(with: newModel, allowsDataLoss: allowsDataLoss)
+        return report
+    }
+
+    /// Opens another store (`.open`), keeping the model when the store has
+    /// none; returns what opening did (see `openingReport`).
+    @discardableResult
+    func open(storePath: String, modelPath: String?, opening: StoreOpening.Options = .init()) throws -> [String] {
+        let fresh = try ShellSession(modelPath: modelPath, storePath: storePath, renderOptions: renderOptions, opening: opening)
         if modelPath == nil, fresh.model.entities.isEmpty, !model.entities.isEmpty, storePath == ":memory:" {
             let again = try ShellSession(modelPath: nil, storePath: storePath, renderOptions: renderOptions)
             try again.replaceModel(with: ManagedObjectModel(archive: model.archived()))
             adopt(again)
-            return
+            return []
         }
         adopt(fresh)
+        return fresh.openingReport
     }
 
     /// Copies the store to `url` as a store of `type` and carries on there
@@ -251,9 +279,10 @@ public final class ShellSession: ShellSessionProtocol {
 }
 
 /// An error with its place in the source.
-struct LocatedError: Error {
+struct LocatedError: Error, CustomStringConvertible {
     let message: String
     let range: SourceRange
+    var description: String { message }
     init(_ message: String, _ range: SourceRange) {
         self.message = message
         self.range = range

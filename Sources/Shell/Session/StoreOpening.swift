@@ -1,0 +1,114 @@
+import Foundation
+import ObjectStore
+
+/// How the shell opens a store: never changing it unless asked.
+///
+/// ```swift
+/// var options = StoreOpening.Options()
+/// options.migrate = true          // mrq --migrate
+/// let session = try ShellSession(modelPath: "People.xcdatamodeld", storePath: "people.sqlite", opening: options)
+/// print(session.openingReport)     // the backup made, what migrated
+/// ```
+///
+/// A store made with another model stops with what differs and the flag
+/// that migrates (`--migrate`). Migrating first copies the store to a
+/// backup beside it (`people.before-migration.sqlite`, never overwriting
+/// one), then reports what changed; a migration that would drop data needs
+/// `--migrate-dropping-data` too. An earlier version of the store's own
+/// model is refused. A path that does not exist, given without a model, is
+/// an error rather than a new empty file.
+public enum StoreOpening {
+    public struct Options: Sendable {
+        /// Migrate a store made with another model (`--migrate`).
+        public var migrate = false
+        /// Let that migration drop data (`--migrate-dropping-data`).
+        public var migrateDroppingData = false
+        /// Open with SQLite's read-only mode (`--read-only`).
+        public var readOnly = false
+        /// Make a new empty store at a path that does not exist even
+        /// without a model (for `entity` statements to grow); off in the
+        /// executable.
+        public var createsEmptyStore = false
+
+        public init() {}
+    }
+
+    /// Opens `storeURL` (nil: in memory) with `model` as `options` allow;
+    /// returns the coordinator and the lines to report (backup, changes).
+    static func open(_ storeURL: URL?, model: ManagedObjectModel, modelGiven: Bool,
+                     options: Options) throws -> (PersistentStoreCoordinator, [String]) {
+        let coordinator = PersistentStoreCoordinator(model: model)
+        var report: [String] = []
+        guard let storeURL else {
+            try coordinator.addSQLiteStore(at: nil)
+            return (coordinator, report)
+        }
+        let shown = storeURL.lastPathComponent
+        let exists = FileManager.default.fileExists(atPath: storeURL.path)
+        if !exists && !modelGiven && !options.createsEmptyStore {
+            throw LocatedError(ShellDiagnostics.noStore(storeURL.path), .unknown)
+        }
+        if PersistentStoreType.forFile(storeURL) == .xml {
+            var xmlOptions = PersistentStoreOptions()
+            xmlOptions.readOnly = options.readOnly
+            try coordinator.addPersistentStore(type: .xml, at: storeURL, options: xmlOptions)
+            return (coordinator, report)
+        }
+        var migrate = false
+        if exists, let preview = try previewOrExplain(storeURL, model: model) {
+            try check(preview, shown: shown, options: options, readOnly: options.readOnly)
+            report.append(try backUp(storeURL))
+            report.append("migrated \(shown): " + preview.changes.joined(separator: "; "))
+            migrate = true
+        }
+        try coordinator.addSQLiteStore(at: storeURL, readOnly: options.readOnly, migratesAutomatically: migrate,
+                                       allowsMigrationDataLoss: migrate && options.migrateDroppingData)
+        return (coordinator, report)
+    }
+
+    /// What opening `url` with `model` would migrate; a change that cannot
+    /// be migrated is an error saying so.
+    private static func previewOrExplain(_ url: URL, model: ManagedObjectModel) throws -> MigrationPreview? {
+        do {
+            return try PersistentStoreCoordinator.migrationPreview(at: url, model: model)
+        } catch let error as StoreError where error.kind == .modelMismatch {
+            throw LocatedError(error.message, .unknown)
+        }
+    }
+
+    /// Refuses what `options` do not ask for, with the flag that would.
+    static func check(_ preview: MigrationPreview, shown: String, options: Options, readOnly: Bool,
+                      flags: (migrate: String, drop: String) = ("--migrate", "--migrate-dropping-data")) throws {
+        if preview.isEarlierVersion {
+            throw LocatedError(ShellDiagnostics.earlierModelVersion(shown, stored: preview.storedVersion ?? "?",
+                                                                     given: preview.givenVersion ?? "?"), .unknown)
+        }
+        guard options.migrate else {
+            throw LocatedError(ShellDiagnostics.migrationNeeded(shown, changes: preview.summary, flag: flags.migrate), .unknown)
+        }
+        if preview.dropsData && !options.migrateDroppingData {
+            throw LocatedError(ShellDiagnostics.migrationDropsData(shown, losses: preview.lossSummary, flag: flags.drop), .unknown)
+        }
+        if readOnly {
+            throw LocatedError(ShellDiagnostics.migrationReadOnly(shown), .unknown)
+        }
+    }
+
+    /// Copies the store (with what its log holds) to a new file beside it,
+    /// `NAME.before-migration.EXT` or `NAME.before-migration-2.EXT` …, and
+    /// says where.
+    static func backUp(_ url: URL, through database: Database? = nil) throws -> String {
+        let directory = url.deletingLastPathComponent()
+        let base = url.deletingPathExtension().lastPathComponent
+        let ext = url.pathExtension.isEmpty ? "" : "." + url.pathExtension
+        var n = 1
+        var backup: URL
+        repeat {
+            backup = directory.appendingPathComponent("\(base).before-migration\(n == 1 ? "" : "-\(n)")\(ext)")
+            n += 1
+        } while FileManager.default.fileExists(atPath: backup.path)
+        let db = try database ?? Database(path: url.path)
+        try db.copy(to: backup.path)
+        return "backed up \(url.lastPathComponent) to \(backup.lastPathComponent)"
+    }
+}
