@@ -537,7 +537,11 @@ final class ContextModel {
             for attr in local { values[attr] = instance.values[attr] }
             instance.values = values
             instance.base = row
-            if !instance.membersChanged { instance.members = nil }
+            if !instance.membersChanged {
+                instance.members = nil
+                instance.membersTouched = false
+                instance.committedMembers = nil
+            }
         }
         collect(c)
         return true
@@ -869,8 +873,10 @@ final class ContextModel {
             instance.base = row
             if instance.isTeam && !instance.membersChanged {
                 // The saver's list when it had one; else a root reads it
-                // again, a child keeps its own.
+                // again, a child keeps its own. Nothing is left touched.
                 if let members { instance.members = members } else if !c.isChild { instance.members = nil }
+                instance.membersTouched = false
+                instance.committedMembers = nil
             }
             if instance.state == .updated && !instance.hasChanges {
                 instance.state = .clean

@@ -578,6 +578,19 @@ import Testing
             .undo,
             .save(.root),
         ]),
+        // A team whose items were touched but left as they were kept the
+        // mark through a merge that reread its items: whether it counted as
+        // changed then depended on whether anyone read them again.
+        Sequence(policies: [.mergeByPropertyStoreTrump, .error, .mergeByPropertyStoreTrump, .error], autoMerge: (false, true), ops: [
+            .insertTeam(.childA, uid: 1, name: "x"),
+            .insert(.root, uid: 2, a: 2, b: nil),
+            .saveUp(.childA),
+            .setB(.childB, uid: 1, nil),
+            .setTeam(.other, uid: 2, team: 1),
+            .saveUp(.childB),
+            .setTeam(.other, uid: 2, team: nil),
+            .merge(into: .other),
+        ]),
     ]
 
     @Test(arguments: regressions.indices)

@@ -501,6 +501,10 @@ struct SlotSet {
         if index < 64 { bits |= 1 << UInt64(index) } else { more.insert(index) }
     }
 
+    mutating func remove(_ index: Int) {
+        if index < 64 { bits &= ~(1 << UInt64(index)) } else { more.remove(index) }
+    }
+
     func contains(_ index: Int) -> Bool {
         index < 64 ? bits & (1 << UInt64(index)) != 0 : more.contains(index)
     }

@@ -79,6 +79,14 @@ extension ManagedObjectContext {
         object.committed = snapshot
         object.version = snapshot.version
         for (i, value) in zip(localAttributes, localValues) { object.values[i] = value }
-        for (i, slot) in localRelationships { object.relationshipSlots[i] = slot }
+        // Only the relationships changed in the end stay marked changed.
+        object.changedRelationshipSet.removeAll()
+        var before = committedToMany[ObjectIdentifier(object)] ?? [:]
+        for (i, slot) in localRelationships {
+            object.relationshipSlots[i] = slot
+            object.changedRelationshipSet.insert(i)
+        }
+        before = before.filter { i, _ in localRelationships.contains { $0.0 == i } }
+        committedToMany[ObjectIdentifier(object)] = before.isEmpty ? nil : before
     }
 }

@@ -642,6 +642,7 @@ extension ManagedObjectContext {
         var values = snapshot.values
         for i in local { values[i] = object.values[i] }
         object.values = values
+        let key = ObjectIdentifier(object)
         for (i, relationship) in object.entity.relationships.enumerated() where !localRelationships.contains(i) {
             if relationship.isToOne {
                 object.relationshipSlots[i] = .toOne(snapshot.toOneID(at: i))
@@ -650,6 +651,10 @@ extension ManagedObjectContext {
             } else if case .toMany = object.relationshipSlots[i], parent == nil {
                 object.relationshipSlots[i] = .toManyFault
             }
+            // Touched here but not changed in the end: the saved contents
+            // replace it, with nothing left marked.
+            object.changedRelationshipSet.remove(i)
+            committedToMany[key]?[i] = nil
         }
         object.committed = snapshot
         object.version = snapshot.version
