@@ -141,7 +141,7 @@ struct Diagnostic: Sendable {
     static func unknownCollectionOperator(_ name: String, suggestion s: String?) -> Diagnostic {
         Diagnostic("unknown collection operator '@\(name)'\(suggestion(s))")
     }
-    static let tooDeep = Diagnostic("expression nested too deeply", .tooDeep)
+    static let tooDeep = Diagnostic("nested too deeply (more than \(Parser.maximumDepth) levels of parentheses, operators or statements)", .tooDeep)
     static let expectedSortKey = Diagnostic("expected sort key")
     static func expectedSortDirection(found: String) -> Diagnostic {
         Diagnostic("expected YES, NO, ASC or DESC, found \(found)")

@@ -12,6 +12,8 @@ extension Parser {
     /// additive → multiplicative { ( "+" | "-" ) multiplicative }
     mutating func parseAdditive() throws(SyntaxError) -> Expression {
         var lhs = try parseMultiplicative()
+        var links = 0
+        defer { depth -= links }
         while true {
             let op: ArithmeticOperator
             switch peek().kind {
@@ -20,6 +22,7 @@ extension Parser {
             default: return lhs
             }
             let opToken = advance()
+            try enterLink(&links)
             let rhs = try parseOperand(after: opToken) { p throws(SyntaxError) in try p.parseMultiplicative() }
             lhs = Expression(.binary(op, lhs, rhs), range: lhs.range.union(rhs.range))
         }
@@ -28,6 +31,8 @@ extension Parser {
     /// multiplicative → power { ( "*" | "/" ) power }
     mutating func parseMultiplicative() throws(SyntaxError) -> Expression {
         var lhs = try parsePower()
+        var links = 0
+        defer { depth -= links }
         while true {
             let op: ArithmeticOperator
             switch peek().kind {
@@ -36,6 +41,7 @@ extension Parser {
             default: return lhs
             }
             let opToken = advance()
+            try enterLink(&links)
             let rhs = try parseOperand(after: opToken) { p throws(SyntaxError) in try p.parsePower() }
             lhs = Expression(.binary(op, lhs, rhs), range: lhs.range.union(rhs.range))
         }
@@ -86,6 +92,8 @@ extension Parser {
     /// postfix → primary { "." ( IDENTIFIER | collectionOperator ) | index }
     mutating func parsePostfix() throws(SyntaxError) -> Expression {
         var base = try parsePrimary()
+        var links = 0
+        defer { depth -= links }
         while true {
             if check(.dot) {
                 let dot = advance()
@@ -94,6 +102,7 @@ extension Parser {
                     let key = name(of: advance())
                     base = Parser.appending([key], to: base, range: range(from: base.range))
                 case .collectionOperator:
+                    try enterLink(&links)
                     base = try parseCollectionOperator(base: base)
                 case .keyword(let keyword):
                     throw SyntaxError(.reservedWord(keyword.rawValue), at: peek().range)
@@ -102,6 +111,7 @@ extension Parser {
                     throw SyntaxError(.expectedKey(after: describe(dot)), at: peek().range)
                 }
             } else if check(.leftBracket) {
+                try enterLink(&links)
                 base = try parseIndex(base: base)
             } else {
                 return base
@@ -333,8 +343,8 @@ extension Parser {
     mutating func parseSubquery() throws(SyntaxError) -> Expression {
         let start = advance()
         let open = try expect(.leftParen)
-        try enter()
-        defer { leave() }
+        try enter(levels: Parser.subqueryLevels)
+        defer { depth -= Parser.subqueryLevels }
         let collection = try parseOperand(after: open) { p throws(SyntaxError) in try p.parseExpression() }
         let comma = try expect(.comma)
         guard peek().kind == .variable else {

@@ -26,8 +26,13 @@ public struct Parser {
     /// parsing without arguments can skip the substitution walk.
     var placeholderCount = 0
 
-    /// How deeply predicates and expressions may nest.
-    public static let maximumDepth = 256
+    /// How deeply predicates, expressions and statements may nest: each
+    /// parenthesis, operator link, subscript, function or statement level
+    /// counts one (a SUBQUERY four). Chosen so that every walk of the
+    /// deepest tree (parser, printer, evaluator, substitution, key check)
+    /// fits in 3 MiB of stack in a debug build, measured; every thread of
+    /// a Linux process has 8 MiB.
+    public static let maximumDepth = 128
 
     /// A parser over `tokens`, lexed from `source`; they should end with
     /// an `.end` token (one is added when missing).
@@ -158,14 +163,42 @@ public struct Parser {
         }
     }
 
-    mutating func enter() throws(SyntaxError) {
-        depth += 1
-        if depth > Parser.maximumDepth {
-            throw SyntaxError(.tooDeep, at: peek().range)
-        }
+    /// Goes one level deeper, refusing past `maximumDepth` (leaving the
+    /// depth as it was, so that a parser recovering after the error starts
+    /// the next statement at the right level). Grammars built on this
+    /// parser (the shell's statements) nest through it too, so that one
+    /// bound and one error ("nested too deeply") cover everything a line
+    /// can nest.
+    public mutating func enter() throws(SyntaxError) {
+        try enter(levels: 1)
     }
 
-    mutating func leave() { depth -= 1 }
+    /// Goes `levels` deeper at once: a SUBQUERY holds a whole predicate,
+    /// and every walk descends the full grammar to reach it, so it counts
+    /// as `subqueryLevels` (measured: its parse takes about four times the
+    /// stack of a parenthesis).
+    mutating func enter(levels: Int) throws(SyntaxError) {
+        if depth + levels > Parser.maximumDepth {
+            throw SyntaxError(.tooDeep, at: peek().range)
+        }
+        depth += levels
+    }
+
+    /// The levels one SUBQUERY counts for.
+    static let subqueryLevels = 4
+
+    /// Counts one more link of a left-deep chain (`a + b + …`, `a[0][1]…`,
+    /// `a.@count.@count`) as a level of nesting: the tree it builds is that
+    /// deep, and everything that walks it later (printer, evaluator, SQL)
+    /// relies on the parser's bound. The caller gives the levels back with
+    /// `depth -= links` when the chain ends.
+    mutating func enterLink(_ links: inout Int) throws(SyntaxError) {
+        try enter()
+        links += 1
+    }
+
+    /// Comes back up one level after `enter()`.
+    public mutating func leave() { depth -= 1 }
 
     func range(from start: Token) -> SourceRange {
         SourceRange(start: start.range.start, end: previous.range.end)

@@ -132,9 +132,13 @@ public enum Printer {
         case .negate(let operand):
             out += "-"
             if case .constant(let value) = operand.kind, value.isNumeric {
-                out += "("
-                write(operand, minimum: 0, to: &out)
-                out += ")"
+                // `-(1)` stays a negation (`-1` would read back as the
+                // constant); a negative constant needs no parentheses
+                // (`- -1`), which would nest one level deeper than what
+                // was parsed.
+                var literal = ""
+                write(operand, minimum: 0, to: &literal)
+                out += literal.hasPrefix("-") ? " " + literal : "(" + literal + ")"
             } else {
                 write(operand, minimum: 4, to: &out)
             }

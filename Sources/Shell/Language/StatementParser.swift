@@ -174,6 +174,8 @@ public struct StatementParser {
             }
         case "explain":
             parser.advance()
+            try parser.enter()
+            defer { parser.leave() }
             return .explain(try parseStatement())
         default:
             break
@@ -401,6 +403,8 @@ public struct StatementParser {
         }
         let name = parser.name(of: token)
         _ = try parser.expect(.assign)
+        try parser.enter()
+        defer { parser.leave() }
         return .letBinding(name: Name(text: name, range: token.range), value: try parseStatement())
     }
 
