@@ -75,6 +75,25 @@ struct SQLTranslator {
     var namedColumns: [String: (sql: String, category: Category)] = [:]
     private(set) var bindings: [Value] = []
     private var aliasCounter = 0
+    /// How deep the SQL written so far nests at this point.
+    private var nesting = 0
+
+    /// How deep the SQL may nest (parentheses, NOT, functions, subqueries).
+    /// SQLite's parser keeps a stack of 100 entries, which about 30 nested
+    /// `(a + (…))` fill; a part nested deeper runs in memory. Flat chains
+    /// (`a + b + …`, `x OR y OR …`) are written flat and stay in SQL.
+    static let maximumNesting = 16
+    /// The most numbered parameters SQLite takes in one statement
+    /// (SQLITE_MAX_VARIABLE_NUMBER); a conjunct that would bind more runs
+    /// in memory.
+    static let maximumBindings = 32_000
+    /// The most tables one SELECT joins before SQLite refuses (64, with the
+    /// table itself and room for the sort keys' joins).
+    static let maximumJoins = 56
+    /// `a OR b OR …` longer than this is written as groups of groups:
+    /// SQLite parses a flat list into a tree as deep as the list is long,
+    /// and refuses one deeper than 1,000.
+    static let groupSize = 32
 
     init(store: SQLiteStore, entity: EntityDescription) {
         self.store = store
@@ -98,10 +117,22 @@ struct SQLTranslator {
 
     // MARK: - Predicates
 
+    /// Goes one level deeper in the SQL being written, or refuses (the
+    /// part then runs in memory) past `maximumNesting`. The caller comes
+    /// back up with `nesting -= 1`.
+    private mutating func deeper() throws {
+        guard nesting < Self.maximumNesting else {
+            throw Untranslatable(reason: "nested deeper than SQLite's parser takes")
+        }
+        nesting += 1
+    }
+
     /// The condition for `predicate`, two-valued when `negated` context
     /// needs it.
     mutating func condition(for predicate: Predicate, in scope: Scope? = nil, twoValued: Bool = false) throws -> String {
         let scope = scope ?? root
+        try deeper()
+        defer { nesting -= 1 }
         switch predicate.kind {
         case .constant(let value):
             return value ? "1" : "0"
@@ -117,14 +148,28 @@ struct SQLTranslator {
         }
     }
 
-    /// `(a AND b …)` or `(a OR b …)`, built in one string.
+    /// `(a AND b …)` or `(a OR b …)`, built in one string; a list longer
+    /// than `groupSize` as `((a OR …) OR (… OR z))`, groups of at most
+    /// `groupSize` nested as deep as it takes (AND and OR group freely,
+    /// also in SQL's three-valued logic).
     private mutating func conditions(_ parts: [Predicate], separator: String, in scope: Scope, twoValued: Bool) throws -> String {
-        var sql = "("
-        for (i, part) in parts.enumerated() {
-            if i > 0 { sql += separator }
-            sql += try condition(for: part, in: scope, twoValued: twoValued)
+        var sqls: [String] = []
+        sqls.reserveCapacity(parts.count)
+        for part in parts { sqls.append(try condition(for: part, in: scope, twoValued: twoValued)) }
+        return "(" + Self.grouped(sqls[...], separator: separator) + ")"
+    }
+
+    /// `a OR b OR …` as SQLite parses it without growing a tree deeper
+    /// than it takes: up to `groupSize` parts flat, more as groups of
+    /// groups in parentheses (`groupSize` ** 4 parts nest four deep).
+    static func grouped(_ parts: ArraySlice<String>, separator: String) -> String {
+        if parts.count <= groupSize { return parts.joined(separator: separator) }
+        let perGroup = (parts.count + groupSize - 1) / groupSize
+        var sql = ""
+        for start in stride(from: parts.startIndex, to: parts.endIndex, by: perGroup) {
+            if start > parts.startIndex { sql += separator }
+            sql += "(" + grouped(parts[start..<min(start + perGroup, parts.endIndex)], separator: separator) + ")"
         }
-        sql += ")"
         return sql
     }
 
@@ -134,32 +179,41 @@ struct SQLTranslator {
         guard case .and(let conjuncts) = predicate.kind else {
             return try translate(conjunct: predicate).map { ($0, nil) } ?? (nil, predicate)
         }
-        var sql: String?
+        var parts: [String] = []
         var residual: [Predicate] = []
         for conjunct in conjuncts {
             if let part = try translate(conjunct: conjunct) {
-                if sql == nil { sql = part } else { sql! += " AND " + part }
+                parts.append(part)
             } else {
                 residual.append(conjunct)
             }
         }
         let rest: Predicate? = residual.isEmpty ? nil : residual.count == 1 ? residual[0] : Predicate(.and(residual))
-        return (sql, rest)
+        return (parts.isEmpty ? nil : Self.grouped(parts[...], separator: " AND "), rest)
     }
 
     /// The condition for one conjunct, or nil (with bindings and joins as
-    /// they were) when SQL cannot express it.
+    /// they were) when SQL cannot express it, or not within SQLite's
+    /// limits on parameters.
     private mutating func translate(conjunct: Predicate) throws -> String? {
         let savedBindings = bindings.count
         let savedJoins = (root.joins.count, aliasCounter)
         let savedAliases = root.joinAliases
-        do {
-            return try condition(for: conjunct)
-        } catch is Untranslatable {
+        func rollBack() {
             bindings.removeSubrange(savedBindings...)
             root.joins.removeSubrange(savedJoins.0...)
             aliasCounter = savedJoins.1
             root.joinAliases = savedAliases
+        }
+        do {
+            let sql = try condition(for: conjunct)
+            if bindings.count > Self.maximumBindings {
+                rollBack()
+                return nil
+            }
+            return sql
+        } catch is Untranslatable {
+            rollBack()
             return nil
         }
     }
@@ -483,6 +537,9 @@ struct SQLTranslator {
             if let existing = current.joinAliases[prefix] {
                 alias = existing.alias
             } else {
+                guard current.joins.count < Self.maximumJoins else {
+                    throw Untranslatable(reason: "more joins than SQLite takes in one query")
+                }
                 let joined = newAlias()
                 let table = mapping.table(for: destination)
                 current.joins.append("LEFT JOIN \(quoteIdentifier(table.name)) \(joined) ON \(joined)._pk = \(fk)")
@@ -531,6 +588,8 @@ struct SQLTranslator {
     }
 
     mutating func operand(_ expression: Expression, in scope: Scope) throws -> Operand {
+        try deeper()
+        defer { nesting -= 1 }
         switch expression.kind {
         case .constant(let value):
             switch value {
@@ -561,16 +620,8 @@ struct SQLTranslator {
                 return try operand(Expression(.keyPath([name] + path), range: expression.range), in: scope)
             }
             throw Untranslatable(reason: "key path on an expression")
-        case .binary(let op, let l, let r):
-            guard op == .add || op == .subtract || op == .multiply else {
-                throw Untranslatable(reason: "\(op.rawValue) is evaluated in memory")
-            }
-            let left = try operand(l, in: scope)
-            let right = try operand(r, in: scope)
-            guard left.category == .number, right.category == .number else {
-                throw Untranslatable(reason: "arithmetic on non-numbers")
-            }
-            return Operand(sql: "(\(left.sql) \(op.rawValue) \(right.sql))", category: .number)
+        case .binary:
+            return try arithmetic(expression, in: scope)
         case .negate(let inner):
             let value = try operand(inner, in: scope)
             guard value.category == .number else { throw Untranslatable(reason: "negating a non-number") }
@@ -590,6 +641,38 @@ struct SQLTranslator {
         default:
             throw Untranslatable(reason: "expression evaluated in memory")
         }
+    }
+
+    /// `a + b - c …`: the left-deep chain the parser builds from flat text,
+    /// written flat as SQLite reads it back (left to right, in one level of
+    /// its parser stack however long the chain); an operand of another
+    /// precedence in parentheses.
+    private mutating func arithmetic(_ expression: Expression, in scope: Scope) throws -> Operand {
+        func group(_ op: ArithmeticOperator) throws -> Int {
+            switch op {
+            case .add, .subtract: return 0
+            case .multiply: return 1
+            case .divide, .power: throw Untranslatable(reason: "\(op.rawValue) is evaluated in memory")
+            }
+        }
+        guard case .binary(let top, _, _) = expression.kind else { return try operand(expression, in: scope) }
+        let level = try group(top)
+        var links: [(ArithmeticOperator, Expression)] = []
+        var first = expression
+        while case .binary(let op, let l, let r) = first.kind, try group(op) == level {
+            links.append((op, r))
+            first = l
+        }
+        let left = try operand(first, in: scope)
+        guard left.category == .number else { throw Untranslatable(reason: "arithmetic on non-numbers") }
+        var sql = "(" + left.sql
+        for (op, r) in links.reversed() {
+            let right = try operand(r, in: scope)
+            guard right.category == .number else { throw Untranslatable(reason: "arithmetic on non-numbers") }
+            sql += " \(op.rawValue) " + right.sql
+        }
+        sql += ")"
+        return Operand(sql: sql, category: .number)
     }
 
     /// `rel.@count`, `rel.@sum.key`..., and `SUBQUERY(...).@count`, as
