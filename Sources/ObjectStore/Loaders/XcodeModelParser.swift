@@ -47,7 +47,13 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
     /// Parses `data`; `file` names it in errors.
     static func parse(_ data: Data, file: String) throws -> Result {
         let delegate = XcodeModelParser(file: file)
-        let parser = XMLParser(data: data)
+        let text: Data
+        do {
+            text = try XMLInput.normalized(data)
+        } catch {
+            throw ModelError.malformedXML(error.description).located(file: file, line: 1)
+        }
+        let parser = XMLParser(data: text)
         parser.delegate = delegate
         parser.shouldProcessNamespaces = false
         let ok = parser.parse()

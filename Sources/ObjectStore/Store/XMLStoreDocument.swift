@@ -109,7 +109,7 @@ enum XMLStoreDocument {
     // MARK: - Reading
 
     static func read(_ url: URL, model: ManagedObjectModel) throws -> Contents {
-        let data = try Data(contentsOf: url)
+        let data = try text(of: url)
         let reader = Reader(model: model)
         let parser = XMLParser(data: data)
         parser.delegate = reader
@@ -123,9 +123,18 @@ enum XMLStoreDocument {
         return Contents(identifier: identifier, fingerprint: fingerprint, graph: try reader.graph(storeIdentifier: identifier))
     }
 
+    /// The file's bytes, checked and made UTF-8 before libxml2 reads them.
+    private static func text(of url: URL) throws -> Data {
+        do {
+            return try XMLInput.normalized(Data(contentsOf: url))
+        } catch let malformed as XMLInput.Malformed {
+            throw StoreError(.corrupt, "'\(url.path)' is not a readable mrq XML store: \(malformed)")
+        }
+    }
+
     /// The model archived in a store file.
     static func readModel(_ url: URL) throws -> ManagedObjectModel? {
-        let data = try Data(contentsOf: url)
+        let data = try text(of: url)
         let reader = Reader(model: nil)
         let parser = XMLParser(data: data)
         parser.delegate = reader

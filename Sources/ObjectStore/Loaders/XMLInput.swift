@@ -1,0 +1,149 @@
+import Foundation
+
+/// XML bytes made safe for libxml2 before `XMLParser` sees them: UTF-8
+/// without a byte-order mark, with a declaration that says so.
+///
+/// ```swift
+/// let bytes = try XMLInput.normalized(data)   // UTF-16 with a BOM → UTF-8
+/// ```
+///
+/// libxml2 (2.9, under FoundationXML's `XMLParser`) crashes on some
+/// malformed UTF-16: six bytes (`FE FF D9 5B 22 00`, a byte-order mark, a
+/// lone surrogate, `"`) end the process. Models and stores are UTF-8 text
+/// (Xcode and mrq write nothing else), so every byte is checked and
+/// converted here, in Swift: UTF-16 and UTF-32 with a byte-order mark
+/// become UTF-8, a Latin-1 document that says so too, and anything that is
+/// not text (a malformed sequence, a NUL) is refused with the offset of the
+/// first bad byte.
+enum XMLInput {
+    /// Why the bytes are not XML text, with the offset of the first bad
+    /// byte.
+    struct Malformed: Error, CustomStringConvertible {
+        let offset: Int
+        let reason: String
+        var description: String { "\(reason) at byte \(offset)" }
+    }
+
+    /// The bytes as UTF-8 XML that libxml2 reads safely.
+    static func normalized(_ data: Data) throws(Malformed) -> Data {
+        let bytes = [UInt8](data)
+        let text: String
+        switch bytes.prefix(4) {
+        case let p where p.starts(with: [0x00, 0x00, 0xFE, 0xFF]):
+            text = try decodeUTF32(bytes.dropFirst(4), bigEndian: true)
+        case let p where p.starts(with: [0xFF, 0xFE, 0x00, 0x00]):
+            text = try decodeUTF32(bytes.dropFirst(4), bigEndian: false)
+        case let p where p.starts(with: [0xFE, 0xFF]):
+            text = try decodeUTF16(bytes.dropFirst(2), bigEndian: true)
+        case let p where p.starts(with: [0xFF, 0xFE]):
+            text = try decodeUTF16(bytes.dropFirst(2), bigEndian: false)
+        case let p where p.starts(with: [0xEF, 0xBB, 0xBF]):
+            text = try decodeUTF8(bytes.dropFirst(3), offset: 3)
+        case let p where p.count >= 2 && (p.first == 0 || p.dropFirst().first == 0):
+            // `<` as UTF-16 or UTF-32 without a byte-order mark.
+            throw Malformed(offset: 0, reason: "UTF-16 or UTF-32 text without a byte-order mark (save it as UTF-8)")
+        default:
+            do {
+                text = try decodeUTF8(bytes[...], offset: 0)
+            } catch {
+                // A document that declares Latin-1 is Latin-1 byte for byte.
+                guard declaredEncoding(bytes)?.lowercased().hasPrefix("iso-8859-1") == true
+                        || declaredEncoding(bytes)?.lowercased() == "latin1" else { throw error }
+                text = String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
+            }
+        }
+        if let nul = text.unicodeScalars.firstIndex(of: "\0") {
+            let offset = text.unicodeScalars[..<nul].reduce(0) { $0 + UTF8.width($1) }
+            throw Malformed(offset: offset, reason: "a NUL character, which XML does not allow,")
+        }
+        return Data(declaringUTF8(text).utf8)
+    }
+
+    /// The `encoding` of an `<?xml …?>` declaration at the start.
+    static func declaredEncoding(_ bytes: [UInt8]) -> String? {
+        guard bytes.starts(with: Array("<?xml".utf8)), let end = bytes.firstIndex(of: UInt8(ascii: ">")) else { return nil }
+        let declaration = String(decoding: bytes[..<end], as: UTF8.self)
+        guard let range = declaration.range(of: "encoding") else { return nil }
+        let rest = declaration[range.upperBound...].drop { $0 == " " || $0 == "=" }
+        guard let quote = rest.first, quote == "\"" || quote == "'" else { return nil }
+        return String(rest.dropFirst().prefix { $0 != quote })
+    }
+
+    /// `text` with its declaration's encoding (if any) saying UTF-8, which
+    /// it now is.
+    static func declaringUTF8(_ text: String) -> String {
+        guard text.hasPrefix("<?xml"), let end = text.firstIndex(of: ">") else { return text }
+        let declaration = text[..<end]
+        guard let name = declaration.range(of: "encoding") else { return text }
+        let afterName = declaration[name.upperBound...]
+        guard let open = afterName.firstIndex(where: { $0 == "\"" || $0 == "'" }),
+              let close = afterName[afterName.index(after: open)...].firstIndex(of: afterName[open]) else { return text }
+        return String(text[..<afterName.index(after: open)]) + "UTF-8" + String(text[close...])
+    }
+
+    static func decodeUTF8(_ bytes: ArraySlice<UInt8>, offset: Int) throws(Malformed) -> String {
+        var iterator = bytes.makeIterator()
+        var decoder = UTF8()
+        var position = offset
+        var scalars = String.UnicodeScalarView()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                scalars.append(scalar)
+                position += UTF8.width(scalar)
+            case .emptyInput:
+                return String(scalars)
+            case .error:
+                throw Malformed(offset: position, reason: "not UTF-8 text")
+            }
+        }
+    }
+
+    static func decodeUTF16(_ bytes: ArraySlice<UInt8>, bigEndian: Bool) throws(Malformed) -> String {
+        guard bytes.count % 2 == 0 else {
+            throw Malformed(offset: bytes.endIndex - 1, reason: "UTF-16 text cut in the middle of a character")
+        }
+        var units: [UInt16] = []
+        units.reserveCapacity(bytes.count / 2)
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            let (a, b) = (UInt16(bytes[i]), UInt16(bytes[i + 1]))
+            units.append(bigEndian ? a << 8 | b : b << 8 | a)
+            i += 2
+        }
+        var iterator = units.makeIterator()
+        var decoder = UTF16()
+        var position = bytes.startIndex
+        var scalars = String.UnicodeScalarView()
+        while true {
+            switch decoder.decode(&iterator) {
+            case .scalarValue(let scalar):
+                scalars.append(scalar)
+                position += 2 * UTF16.width(scalar)
+            case .emptyInput:
+                return String(scalars)
+            case .error:
+                throw Malformed(offset: position, reason: "not UTF-16 text (a lone surrogate)")
+            }
+        }
+    }
+
+    static func decodeUTF32(_ bytes: ArraySlice<UInt8>, bigEndian: Bool) throws(Malformed) -> String {
+        guard bytes.count % 4 == 0 else {
+            throw Malformed(offset: bytes.endIndex - 1, reason: "UTF-32 text cut in the middle of a character")
+        }
+        var scalars = String.UnicodeScalarView()
+        var i = bytes.startIndex
+        while i < bytes.endIndex {
+            let quad = bytes[i..<i + 4].map(UInt32.init)
+            let value = bigEndian ? quad[0] << 24 | quad[1] << 16 | quad[2] << 8 | quad[3]
+                                  : quad[3] << 24 | quad[2] << 16 | quad[1] << 8 | quad[0]
+            guard let scalar = Unicode.Scalar(value) else {
+                throw Malformed(offset: i, reason: "not UTF-32 text")
+            }
+            scalars.append(scalar)
+            i += 4
+        }
+        return String(scalars)
+    }
+}
