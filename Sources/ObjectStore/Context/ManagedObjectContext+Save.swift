@@ -52,15 +52,19 @@ extension ManagedObjectContext {
             if upToStore, let parent {
                 try parent.performAndWait { try parent.saveLevel(upToStore: true, finishers: &finishers) }
             } else {
-                for finish in finishers { finish() }
+                Self.finish(&finishers)
             }
             return
         }
         var pending = try preparePendingChanges()
         if let parent {
             let mine = SaveCheckpoint(self)
-            let theirs = SaveCheckpoint(parent)
             try parent.performAndWait {
+                // The parent's checkpoint is taken, and dropped, on its own
+                // queue: it holds the parent's objects, and an object
+                // released for the last time off its context's queue could
+                // die while that queue looks it up.
+                let theirs = SaveCheckpoint(parent)
                 do {
                     try push(&pending, into: parent, mine: mine, theirs: theirs)
                 } catch {
@@ -76,7 +80,7 @@ extension ManagedObjectContext {
                     parent.performAndWait { parent.childDidSave(note) }
                 }
                 guard upToStore else {
-                    for finish in finishers { finish() }
+                    Self.finish(&finishers)
                     return
                 }
                 do {
@@ -108,7 +112,16 @@ extension ManagedObjectContext {
                                permanentIDs: permanentIDs, written: &written, hooked: pending.hooked)
             post(note)
         }
+        Self.finish(&finishers)
+    }
+
+    /// Runs what every level of a save does once all succeeded, then
+    /// drops the closures while the top level's queue is held: they hold
+    /// every level's objects, which must not be released for the last
+    /// time on another context's thread (see `ObjectRegistry`).
+    private static func finish(_ finishers: inout [() -> Void]) {
         for finish in finishers { finish() }
+        finishers.removeAll()
     }
 
     /// A save's objects, as `pendingChanges` lists them, after their
