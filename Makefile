@@ -33,6 +33,32 @@ test: deps
 	@command -v tmux >/dev/null || { echo "installing tmux (for the terminal test)"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq tmux; }
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
+	@for t in $(FUZZ_TARGETS); do .build/debug/mrq-fuzz $$t Fuzz/$$t || exit 1; done
+
+# Coverage-guided fuzzing with libFuzzer: the targets of Sources/mrq-fuzz
+# (predicate, statement, JSON and model parsers), built instrumented in
+# release, each run for FUZZ_SECONDS from its seed corpus in Fuzz/ (new
+# inputs it finds go to $(FUZZ_SCRATCH)/corpus, crashes to
+# $(FUZZ_SCRATCH)/crashes; `mrq-fuzz TARGET FILE` replays one). The seeds
+# themselves replay in `make test`.
+FUZZ_TARGETS := predicate statement json model
+FUZZ_SECONDS ?= 15
+FUZZ_SCRATCH ?= .build-fuzz
+.PHONY: fuzz
+fuzz: deps
+	$(SWIFT) build -c release --scratch-path $(FUZZ_SCRATCH) --product mrq-fuzz \
+		-Xswiftc -sanitize=fuzzer -Xswiftc -use-ld=lld -Xlinker --allow-multiple-definition \
+		-Xlinker --undefined=LLVMFuzzerRunDriver -Xlinker --export-dynamic-symbol=LLVMFuzzerRunDriver
+	@mkdir -p $(FUZZ_SCRATCH)/crashes
+	@for t in $(FUZZ_TARGETS); do \
+		mkdir -p $(FUZZ_SCRATCH)/corpus/$$t; \
+		echo "fuzzing $$t for $(FUZZ_SECONDS) s"; \
+		$(FUZZ_SCRATCH)/release/mrq-fuzz $$t -max_total_time=$(FUZZ_SECONDS) -timeout=20 \
+			-rss_limit_mb=4096 -max_len=65536 -print_final_stats=1 \
+			-artifact_prefix=$(FUZZ_SCRATCH)/crashes/$$t- $(FUZZ_SCRATCH)/corpus/$$t Fuzz/$$t \
+			2>$(FUZZ_SCRATCH)/$$t.log || { tail -40 $(FUZZ_SCRATCH)/$$t.log; exit 1; }; \
+		grep -E "stat::number_of_executed_units|stat::new_units_added" $(FUZZ_SCRATCH)/$$t.log; \
+	done
 
 # The mrq to ship: release, with the Swift runtime and Foundation linked
 # in. Loading and relocating them as a dozen shared libraries costs ~7 ms at
@@ -55,12 +81,14 @@ bench: deps release
 # The long run behind `make test`'s random tests (issue 16): 100,000
 # model-based context sequences, 20,000 constraint sequences, 2,000 rounds of
 # each save race and a long shell fuzz (MRQ_SOAK=1), then the concurrency
-# and save tests again under the thread sanitizer. Takes an hour or more.
+# and save tests again under the thread sanitizer, then a minute of fuzzing
+# per libFuzzer target. Takes an hour or more.
 .PHONY: soak
 soak: deps
 	MRQ_SOAK=1 $(SWIFT) test
 	MRQ_SOAK=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan \
 		--filter 'ConcurrencyTests|SiblingSaveTests|SavingTests'
+	$(MAKE) fuzz FUZZ_SECONDS=60
 
 # Every workload once on a tenth of the data: a check for CI that the
 # suite still builds and runs, not a measurement.

@@ -46,6 +46,10 @@ let package = Package(
         // Saves in a loop until killed, for the crash tests; opens a store as
         // another user for the permission tests.
         .executableTarget(name: "mrq-crash-worker", dependencies: ["ObjectStore", "Predicates"]),
+        // The fuzz targets (predicate, statement, JSON, model): replays the
+        // seed corpora of Fuzz/ in the tests; `make fuzz` links it with
+        // libFuzzer.
+        .executableTarget(name: "mrq-fuzz", dependencies: ["Shell", "ActiveRecord", "ObjectStore", "Predicates"]),
         // The Swift example of Samples/, built and run by the tests.
         .executableTarget(name: "mail-example", dependencies: ["ActiveRecord", "ObjectStore", "Predicates"], path: "Samples/MailExample", exclude: ["output.txt"]),
         .testTarget(name: "PredicatesTests", dependencies: ["Predicates"]),

@@ -222,7 +222,7 @@ import Testing
         defer { store.remove() }
         let root = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: store.coordinator)
         let child = ManagedObjectContext(concurrencyType: .privateQueue, parent: root)
-        try child.performAndWait {
+        child.performAndWait {
             _ = Self.newPerson(1, "Alan", in: child)
             #expect(throws: ConstraintConflictError.self) { try child.saveUpToStore() }
             #expect(child.insertedObjects.count == 1, "the child keeps its insert")

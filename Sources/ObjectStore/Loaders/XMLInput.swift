@@ -83,18 +83,26 @@ enum XMLInput {
 
     static func decodeUTF8(_ bytes: ArraySlice<UInt8>, offset: Int) throws(Malformed) -> String {
         var iterator = bytes.makeIterator()
-        var decoder = UTF8()
-        var position = offset
+        return try decode(&iterator, as: UTF8.self, from: offset, bytesPerUnit: 1, reason: "not UTF-8 text")
+    }
+
+    /// Decodes strictly: the first malformed sequence is an error at its
+    /// byte offset (`from` plus the bytes decoded before it).
+    static func decode<Codec: UnicodeCodec, Units: IteratorProtocol>(
+        _ iterator: inout Units, as codec: Codec.Type, from start: Int, bytesPerUnit: Int, reason: String
+    ) throws(Malformed) -> String where Units.Element == Codec.CodeUnit {
+        var decoder = Codec()
+        var position = start
         var scalars = String.UnicodeScalarView()
         while true {
             switch decoder.decode(&iterator) {
             case .scalarValue(let scalar):
                 scalars.append(scalar)
-                position += UTF8.width(scalar)
+                position += bytesPerUnit * (bytesPerUnit == 1 ? scalar.utf8.count : scalar.utf16.count)
             case .emptyInput:
                 return String(scalars)
             case .error:
-                throw Malformed(offset: position, reason: "not UTF-8 text")
+                throw Malformed(offset: position, reason: reason)
             }
         }
     }
@@ -112,20 +120,8 @@ enum XMLInput {
             i += 2
         }
         var iterator = units.makeIterator()
-        var decoder = UTF16()
-        var position = bytes.startIndex
-        var scalars = String.UnicodeScalarView()
-        while true {
-            switch decoder.decode(&iterator) {
-            case .scalarValue(let scalar):
-                scalars.append(scalar)
-                position += 2 * UTF16.width(scalar)
-            case .emptyInput:
-                return String(scalars)
-            case .error:
-                throw Malformed(offset: position, reason: "not UTF-16 text (a lone surrogate)")
-            }
-        }
+        return try decode(&iterator, as: UTF16.self, from: bytes.startIndex, bytesPerUnit: 2,
+                          reason: "not UTF-16 text (a lone surrogate)")
     }
 
     static func decodeUTF32(_ bytes: ArraySlice<UInt8>, bigEndian: Bool) throws(Malformed) -> String {
