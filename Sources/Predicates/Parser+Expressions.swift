@@ -339,8 +339,32 @@ extension Parser {
         return Expression(.aggregate(elements), range: range(from: open))
     }
 
-    /// subquery → "SUBQUERY" "(" expression "," VARIABLE "," predicate ")"
+    /// A SUBQUERY is parsed once wherever it starts: a parenthesis in a
+    /// predicate is tried as a predicate, then as an expression, so the
+    /// SUBQUERYs inside were parsed again for every parenthesis around
+    /// them, and again for theirs, which fuzzing found to take minutes for
+    /// 245 bytes. The answer (or the error) and where it ended are kept
+    /// by starting token and depth.
     mutating func parseSubquery() throws(SyntaxError) -> Expression {
+        let key = cursor &* (Parser.maximumDepth + 1) &+ depth
+        if let known = subqueries[key] {
+            cursor = known.end
+            if let error = known.error { throw error }
+            if let expression = known.expression { return expression }
+        }
+        subqueriesParsed += 1
+        do {
+            let expression = try parseSubqueryOnce()
+            subqueries[key] = ParsedSubquery(expression: expression, error: nil, end: cursor)
+            return expression
+        } catch {
+            subqueries[key] = ParsedSubquery(expression: nil, error: error, end: cursor)
+            throw error
+        }
+    }
+
+    /// subquery → "SUBQUERY" "(" expression "," VARIABLE "," predicate ")"
+    mutating func parseSubqueryOnce() throws(SyntaxError) -> Expression {
         let start = advance()
         let open = try expect(.leftParen)
         try enter(levels: Parser.subqueryLevels)

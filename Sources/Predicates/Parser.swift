@@ -25,6 +25,11 @@ public struct Parser {
     /// How many format placeholders (`%@`, `%K`…) were parsed, so that
     /// parsing without arguments can skip the substitution walk.
     var placeholderCount = 0
+    /// SUBQUERYs parsed so far, by starting token and depth (see
+    /// `parseSubquery`).
+    var subqueries: [Int: ParsedSubquery] = [:]
+    /// How many times a SUBQUERY was parsed rather than found there.
+    var subqueriesParsed = 0
 
     /// How deeply predicates, expressions and statements may nest: each
     /// parenthesis, operator link, subscript, function or statement level
@@ -246,4 +251,12 @@ extension Expression {
         try parser.expectEnd()
         self = parser.placeholderCount == 0 && arguments.isEmpty ? parsed : try parsed.substituting(arguments: arguments)
     }
+}
+
+/// A SUBQUERY the parser has read: what it was (or why it was not), and
+/// the token after it.
+struct ParsedSubquery {
+    var expression: Expression?
+    var error: SyntaxError?
+    var end: Int
 }

@@ -119,6 +119,31 @@ import Testing
         }
     }
 
+    /// Found by fuzzing: parentheses around SUBQUERYs inside SUBQUERYs
+    /// made the parser try each SUBQUERY again for every parenthesis
+    /// around it, and again for theirs (245 bytes took minutes). Each is
+    /// parsed once per place now.
+    @Test func subqueriesInParenthesesAreParsedOnce() throws {
+        let fuzzed = Data(base64Encoded: [
+            "KCgoKCgoKCgoKCgoKChTVUJRVUVSWShraWRzLCAkaywgKCgoKCgoKCgoKCgoU1VCUVVFUlkoa2lkcywgJGssICgoKCgoKCgoKCgo",
+            "KCgoKChTVUJRVUVSWShraWRzLCAkaywgKCgoKCgoKCgoKCgoU1VCUVVFUlkoa2lkcywgJGssICgoKCgoKCgoKCgoKCgoU1VCUVVF",
+            "Ulkoa2lkcywgJGssICgoKCgoKCgoKFNVQlFVRVJZKGtpZHMsICRrLCAoKCgoKCggJiYsICRrLFVCUVVFLCAkayxVQlFVRVJZKGtp",
+            "ZHNOTigoKCgoKCgoKCkpKSkpKUU=",
+        ].joined())!
+        let sources = [
+            String(decoding: fuzzed, as: UTF8.self),
+            // Valid, and as nested: six SUBQUERYs, each behind ten parentheses.
+            Self.repeated(Self.repeated("(", 10) + "SUBQUERY(kids, $k, ", 6) + "$k.age > 1"
+                + Self.repeated(").@count > 0" + Self.repeated(")", 10), 6),
+        ]
+        for source in sources {
+            var parser = try Parser(source: source)
+            _ = try? parser.parsePredicate()
+            let written = source.components(separatedBy: "SUBQUERY(").count - 1
+            #expect(parser.subqueriesParsed <= 2 * written, "\(parser.subqueriesParsed) parses of \(written) SUBQUERYs")
+        }
+    }
+
     /// The parser gives back every level after an error, so the next
     /// statement of a script starts at depth 0 again.
     @Test func depthIsRestoredAfterAnError() throws {
