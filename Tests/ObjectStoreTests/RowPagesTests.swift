@@ -15,20 +15,20 @@ import Testing
         let objects = (0..<6).map { _ in ManagedObject(entity: entity, insertInto: nil) }
         let keys: [Int64] = [1, 1023, 1024, 5_000_000, -7, (1 << 40) + 3]
         var rows = RowPages()
-        for (key, object) in zip(keys, objects) { rows[key] = Unmanaged.passUnretained(object) }
+        for (key, object) in zip(keys, objects) { rows[key] = RowPages.Entry(object) }
         #expect(rows.count == 6)
         for (key, object) in zip(keys, objects) {
-            #expect(rows[key]?.takeUnretainedValue() === object)
+            #expect(rows[key]?.object === object)
         }
         #expect(rows[2] == nil && rows[1025] == nil && rows[-8] == nil && rows[Int64.max] == nil)
         var seen: [ObjectIdentifier] = []
-        rows.forEach { seen.append(ObjectIdentifier($0.takeUnretainedValue())) }
+        rows.forEach { seen.append(ObjectIdentifier($0.object!)) }
         #expect(Set(seen) == Set(objects.map(ObjectIdentifier.init)) && seen.count == 6)
 
         // Replacing keeps the count; removing lowers it, once.
-        rows[1] = Unmanaged.passUnretained(objects[1])
-        #expect(rows.count == 6 && rows[1]?.takeUnretainedValue() === objects[1])
-        #expect(rows.removeValue(at: 1023)?.takeUnretainedValue() === objects[1])
+        rows[1] = RowPages.Entry(objects[1])
+        #expect(rows.count == 6 && rows[1]?.object === objects[1])
+        #expect(rows.removeValue(at: 1023)?.object === objects[1])
         #expect(rows.removeValue(at: 1023) == nil)
         rows[-7] = nil
         rows[(1 << 40) + 3] = nil
@@ -48,28 +48,24 @@ import Testing
             50_000_000 + (maxPages - 20) * pageSize,     // grows it up, short of the hashed one
             50_000_000 + maxPages * pageSize - 1,        // the hashed one's neighbour
         ]
-        for (key, object) in zip(keys, objects) { rows[key] = Unmanaged.passUnretained(object) }
+        for (key, object) in zip(keys, objects) { rows[key] = RowPages.Entry(object) }
         for (key, object) in zip(keys, objects) {
-            #expect(rows[key]?.takeUnretainedValue() === object, "key \(key)")
+            #expect(rows[key]?.object === object, "key \(key)")
         }
         #expect(rows.count == 5)
         for key in keys { rows[key] = nil }
         #expect(rows.count == 0 && keys.allSatisfy { rows[$0] == nil })
     }
 
-    @Test func objectOrMakeMakesOnceAndAPageEmptiedIsReused() {
+    @Test func aPageEmptiedIsReused() {
         var rows = RowPages()
-        var made = 0
         let object = ManagedObject(entity: entity, insertInto: nil)
-        for _ in 0..<3 {
-            let found = rows.object(at: 2048) { made += 1; return object }
-            #expect(found === object)
-        }
-        #expect(made == 1 && rows.count == 1)
+        rows[2048] = RowPages.Entry(object)
+        #expect(rows.count == 1)
         rows[2048] = nil
         #expect(rows.count == 0 && rows[2048] == nil)
-        _ = rows.object(at: 2049) { object }
-        #expect(rows[2049]?.takeUnretainedValue() === object && rows.count == 1)
+        rows[2049] = RowPages.Entry(object)
+        #expect(rows[2049]?.object === object && rows.count == 1)
         withExtendedLifetime(object) {}
     }
 }

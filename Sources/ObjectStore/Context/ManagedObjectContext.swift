@@ -53,7 +53,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     private let queueIdentity: ContextQueue.Identity?
 
     /// Every object this context holds, by ID (clean ones unretained).
-    @exclusivity(unchecked) var registered = ObjectRegistry()
+    let registered = ObjectRegistry()
     /// Objects with pending changes (inserted, updated or deleted).
     @exclusivity(unchecked) var changed = ChangeSet()
     /// Contents of to-many relationships changed since the last save, kept

@@ -14,13 +14,48 @@ import Foundation
 /// `RowPages.pageSize` slots: row numbers are dense, and so are the
 /// temporary numbers of one context's inserts, so a lookup is two array
 /// indexings and a fetch streaming in 200,000 rows never rehashes.
-struct ObjectRegistry {
+///
+/// Safe against objects dying on any thread. The last reference to an
+/// object may go on a thread other than its context's queue (objects
+/// fetched in `performAndWait` and dropped outside it): its deinit then
+/// removes it from here while the queue may be looking it up. So every
+/// operation holds a lock, and the map holds weak references, whose load
+/// is nil once an object's deinit has begun: to the queue, that object is
+/// already gone. (Before, with unretained pointers, such a lookup revived
+/// it, and the process aborted with "deallocated with non-zero retain
+/// count", or the map was corrupted.) Nothing runs under the lock but the
+/// map's own bookkeeping: no object is made there.
+final class ObjectRegistry: @unchecked Sendable {
     private struct Table {
         let root: ObjectIdentifier
         let store: StoreNumber
         let temporary: Bool
         var rows = RowPages()
     }
+
+    private let mutex: UnsafeMutablePointer<pthread_mutex_t>
+
+    init() {
+        mutex = .allocate(capacity: 1)
+        pthread_mutex_init(mutex, nil)
+    }
+
+    deinit {
+        pthread_mutex_destroy(mutex)
+        mutex.deallocate()
+    }
+
+    @inline(__always)
+    private func locked<T>(_ body: () -> T) -> T {
+        pthread_mutex_lock(mutex)
+        defer { pthread_mutex_unlock(mutex) }
+        return body()
+    }
+
+    /// A strong reference to the object in `entry`, unless its deinit has
+    /// begun.
+    @inline(__always)
+    private static func alive(_ entry: RowPages.Entry) -> ManagedObject? { entry.object }
 
     /// The number an ID is filed under in its table: the row, or the
     /// temporary number (temporary primary keys are negated).
@@ -32,7 +67,7 @@ struct ObjectRegistry {
     private var recent = 0
 
     @inline(__always)
-    private mutating func table(for id: ObjectID, creating: Bool) -> Int? {
+    private func table(for id: ObjectID, creating: Bool) -> Int? {
         let root = ObjectIdentifier(id.entity.rootEntity)
         let temporary = id.isTemporaryID
         if recent < tables.count, tables[recent].root == root, tables[recent].store == id.storeNumber,
@@ -50,55 +85,90 @@ struct ObjectRegistry {
     }
 
     subscript(id: ObjectID) -> ManagedObject? {
-        mutating get {
-            guard let t = table(for: id, creating: false) else { return nil }
-            return tables[t].rows[Self.key(id)]?.takeUnretainedValue()
+        get {
+            locked {
+                guard let t = table(for: id, creating: false), let slot = tables[t].rows[Self.key(id)] else { return nil }
+                return Self.alive(slot)
+            }
         }
         set {
-            if let newValue {
-                let t = table(for: id, creating: true)!
-                tables[t].rows[Self.key(id)] = Unmanaged.passUnretained(newValue)
-            } else if let t = table(for: id, creating: false) {
-                tables[t].rows[Self.key(id)] = nil
+            locked {
+                if let newValue {
+                    let t = table(for: id, creating: true)!
+                    tables[t].rows[Self.key(id)] = RowPages.Entry(newValue)
+                } else if let t = table(for: id, creating: false) {
+                    tables[t].rows[Self.key(id)] = nil
+                }
             }
         }
     }
 
     /// The object registered for `id`, or the one `make` creates, which
-    /// is registered: one lookup either way.
+    /// is registered. `make` runs outside the lock (it may be a subclass's
+    /// initializer); in the one case where the slot filled meanwhile (only
+    /// this queue registers), the object found there wins.
     @inline(__always)
-    mutating func object(for id: ObjectID, orMake make: () -> ManagedObject) -> ManagedObject {
-        let t = table(for: id, creating: true)!
-        return tables[t].rows.object(at: Self.key(id), orMake: make)
+    func object(for id: ObjectID, orMake make: () -> ManagedObject) -> ManagedObject {
+        let key = Self.key(id)
+        if let found: ManagedObject = locked({
+            guard let t = table(for: id, creating: false), let slot = tables[t].rows[key] else { return nil }
+            return Self.alive(slot)
+        }) {
+            return found
+        }
+        let made = make()
+        return locked {
+            let t = table(for: id, creating: true)!
+            if let slot = tables[t].rows[key], let found = Self.alive(slot) { return found }
+            // Empty, or holding an object whose deinit has begun (which
+            // then leaves the new one in place: it removes only itself).
+            tables[t].rows[key] = RowPages.Entry(made)
+            return made
+        }
     }
 
     @discardableResult
-    mutating func removeValue(forKey id: ObjectID) -> ManagedObject? {
-        guard let t = table(for: id, creating: false) else { return nil }
-        return tables[t].rows.removeValue(at: Self.key(id))?.takeUnretainedValue()
+    func removeValue(forKey id: ObjectID) -> ManagedObject? {
+        locked {
+            guard let t = table(for: id, creating: false), let slot = tables[t].rows.removeValue(at: Self.key(id)) else {
+                return nil
+            }
+            return Self.alive(slot)
+        }
     }
 
-    /// Called from the object's deinit: forgets it if it is still the one
-    /// registered under `id`.
-    mutating func remove(_ id: ObjectID, ifSameAs object: ObjectIdentifier) {
-        guard let t = table(for: id, creating: false) else { return }
-        // In place: reading `tables[t]` first would copy the table.
-        tables[t].rows.removeValue(at: Self.key(id), ifSameAs: object)
+    /// Called from the object's deinit, on whatever thread let it go:
+    /// forgets it if it is still the one registered under `id`.
+    func remove(_ id: ObjectID, ifSameAs object: ObjectIdentifier) {
+        locked {
+            guard let t = table(for: id, creating: false) else { return }
+            // In place: reading `tables[t]` first would copy the table.
+            tables[t].rows.removeValue(at: Self.key(id), ifSameAs: object)
+        }
     }
 
+    /// Every registered object still alive.
     var values: [ManagedObject] {
-        var result: [ManagedObject] = []
-        result.reserveCapacity(count)
-        for table in tables { table.rows.forEach { result.append($0.takeUnretainedValue()) } }
-        return result
+        locked {
+            var result: [ManagedObject] = []
+            result.reserveCapacity(tables.reduce(0) { $0 + $1.rows.count })
+            for table in tables {
+                table.rows.forEach { slot in
+                    if let object = Self.alive(slot) { result.append(object) }
+                }
+            }
+            return result
+        }
     }
 
     var keys: [ObjectID] { values.map(\.objectID) }
-    var count: Int { tables.reduce(0) { $0 + $1.rows.count } }
+    var count: Int { locked { tables.reduce(0) { $0 + $1.rows.count } } }
 
-    mutating func removeAll() {
-        tables.removeAll()
-        recent = 0
+    func removeAll() {
+        locked {
+            tables.removeAll()
+            recent = 0
+        }
     }
 }
 
@@ -111,7 +181,20 @@ struct ObjectRegistry {
 /// paged exactly when its page lies in the band: the band only grows, and
 /// never over a hashed number's page.
 struct RowPages {
-    typealias Slot = Unmanaged<ManagedObject>?
+    /// One registered object: a weak reference (nil once its deinit has
+    /// begun, whatever thread that runs on) and its address, which
+    /// identifies it to its own deinit.
+    struct Entry {
+        weak var object: ManagedObject?
+        let address: UInt
+
+        init(_ object: ManagedObject) {
+            self.object = object
+            address = UInt(bitPattern: ObjectIdentifier(object))
+        }
+    }
+
+    typealias Slot = Entry?
 
     static let pageShift = 10
     static let pageSize = 1 << pageShift
@@ -123,7 +206,7 @@ struct RowPages {
     private var pageCounts: [Int32] = []
     /// The page number of `pages[0]`.
     private var basePage = 0
-    private var hashed: [Int64: Unmanaged<ManagedObject>] = [:]
+    private var hashed: [Int64: Entry] = [:]
     private(set) var count = 0
 
     /// The index in `pages` of `key`'s page, when it lies in the band.
@@ -134,7 +217,7 @@ struct RowPages {
         return p >= 0 && p < pages.count ? p : nil
     }
 
-    subscript(key: Int64) -> Unmanaged<ManagedObject>? {
+    subscript(key: Int64) -> Entry? {
         get {
             guard let p = pageIndex(key) else { return hashed[key] }
             guard !pages[p].isEmpty else { return nil }
@@ -145,25 +228,7 @@ struct RowPages {
         }
     }
 
-    /// The object at `key`, or the one `make` creates, stored there.
-    @inline(__always)
-    mutating func object(at key: Int64, orMake make: () -> ManagedObject) -> ManagedObject {
-        guard let (p, i) = place(for: key) else {
-            if let existing = hashed[key] { return existing.takeUnretainedValue() }
-            let object = make()
-            hashed[key] = Unmanaged.passUnretained(object)
-            count += 1
-            return object
-        }
-        if let existing = pages[p][i] { return existing.takeUnretainedValue() }
-        let object = make()
-        pages[p][i] = Unmanaged.passUnretained(object)
-        pageCounts[p] += 1
-        count += 1
-        return object
-    }
-
-    private mutating func set(_ value: Unmanaged<ManagedObject>, at key: Int64) {
+    private mutating func set(_ value: Entry, at key: Int64) {
         guard let (p, i) = place(for: key) else {
             if hashed.updateValue(value, forKey: key) == nil { count += 1 }
             return
@@ -177,13 +242,15 @@ struct RowPages {
 
     /// Removes the object at `key` if it is `object`.
     mutating func removeValue(at key: Int64, ifSameAs object: ObjectIdentifier) {
-        if let current = self[key], ObjectIdentifier(current.takeUnretainedValue()) == object {
+        // Compared by address: the object may be mid-deinit, and must not
+        // be retained.
+        if let current = self[key], current.address == UInt(bitPattern: object) {
             removeValue(at: key)
         }
     }
 
     @discardableResult
-    mutating func removeValue(at key: Int64) -> Unmanaged<ManagedObject>? {
+    mutating func removeValue(at key: Int64) -> Entry? {
         guard let p = pageIndex(key) else {
             let removed = hashed.removeValue(forKey: key)
             if removed != nil { count -= 1 }
@@ -247,7 +314,7 @@ struct RowPages {
         return hashed.keys.contains { $0 >= 0 && range.contains(Int($0 >> Int64(Self.pageShift))) }
     }
 
-    func forEach(_ body: (Unmanaged<ManagedObject>) -> Void) {
+    func forEach(_ body: (Entry) -> Void) {
         for page in pages where !page.isEmpty {
             for case let slot? in page { body(slot) }
         }
