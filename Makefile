@@ -87,7 +87,7 @@ bench: deps release
 soak: deps
 	MRQ_SOAK=1 $(SWIFT) test
 	MRQ_SOAK=1 $(SWIFT) test --sanitize=thread --scratch-path .build-tsan \
-		--filter 'ConcurrencyTests|SiblingSaveTests|SavingTests'
+		--filter 'ConcurrencyTests|SiblingSaveTests|SavingTests|OffQueueReleaseTests'
 	$(MAKE) fuzz FUZZ_SECONDS=60
 
 # Every workload once on a tenth of the data: a check for CI that the

@@ -39,6 +39,13 @@ import Testing
             ([0xEF, 0xBB, 0xBF, 0x3C, 0xFF], "not UTF-8 text at byte 4"),
             ([0x3C, 0x61, 0x00, 0x3E], "a NUL character, which XML does not allow, at byte 2"),
             ([0x00, 0x00, 0xFE, 0xFF, 0x00, 0x11, 0x00, 0x00], "not UTF-32 text at byte 4"),
+            // Found by libFuzzer: a processing instruction with no data
+            // made FoundationXML read a null C string.
+            (Array("<?xm?>\n<model/>".utf8), "a processing instruction (models and XML stores hold none) at byte 0"),
+            (Array("<?xml version=\"1.0\"?><model><?x?></model>".utf8),
+             "a processing instruction (models and XML stores hold none) at byte 28"),
+            (Array("<!DOCTYPE m [<!ENTITY a \"aaaa\">]><model>&a;</model>".utf8),
+             "a document type declaration (models and XML stores hold none) at byte 0"),
         ]
         for (bytes, message) in cases {
             #expect(throws: XMLInput.Malformed.self) { try XMLInput.normalized(Data(bytes)) }
@@ -72,6 +79,9 @@ import Testing
         let latin1 = Array("<?xml version='1.0' encoding='ISO-8859-1'?><a>".utf8) + [0xE9] + Array("</a>".utf8)
         #expect(String(decoding: try XMLInput.normalized(Data(latin1)), as: UTF8.self)
                 == "<?xml version='1.0' encoding='UTF-8'?><a>é</a>")
+        // Markup-like text inside comments and CDATA is text.
+        let quoted = Data("<?xml version=\"1.0\"?><a><!-- <?x?> <!DOCTYPE --><![CDATA[<?y?>]]></a>".utf8)
+        #expect(try XMLInput.normalized(quoted) == quoted)
         // Plain UTF-8 passes unchanged.
         let plain = Data("<a>Zoë</a>".utf8)
         #expect(try XMLInput.normalized(plain) == plain)

@@ -56,7 +56,52 @@ enum XMLInput {
             let offset = text.unicodeScalars[..<nul].reduce(0) { $0 + UTF8.width($1) }
             throw Malformed(offset: offset, reason: "a NUL character, which XML does not allow,")
         }
-        return Data(declaringUTF8(text).utf8)
+        let utf8 = Array(declaringUTF8(text).utf8)
+        try checkMarkup(utf8)
+        return Data(utf8)
+    }
+
+    /// Refuses the markup models and stores never hold and FoundationXML
+    /// cannot take: a processing instruction other than the `<?xml …?>`
+    /// declaration (`<?xm?>`, with no data, made it read a null C string:
+    /// found by fuzzing), and a document type declaration (entities that
+    /// expand without end, or reach for other files). Comments and CDATA
+    /// sections are skipped, so text inside them is not mistaken for
+    /// markup.
+    static func checkMarkup(_ bytes: [UInt8]) throws(Malformed) {
+        func starts(_ prefix: String, at i: Int) -> Bool {
+            let p = Array(prefix.utf8)
+            return i + p.count <= bytes.count && Array(bytes[i..<i + p.count]) == p
+        }
+        func skip(to end: String, from i: Int) -> Int {
+            let e = Array(end.utf8)
+            var j = i
+            while j + e.count <= bytes.count {
+                if bytes[j] == e[0], Array(bytes[j..<j + e.count]) == e { return j + e.count }
+                j += 1
+            }
+            return bytes.count
+        }
+        var i = 0
+        while i < bytes.count {
+            guard bytes[i] == UInt8(ascii: "<"), i + 1 < bytes.count else { i += 1; continue }
+            if starts("<!--", at: i) {
+                i = skip(to: "-->", from: i + 4)
+            } else if starts("<![CDATA[", at: i) {
+                i = skip(to: "]]>", from: i + 9)
+            } else if bytes[i + 1] == UInt8(ascii: "?") {
+                let declaration = i == 0 && starts("<?xml", at: 0) && bytes.count > 5
+                    && [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "?")].contains(bytes[5])
+                guard declaration else {
+                    throw Malformed(offset: i, reason: "a processing instruction (models and XML stores hold none)")
+                }
+                i = skip(to: "?>", from: i + 2)
+            } else if starts("<!DOCTYPE", at: i) || starts("<!ENTITY", at: i) {
+                throw Malformed(offset: i, reason: "a document type declaration (models and XML stores hold none)")
+            } else {
+                i += 1
+            }
+        }
     }
 
     /// The `encoding` of an `<?xml …?>` declaration at the start.
