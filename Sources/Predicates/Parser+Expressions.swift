@@ -349,18 +349,17 @@ extension Parser {
         let key = cursor &* (Parser.maximumDepth + 1) &+ depth
         if let known = subqueries[key] {
             cursor = known.end
-            if let error = known.error { throw error }
-            if let expression = known.expression { return expression }
+            return try known.result.get()
         }
         subqueriesParsed += 1
+        let result: Result<Expression, SyntaxError>
         do {
-            let expression = try parseSubqueryOnce()
-            subqueries[key] = ParsedSubquery(expression: expression, error: nil, end: cursor)
-            return expression
+            result = .success(try parseSubqueryOnce())
         } catch {
-            subqueries[key] = ParsedSubquery(expression: nil, error: error, end: cursor)
-            throw error
+            result = .failure(error)
         }
+        subqueries[key] = (result, cursor)
+        return try result.get()
     }
 
     /// subquery → "SUBQUERY" "(" expression "," VARIABLE "," predicate ")"

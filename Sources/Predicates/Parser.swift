@@ -27,7 +27,7 @@ public struct Parser {
     var placeholderCount = 0
     /// SUBQUERYs parsed so far, by starting token and depth (see
     /// `parseSubquery`).
-    var subqueries: [Int: ParsedSubquery] = [:]
+    var subqueries: [Int: (result: Result<Expression, SyntaxError>, end: Int)] = [:]
     /// How many times a SUBQUERY was parsed rather than found there.
     var subqueriesParsed = 0
 
@@ -251,12 +251,4 @@ extension Expression {
         try parser.expectEnd()
         self = parser.placeholderCount == 0 && arguments.isEmpty ? parsed : try parsed.substituting(arguments: arguments)
     }
-}
-
-/// A SUBQUERY the parser has read: what it was (or why it was not), and
-/// the token after it.
-struct ParsedSubquery {
-    var expression: Expression?
-    var error: SyntaxError?
-    var end: Int
 }

@@ -52,11 +52,6 @@ final class ObjectRegistry: @unchecked Sendable {
         return body()
     }
 
-    /// A strong reference to the object in `entry`, unless its deinit has
-    /// begun.
-    @inline(__always)
-    private static func alive(_ entry: RowPages.Entry) -> ManagedObject? { entry.object }
-
     /// The number an ID is filed under in its table: the row, or the
     /// temporary number (temporary primary keys are negated).
     @inline(__always)
@@ -88,7 +83,7 @@ final class ObjectRegistry: @unchecked Sendable {
         get {
             locked {
                 guard let t = table(for: id, creating: false), let slot = tables[t].rows[Self.key(id)] else { return nil }
-                return Self.alive(slot)
+                return slot.object
             }
         }
         set {
@@ -112,14 +107,14 @@ final class ObjectRegistry: @unchecked Sendable {
         let key = Self.key(id)
         if let found: ManagedObject = locked({
             guard let t = table(for: id, creating: false), let slot = tables[t].rows[key] else { return nil }
-            return Self.alive(slot)
+            return slot.object
         }) {
             return found
         }
         let made = make()
         return locked {
             let t = table(for: id, creating: true)!
-            if let slot = tables[t].rows[key], let found = Self.alive(slot) { return found }
+            if let slot = tables[t].rows[key], let found = slot.object { return found }
             // Empty, or holding an object whose deinit has begun (which
             // then leaves the new one in place: it removes only itself).
             tables[t].rows[key] = RowPages.Entry(made)
@@ -133,7 +128,7 @@ final class ObjectRegistry: @unchecked Sendable {
             guard let t = table(for: id, creating: false), let slot = tables[t].rows.removeValue(at: Self.key(id)) else {
                 return nil
             }
-            return Self.alive(slot)
+            return slot.object
         }
     }
 
@@ -154,7 +149,7 @@ final class ObjectRegistry: @unchecked Sendable {
             result.reserveCapacity(tables.reduce(0) { $0 + $1.rows.count })
             for table in tables {
                 table.rows.forEach { slot in
-                    if let object = Self.alive(slot) { result.append(object) }
+                    if let object = slot.object { result.append(object) }
                 }
             }
             return result

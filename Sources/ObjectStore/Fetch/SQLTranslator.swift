@@ -620,8 +620,8 @@ struct SQLTranslator {
                 return try operand(Expression(.keyPath([name] + path), range: expression.range), in: scope)
             }
             throw Untranslatable(reason: "key path on an expression")
-        case .binary:
-            return try arithmetic(expression, in: scope)
+        case .binary(let op, _, _):
+            return try arithmetic(expression, top: op, in: scope)
         case .negate(let inner):
             let value = try operand(inner, in: scope)
             guard value.category == .number else { throw Untranslatable(reason: "negating a non-number") }
@@ -647,7 +647,7 @@ struct SQLTranslator {
     /// written flat as SQLite reads it back (left to right, in one level of
     /// its parser stack however long the chain); an operand of another
     /// precedence in parentheses.
-    private mutating func arithmetic(_ expression: Expression, in scope: Scope) throws -> Operand {
+    private mutating func arithmetic(_ expression: Expression, top: ArithmeticOperator, in scope: Scope) throws -> Operand {
         func group(_ op: ArithmeticOperator) throws -> Int {
             switch op {
             case .add, .subtract: return 0
@@ -655,7 +655,6 @@ struct SQLTranslator {
             case .divide, .power: throw Untranslatable(reason: "\(op.rawValue) is evaluated in memory")
             }
         }
-        guard case .binary(let top, _, _) = expression.kind else { return try operand(expression, in: scope) }
         let level = try group(top)
         var links: [(ArithmeticOperator, Expression)] = []
         var first = expression

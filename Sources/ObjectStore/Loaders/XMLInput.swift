@@ -38,22 +38,22 @@ enum XMLInput {
         case let p where p.starts(with: [0xFF, 0xFE]):
             text = try decodeUTF16(bytes.dropFirst(2), bigEndian: false)
         case let p where p.starts(with: [0xEF, 0xBB, 0xBF]):
-            text = try decodeUTF8(bytes.dropFirst(3), offset: 3)
+            text = try decodeUTF8(bytes.dropFirst(3))
         case let p where p.count >= 2 && (p.first == 0 || p.dropFirst().first == 0):
             // `<` as UTF-16 or UTF-32 without a byte-order mark.
             throw Malformed(offset: 0, reason: "UTF-16 or UTF-32 text without a byte-order mark (save it as UTF-8)")
         default:
             do {
-                text = try decodeUTF8(bytes[...], offset: 0)
+                text = try decodeUTF8(bytes[...])
             } catch {
                 // A document that declares Latin-1 is Latin-1 byte for byte.
-                guard declaredEncoding(bytes)?.lowercased().hasPrefix("iso-8859-1") == true
-                        || declaredEncoding(bytes)?.lowercased() == "latin1" else { throw error }
+                let declared = declaredEncoding(bytes)?.lowercased()
+                guard declared?.hasPrefix("iso-8859-1") == true || declared == "latin1" else { throw error }
                 text = String(String.UnicodeScalarView(bytes.map { Unicode.Scalar($0) }))
             }
         }
-        if let nul = text.unicodeScalars.firstIndex(of: "\0") {
-            let offset = text.unicodeScalars[..<nul].reduce(0) { $0 + UTF8.width($1) }
+        if let nul = text.utf8.firstIndex(of: 0) {
+            let offset = text.utf8.distance(from: text.utf8.startIndex, to: nul)
             throw Malformed(offset: offset, reason: "a NUL character, which XML does not allow,")
         }
         let utf8 = Array(declaringUTF8(text).utf8)
@@ -69,39 +69,41 @@ enum XMLInput {
     /// sections are skipped, so text inside them is not mistaken for
     /// markup.
     static func checkMarkup(_ bytes: [UInt8]) throws(Malformed) {
-        func starts(_ prefix: String, at i: Int) -> Bool {
-            let p = Array(prefix.utf8)
-            return i + p.count <= bytes.count && Array(bytes[i..<i + p.count]) == p
-        }
-        func skip(to end: String, from i: Int) -> Int {
-            let e = Array(end.utf8)
-            var j = i
-            while j + e.count <= bytes.count {
-                if bytes[j] == e[0], Array(bytes[j..<j + e.count]) == e { return j + e.count }
-                j += 1
-            }
-            return bytes.count
+        /// Where `end` finishes, searching from `start`; the end of the
+        /// bytes when it never does.
+        func after(_ end: [UInt8], from start: Int) -> Int {
+            bytes[start...].firstRange(of: end)?.upperBound ?? bytes.count
         }
         var i = 0
-        while i < bytes.count {
-            guard bytes[i] == UInt8(ascii: "<"), i + 1 < bytes.count else { i += 1; continue }
-            if starts("<!--", at: i) {
-                i = skip(to: "-->", from: i + 4)
-            } else if starts("<![CDATA[", at: i) {
-                i = skip(to: "]]>", from: i + 9)
-            } else if bytes[i + 1] == UInt8(ascii: "?") {
-                let declaration = i == 0 && starts("<?xml", at: 0) && bytes.count > 5
-                    && [UInt8(ascii: " "), UInt8(ascii: "\t"), UInt8(ascii: "\n"), UInt8(ascii: "\r"), UInt8(ascii: "?")].contains(bytes[5])
+        while let open = bytes[i...].firstIndex(of: UInt8(ascii: "<")) {
+            let rest = bytes[open...]
+            if rest.starts(with: Markup.commentOpen) {
+                i = after(Markup.commentClose, from: open + Markup.commentOpen.count)
+            } else if rest.starts(with: Markup.cdataOpen) {
+                i = after(Markup.cdataClose, from: open + Markup.cdataOpen.count)
+            } else if rest.starts(with: Markup.instructionOpen) {
+                let declaration = open == 0 && rest.starts(with: Markup.declarationOpen) && bytes.count > 5
+                    && Markup.declarationFollowers.contains(bytes[5])
                 guard declaration else {
-                    throw Malformed(offset: i, reason: "a processing instruction (models and XML stores hold none)")
+                    throw Malformed(offset: open, reason: "a processing instruction (models and XML stores hold none)")
                 }
-                i = skip(to: "?>", from: i + 2)
-            } else if starts("<!DOCTYPE", at: i) || starts("<!ENTITY", at: i) {
-                throw Malformed(offset: i, reason: "a document type declaration (models and XML stores hold none)")
+                i = after(Markup.instructionClose, from: open + 2)
+            } else if rest.starts(with: Markup.doctype) || rest.starts(with: Markup.entity) {
+                throw Malformed(offset: open, reason: "a document type declaration (models and XML stores hold none)")
             } else {
-                i += 1
+                i = open + 1
             }
         }
+    }
+
+    /// The byte strings `checkMarkup` looks for.
+    private enum Markup {
+        static let commentOpen = Array("<!--".utf8), commentClose = Array("-->".utf8)
+        static let cdataOpen = Array("<![CDATA[".utf8), cdataClose = Array("]]>".utf8)
+        static let instructionOpen = Array("<?".utf8), instructionClose = Array("?>".utf8)
+        static let declarationOpen = Array("<?xml".utf8)
+        static let declarationFollowers: [UInt8] = Array(" \t\n\r?".utf8)
+        static let doctype = Array("<!DOCTYPE".utf8), entity = Array("<!ENTITY".utf8)
     }
 
     /// The `encoding` of an `<?xml …?>` declaration at the start.
@@ -126,9 +128,13 @@ enum XMLInput {
         return String(text[..<afterName.index(after: open)]) + "UTF-8" + String(text[close...])
     }
 
-    static func decodeUTF8(_ bytes: ArraySlice<UInt8>, offset: Int) throws(Malformed) -> String {
+    /// Nearly every file is valid UTF-8: the standard library checks it
+    /// in one pass, and the scalar-by-scalar decoder runs only to say where
+    /// it is not.
+    static func decodeUTF8(_ bytes: ArraySlice<UInt8>) throws(Malformed) -> String {
+        if let text = String(validating: bytes, as: UTF8.self) { return text }
         var iterator = bytes.makeIterator()
-        return try decode(&iterator, as: UTF8.self, from: offset, bytesPerUnit: 1, reason: "not UTF-8 text")
+        return try decode(&iterator, as: UTF8.self, from: bytes.startIndex, bytesPerUnit: 1, reason: "not UTF-8 text")
     }
 
     /// Decodes strictly: the first malformed sequence is an error at its
