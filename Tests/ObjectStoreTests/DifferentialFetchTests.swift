@@ -16,8 +16,10 @@ import struct Predicates.Expression
     static let soak = ProcessInfo.processInfo.environment["MRQ_SOAK"] == "1"
     static let baseSeed = ProcessInfo.processInfo.environment["MRQ_SEED"].flatMap { UInt64($0) } ?? 0x6D72_7121
 
-    @Test(arguments: 0..<4)
-    func sqlAgreesWithTheEvaluator(shard: Int) throws {
+    /// Both layouts: Core Data's names its columns and stores UUIDs
+    /// otherwise, through the same translator.
+    @Test(arguments: SchemaMapping.Layout.allCases, 0..<4)
+    func sqlAgreesWithTheEvaluator(layout: SchemaMapping.Layout, shard: Int) throws {
         let dataSets = Self.soak ? 250 : 25
         let predicatesPerSet = 100
         let model = try DifferentialModel.make()
@@ -27,7 +29,7 @@ import struct Predicates.Expression
         for set in 0..<dataSets {
             let seed = Self.baseSeed &+ UInt64(shard) &* 1_000_003 &+ UInt64(set)
             var random = SeededRandom(seed: seed)
-            let context = try DifferentialModel.populate(model, random: &random)
+            let context = try DifferentialModel.populate(model, random: &random, layout: layout)
             let store = context.persistentStoreCoordinator!.store
             let entity = model.entity(named: "Item")!
             var everything = FetchRequest(entityName: "Item")
@@ -45,7 +47,7 @@ import struct Predicates.Expression
                     plan = try FetchPlan(request: request, entity: entity, store: store, predicate: predicate)
                 } catch {
                     failures += 1
-                    Issue.record("seed \(seed) case \(n): cannot plan \(predicate.format): \(error)")
+                    Issue.record("\(layout) seed \(seed) case \(n): cannot plan \(predicate.format): \(error)")
                     continue
                 }
                 if plan.residual == nil { translatedWhole += 1 }
@@ -56,7 +58,7 @@ import struct Predicates.Expression
                     }
                 } catch {
                     failures += 1
-                    Issue.record("seed \(seed) case \(n): the evaluator failed on \(predicate.format): \(error)")
+                    Issue.record("\(layout) seed \(seed) case \(n): the evaluator failed on \(predicate.format): \(error)")
                     continue
                 }
                 let actual: Set<Int64>
@@ -65,7 +67,7 @@ import struct Predicates.Expression
                 } catch {
                     failures += 1
                     Issue.record("""
-                        seed \(seed) case \(n): fetch failed: \(error)
+                        \(layout) seed \(seed) case \(n): fetch failed: \(error)
                         predicate: \(predicate.format)
                         SQL: \(plan.selectIDs(limit: 0, offset: 0)) \(plan.bindings)
                         """)
@@ -83,7 +85,7 @@ import struct Predicates.Expression
                     let count = try? context.aggregate(.count, of: "", entity: "Item", where: predicate)
                     if count != .int(Int64(expected.count)) {
                         failures += 1
-                        Issue.record("seed \(seed) case \(n): COUNT(*) of \(predicate.format) is \(String(describing: count)), the evaluator finds \(expected.count)")
+                        Issue.record("\(layout) seed \(seed) case \(n): COUNT(*) of \(predicate.format) is \(String(describing: count)), the evaluator finds \(expected.count)")
                     }
                 }
                 if failures >= 8 { return }
@@ -204,9 +206,12 @@ enum DifferentialModel {
 
     /// A fresh in-memory store with random owners, labels, items and parts,
     /// saved; returns a new context on it with nothing registered.
-    static func populate(_ model: ManagedObjectModel, random: inout SeededRandom) throws -> ManagedObjectContext {
+    static func populate(_ model: ManagedObjectModel, random: inout SeededRandom,
+                         layout: SchemaMapping.Layout = .mrq) throws -> ManagedObjectContext {
         let coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addSQLiteStore(at: nil)
+        var options = PersistentStoreOptions()
+        options.layout = layout
+        try coordinator.addPersistentStore(type: .inMemory, at: nil, options: options)
         let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
         var owners: [ManagedObject] = []
         for _ in 0..<3 {

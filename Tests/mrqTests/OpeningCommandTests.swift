@@ -142,7 +142,7 @@ struct OpeningCommandTests {
         #expect(before["other.sqlite-wal"] != nil)
         let result = try MRQBinary.run(["--store", path, "-c", ".entities"])
         #expect(result.status == 65)
-        #expect(result.stderr.contains("a SQLite database but not an mrq store"), "\(result.stderr)")
+        #expect(result.stderr.contains("a SQLite database but neither an mrq store nor a Core Data store"), "\(result.stderr)")
         var after = try Self.snapshot(directory)
         after["other.sqlite-shm"] = nil
         #expect(after == before)

@@ -86,6 +86,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             sqliteOptions.migratesAutomatically = options.migratesAutomatically
             sqliteOptions.allowsMigrationDataLoss = options.allowsMigrationDataLoss
             sqliteOptions.busyTimeout = options.busyTimeout
+            sqliteOptions.layout = options.layout
             var path = ":memory:"
             if type == .sqlite {
                 guard let url else { throw StoreError(.misuse, "a SQLite store needs a URL; use .inMemory for none") }
@@ -293,5 +294,10 @@ public struct PersistentStoreOptions: Sendable {
     public var deleteOnModelMismatch = false
     /// How long a SQLite store waits for another connection's lock, in seconds.
     public var busyTimeout: TimeInterval = 5
+    /// The table layout of a new SQLite store: mrq's readable one, or Core
+    /// Data's own (`ZPERSON`, `Z_PK`, …, with its metadata and model
+    /// cache), so that an iOS or macOS app can open the file. A store that
+    /// exists keeps the layout it has.
+    public var layout: SchemaMapping.Layout = .mrq
     public init() {}
 }

@@ -53,11 +53,11 @@ extension SQLiteStore {
                     switch value {
                     case .value(let constant):
                         let coerced = try Self.coerce(constant, for: attribute)
-                        inSQL.append("\(quoteIdentifier(column.name)) = \(translator.bind(coerced))")
+                        inSQL.append("\(quoteIdentifier(column.name)) = \(translator.bind(mapping.stored(coerced, for: attribute)))")
                     case .expression(let expression):
                         if case .constant(let constant) = expression.kind {
                             let coerced = try Self.coerce(constant, for: attribute)
-                            inSQL.append("\(quoteIdentifier(column.name)) = \(translator.bind(coerced))")
+                            inSQL.append("\(quoteIdentifier(column.name)) = \(translator.bind(mapping.stored(coerced, for: attribute)))")
                         } else if let sql = Self.sqlExpression(expression, for: attribute, translator: &translator) {
                             inSQL.append("\(quoteIdentifier(column.name)) = \(sql)")
                         } else {
@@ -71,7 +71,7 @@ extension SQLiteStore {
                 for start in stride(from: 0, to: ids.count, by: Self.chunkSize) {
                     let chunk = ids[start..<min(start + Self.chunkSize, ids.count)]
                     let marks = chunk.indices.map { "?\(fixed.count + $0 - start + 1)" }.joined(separator: ", ")
-                    try database.execute("UPDATE \(quoteIdentifier(table.name)) AS t SET \(assignments) WHERE t._pk IN (\(marks))",
+                    try database.execute("UPDATE \(quoteIdentifier(table.name)) AS t SET \(assignments) WHERE t.\(mapping.primaryKey) IN (\(marks))",
                                          fixed + chunk.map { .int($0.primaryKey) })
                 }
                 if !inMemory.isEmpty {
@@ -86,9 +86,9 @@ extension SQLiteStore {
                                 throw StoreError(.notFound, "'\(attribute.name)' needs a value, not an object or a collection")
                             }
                             sets.append("\(quoteIdentifier(column.name)) = ?")
-                            values.append(try Self.coerce(value, for: attribute))
+                            values.append(mapping.stored(try Self.coerce(value, for: attribute), for: attribute))
                         }
-                        try database.execute("UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE _pk = ?",
+                        try database.execute("UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \(mapping.primaryKey) = ?",
                                              values + [.int(object.objectID.primaryKey)])
                     }
                 }
@@ -179,7 +179,7 @@ extension SQLiteStore {
                 for (source, ids) in Self.grouped(deleted) {
                     let table = mapping.table(for: source)
                     try forChunks(ids) { marks, keys in
-                        try database.execute("DELETE FROM \(quoteIdentifier(table.name)) WHERE _pk IN (\(marks))", keys)
+                        try database.execute("DELETE FROM \(quoteIdentifier(table.name)) WHERE \(mapping.primaryKey) IN (\(marks))", keys)
                     }
                 }
                 return BatchDeleteOutcome(matched: matched, deleted: deleted, updated: updated)
@@ -231,7 +231,7 @@ extension SQLiteStore {
             if relationship.isToOne, let columns = mapping.toOne(relationship.name, of: source) {
                 let table = mapping.table(for: source)
                 let code = columns.entity.map(quoteIdentifier) ?? "NULL"
-                for row in try database.rows("SELECT _pk, \(quoteIdentifier(columns.foreignKey)), \(code) FROM \(quoteIdentifier(table.name)) WHERE _pk IN (\(marks)) AND \(quoteIdentifier(columns.foreignKey)) IS NOT NULL", keys) {
+                for row in try database.rows("SELECT \(mapping.primaryKey), \(quoteIdentifier(columns.foreignKey)), \(code) FROM \(quoteIdentifier(table.name)) WHERE \(mapping.primaryKey) IN (\(marks)) AND \(quoteIdentifier(columns.foreignKey)) IS NOT NULL", keys) {
                     add(row, sourceAt: 0, destinationAt: 1, codeAt: 2)
                 }
             } else if let join = mapping.joinTable(relationship.name, of: source) {
@@ -242,7 +242,7 @@ extension SQLiteStore {
             } else if let inverse = relationship.inverse, let columns = mapping.toOne(inverse.name, of: destination) {
                 let table = mapping.table(for: destination)
                 let code = table.entityColumn ?? "NULL"
-                for row in try database.rows("SELECT \(quoteIdentifier(columns.foreignKey)), _pk, \(code) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(columns.foreignKey)) IN (\(marks))", keys) {
+                for row in try database.rows("SELECT \(quoteIdentifier(columns.foreignKey)), \(mapping.primaryKey), \(code) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(columns.foreignKey)) IN (\(marks))", keys) {
                     add(row, sourceAt: 0, destinationAt: 1, codeAt: 2)
                 }
             }

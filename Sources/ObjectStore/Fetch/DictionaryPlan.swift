@@ -62,7 +62,7 @@ struct DictionaryPlan {
         var whereResidual: Predicate?
         if let keys {
             let list = "[" + keys.map(String.init).joined(separator: ",") + "]"
-            conditions.append("t._pk IN (SELECT value FROM json_each(\(translator.bind(.string(list)))))")
+            conditions.append("t.\(store.mapping.primaryKey) IN (SELECT value FROM json_each(\(translator.bind(.string(list)))))")
         } else if let predicate = request.predicate {
             let (sql, rest) = try translator.split(predicate)
             if let sql { conditions.append(sql) }
@@ -128,7 +128,7 @@ struct DictionaryPlan {
         if grouped {
             order += columns.indices.map { String($0 + 1) }
         } else {
-            order.append("t._pk")
+            order.append("t.\(store.mapping.primaryKey)")
         }
 
         let joins = translator.joins.joined(separator: " ")

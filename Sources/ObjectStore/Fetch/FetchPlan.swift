@@ -52,9 +52,9 @@ struct FetchPlan {
         if !orderable {
             order = nil
         } else if orderParts.isEmpty {
-            order = "t._pk"
+            order = "t.\(mapping.primaryKey)"
         } else {
-            orderParts.append("t._pk")
+            orderParts.append("t.\(mapping.primaryKey)")
             order = orderParts.joined(separator: ", ")
         }
         bindings = translator.bindings
@@ -88,7 +88,7 @@ struct FetchPlan {
     }
 
     func selectIDs(limit: Int, offset: Int) -> String {
-        var sql = "SELECT t._pk, \(table.entityColumn.map { "t.\($0)" } ?? "NULL") FROM \(from) WHERE \(condition)"
+        var sql = "SELECT t.\(table.primaryKey), \(table.entityColumn.map { "t.\($0)" } ?? "NULL") FROM \(from) WHERE \(condition)"
         if let order { sql += " ORDER BY \(order)" }
         sql += Self.window(limit: limit, offset: offset)
         return sql

@@ -321,9 +321,9 @@ struct SQLTranslator {
         let ownerColumn: String
         var nullableOwner: String?
         if prefix.isEmpty {
-            ownerColumn = "\(scope.alias)._pk"
+            ownerColumn = "\(scope.alias).\(mapping.primaryKey)"
         } else if let variableScope = scope.variables[prefix[0]], prefix.count == 1 {
-            ownerColumn = "\(variableScope.alias)._pk"
+            ownerColumn = "\(variableScope.alias).\(mapping.primaryKey)"
         } else {
             let resolved = try resolve(prefix, in: scope)
             guard case .toOne(let sql, _) = resolved else { throw Untranslatable(reason: "path before to-many") }
@@ -340,7 +340,7 @@ struct SQLTranslator {
         }
         if let join = mapping.joinTable(relationship.name, of: owner) {
             let joinAlias = newAlias()
-            let from = "\(quoteIdentifier(join.name)) \(joinAlias) JOIN \(quoteIdentifier(destinationTable.name)) \(alias) ON \(alias)._pk = \(joinAlias).\(join.destinationColumn)"
+            let from = "\(quoteIdentifier(join.name)) \(joinAlias) JOIN \(quoteIdentifier(destinationTable.name)) \(alias) ON \(alias).\(mapping.primaryKey) = \(joinAlias).\(join.destinationColumn)"
             return ToManyFrom(from: from, correlation: "\(joinAlias).\(join.sourceColumn) = \(ownerColumn)\(entityFilter)",
                               scope: inner, nullableOwner: nullableOwner)
         }
@@ -511,7 +511,7 @@ struct SQLTranslator {
         if let first = components.first, let variableScope = scope.variables[first] {
             current = variableScope
             components.removeFirst()
-            if components.isEmpty { return .toOne("\(variableScope.alias)._pk", variableScope.entity) }
+            if components.isEmpty { return .toOne("\(variableScope.alias).\(mapping.primaryKey)", variableScope.entity) }
         }
         var alias = current.alias
         var entity = current.entity
@@ -542,7 +542,7 @@ struct SQLTranslator {
                 }
                 let joined = newAlias()
                 let table = mapping.table(for: destination)
-                current.joins.append("LEFT JOIN \(quoteIdentifier(table.name)) \(joined) ON \(joined)._pk = \(fk)")
+                current.joins.append("LEFT JOIN \(quoteIdentifier(table.name)) \(joined) ON \(joined).\(mapping.primaryKey) = \(fk)")
                 current.joinAliases[prefix] = (joined, destination)
                 alias = joined
             }
@@ -594,7 +594,7 @@ struct SQLTranslator {
         case .constant(let value):
             switch value {
             case .decimal(let d): return Operand(sql: bind(.double(NSDecimalNumber(decimal: d).doubleValue)), category: .number, constant: value)
-            case .uuid(let u): return Operand(sql: bind(.string(u.uuidString)), category: .uuid, constant: value)
+            case .uuid(let u): return Operand(sql: bind(mapping.layout == .coreData ? .data(bytes(of: u)) : .string(u.uuidString)), category: .uuid, constant: value)
             case .url(let u): return Operand(sql: bind(.string(u.absoluteString)), category: .url, constant: value)
             case .null: return Operand(sql: "NULL", category: .unknown, constant: value)
             default: return Operand(sql: bind(value), category: Self.category(of: value), constant: value)
@@ -612,7 +612,7 @@ struct SQLTranslator {
             }
         case .variable(let name):
             if let variableScope = scope.variables[name] {
-                return Operand(sql: "\(variableScope.alias)._pk", category: .object)
+                return Operand(sql: "\(variableScope.alias).\(mapping.primaryKey)", category: .object)
             }
             throw Untranslatable(reason: "unbound variable $\(name)")
         case .member(let base, let path):

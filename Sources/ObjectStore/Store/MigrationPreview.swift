@@ -161,7 +161,7 @@ public struct MigrationPreview: Sendable, CustomStringConvertible {
                 guard let entity = old.entity(named: name) else { continue }
                 if let columns = mapping.toOne(relationship, of: entity) {
                     add(name, relationship, try count(entity, where: "\(quoteIdentifier(columns.foreignKey)) IS NOT NULL"))
-                } else if let join = mapping.joinTable(relationship, of: entity), join.sourceColumn == "source" {
+                } else if let join = mapping.joinTable(relationship, of: entity), join.isOwner {
                     add(name, relationship, try count(entity, where: nil, table: join.name))
                 }
             default:

@@ -37,13 +37,14 @@ package final class SQLiteStore: @unchecked Sendable {
         package var allowsMigrationDataLoss = false
         /// How long to wait for another connection's lock, in seconds.
         package var busyTimeout: TimeInterval = 5
+        /// The layout of a new store; an existing one keeps its own.
+        package var layout: SchemaMapping.Layout = .mrq
         package init() {}
     }
 
     package init(path: String, model: ManagedObjectModel, options: Options = Options()) throws {
         self.path = path
         self.model = model
-        self.mapping = SchemaMapping(model: model)
         self.storeType = path == ":memory:" ? .inMemory : .sqlite
         self.isReadOnly = options.readOnly
         if path != ":memory:" {
@@ -60,13 +61,17 @@ package final class SQLiteStore: @unchecked Sendable {
         }
         var database = try Database(path: path, readOnly: options.readOnly, immutable: try Self.needsImmutable(path, options),
                                     busyTimeout: options.busyTimeout)
-        var identifier: String
+        var prepared: (mapping: SchemaMapping, identifier: String)
         do {
-            identifier = try Self.prepareSchema(database, mapping: mapping, model: model, options: options)
+            prepared = try Self.prepare(database, model: model, options: options)
         } catch let error as StoreError where error.kind == .modelMismatch && options.deleteOnModelMismatch {
+            var fresh = Options()
+            fresh.layout = try Self.coreDataSchema(database) != nil ? .coreData : options.layout
             database = try Self.deleteAndReopen(path: path, database: database, busyTimeout: options.busyTimeout)
-            identifier = try Self.prepareSchema(database, mapping: mapping, model: model, options: Options())
+            prepared = try Self.prepare(database, model: model, options: fresh)
         }
+        let (mapping, identifier) = prepared
+        self.mapping = mapping
         self.database = database
         self.identifier = identifier
         self.storeNumber = StoreNumber(identifier)
@@ -83,9 +88,8 @@ package final class SQLiteStore: @unchecked Sendable {
         self.storeType = database.path == ":memory:" ? .inMemory : .sqlite
         self.isReadOnly = false
         self.model = model
-        self.mapping = SchemaMapping(model: model)
         self.database = database
-        self.identifier = try Self.prepareSchema(database, mapping: mapping, model: model, options: options)
+        (self.mapping, self.identifier) = try Self.prepare(database, model: model, options: options)
         self.storeNumber = StoreNumber(identifier)
         for entity in model.entities {
             layouts[ObjectIdentifier(entity)] = RowLayout(entity: entity, mapping: mapping)
@@ -149,6 +153,33 @@ package final class SQLiteStore: @unchecked Sendable {
 
     static let metadataTable = "_mrq_metadata"
 
+    /// The mapping of the store open on `db` and its identifier: a Core
+    /// Data store keeps Core Data's layout, an mrq store mrq's, and an
+    /// empty file is laid out as `options.layout` says.
+    private static func prepare(_ db: Database, model: ManagedObjectModel,
+                                options: Options) throws -> (SchemaMapping, String) {
+        if let existing = try coreDataSchema(db) {
+            let mapping = SchemaMapping(model: model, layout: .coreData, existing: existing)
+            return (mapping, try prepareCoreData(db, mapping: mapping, model: model, existing: existing, options: options))
+        }
+        if options.layout == .coreData, try !db.tableExists(metadataTable) {
+            try refuseForeignTables(db)
+            let mapping = SchemaMapping(model: model, layout: .coreData)
+            return (mapping, try prepareCoreData(db, mapping: mapping, model: model, existing: nil, options: options))
+        }
+        let mapping = SchemaMapping(model: model)
+        return (mapping, try prepareSchema(db, mapping: mapping, model: model, options: options))
+    }
+
+    /// Refuses to lay a store out in a SQLite file that already holds
+    /// other tables.
+    private static func refuseForeignTables(_ db: Database) throws {
+        let userTables = try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+        if !userTables.isEmpty {
+            throw StoreError(.modelMismatch, "'\(db.path)' is a SQLite database but neither an mrq store nor a Core Data store")
+        }
+    }
+
     /// Creates the tables of a new store, or checks an existing store's
     /// fingerprint, migrating only as `options` allow. Returns the store's
     /// identifier.
@@ -179,10 +210,7 @@ package final class SQLiteStore: @unchecked Sendable {
             if readOnly {
                 throw StoreError(.readOnly, "the store is empty and opened read-only")
             }
-            let userTables = try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
-            if !userTables.isEmpty {
-                throw StoreError(.modelMismatch, "'\(db.path)' is a SQLite database but not an mrq store")
-            }
+            try refuseForeignTables(db)
             let id = UUID().uuidString
             try db.execute("PRAGMA journal_mode = WAL")
             try db.transaction {
@@ -326,7 +354,7 @@ package final class SQLiteStore: @unchecked Sendable {
             for chunk in stride(from: 0, to: group.count, by: 500) {
                 let slice = group[chunk..<Swift.min(chunk + 500, group.count)]
                 let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
-                let sql = "SELECT \(selectList(for: root)) FROM \(quoteIdentifier(table.name)) t WHERE t._pk IN (\(marks))"
+                let sql = "SELECT \(selectList(for: root)) FROM \(quoteIdentifier(table.name)) t WHERE t.\(mapping.primaryKey) IN (\(marks))"
                 result += try snapshots(sql: sql, bindings: slice.map { .int($0.primaryKey) }, root: root)
             }
         }
@@ -344,11 +372,11 @@ package final class SQLiteStore: @unchecked Sendable {
         let sql: String
         if let join = mapping.joinTable(relationship.name, of: sourceEntity) {
             let order = join.orderColumn.map { "j.\($0), " } ?? ""
-            sql = "SELECT t._pk, \(entityColumn) FROM \(quoteIdentifier(join.name)) j JOIN \(quoteIdentifier(destinationTable.name)) t ON t._pk = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) = ? ORDER BY \(order)t._pk"
+            sql = "SELECT t.\(mapping.primaryKey), \(entityColumn) FROM \(quoteIdentifier(join.name)) j JOIN \(quoteIdentifier(destinationTable.name)) t ON t.\(mapping.primaryKey) = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) = ? ORDER BY \(order)t.\(mapping.primaryKey)"
         } else if let inverse = relationship.inverse,
                   let columns = mapping.toOne(inverse.name, of: destination) {
             let order = columns.order.map { "t.\(quoteIdentifier($0)), " } ?? ""
-            sql = "SELECT t._pk, \(entityColumn) FROM \(quoteIdentifier(destinationTable.name)) t WHERE t.\(quoteIdentifier(columns.foreignKey)) = ? ORDER BY \(order)t._pk"
+            sql = "SELECT t.\(mapping.primaryKey), \(entityColumn) FROM \(quoteIdentifier(destinationTable.name)) t WHERE t.\(quoteIdentifier(columns.foreignKey)) = ? ORDER BY \(order)t.\(mapping.primaryKey)"
         } else {
             return []
         }

@@ -54,8 +54,8 @@ struct SaveWriter {
             try self.update(update, permanent: permanent)
         }
         // Owning sides first: they write the join rows the other sides order.
-        let owning = changes.toMany.filter { mapping.joinTable($0.relationship.name, of: $0.source.entity)?.sourceColumn != "target" }
-        let other = changes.toMany.filter { mapping.joinTable($0.relationship.name, of: $0.source.entity)?.sourceColumn == "target" }
+        let owning = changes.toMany.filter { mapping.joinTable($0.relationship.name, of: $0.source.entity)?.isOwner != false }
+        let other = changes.toMany.filter { mapping.joinTable($0.relationship.name, of: $0.source.entity)?.isOwner == false }
         for contents in owning + other {
             try writeToMany(contents, permanent: permanent, resolve: resolve)
         }
@@ -109,13 +109,18 @@ struct SaveWriter {
         let entityCode: Int64?
         /// Attribute slots, bound from parameter 3 (4 with an entity column) on.
         let attributes: [Int]
+        /// Attributes whose values the layout stores otherwise than held
+        /// (Core Data's UUIDs and external data), by slot.
+        let converted: [Int: AttributeDescription]
         /// To-one slots, and whether each also binds an entity column.
         let toOne: [(slot: Int, withEntity: Bool)]
 
-        init(statement: Statement, entityCode: Int64?, attributes: [Int], toOne: [(slot: Int, withEntity: Bool)]) {
+        init(statement: Statement, entityCode: Int64?, attributes: [Int], converted: [Int: AttributeDescription],
+             toOne: [(slot: Int, withEntity: Bool)]) {
             self.statement = statement
             self.entityCode = entityCode
             self.attributes = attributes
+            self.converted = converted
             self.toOne = toOne
         }
 
@@ -146,7 +151,11 @@ struct SaveWriter {
                 try bind(.int(rows[row].version))
                 try rows[row].values.withUnsafeBufferPointer { values in
                     for i in attributes {
-                        try statement.bindInPlace(values.baseAddress! + i, at: position)
+                        if let attribute = converted[i] {
+                            try statement.bind(mapping.stored(values[i], for: attribute), at: position)
+                        } else {
+                            try statement.bindInPlace(values.baseAddress! + i, at: position)
+                        }
                         position += 1
                     }
                 }
@@ -164,7 +173,7 @@ struct SaveWriter {
 
     private func insertStatement(for entity: EntityDescription) throws -> InsertStatement {
         let table = mapping.table(for: entity)
-        var names = ["_pk"]
+        var names = [table.primaryKey]
         var entityCode: Int64?
         if let entityColumn = table.entityColumn {
             names.append(entityColumn)
@@ -172,10 +181,12 @@ struct SaveWriter {
         }
         names.append(table.versionColumn)
         var attributes: [Int] = []
+        var converted: [Int: AttributeDescription] = [:]
         for (i, attribute) in entity.attributes.enumerated() where !attribute.isTransient {
             guard let column = mapping.column(for: attribute.name, of: entity) else { continue }
             names.append(quoteIdentifier(column.name))
             attributes.append(i)
+            if !mapping.storesAsHeld(attribute) { converted[i] = attribute }
         }
         var toOne: [(slot: Int, withEntity: Bool)] = []
         for (i, relationship) in entity.relationships.enumerated() where relationship.isToOne && !relationship.isTransient {
@@ -187,7 +198,7 @@ struct SaveWriter {
         let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
         let sql = "INSERT INTO \(quoteIdentifier(table.name)) (\(names.joined(separator: ", "))) VALUES (\(marks))"
         return InsertStatement(statement: try db.cachedStatement(sql), entityCode: entityCode,
-                               attributes: attributes, toOne: toOne)
+                               attributes: attributes, converted: converted, toOne: toOne)
     }
 
     private func update(_ update: StoreChanges.Update, permanent: PermanentIDs) throws {
@@ -200,7 +211,7 @@ struct SaveWriter {
             let attribute = entity.attributes[i]
             guard !attribute.isTransient, let column = mapping.column(for: attribute.name, of: entity) else { continue }
             assignments.append("\(quoteIdentifier(column.name)) = ?")
-            values.append(snapshot.values[i])
+            values.append(mapping.stored(snapshot.values[i], for: attribute))
         }
         for i in update.changedToOne {
             let relationship = entity.relationships[i]
@@ -216,7 +227,7 @@ struct SaveWriter {
         assignments.append("\(table.versionColumn) = ?")
         values.append(.int(snapshot.version))
         values.append(.int(snapshot.id.primaryKey))
-        let sql = "UPDATE \(quoteIdentifier(table.name)) SET \(assignments.joined(separator: ", ")) WHERE _pk = ?"
+        let sql = "UPDATE \(quoteIdentifier(table.name)) SET \(assignments.joined(separator: ", ")) WHERE \(mapping.primaryKey) = ?"
         try db.execute(sql, values)
     }
 
@@ -244,14 +255,14 @@ struct SaveWriter {
             guard !columns.isEmpty else { continue }
             let table = mapping.table(for: entity)
             let assignments = columns.sorted().map { "\(quoteIdentifier($0)) = NULL" }.joined(separator: ", ")
-            try db.execute("UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE _pk = ?", [.int(update.snapshot.id.primaryKey)])
+            try db.execute("UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(mapping.primaryKey) = ?", [.int(update.snapshot.id.primaryKey)])
         }
     }
 
     private func delete(_ id: ObjectID) throws {
         let entity = id.entity
         let table = mapping.table(for: entity)
-        try db.execute("DELETE FROM \(quoteIdentifier(table.name)) WHERE _pk = ?", [.int(id.primaryKey)])
+        try db.execute("DELETE FROM \(quoteIdentifier(table.name)) WHERE \(mapping.primaryKey) = ?", [.int(id.primaryKey)])
         // Join rows on either side go with the object.
         for relationship in entity.relationships where relationship.isManyToMany {
             if let join = mapping.joinTable(relationship.name, of: entity) {
@@ -269,19 +280,19 @@ struct SaveWriter {
             try permanent.destination($0, of: contents.source, key: relationship.name)
         }
         if let join = mapping.joinTable(relationship.name, of: entity) {
-            guard join.sourceColumn == "source" else {
+            guard join.isOwner else {
                 // The other side: the owner's contents carry the rows; only
                 // this side's positions are written here.
                 guard let order = join.orderColumn else { return }
                 for (position, destination) in destinations.enumerated() {
-                    try db.execute("UPDATE \(quoteIdentifier(join.name)) SET \(order) = ? WHERE target = ? AND source = ?",
+                    try db.execute("UPDATE \(quoteIdentifier(join.name)) SET \(order) = ? WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?",
                                    [.int(Int64(position)), .int(source.primaryKey), .int(destination.primaryKey)])
                 }
                 return
             }
-            try db.execute("DELETE FROM \(quoteIdentifier(join.name)) WHERE source = ?", [.int(source.primaryKey)])
+            try db.execute("DELETE FROM \(quoteIdentifier(join.name)) WHERE \(join.sourceColumn) = ?", [.int(source.primaryKey)])
             for (position, destination) in destinations.enumerated() {
-                var names = ["source", "target"]
+                var names = [join.sourceColumn, join.destinationColumn]
                 var values: [Value] = [.int(source.primaryKey), .int(destination.primaryKey)]
                 if let c = join.sourceEntityColumn { names.append(c); values.append(.int(mapping.entityCode(entity))) }
                 if let c = join.destinationEntityColumn { names.append(c); values.append(.int(mapping.entityCode(destination.entity))) }
@@ -293,7 +304,7 @@ struct SaveWriter {
                   let columns = mapping.toOne(inverse.name, of: destinationEntity), let order = columns.order {
             let table = mapping.table(for: destinationEntity)
             for (position, destination) in destinations.enumerated() {
-                try db.execute("UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(order)) = ? WHERE _pk = ?",
+                try db.execute("UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(order)) = ? WHERE \(mapping.primaryKey) = ?",
                                [.int(Int64(position)), .int(destination.primaryKey)])
             }
         }
@@ -305,15 +316,25 @@ extension SQLiteStore {
     /// its highest row (a store written before marks were kept).
     func highestKey(of table: String) throws -> Int64 {
         var highest: Int64 = 0
-        if case .int(let n)? = try database.scalar("SELECT MAX(_pk) FROM \(quoteIdentifier(table))") { highest = n }
-        if case .int(let n)? = try database.scalar("SELECT value FROM \(Self.metadataTable) WHERE key = ?",
-                                                   [.string(Self.highestKeyName(table))]) {
-            highest = max(highest, n)
+        if case .int(let n)? = try database.scalar("SELECT MAX(\(mapping.primaryKey)) FROM \(quoteIdentifier(table))") { highest = n }
+        let recorded: Value?
+        if let root = coreDataRootNumber(ofTable: table) {
+            recorded = try database.scalar("SELECT Z_MAX FROM \(CoreDataTables.primaryKey) WHERE Z_ENT = ?", [.int(root)])
+        } else {
+            recorded = try database.scalar("SELECT value FROM \(Self.metadataTable) WHERE key = ?",
+                                           [.string(Self.highestKeyName(table))])
         }
+        if case .int(let n)? = recorded { highest = max(highest, n) }
         return highest
     }
 
+    /// Records `key` as the highest `table` gave: in Core Data's layout the
+    /// root entity's `Z_PRIMARYKEY.Z_MAX`, as Core Data keeps it.
     func recordHighestKey(_ key: Int64, of table: String) throws {
+        if let root = coreDataRootNumber(ofTable: table) {
+            try database.execute("UPDATE \(CoreDataTables.primaryKey) SET Z_MAX = ? WHERE Z_ENT = ?", [.int(key), .int(root)])
+            return
+        }
         try database.execute("INSERT INTO \(Self.metadataTable) (key, value) VALUES (?, ?) "
                              + "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                              [.string(Self.highestKeyName(table)), .int(key)])

@@ -14,11 +14,11 @@ package enum SchemaBuilder {
     }
 
     package static func createJoinTable(_ join: SchemaMapping.JoinTable) -> String {
-        var columns = ["source INTEGER NOT NULL", "target INTEGER NOT NULL"]
+        var columns = ["\(join.sourceColumn) INTEGER NOT NULL", "\(join.destinationColumn) INTEGER NOT NULL"]
         for extra in [join.sourceEntityColumn, join.destinationEntityColumn, join.orderColumn, join.inverseOrderColumn] {
             if let extra { columns.append("\(extra) INTEGER") }
         }
-        columns.append("PRIMARY KEY (source, target)")
+        columns.append("PRIMARY KEY (\(join.sourceColumn), \(join.destinationColumn))")
         return "CREATE TABLE \(quoteIdentifier(join.name)) (\(columns.joined(separator: ", "))) WITHOUT ROWID"
     }
 
@@ -33,7 +33,7 @@ package enum SchemaBuilder {
             }
         }
         for join in mapping.allJoinTables {
-            statements.append("CREATE INDEX \(quoteIdentifier("\(join.name)_target")) ON \(quoteIdentifier(join.name)) (target)")
+            statements.append("CREATE INDEX \(quoteIdentifier("\(join.name)_target")) ON \(quoteIdentifier(join.name)) (\(join.destinationColumn))")
         }
         for entity in model.entities {
             let table = mapping.table(for: entity)

@@ -14,12 +14,31 @@ import Predicates
 /// layout here is the readable one: one table per root entity, named after
 /// it, with `_pk`, `_ent` (when the hierarchy has sub-entities) and `_opt`
 /// (the optimistic-locking version), then a column per attribute and per
-/// to-one relationship, named after the property.
+/// to-one relationship, named after the property. Core Data's own layout
+/// (`ZPERSON`, `Z_PK`, `Z_ENT`, `Z_OPT`, …) is the other one: see
+/// ``SchemaMapping/Layout/coreData`` and `SchemaMapping+CoreData.swift`.
 public struct SchemaMapping: Sendable {
+    /// Which naming and value conventions a store's tables follow.
+    public enum Layout: String, Sendable, CaseIterable {
+        /// mrq's readable layout: tables and columns named as the model
+        /// names them.
+        case mrq
+        /// Core Data's SQLite layout, as an iOS or macOS app leaves its
+        /// store: `Z<ENTITY>` tables, `Z_PK`/`Z_ENT`/`Z_OPT`,
+        /// `Z_PRIMARYKEY`, `Z_METADATA`, `Z_MODELCACHE`, UUIDs as 16 bytes.
+        case coreData
+    }
+
+    /// The layout these names follow.
+    public let layout: Layout
+    /// The primary-key column, the same in every table of the layout.
+    public let primaryKey: String
     /// The table of one inheritance hierarchy. A class: every fetch plan
     /// holds one, and a copy of a reference is one retain, not six.
     public final class Table: Sendable {
         public let name: String
+        /// The inheritance root whose hierarchy the table holds.
+        public let rootEntity: String
         public let primaryKey: String
         /// Holds the entity code when the hierarchy has sub-entities.
         public let entityColumn: String?
@@ -27,8 +46,10 @@ public struct SchemaMapping: Sendable {
         /// Every column after the three bookkeeping ones, in order.
         public let columns: [Column]
 
-        init(name: String, primaryKey: String, entityColumn: String?, versionColumn: String, columns: [Column]) {
+        init(name: String, rootEntity: String, primaryKey: String, entityColumn: String?, versionColumn: String,
+             columns: [Column]) {
             self.name = name
+            self.rootEntity = rootEntity
             self.primaryKey = primaryKey
             self.entityColumn = entityColumn
             self.versionColumn = versionColumn
@@ -62,6 +83,9 @@ public struct SchemaMapping: Sendable {
     /// inverse).
     public struct JoinTable: Sendable {
         public let name: String
+        /// Whether this side owns the table: its rows are written from
+        /// this side's contents, and it is created from this side.
+        public let isOwner: Bool
         public let sourceColumn: String
         public let destinationColumn: String
         /// The source's entity code when the source hierarchy has sub-entities.
@@ -92,7 +116,7 @@ public struct SchemaMapping: Sendable {
     /// The tables, held in one object: a mapping is copied into every
     /// fetch plan and save, and a copy then retains one reference instead
     /// of six dictionaries. Written only while the mapping is made.
-    private final class Storage: @unchecked Sendable {
+    final class Storage: @unchecked Sendable {
         var tables: [String: Table] = [:]  // by root entity name
         var attributeColumns: [String: [String: AttributeColumn]] = [:]  // entity → attribute → column
         var toOneColumns: [String: [String: ToOneColumns]] = [:]  // entity → relationship
@@ -101,37 +125,38 @@ public struct SchemaMapping: Sendable {
         var entityNamesByCode: [Int64: String] = [:]
     }
 
-    private let storage = Storage()
-    private var tables: [String: Table] {
-        get { storage.tables }
-        _modify { yield &storage.tables }
-    }
-    private var attributeColumns: [String: [String: AttributeColumn]] {
-        get { storage.attributeColumns }
-        _modify { yield &storage.attributeColumns }
-    }
-    private var toOneColumns: [String: [String: ToOneColumns]] {
-        get { storage.toOneColumns }
-        _modify { yield &storage.toOneColumns }
-    }
-    private var joinTables: [String: [String: JoinTable]] {
-        get { storage.joinTables }
-        _modify { yield &storage.joinTables }
-    }
-    /// Entity name → code stored in the entity column (1-based, model order).
-    public private(set) var entityCodes: [String: Int64] {
-        get { storage.entityCodes }
-        _modify { yield &storage.entityCodes }
-    }
-    public private(set) var entityNamesByCode: [Int64: String] {
-        get { storage.entityNamesByCode }
-        _modify { yield &storage.entityNamesByCode }
+    let storage = Storage()
+    private var tables: [String: Table] { storage.tables }
+    private var attributeColumns: [String: [String: AttributeColumn]] { storage.attributeColumns }
+    private var toOneColumns: [String: [String: ToOneColumns]] { storage.toOneColumns }
+    private var joinTables: [String: [String: JoinTable]] { storage.joinTables }
+    /// Entity name → code stored in the entity column (mrq: 1-based, model
+    /// order; Core Data: `Z_PRIMARYKEY.Z_ENT`).
+    public var entityCodes: [String: Int64] { storage.entityCodes }
+    /// Code → entity name: ``entityCodes`` the other way round.
+    public var entityNamesByCode: [Int64: String] { storage.entityNamesByCode }
+
+    /// The mapping of `model` in `layout`. For Core Data's layout,
+    /// `existing` is the schema of the store being opened: its entity
+    /// numbers and the names Core Data chose where the model alone cannot
+    /// say (see `SchemaMapping+CoreData.swift`).
+    public init(model: ManagedObjectModel, layout: Layout = .mrq, existing: CoreDataSchema? = nil) {
+        self.layout = layout
+        switch layout {
+        case .mrq:
+            primaryKey = "_pk"
+            buildReadable(model)
+        case .coreData:
+            primaryKey = "Z_PK"
+            buildCoreData(model, existing: existing)
+        }
     }
 
-    public init(model: ManagedObjectModel) {
+    private func buildReadable(_ model: ManagedObjectModel) {
+        let storage = self.storage
         for (offset, entity) in model.entities.enumerated() {
-            entityCodes[entity.name] = Int64(offset + 1)
-            entityNamesByCode[Int64(offset + 1)] = entity.name
+            storage.entityCodes[entity.name] = Int64(offset + 1)
+            storage.entityNamesByCode[Int64(offset + 1)] = entity.name
         }
         for root in model.rootEntities {
             let hierarchy = root.selfAndDescendants
@@ -156,7 +181,7 @@ public struct SchemaMapping: Sendable {
                                               kind: .attribute(attribute.type)))
                         let column = AttributeColumn(name: name, type: attribute.type)
                         for e in entity.selfAndDescendants {
-                            attributeColumns[e.name, default: [:]][attribute.name] = column
+                            storage.attributeColumns[e.name, default: [:]][attribute.name] = column
                         }
                     case let relationship as RelationshipDescription where relationship.isToOne:
                         let fk = unique(relationship.name, entity: entity)
@@ -179,15 +204,15 @@ public struct SchemaMapping: Sendable {
                         }
                         let mapped = ToOneColumns(foreignKey: fk, entity: entityColumn, order: orderColumn)
                         for e in entity.selfAndDescendants {
-                            toOneColumns[e.name, default: [:]][relationship.name] = mapped
+                            storage.toOneColumns[e.name, default: [:]][relationship.name] = mapped
                         }
                     default:
                         break
                     }
                 }
             }
-            tables[root.name] = Table(
-                name: root.name, primaryKey: "_pk",
+            storage.tables[root.name] = Table(
+                name: root.name, rootEntity: root.name, primaryKey: "_pk",
                 entityColumn: hasSubentities ? "_ent" : nil, versionColumn: "_opt", columns: columns)
         }
         // Join tables: one per many-to-many pair (named after the side that
@@ -210,6 +235,7 @@ public struct SchemaMapping: Sendable {
                 let inverseOrdered = relationship.inverse?.isOrdered ?? false
                 let join = JoinTable(
                     name: name,
+                    isOwner: isOwner,
                     sourceColumn: isOwner ? "source" : "target",
                     destinationColumn: isOwner ? "target" : "source",
                     sourceEntityColumn: sourceIsHierarchy ? (isOwner ? "source_ent" : "target_ent") : nil,
@@ -217,7 +243,7 @@ public struct SchemaMapping: Sendable {
                     orderColumn: relationship.isOrdered ? (isOwner ? "target_order" : "source_order") : nil,
                     inverseOrderColumn: inverseOrdered ? (isOwner ? "source_order" : "target_order") : nil)
                 for e in entity.selfAndDescendants {
-                    joinTables[e.name, default: [:]][relationship.name] = join
+                    storage.joinTables[e.name, default: [:]][relationship.name] = join
                 }
             }
         }
@@ -256,7 +282,7 @@ public struct SchemaMapping: Sendable {
         var seen: Set<String> = []
         var result: [JoinTable] = []
         for byRelationship in joinTables.values {
-            for join in byRelationship.values where join.sourceColumn == "source" && seen.insert(join.name).inserted {
+            for join in byRelationship.values where join.isOwner && seen.insert(join.name).inserted {
                 result.append(join)
             }
         }

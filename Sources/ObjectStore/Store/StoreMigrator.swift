@@ -70,8 +70,8 @@ enum StoreMigrator {
             if let oldRoot, try db.tableExists(oldMapping.table(for: oldRoot).name) {
                 let oldTable = oldMapping.table(for: oldRoot)
                 keptOldTables.insert(oldTable.name)
-                var names = ["_pk", table.versionColumn]
-                var sources = ["_pk", oldTable.versionColumn]
+                var names = [table.primaryKey, table.versionColumn]
+                var sources = [oldTable.primaryKey, oldTable.versionColumn]
                 var filter = ""
                 if let entityColumn = table.entityColumn {
                     // Old entity codes → new ones; rows of removed entities go.
@@ -128,7 +128,7 @@ enum StoreMigrator {
         var joinCopies: [(String, String)] = []
         for entity in new.entities {
             for case let relationship as RelationshipDescription in entity.declaredProperties where relationship.isManyToMany {
-                guard let join = newMapping.joinTable(relationship.name, of: entity), join.sourceColumn == "source",
+                guard let join = newMapping.joinTable(relationship.name, of: entity), join.isOwner,
                       let oldEntityName = oldName(ofEntity: entity.name, plan: plan), let oldEntity = old.entity(named: oldEntityName),
                       let oldRelationshipName = oldName(ofProperty: relationship.name, entity: entity.name, plan: plan),
                       let oldJoin = oldMapping.joinTable(oldRelationshipName, of: oldEntity),
@@ -136,7 +136,7 @@ enum StoreMigrator {
                 let temporary = "_mrq_new_" + join.name
                 try db.execute(SchemaBuilder.createJoinTable(join).replacingOccurrences(
                     of: "CREATE TABLE \(quoteIdentifier(join.name))", with: "CREATE TABLE \(quoteIdentifier(temporary))"))
-                var names = ["source", "target"]
+                var names = [join.sourceColumn, join.destinationColumn]
                 var sources = [oldJoin.sourceColumn, oldJoin.destinationColumn]
                 for (newColumn, oldColumn) in [(join.sourceEntityColumn, oldJoin.sourceEntityColumn),
                                                (join.destinationEntityColumn, oldJoin.destinationEntityColumn),

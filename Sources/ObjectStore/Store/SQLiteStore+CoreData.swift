@@ -1,0 +1,167 @@
+import Foundation
+import Predicates
+
+/// The bookkeeping tables of a Core Data store: entity numbers and next
+/// keys, metadata, and the model the store was made with.
+enum CoreDataTables {
+    static let primaryKey = "Z_PRIMARYKEY"
+    static let metadata = "Z_METADATA"
+    static let modelCache = "Z_MODELCACHE"
+    /// Core Data numbers its persistent-history entities from here on
+    /// (`ACHANGE`, `ATRANSACTION`, `ATRANSACTIONSTRING`): not the model's.
+    static let firstHistoryEntity: Int64 = 16000
+}
+
+extension SQLiteStore {
+    /// The schema of a Core Data store open on `db`; nil when the file is
+    /// not one (no `Z_PRIMARYKEY` and `Z_METADATA`).
+    static func coreDataSchema(_ db: Database) throws -> CoreDataSchema? {
+        guard try db.tableExists(CoreDataTables.primaryKey), try db.tableExists(CoreDataTables.metadata) else { return nil }
+        var schema = CoreDataSchema()
+        for row in try db.rows("SELECT Z_ENT, Z_NAME FROM \(CoreDataTables.primaryKey)") {
+            guard row.count == 2, case .int(let number) = row[0], case .string(let name) = row[1] else { continue }
+            if number < CoreDataTables.firstHistoryEntity { schema.entityNumbers[name] = number }
+        }
+        for row in try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") {
+            guard case .string(let table)? = row.first else { continue }
+            let columns = try db.rows("SELECT name FROM pragma_table_info(?)", [.string(table)]).compactMap { row -> String? in
+                if case .string(let name)? = row.first { return name }
+                return nil
+            }
+            schema.tables[table] = columns
+        }
+        return schema
+    }
+
+    /// What in `mapping` the Core Data store does not have: each missing
+    /// entity number, table and column, named for a person.
+    static func coreDataDifferences(_ mapping: SchemaMapping, model: ManagedObjectModel, existing: CoreDataSchema) -> [String] {
+        var differences: [String] = []
+        for entity in model.entities where existing.entityNumbers[entity.name] == nil {
+            differences.append("the store has no entity \(entity.name)")
+        }
+        for table in mapping.allTables {
+            guard let columns = existing.tables[table.name] else {
+                differences.append("no table \(table.name) for \(table.rootEntity)")
+                continue
+            }
+            let present = Set(columns)
+            for column in table.columns where !present.contains(column.name) {
+                differences.append("\(table.name) has no column \(column.name) for \(column.entity).\(column.property)")
+            }
+        }
+        for join in mapping.allJoinTables {
+            guard let columns = existing.tables[join.name] else {
+                differences.append("no join table \(join.name)")
+                continue
+            }
+            for column in [join.sourceColumn, join.destinationColumn] where !columns.contains(column) {
+                differences.append("\(join.name) has no column \(column)")
+            }
+        }
+        return differences
+    }
+
+    /// Opens a Core Data store with `model`, or lays out a new one. Returns
+    /// the store's identifier (`Z_METADATA.Z_UUID`).
+    static func prepareCoreData(_ db: Database, mapping: SchemaMapping, model: ManagedObjectModel,
+                                existing: CoreDataSchema?, options: Options) throws -> String {
+        if let existing {
+            let differences = coreDataDifferences(mapping, model: model, existing: existing)
+            if !differences.isEmpty {
+                let shown = differences.prefix(5).joined(separator: "; ")
+                let more = differences.count > 5 ? " (and \(differences.count - 5) more)" : ""
+                throw StoreError(.modelMismatch, """
+                    '\(db.path)' is a Core Data store made with another model: \(shown)\(more). \
+                    Open it with the model it was made with (with no model, mrq reads the one the store keeps)
+                    """)
+            }
+            guard case .string(let identifier)? = try db.scalar("SELECT Z_UUID FROM \(CoreDataTables.metadata) WHERE Z_VERSION = 1")
+                    ?? db.scalar("SELECT Z_UUID FROM \(CoreDataTables.metadata) LIMIT 1") else {
+                throw StoreError(.corrupt, "the Core Data store '\(db.path)' has no Z_METADATA row")
+            }
+            return identifier
+        }
+        if options.readOnly {
+            throw StoreError(.readOnly, "the store is empty and opened read-only")
+        }
+        let identifier = UUID().uuidString
+        try db.execute("PRAGMA journal_mode = WAL")
+        try db.transaction {
+            for statement in CoreDataDDL.createStatements(mapping: mapping, model: model) {
+                try db.execute(statement)
+            }
+            for entity in SchemaMapping.coreDataEntityOrder(model) {
+                try db.execute("INSERT INTO \(CoreDataTables.primaryKey) (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (?, ?, ?, 0)",
+                               [.int(mapping.entityCode(entity)), .string(entity.name),
+                                .int(entity.parent.map { mapping.entityCode($0) } ?? 0)])
+            }
+            try db.execute("INSERT INTO \(CoreDataTables.metadata) (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
+                           [.string(identifier), .data(try CoreDataStoreMetadata.plist(for: model))])
+            if let cache = CoreDataStoreMetadata.modelCache(for: model) {
+                try db.execute("INSERT INTO \(CoreDataTables.modelCache) (Z_CONTENT) VALUES (?)", [.data(cache)])
+            }
+        }
+        return identifier
+    }
+
+    /// The number `Z_PRIMARYKEY` gives a table's root entity.
+    func coreDataRootNumber(ofTable name: String) -> Int64? {
+        guard mapping.layout == .coreData else { return nil }
+        return mapping.allTables.first { $0.name == name }.map { mapping.entityCodes[$0.rootEntity]! }
+    }
+}
+
+/// The DDL of Core Data's layout, as Core Data writes it: the tables with
+/// the column types it declares, its bookkeeping tables, and its indexes
+/// (`Z<TABLE>_<COLUMN>_INDEX` on every to-one key, `Z<TABLE>_Z_ENT_INDEX`
+/// in a hierarchy, `Z_<Entity>_UNIQUE_<properties>` per constraint).
+enum CoreDataDDL {
+    static func createStatements(mapping: SchemaMapping, model: ManagedObjectModel) -> [String] {
+        var statements: [String] = []
+        var indexes: [String] = []
+        for table in mapping.allTables {
+            var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
+            columns += table.columns.map { "\($0.name) \($0.sqlType)" }
+            statements.append("CREATE TABLE \(table.name) ( \(columns.joined(separator: ", ")) )")
+            for column in table.columns where column.kind == .foreignKey {
+                indexes.append("CREATE INDEX \(table.name)_\(column.name)_INDEX ON \(table.name) (\(column.name))")
+            }
+            if let root = model.entity(named: table.rootEntity), !root.subentities.isEmpty {
+                indexes.append("CREATE INDEX \(table.name)_Z_ENT_INDEX ON \(table.name) (Z_ENT)")
+            }
+        }
+        for join in mapping.allJoinTables {
+            var columns = ["\(join.sourceColumn) INTEGER", "\(join.destinationColumn) INTEGER"]
+            for extra in [join.orderColumn, join.inverseOrderColumn] {
+                if let extra { columns.append("\(extra) INTEGER") }
+            }
+            columns.append("PRIMARY KEY (\(join.sourceColumn), \(join.destinationColumn))")
+            statements.append("CREATE TABLE \(join.name) ( \(columns.joined(separator: ", ")) )")
+            indexes.append("CREATE INDEX \(join.name)_\(join.destinationColumn)_INDEX ON \(join.name) (\(join.destinationColumn))")
+        }
+        for entity in model.entities {
+            let table = mapping.table(for: entity)
+            func column(_ property: String) -> String? {
+                mapping.column(for: property, of: entity)?.name ?? mapping.toOne(property, of: entity)?.foreignKey
+            }
+            for constraint in entity.uniquenessConstraints {
+                let columns = constraint.compactMap(column)
+                guard columns.count == constraint.count, !columns.isEmpty else { continue }
+                let name = quoteIdentifier("Z_\(entity.name)_UNIQUE_\(constraint.joined(separator: "_"))")
+                indexes.append("CREATE UNIQUE INDEX \(name) ON \(table.name) (\(columns.map { "\($0) COLLATE BINARY ASC" }.joined(separator: ", ")))")
+            }
+            for index in entity.fetchIndexes {
+                let columns = index.elements.compactMap { element in
+                    column(element.property).map { "\($0) COLLATE BINARY \(element.ascending ? "ASC" : "DESC")" }
+                }
+                guard columns.count == index.elements.count, !columns.isEmpty else { continue }
+                indexes.append("CREATE INDEX \(quoteIdentifier("Z_\(entity.name)_\(index.name)")) ON \(table.name) (\(columns.joined(separator: ", ")))")
+            }
+        }
+        statements.append("CREATE TABLE \(CoreDataTables.primaryKey) (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
+        statements.append("CREATE TABLE \(CoreDataTables.metadata) (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")
+        statements.append("CREATE TABLE \(CoreDataTables.modelCache) (Z_CONTENT BLOB)")
+        return statements + indexes
+    }
+}

@@ -1,0 +1,245 @@
+import Foundation
+import Predicates
+
+// Core Data's SQLite layout, as NSSQLiteStoreType writes it. Every rule
+// below was checked against the stores iOS and macOS wrote that
+// log2timeline/plaso keeps as test data (Notes, Accounts, Screen Time,
+// DataUsage, netusage, knowledgeC, …): for each, the tables and columns
+// this mapping computes from the store's own model cache are the store's
+// tables and columns, in the same order (`CoreDataRealStoreTests`).
+//
+// - Entities are numbered (`Z_ENT`, `Z_PRIMARYKEY`) depth first: root
+//   entities in case-insensitive name order, each followed by its
+//   sub-entities in the same order.
+// - One table per root, `Z` + the root's name in capitals, with `Z_PK`,
+//   `Z_ENT`, `Z_OPT`; then the columns of every entity of the hierarchy,
+//   in six groups by type (integers and booleans, then to-one keys; then
+//   decimals, doubles, floats and dates; strings; URIs; UUIDs and
+//   transformables; binary data). Within a group, entities in number
+//   order, each entity's own properties by name.
+// - A column is `Z` + the property's name in capitals; when two entities
+//   of one hierarchy name a property alike, the later columns get 1, 2, …
+// - A to-one is a key column; beside it `Z<n>_<NAME>` holds the
+//   destination's entity number when the destination entity has
+//   sub-entities (n is its number), and `Z_FOK_<NAME>` the row's position
+//   when the inverse is an ordered to-many.
+// - A many-to-many is a table `Z_<n><NAME>` of the side whose entity
+//   number is lower, with the two keys `Z_<n><INVERSE NAME>` (this side's
+//   rows) and `Z_<m><NAME>` (the destination's).
+
+/// What a Core Data store on disk already decided: its entity numbers
+/// (`Z_PRIMARYKEY`) and the names of its tables and columns. A mapping for
+/// an existing store is built with it, so that where Core Data's choice
+/// cannot be derived from the model alone (which side of a to-many that
+/// points at its own entity names the join table) the store's own names
+/// win.
+public struct CoreDataSchema: Sendable {
+    /// `Z_PRIMARYKEY.Z_NAME` → `Z_ENT`.
+    public var entityNumbers: [String: Int64]
+    /// Table name → its columns, in order.
+    public var tables: [String: [String]]
+
+    /// A schema read from nothing: a new store.
+    public init(entityNumbers: [String: Int64] = [:], tables: [String: [String]] = [:]) {
+        self.entityNumbers = entityNumbers
+        self.tables = tables
+    }
+}
+
+extension SchemaMapping {
+    /// Whether `attribute`'s values are written as they are held (true for
+    /// every attribute of mrq's layout).
+    func storesAsHeld(_ attribute: AttributeDescription) -> Bool {
+        layout == .mrq || (attribute.type != .uuid && !(attribute.type == .binary && attribute.allowsExternalBinaryDataStorage))
+    }
+
+    /// `value` as `attribute`'s column holds it: in Core Data's layout a
+    /// UUID is its 16 bytes and externally storable data carries its
+    /// marker byte.
+    func stored(_ value: Value, for attribute: AttributeDescription) -> Value {
+        guard layout == .coreData else { return value }
+        switch value {
+        case .uuid(let uuid) where attribute.type == .uuid: return .data(bytes(of: uuid))
+        case .data where attribute.allowsExternalBinaryDataStorage: return ExternalBinaryData.encode(value)
+        default: return value
+        }
+    }
+
+    /// Core Data's entity order: roots in case-insensitive name order,
+    /// each followed, depth first, by its sub-entities in the same order.
+    static func coreDataEntityOrder(_ model: ManagedObjectModel) -> [EntityDescription] {
+        func sorted(_ entities: [EntityDescription]) -> [EntityDescription] {
+            entities.sorted { a, b in
+                let (x, y) = (a.name.lowercased(), b.name.lowercased())
+                return x != y ? x < y : a.name < b.name
+            }
+        }
+        var order: [EntityDescription] = []
+        order.reserveCapacity(model.entities.count)
+        // An explicit stack: a model may nest thousands of levels.
+        var stack = Array(sorted(model.rootEntities).reversed())
+        while let entity = stack.popLast() {
+            order.append(entity)
+            stack.append(contentsOf: sorted(entity.subentities).reversed())
+        }
+        return order
+    }
+
+    /// The group a column of `type` falls in (see the notes at the top of
+    /// this file): Core Data writes the groups in this order.
+    static func coreDataGroup(_ type: AttributeType) -> Int {
+        switch type {
+        case .integer16, .integer32, .integer64, .boolean: return 0
+        case .decimal, .double, .float, .date: return 1
+        case .string, .objectID: return 2
+        case .uri: return 3
+        case .uuid, .transformable: return 4
+        case .binary: return 5
+        }
+    }
+
+    /// The column type Core Data declares for `type`.
+    public static func coreDataSQLType(_ type: AttributeType) -> String {
+        switch type {
+        case .integer16, .integer32, .integer64, .boolean: return "INTEGER"
+        case .decimal: return "DECIMAL"
+        case .double, .float: return "FLOAT"
+        case .date: return "TIMESTAMP"
+        case .string, .uri, .objectID: return "VARCHAR"
+        case .uuid, .transformable, .binary: return "BLOB"
+        }
+    }
+
+    /// `Z` + the name in capitals: Core Data's table and column names.
+    static func coreDataName(_ name: String) -> String { "Z" + name.uppercased() }
+
+    func buildCoreData(_ model: ManagedObjectModel, existing: CoreDataSchema?) {
+        let storage = self.storage
+        let order = Self.coreDataEntityOrder(model)
+        // A model entity the store does not number gets a number past the
+        // store's own; opening such a store is refused as a mismatch.
+        var spare = (existing?.entityNumbers.values.max() ?? 0) + 1
+        for (offset, entity) in order.enumerated() {
+            let code: Int64
+            if let existing {
+                if let known = existing.entityNumbers[entity.name] { code = known } else { code = spare; spare += 1 }
+            } else {
+                code = Int64(offset + 1)
+            }
+            storage.entityCodes[entity.name] = code
+            storage.entityNamesByCode[code] = entity.name
+        }
+        func code(_ entity: EntityDescription) -> Int64 { storage.entityCodes[entity.name]! }
+
+        var hierarchies: [ObjectIdentifier: [EntityDescription]] = [:]
+        for entity in order { hierarchies[ObjectIdentifier(entity.rootEntity), default: []].append(entity) }
+        for root in order where root.parent == nil {
+            let hierarchy = hierarchies[ObjectIdentifier(root)]!
+            var columns: [Column] = []
+            var uses: [String: Int] = [:]
+            func unique(_ base: String) -> String {
+                guard let count = uses[base] else { uses[base] = 0; return base }
+                uses[base] = count + 1
+                return base + String(count + 1)
+            }
+            for group in 0...5 {
+                for entity in hierarchy {
+                    let attributes = entity.declaredProperties.compactMap { $0 as? AttributeDescription }
+                        .filter { !$0.isTransient && Self.coreDataGroup($0.type) == group }
+                        .sorted { $0.name < $1.name }
+                    for attribute in attributes {
+                        let name = unique(Self.coreDataName(attribute.name))
+                        columns.append(Column(name: name, sqlType: Self.coreDataSQLType(attribute.type),
+                                              property: attribute.name, entity: entity.name,
+                                              kind: .attribute(attribute.type)))
+                        let column = AttributeColumn(name: name, type: attribute.type)
+                        for e in entity.selfAndDescendants {
+                            storage.attributeColumns[e.name, default: [:]][attribute.name] = column
+                        }
+                    }
+                    guard group == 0 else { continue }
+                    let toOnes = entity.declaredProperties.compactMap { $0 as? RelationshipDescription }
+                        .filter { $0.isToOne && !$0.isTransient }
+                        .sorted { $0.name < $1.name }
+                    for relationship in toOnes {
+                        let upper = relationship.name.uppercased()
+                        let key = unique("Z" + upper)
+                        columns.append(Column(name: key, sqlType: "INTEGER", property: relationship.name,
+                                              entity: entity.name, kind: .foreignKey))
+                        var entityColumn: String?
+                        if let destination = relationship.destination, !destination.subentities.isEmpty {
+                            let name = unique("Z\(code(destination))_\(upper)")
+                            columns.append(Column(name: name, sqlType: "INTEGER", property: relationship.name,
+                                                  entity: entity.name, kind: .foreignEntity))
+                            entityColumn = name
+                        }
+                        var orderColumn: String?
+                        if let inverse = relationship.inverse, inverse.isToMany, inverse.isOrdered {
+                            let name = unique("Z_FOK_\(upper)")
+                            columns.append(Column(name: name, sqlType: "INTEGER", property: relationship.name,
+                                                  entity: entity.name, kind: .order))
+                            orderColumn = name
+                        }
+                        let mapped = ToOneColumns(foreignKey: key, entity: entityColumn, order: orderColumn)
+                        for e in entity.selfAndDescendants {
+                            storage.toOneColumns[e.name, default: [:]][relationship.name] = mapped
+                        }
+                    }
+                }
+            }
+            storage.tables[root.name] = Table(
+                name: Self.coreDataName(root.name), rootEntity: root.name, primaryKey: "Z_PK",
+                entityColumn: "Z_ENT", versionColumn: "Z_OPT", columns: columns)
+        }
+
+        for entity in order {
+            for case let relationship as RelationshipDescription in entity.declaredProperties
+            where relationship.isManyToMany && !relationship.isTransient {
+                guard let destination = relationship.destination else { continue }
+                let inverse = relationship.inverse
+                let inverseEntity = inverse?.entity ?? destination
+                // The side with the lower entity number owns the table; a
+                // relationship of an entity to itself: the store says which
+                // (a new store: the name that sorts first).
+                var isOwner: Bool
+                if let inverse, code(inverseEntity) == code(entity) {
+                    isOwner = relationship.name <= inverse.name
+                    if let tables = existing?.tables {
+                        let mine = "Z_\(code(entity))\(relationship.name.uppercased())"
+                        let theirs = "Z_\(code(entity))\(inverse.name.uppercased())"
+                        if tables[mine] == nil && tables[theirs] != nil { isOwner = false }
+                        if tables[theirs] == nil && tables[mine] != nil { isOwner = true }
+                    }
+                } else {
+                    isOwner = inverse == nil || code(entity) < code(inverseEntity)
+                }
+                // Named from the owner: its entity, relationship and inverse.
+                let (ownerEntity, ownerName, otherEntity, otherName): (EntityDescription, String, EntityDescription, String?)
+                if isOwner {
+                    (ownerEntity, ownerName, otherEntity, otherName) = (entity, relationship.name, destination, inverse?.name)
+                } else {
+                    (ownerEntity, ownerName, otherEntity, otherName) = (inverseEntity, inverse!.name, entity, relationship.name)
+                }
+                let ownerUpper = ownerName.uppercased()
+                let ownerKey = "Z_\(code(ownerEntity))\((otherName ?? ownerName + "Inverse").uppercased())"
+                let otherKey = "Z_\(code(otherEntity))\(ownerUpper)"
+                let ownerOrdered = isOwner ? relationship.isOrdered : (inverse?.isOrdered ?? false)
+                let otherOrdered = isOwner ? (inverse?.isOrdered ?? false) : relationship.isOrdered
+                let ownerOrder = ownerOrdered ? "Z_FOK_" + otherKey.dropFirst(2) : nil
+                let otherOrder = otherOrdered ? "Z_FOK_" + ownerKey.dropFirst(2) : nil
+                let join = JoinTable(
+                    name: "Z_\(code(ownerEntity))\(ownerUpper)",
+                    isOwner: isOwner,
+                    sourceColumn: isOwner ? ownerKey : otherKey,
+                    destinationColumn: isOwner ? otherKey : ownerKey,
+                    sourceEntityColumn: nil,
+                    destinationEntityColumn: nil,
+                    orderColumn: isOwner ? ownerOrder : otherOrder,
+                    inverseOrderColumn: isOwner ? otherOrder : ownerOrder)
+                for e in entity.selfAndDescendants {
+                    storage.joinTables[e.name, default: [:]][relationship.name] = join
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,309 @@
+import Foundation
+import Testing
+@testable import ObjectStore
+import Predicates
+
+/// Core Data's SQLite layout: the names it gives, the values it stores,
+/// and a store in that layout written, read back and queried through the
+/// same translator as mrq's own layout.
+@Suite struct CoreDataLayoutTests {
+    /// Accounts with two sub-entities that both declare `port` (Core
+    /// Data's numbered suffix), notes with a to-one into that hierarchy
+    /// (the entity column), an ordered to-many (the `Z_FOK_` column), a
+    /// many-to-many (a `Z_<n>` join table) and every kind of value.
+    static func model() throws -> ManagedObjectModel {
+        let account = EntityDescription(name: "Account", isAbstract: true)
+        account.add(AttributeDescription(name: "name", type: .string))
+        account.add(AttributeDescription(name: "created", type: .date))
+        account.add(RelationshipDescription(name: "notes", destination: "Note", inverse: "account", isToMany: true))
+        let imap = EntityDescription(name: "IMAPAccount", parent: "Account")
+        imap.add(AttributeDescription(name: "port", type: .integer16))
+        let local = EntityDescription(name: "localAccount", parent: "Account")
+        local.add(AttributeDescription(name: "quota", type: .integer32))
+        local.add(AttributeDescription(name: "port", type: .integer64))
+        let folder = EntityDescription(name: "Folder")
+        folder.add(AttributeDescription(name: "title", type: .string))
+        folder.add(RelationshipDescription(name: "notes", destination: "Note", inverse: "folder", isToMany: true, isOrdered: true))
+        let note = EntityDescription(name: "Note")
+        note.add(AttributeDescription(name: "title", type: .string))
+        note.add(AttributeDescription(name: "body", type: .string))
+        note.add(AttributeDescription(name: "pinned", type: .boolean))
+        note.add(AttributeDescription(name: "identifier", type: .uuid))
+        note.add(AttributeDescription(name: "link", type: .uri))
+        note.add(AttributeDescription(name: "amount", type: .decimal))
+        note.add(AttributeDescription(name: "edited", type: .date))
+        let attachment = AttributeDescription(name: "attachment", type: .binary)
+        attachment.allowsExternalBinaryDataStorage = true
+        note.add(attachment)
+        note.add(RelationshipDescription(name: "account", destination: "Account", inverse: "notes"))
+        note.add(RelationshipDescription(name: "folder", destination: "Folder", inverse: "notes"))
+        note.add(RelationshipDescription(name: "tags", destination: "Tag", inverse: "notes", isToMany: true))
+        let tag = EntityDescription(name: "Tag")
+        tag.add(AttributeDescription(name: "name", type: .string))
+        tag.add(RelationshipDescription(name: "notes", destination: "Note", inverse: "tags", isToMany: true))
+        return try ManagedObjectModel(entities: [note, tag, folder, account, local, imap])
+    }
+
+    static func text(_ value: Value) -> String {
+        if case .string(let s) = value { return s }
+        return "\(value)"
+    }
+
+    static func temporaryStore(_ name: String = "Notes.sqlite") -> URL {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mrq-coredata-\(UUID().uuidString)")
+        try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        return directory.appendingPathComponent(name)
+    }
+
+    @Test func namesFollowCoreDataRules() throws {
+        let model = try Self.model()
+        let mapping = SchemaMapping(model: model, layout: .coreData)
+        // Depth first, roots and sub-entities in case-insensitive order.
+        #expect(mapping.entityCodes == ["Account": 1, "IMAPAccount": 2, "localAccount": 3, "Folder": 4, "Note": 5, "Tag": 6])
+        let accounts = mapping.table(for: model.entity(named: "IMAPAccount")!)
+        #expect(accounts.name == "ZACCOUNT")
+        #expect([accounts.primaryKey, accounts.entityColumn, accounts.versionColumn] == ["Z_PK", "Z_ENT", "Z_OPT"])
+        // Integers first (entity by entity), then dates, then strings; the
+        // second `port` takes a suffix.
+        #expect(accounts.columns.map(\.name) == ["ZPORT", "ZPORT1", "ZQUOTA", "ZCREATED", "ZNAME"])
+        #expect(accounts.columns.map(\.sqlType) == ["INTEGER", "INTEGER", "INTEGER", "TIMESTAMP", "VARCHAR"])
+        #expect(mapping.column(for: "port", of: model.entity(named: "localAccount")!)?.name == "ZPORT1")
+        let notes = mapping.table(for: model.entity(named: "Note")!)
+        #expect(notes.columns.map(\.name) == [
+            "ZPINNED", "ZACCOUNT", "Z1_ACCOUNT", "ZFOLDER", "Z_FOK_FOLDER",
+            "ZAMOUNT", "ZEDITED", "ZBODY", "ZTITLE", "ZLINK", "ZIDENTIFIER", "ZATTACHMENT",
+        ])
+        #expect(notes.columns.map(\.sqlType) == [
+            "INTEGER", "INTEGER", "INTEGER", "INTEGER", "INTEGER",
+            "DECIMAL", "TIMESTAMP", "VARCHAR", "VARCHAR", "VARCHAR", "BLOB", "BLOB",
+        ])
+        let tags = try #require(mapping.joinTable("tags", of: model.entity(named: "Note")!))
+        #expect(tags.name == "Z_5TAGS" && tags.isOwner)
+        #expect(tags.sourceColumn == "Z_5NOTES" && tags.destinationColumn == "Z_6TAGS")
+        let inverse = try #require(mapping.joinTable("notes", of: model.entity(named: "Tag")!))
+        #expect(inverse.name == "Z_5TAGS" && !inverse.isOwner)
+        #expect(inverse.sourceColumn == "Z_6TAGS" && inverse.destinationColumn == "Z_5NOTES")
+    }
+
+    /// A store with a relationship from an entity to itself: which side
+    /// names the join table is the store's choice.
+    @Test func aSelfReferencingJoinTableTakesTheStoresName() throws {
+        let user = EntityDescription(name: "User")
+        user.add(RelationshipDescription(name: "bans", destination: "User", inverse: "bansInverse", isToMany: true))
+        user.add(RelationshipDescription(name: "bansInverse", destination: "User", inverse: "bans", isToMany: true))
+        let model = try ManagedObjectModel(entities: [user])
+        let fresh = SchemaMapping(model: model, layout: .coreData)
+        #expect(fresh.joinTable("bans", of: user)?.name == "Z_1BANS")
+        let existing = CoreDataSchema(entityNumbers: ["User": 1],
+                                      tables: ["ZUSER": ["Z_PK", "Z_ENT", "Z_OPT"], "Z_1BANSINVERSE": ["Z_1BANS", "Z_1BANSINVERSE"]])
+        let opened = SchemaMapping(model: model, layout: .coreData, existing: existing)
+        let join = try #require(opened.joinTable("bansInverse", of: user))
+        #expect(join.name == "Z_1BANSINVERSE" && join.isOwner)
+        #expect(join.sourceColumn == "Z_1BANS" && join.destinationColumn == "Z_1BANSINVERSE")
+        #expect(opened.joinTable("bans", of: user)?.isOwner == false)
+    }
+
+    /// Writes a few notes; returns the context and the objects by title.
+    static func populate(_ context: ManagedObjectContext) throws -> [String: ManagedObject] {
+        let home = context.insertObject(forEntityName: "localAccount")
+        home["name"] = .string("On My iPhone")
+        home["quota"] = .int(5)
+        home["port"] = .int(0)
+        home["created"] = .date(Date(timeIntervalSinceReferenceDate: 86_400))
+        let work = context.insertObject(forEntityName: "IMAPAccount")
+        work["name"] = .string("Work")
+        work["port"] = .int(993)
+        let folder = context.insertObject(forEntityName: "Folder")
+        folder["title"] = .string("Recipes")
+        let swift = context.insertObject(forEntityName: "Tag")
+        swift["name"] = .string("swift")
+        let food = context.insertObject(forEntityName: "Tag")
+        food["name"] = .string("food")
+        var notes: [String: ManagedObject] = [:]
+        for (n, title) in ["Bread", "Soup", "Async", "Zoë"].enumerated() {
+            let note = context.insertObject(forEntityName: "Note")
+            note["title"] = .string(title)
+            note["pinned"] = .bool(n % 2 == 0)
+            note["identifier"] = .uuid(UUID(uuidString: "3F2504E0-4F89-11D3-9A0C-030\(n)C301A9\(n)0")!)
+            note["link"] = .url(URL(string: "https://example.com/\(n)")!)
+            note["amount"] = .decimal(Decimal(string: "1\(n).25")!)
+            note["edited"] = .date(Date(timeIntervalSinceReferenceDate: Double(n) * 1000.5))
+            note["attachment"] = .data(Data([0xCA, 0xFE, UInt8(n)]))
+            note.setObject(title == "Async" ? work : home, forKey: "account")
+            note.add(title == "Async" ? swift : food, toKey: "tags")
+            notes[title] = note
+        }
+        for title in ["Soup", "Bread", "Zoë"] {
+            folder.add(notes[title]!, toKey: "notes")
+        }
+        try context.save()
+        return notes
+    }
+
+    @Test func aNewStoreIsLaidOutAndFilledAsCoreDataDoes() throws {
+        let url = Self.temporaryStore()
+        let model = try Self.model()
+        do {
+            let coordinator = PersistentStoreCoordinator(model: model)
+            var options = PersistentStoreOptions()
+            options.layout = .coreData
+            try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+            let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+            let notes = try Self.populate(context)
+            notes["Soup"]!["body"] = .string("leek")
+            try context.save()
+        }
+        let db = try Database(path: url.path, readOnly: true)
+        let tables = Set(try db.rows("SELECT name FROM sqlite_master WHERE type = 'table'").map { $0[0] })
+        #expect(tables == Set(["ZACCOUNT", "ZFOLDER", "ZNOTE", "ZTAG", "Z_5TAGS", "Z_PRIMARYKEY", "Z_METADATA", "Z_MODELCACHE"]
+            .map(Value.string)))
+        // Z_PRIMARYKEY: every entity, its parent, and the highest key given
+        // on the root's row.
+        let keys = try db.rows("SELECT Z_ENT, Z_NAME, Z_SUPER, Z_MAX FROM Z_PRIMARYKEY ORDER BY Z_ENT")
+        #expect(keys == [
+            [.int(1), .string("Account"), .int(0), .int(2)],
+            [.int(2), .string("IMAPAccount"), .int(1), .int(0)],
+            [.int(3), .string("localAccount"), .int(1), .int(0)],
+            [.int(4), .string("Folder"), .int(0), .int(1)],
+            [.int(5), .string("Note"), .int(0), .int(4)],
+            [.int(6), .string("Tag"), .int(0), .int(2)],
+        ])
+        // Z_ENT names the concrete entity; Z_OPT counts the saves of a row.
+        #expect(try db.rows("SELECT Z_ENT, ZNAME, ZPORT, ZPORT1 FROM ZACCOUNT ORDER BY ZNAME") == [
+            [.int(3), .string("On My iPhone"), .null, .int(0)],
+            [.int(2), .string("Work"), .int(993), .null],
+        ])
+        #expect(try db.rows("SELECT ZTITLE, Z_OPT FROM ZNOTE WHERE ZTITLE IN ('Soup', 'Bread') ORDER BY ZTITLE")
+                == [[.string("Bread"), .int(1)], [.string("Soup"), .int(2)]])
+        // Values as Core Data stores them: dates as seconds since 2001,
+        // booleans 0/1, UUIDs as 16 bytes, URIs as text, external-storage
+        // data behind its marker byte, the to-one's entity number beside
+        // its key, the ordered position beside the folder's key.
+        let row = try db.rows("""
+            SELECT ZEDITED, typeof(ZEDITED), ZPINNED, ZIDENTIFIER, ZLINK, ZATTACHMENT, Z1_ACCOUNT, Z_FOK_FOLDER
+            FROM ZNOTE WHERE ZTITLE = 'Soup'
+            """)[0]
+        #expect(row[0] == .double(1000.5) && row[1] == .string("real"))
+        #expect(row[2] == .int(0))
+        #expect(row[3] == .data(bytes(of: UUID(uuidString: "3F2504E0-4F89-11D3-9A0C-0301C301A910")!)))
+        #expect(row[4] == .string("https://example.com/1"))
+        #expect(row[5] == .data(Data([1, 0xCA, 0xFE, 1])))
+        #expect(row[6] == .int(3))
+        #expect(row[7] == .int(0))
+        #expect(try db.scalar("SELECT count(*) FROM Z_5TAGS") == .int(4))
+        let plist = try #require(try CoreDataStoreMetadata.read(db))
+        #expect(plist["NSStoreType"] as? String == "SQLite")
+        #expect(try db.scalar("SELECT count(*) FROM Z_METADATA") == .int(1))
+    }
+
+    @Test func aStoreInCoreDataLayoutAnswersEveryKindOfQuery() throws {
+        let url = Self.temporaryStore()
+        let model = try Self.model()
+        var options = PersistentStoreOptions()
+        options.layout = .coreData
+        do {
+            let coordinator = PersistentStoreCoordinator(model: model)
+            try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+            _ = try Self.populate(ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator))
+        }
+        // Reopened with default options: the file's own layout is found.
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: url, options: PersistentStoreOptions())
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        func titles(_ format: String, _ arguments: [FormatArgument] = []) throws -> [String] {
+            var request = FetchRequest(entityName: "Note", predicate: try Predicate(format: format, arguments: arguments))
+            request.sortDescriptors = try SortSpec.parse("title")
+            return try context.fetch(request).map { Self.text($0["title"]) }
+        }
+        #expect(try titles("account.name == 'Work'") == ["Async"])
+        #expect(try titles("ANY tags.name == 'food'") == ["Bread", "Soup", "Zoë"])
+        #expect(try titles("SUBQUERY(tags, $t, $t.name BEGINSWITH 's').@count > 0") == ["Async"])
+        #expect(try titles("pinned == YES AND edited > %@", [.date(Date(timeIntervalSinceReferenceDate: 500))]) == ["Async"])
+        #expect(try titles("identifier == %@", [.value(.uuid(UUID(uuidString: "3F2504E0-4F89-11D3-9A0C-0303C301A930")!))]) == ["Zoë"])
+        #expect(try titles("folder.title == 'Recipes' AND account.name == 'On My iPhone'") == ["Bread", "Soup", "Zoë"])
+        #expect(try context.count(for: FetchRequest(entityName: "Account")) == 2)
+        #expect(try context.count(for: FetchRequest(entityName: "localAccount")) == 1)
+        var byName = FetchRequest(entityName: "Account")
+        byName.sortDescriptors = try SortSpec.parse("name")
+        let accounts = try context.fetch(byName)
+        #expect(accounts.map(\.entity.name) == ["localAccount", "IMAPAccount"])
+        #expect(accounts[0]["created"] == .date(Date(timeIntervalSinceReferenceDate: 86_400)))
+        let soup = try #require(try context.fetch(FetchRequest(entityName: "Note", predicate: try Predicate(format: "title == 'Soup'"))).first)
+        #expect(soup["attachment"] == .data(Data([0xCA, 0xFE, 1])))
+        #expect(soup["link"] == .url(URL(string: "https://example.com/1")!))
+        #expect(soup["amount"] == .decimal(Decimal(string: "11.25")!))
+        let folder = try #require(soup.object(forKey: "folder"))
+        #expect(folder.objects(forKey: "notes").map { Self.text($0["title"]) } == ["Soup", "Bread", "Zoë"])
+
+        // Deleting the newest note and adding one never reuses its key.
+        let zoe = try #require(try context.fetch(FetchRequest(entityName: "Note", predicate: try Predicate(format: "title == 'Zoë'"))).first)
+        let oldKey = zoe.objectID.primaryKey
+        context.delete(zoe)
+        try context.save()
+        let fresh = context.insertObject(forEntityName: "Note")
+        fresh["title"] = .string("Fresh")
+        try context.save()
+        #expect(fresh.objectID.primaryKey > oldKey)
+        let db = try Database(path: url.path, readOnly: true)
+        #expect(try db.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Note'") == .int(fresh.objectID.primaryKey))
+    }
+
+    @Test func anotherModelIsRefusedWithWhatDiffers() throws {
+        let url = Self.temporaryStore()
+        var options = PersistentStoreOptions()
+        options.layout = .coreData
+        do {
+            let coordinator = PersistentStoreCoordinator(model: try Self.model())
+            try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+        }
+        let before = try Data(contentsOf: url)
+        let changed = try Self.model()
+        changed.entity(named: "Tag")!.add(AttributeDescription(name: "color", type: .string))
+        let other = try ManagedObjectModel(entities: changed.entities.map { $0 })
+        let coordinator = PersistentStoreCoordinator(model: other)
+        let error = #expect(throws: StoreError.self) {
+            try coordinator.addPersistentStore(type: .sqlite, at: url, options: PersistentStoreOptions())
+        }
+        #expect(error?.kind == .modelMismatch)
+        #expect(error?.message.contains("ZTAG has no column ZCOLOR for Tag.color") == true, "\(String(describing: error))")
+        #expect(try Data(contentsOf: url) == before)
+    }
+
+    @Test func externallyStoredDataIsReadFromTheSupportFolder() throws {
+        let url = Self.temporaryStore("Photos.sqlite")
+        var options = PersistentStoreOptions()
+        options.layout = .coreData
+        let model = try Self.model()
+        do {
+            let coordinator = PersistentStoreCoordinator(model: model)
+            try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+            _ = try Self.populate(ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator))
+        }
+        // As Core Data leaves a value too large for the row: the file's
+        // name in the column, the bytes in the support folder.
+        let folder = url.deletingLastPathComponent().appendingPathComponent(".Photos_SUPPORT/_EXTERNAL_DATA")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let name = "9A1C2D3E-0000-4000-8000-00000000ABCD"
+        let big = Data((0..<200_000).map { UInt8($0 % 251) })
+        try big.write(to: folder.appendingPathComponent(name))
+        do {
+            let db = try Database(path: url.path)
+            var reference = Data([2])
+            reference.append(contentsOf: Array(name.utf8) + [0])
+            try db.execute("UPDATE ZNOTE SET ZATTACHMENT = ? WHERE ZTITLE = 'Bread'", [.data(reference)])
+            // A name that tries to leave the folder reads as nothing.
+            var escape = Data([2])
+            escape.append(contentsOf: Array("../../etc/passwd".utf8) + [0])
+            try db.execute("UPDATE ZNOTE SET ZATTACHMENT = ? WHERE ZTITLE = 'Soup'", [.data(escape)])
+        }
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: url, options: PersistentStoreOptions())
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let values = Dictionary(uniqueKeysWithValues: try context.fetch(FetchRequest(entityName: "Note")).map {
+            (Self.text($0["title"]), $0["attachment"])
+        })
+        #expect(values["Bread"] == .data(big))
+        #expect(values["Soup"] == .null)
+        #expect(values["Async"] == .data(Data([0xCA, 0xFE, 2])))
+    }
+}
