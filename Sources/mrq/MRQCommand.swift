@@ -65,6 +65,12 @@ struct MRQCommand: ParsableCommand {
     @Flag(name: .customLong("read-only"), help: "Open the store read-only: nothing can be saved.")
     var readOnly = false
 
+    @Flag(help: "Open read-only and tell SQLite the file cannot change (immutable): for a copy on read-only media or kept as evidence; implies --read-only.")
+    var immutable = false
+
+    @Option(help: "The table layout of a new store: mrq's readable one, or Core Data's own (ZPERSON, Z_PK, …), which an iOS or macOS app opens.")
+    var layout: Layout = .mrq
+
     @Flag(help: "Say on standard error which model (and version) and store were opened, and what migrated.")
     var verbose = false
 
@@ -76,6 +82,12 @@ struct MRQCommand: ParsableCommand {
 
     @Argument(help: ArgumentHelp("Script files to run, in order.", valueName: "file.mrq"))
     var files: [String] = []
+
+    enum Layout: String, CaseIterable, ExpressibleByArgument {
+        case mrq, coredata
+
+        var layout: StoreLayout { self == .coredata ? .coreData : .mrq }
+    }
 
     enum Format: String, CaseIterable, ExpressibleByArgument {
         case table, line, json, csv
@@ -114,7 +126,9 @@ struct MRQCommand: ParsableCommand {
         var opening = StoreOpening.Options()
         opening.migrate = migrate || migrateDroppingData
         opening.migrateDroppingData = migrateDroppingData
-        opening.readOnly = readOnly
+        opening.readOnly = readOnly || immutable
+        opening.immutable = immutable
+        opening.layout = layout.layout
         return CommandLineOptions(
             modelPath: model,
             storePath: store,

@@ -90,7 +90,7 @@ import Testing
         let session = try Self.peopleSession()
         // `.help` names files as a script in Samples/ would.
         session.baseDirectory = ShellHarness.samples
-        let starts = StatementParser.statementWords + ["Person", "Department"]
+        let starts = StatementParser.statementWords + ["Person", "Department", "history"]
         var examples: [String] = []
         for topic in [nil, "statements"] {
             for line in Help.text(topic: topic).split(separator: "\n") {

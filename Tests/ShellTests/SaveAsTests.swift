@@ -41,7 +41,7 @@ import Testing
 
         #expect(Self.run(session, ".save-as back.db sqlite").contains("saved as back.db (sqlite)"))
         #expect(Self.run(session, query) == three)
-        #expect(Self.run(session, ".save-as x.xml nonsense").contains("usage: .save-as PATH [sqlite|xml]"))
-        #expect(Self.run(session, ".help dot").contains(".save-as PATH [sqlite|xml]"))
+        #expect(Self.run(session, ".save-as x.xml nonsense").contains("usage: .save-as PATH [sqlite|coredata|xml]"))
+        #expect(Self.run(session, ".help dot").contains(".save-as PATH [sqlite|coredata|xml]"))
     }
 }

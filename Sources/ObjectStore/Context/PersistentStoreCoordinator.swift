@@ -81,7 +81,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         switch type {
         case .sqlite, .inMemory:
             var sqliteOptions = SQLiteStore.Options()
-            sqliteOptions.readOnly = options.readOnly
+            sqliteOptions.readOnly = options.readOnly || options.immutable
+            sqliteOptions.immutable = options.immutable
             sqliteOptions.deleteOnModelMismatch = options.deleteOnModelMismatch
             sqliteOptions.migratesAutomatically = options.migratesAutomatically
             sqliteOptions.allowsMigrationDataLoss = options.allowsMigrationDataLoss
@@ -299,5 +300,11 @@ public struct PersistentStoreOptions: Sendable {
     /// cache), so that an iOS or macOS app can open the file. A store that
     /// exists keeps the layout it has.
     public var layout: SchemaMapping.Layout = .mrq
+    /// Read-only, with SQLite's `immutable` flag: the file is taken to be
+    /// unchangeable, so no lock is taken and no `-shm` or `-wal` is made
+    /// beside it (a copy on read-only media, a file kept as evidence).
+    /// Another process writing the file meanwhile is not seen, and may be
+    /// read half-written: use it only on a file nothing writes.
+    public var immutable = false
     public init() {}
 }

@@ -21,6 +21,27 @@ enum CoreDataStoreMetadata {
         nil
     }
 
+    /// The model a Core Data store keeps in `Z_MODELCACHE`; an error that
+    /// says what to give instead when it keeps none.
+    static func storedModel(_ db: Database) throws -> ManagedObjectModel {
+        var cache: Data?
+        if try db.tableExists(CoreDataTables.modelCache),
+           case .data(let data)? = try db.scalar("SELECT Z_CONTENT FROM \(CoreDataTables.modelCache) LIMIT 1"), !data.isEmpty {
+            cache = data
+        }
+        guard let cache else {
+            throw StoreError(.modelMismatch, """
+                '\(db.path)' is a Core Data store that keeps no model (no Z_MODELCACHE): open it with the model \
+                it was made with (the app's .xcdatamodeld, .momd or .mom; in the shell, --model)
+                """)
+        }
+        return try model(fromCache: cache)
+    }
+
+    static func model(fromCache cache: Data) throws -> ManagedObjectModel {
+        throw StoreError(.modelMismatch, "reading a model cache (\(cache.count) bytes) needs the archive decoder")
+    }
+
     /// The metadata plist of a store open on `db`.
     static func read(_ db: Database) throws -> [String: Any]? {
         guard case .data(let data)? = try db.scalar("SELECT Z_PLIST FROM \(CoreDataTables.metadata) ORDER BY Z_VERSION LIMIT 1") else {

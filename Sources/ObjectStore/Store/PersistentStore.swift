@@ -87,3 +87,9 @@ extension StoreBackend {
         return model.entities(forConfiguration: name).contains { $0 === entity }
     }
 }
+
+extension PersistentStore {
+    /// The table layout of a SQLite store (mrq's or Core Data's); nil for
+    /// the other kinds of store.
+    public var layout: SchemaMapping.Layout? { (self as? SQLiteStore)?.mapping.layout }
+}

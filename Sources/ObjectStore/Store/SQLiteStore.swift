@@ -37,6 +37,8 @@ package final class SQLiteStore: @unchecked Sendable {
         package var allowsMigrationDataLoss = false
         /// How long to wait for another connection's lock, in seconds.
         package var busyTimeout: TimeInterval = 5
+        /// Read-only with SQLite's `immutable` flag (see `PersistentStoreOptions.immutable`).
+        package var immutable = false
         /// The layout of a new store; an existing one keeps its own.
         package var layout: SchemaMapping.Layout = .mrq
         package init() {}
@@ -101,6 +103,7 @@ package final class SQLiteStore: @unchecked Sendable {
     package static func storedModel(atPath path: String) throws -> ManagedObjectModel? {
         guard path != ":memory:", FileManager.default.fileExists(atPath: path) else { return nil }
         let db = try Database(path: path, readOnly: true)
+        if try coreDataSchema(db) != nil { return try CoreDataStoreMetadata.storedModel(db) }
         guard try db.tableExists(metadataTable),
               case .data(let archive)? = try db.scalar("SELECT value FROM \(metadataTable) WHERE key = 'model'") else {
             return nil
@@ -115,6 +118,7 @@ package final class SQLiteStore: @unchecked Sendable {
     /// no writer can be adding a `-wal` meanwhile; otherwise this throws.
     private static func needsImmutable(_ path: String, _ options: Options) throws -> Bool {
         guard options.readOnly, path != ":memory:" else { return false }
+        if options.immutable { return true }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         let fileManager = FileManager.default
         if fileManager.isWritableFile(atPath: directory) || fileManager.fileExists(atPath: path + "-shm") {

@@ -53,6 +53,12 @@ enum Help {
           mrq --param minAge=21 …                  (Person where age >= $minAge)
         Teaching
           explain Person where age > 18            tokens, tree, SQL, bound values, Swift call
+        Core Data stores (an app's store, in Core Data's own layout)
+          mrq --store App.sqlite                   (no --model: the model the store keeps)
+          history where change == "update" AND entity == "Note" sort timestamp:NO limit 20
+          count history where author == "sync"
+          .save-as Seed.sqlite coredata            (a copy in Core Data's layout, for an app to ship)
+          keys of history: transaction timestamp author bundleID contextName processID change entity pk properties
         """
 
     static let predicates = """

@@ -102,7 +102,7 @@ extension ShellSession {
         switch (command, argument) {
         case ("read", 0), ("output", 0), ("model", 0), ("open", 0), ("open", 1), ("save-as", 0):
             return dotFileCompletion(word, lineStart: lineStart, cursor: cursor, next: next)
-        case ("save-as", 1): return choose(["sqlite", "xml"])
+        case ("save-as", 1): return choose(["sqlite", "coredata", "xml"])
         case ("mode", 0): return choose(OutputMode.allCases.map(\.rawValue))
         case ("headers", 0), ("timer", 0), ("bail", 0): return choose(["on", "off"])
         case ("help", 0): return choose(Help.topics)

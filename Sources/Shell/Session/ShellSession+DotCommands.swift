@@ -7,7 +7,7 @@ extension ShellSession {
     static let dotCommands: [(name: String, usage: String, summary: String)] = [
         ("help", ".help [TOPIC]", "show help; topics: statements, predicates, operators, import, dot"),
         ("open", ".open [--migrate] [--migrate-dropping-data] PATH [MODEL]", "open another store (:memory: for a new one in memory)"),
-        ("save-as", ".save-as PATH [sqlite|xml]", "copy the store to PATH (type from its extension) and use the copy"),
+        ("save-as", ".save-as PATH [sqlite|coredata|xml]", "copy the store to PATH (type from its extension; coredata: Core Data's layout) and use the copy"),
         ("model", ".model [--migrate] [--migrate-dropping-data] PATH", "use the model of an .xcdatamodel or .xcdatamodeld"),
         ("read", ".read FILE", "run the statements of a file"),
         ("mode", ".mode table|line|json|csv", "how results are shown"),
@@ -84,13 +84,20 @@ extension ShellSession {
                 for line in try open(storePath: storePath, modelPath: modelPath, opening: opening) { output.status(line) }
                 output.status("opened \(arguments[0]) (\(Self.countText(model.entities.count, "entity", "entities")))")
             case "save-as":
-                let type = arguments.count == 2 ? PersistentStoreType(rawValue: arguments[1].lowercased()) : nil
-                guard arguments.count == 1 || type != nil && type != .inMemory else { return fail("usage: .save-as PATH [sqlite|xml]") }
+                let kinds: [String: (PersistentStoreType, StoreLayout)] = [
+                    "sqlite": (.sqlite, .mrq), "coredata": (.sqlite, .coreData), "xml": (.xml, .mrq),
+                ]
+                let kind = arguments.count == 2 ? kinds[arguments[1].lowercased()] : nil
+                guard arguments.count == 1 || kind != nil else { return fail("usage: .save-as PATH [sqlite|coredata|xml]") }
                 let destination = path(arguments[0])
                 try ShellFiles.checkNewStorePath(destination, shownAs: arguments[0])
                 let url = URL(fileURLWithPath: destination)
-                try saveAs(url, type: type ?? PersistentStoreType.forFile(url))
-                output.status("saved as \(arguments[0]) (\((type ?? PersistentStoreType.forFile(url)).rawValue))")
+                // With no kind: from the extension, in the layout the store has.
+                let type = kind?.0 ?? PersistentStoreType.forFile(url)
+                let layout = kind?.1 ?? coordinator.persistentStores.first?.layout ?? .mrq
+                try saveAs(url, type: type, layout: layout)
+                let shown = type == .sqlite && layout == .coreData ? "sqlite, Core Data layout" : type.rawValue
+                output.status("saved as \(arguments[0]) (\(shown))")
             case "model":
                 let (opening, arguments) = Self.migrationFlags(arguments)
                 guard arguments.count <= 1 else { return fail("usage: .model [--migrate] [--migrate-dropping-data] PATH") }

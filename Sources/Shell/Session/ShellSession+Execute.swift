@@ -8,6 +8,10 @@ import struct Predicates.Expression
 extension ShellSession {
     func execute(_ statement: Statement, output: OutputSink) throws {
         switch statement {
+        case .query(let query) where isHistoryQuery(query):
+            output.result(Renderer(options: renderOptions).render(try runHistory(query)))
+        case .count(let query) where isHistoryQuery(query):
+            output.result(Renderer(options: renderOptions).render(scalar: .int(Int64(try runHistory(query).rows.count)), label: "count"))
         case .query(let query):
             let (objects, entity) = try fetch(query)
             output.result(render(objects, entity: entity))
@@ -282,6 +286,8 @@ extension ShellSession {
 
     private func evaluateForLet(_ statement: Statement) throws -> Variable {
         switch statement {
+        case .count(let query) where isHistoryQuery(query):
+            return .value(.int(Int64(try runHistory(query).rows.count)))
         case .query(let query):
             let (objects, entity) = try fetch(query)
             return .objects(objects, entity: entity)

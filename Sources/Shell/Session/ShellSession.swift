@@ -252,9 +252,11 @@ public final class ShellSession: ShellSessionProtocol {
 
     /// Copies the store to `url` as a store of `type` and carries on there
     /// (`.save-as`); unsaved changes stay unsaved.
-    func saveAs(_ url: URL, type: PersistentStoreType) throws {
+    func saveAs(_ url: URL, type: PersistentStoreType, layout: StoreLayout = .mrq) throws {
         guard let store = coordinator.persistentStores.first else { return }
-        try coordinator.migratePersistentStore(store, to: url, type: type)
+        var options = PersistentStoreOptions()
+        options.layout = layout
+        try coordinator.migratePersistentStore(store, to: url, type: type, options: options)
         storePath = url.path
     }
 

@@ -1,6 +1,9 @@
 import Foundation
 import ObjectStore
 
+/// A store's table layout: mrq's readable one or Core Data's own.
+public typealias StoreLayout = SchemaMapping.Layout
+
 /// How the shell opens a store: never changing it unless asked.
 ///
 /// ```swift
@@ -25,6 +28,11 @@ public enum StoreOpening {
         public var migrateDroppingData = false
         /// Open with SQLite's read-only mode (`--read-only`).
         public var readOnly = false
+        /// Open read-only with SQLite's `immutable` flag (`--immutable`):
+        /// no lock, no `-shm`, nothing written beside the file.
+        public var immutable = false
+        /// The layout of a new store (`--layout coredata`).
+        public var layout: SchemaMapping.Layout = .mrq
         /// Make a new empty store at a path that does not exist even
         /// without a model (for `entity` statements to grow); off in the
         /// executable.
@@ -61,8 +69,13 @@ public enum StoreOpening {
             report.append("migrated \(shown): " + preview.changes.joined(separator: "; "))
             migrate = true
         }
-        try coordinator.addSQLiteStore(at: storeURL, readOnly: options.readOnly, migratesAutomatically: migrate,
-                                       allowsMigrationDataLoss: migrate && options.migrateDroppingData)
+        var storeOptions = PersistentStoreOptions()
+        storeOptions.readOnly = options.readOnly || options.immutable
+        storeOptions.immutable = options.immutable
+        storeOptions.migratesAutomatically = migrate
+        storeOptions.allowsMigrationDataLoss = migrate && options.migrateDroppingData
+        storeOptions.layout = options.layout
+        try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: storeOptions)
         return (coordinator, report)
     }
 

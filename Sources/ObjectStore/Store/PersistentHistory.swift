@@ -1,0 +1,165 @@
+import Foundation
+import Predicates
+
+/// One transaction of Core Data's persistent history: a save, with who
+/// made it and what it changed (`NSPersistentHistoryTransaction`).
+///
+/// ```swift
+/// for transaction in try coordinator.persistentHistory() {
+///     print(transaction.timestamp, transaction.author ?? "-", transaction.changes.count)
+/// }
+/// ```
+public struct HistoryTransaction: Sendable, Hashable {
+    /// The transaction's number in the store (`ATRANSACTION.Z_PK`), in
+    /// the order the saves happened.
+    public let number: Int64
+    public let timestamp: Date
+    /// `NSManagedObjectContext.transactionAuthor` of the saving context.
+    public let author: String?
+    public let bundleID: String?
+    /// `NSManagedObjectContext.name` of the saving context.
+    public let contextName: String?
+    public let processID: String?
+    public let changes: [HistoryChange]
+}
+
+/// One object's change in a ``HistoryTransaction``
+/// (`NSPersistentHistoryChange`).
+public struct HistoryChange: Sendable, Hashable {
+    public enum Kind: String, Sendable, Hashable {
+        case insert, update, delete
+    }
+
+    /// The change's number in the store (`ACHANGE.Z_PK`).
+    public let number: Int64
+    public let kind: Kind
+    /// The changed object's entity: by name when the store numbers it,
+    /// else `#<number>`.
+    public let entityName: String
+    /// The changed object's primary key (`Z_PK`).
+    public let primaryKey: Int64
+    /// For an update, the properties it changed, when the model names
+    /// them; empty otherwise.
+    public let updatedProperties: [String]
+}
+
+extension PersistentStoreCoordinator {
+    /// The persistent history the store keeps (Core Data's
+    /// `NSPersistentHistoryChangeRequest.fetchHistory(after:)`), oldest
+    /// first; only transactions after `date` when one is given. A store
+    /// without history tracking (every mrq store, and Core Data stores
+    /// opened without `NSPersistentHistoryTrackingKey`) has none: empty.
+    public func persistentHistory(after date: Date? = nil) throws -> [HistoryTransaction] {
+        var result: [HistoryTransaction] = []
+        for store in persistentStores {
+            guard let sqlite = store as? SQLiteStore else { continue }
+            result += try sqlite.withLock { try sqlite.history(after: date) }
+        }
+        return result
+    }
+}
+
+extension SQLiteStore {
+    /// Reads `ATRANSACTION`, `ACHANGE` and `ATRANSACTIONSTRING`, in either
+    /// of the shapes Core Data has written: strings in the transaction's
+    /// own columns (macOS 10.13), or numbers into `ATRANSACTIONSTRING`
+    /// (`ZAUTHORTS`, …, since).
+    func history(after date: Date?) throws -> [HistoryTransaction] {
+        let db = database
+        guard try db.tableExists("ATRANSACTION"), try db.tableExists("ACHANGE") else { return [] }
+        let transactionColumns = Set(try columns(of: "ATRANSACTION"))
+        let hasStrings = try db.tableExists("ATRANSACTIONSTRING")
+        // Each text from its own column, or from the string table.
+        func text(_ name: String) -> String {
+            let own = transactionColumns.contains("Z\(name)") ? "t.Z\(name)" : "NULL"
+            guard hasStrings, transactionColumns.contains("Z\(name)TS") else { return own }
+            return "COALESCE((SELECT s.ZNAME FROM ATRANSACTIONSTRING s WHERE s.Z_PK = t.Z\(name)TS), \(own))"
+        }
+        var sql = "SELECT t.Z_PK, t.ZTIMESTAMP, \(text("AUTHOR")), \(text("BUNDLEID")), \(text("CONTEXTNAME")), \(text("PROCESSID")) FROM ATRANSACTION t"
+        var bindings: [Value] = []
+        if let date {
+            sql += " WHERE t.ZTIMESTAMP > ?"
+            bindings.append(.double(date.timeIntervalSinceReferenceDate))
+        }
+        sql += " ORDER BY t.Z_PK"
+        var changes: [Int64: [HistoryChange]] = [:]
+        let entityNames = try historyEntityNames()
+        for row in try db.rows("SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS FROM ACHANGE ORDER BY Z_PK") {
+            guard case .int(let number) = row[0], case .int(let transaction) = row[4] else { continue }
+            let kind: HistoryChange.Kind
+            switch row[1] {
+            case .int(0): kind = .insert
+            case .int(2): kind = .delete
+            default: kind = .update
+            }
+            let entityNumber: Int64? = if case .int(let n) = row[2] { n } else { nil }
+            let name = entityNumber.flatMap { entityNames[$0] } ?? entityNumber.map { "#\($0)" } ?? "?"
+            var updated: [String] = []
+            if kind == .update, case .data(let mask) = row[5], let entity = model.entity(named: name) {
+                updated = historyProperties(of: entity, mask: mask)
+            }
+            let key: Int64 = if case .int(let k) = row[3] { k } else { 0 }
+            changes[transaction, default: []].append(HistoryChange(
+                number: number, kind: kind, entityName: name, primaryKey: key, updatedProperties: updated))
+        }
+        return try db.rows(sql, bindings).compactMap { row in
+            guard case .int(let number) = row[0] else { return nil }
+            let seconds: Double
+            switch row[1] {
+            case .double(let d): seconds = d
+            case .int(let i): seconds = Double(i)
+            default: seconds = 0
+            }
+            func string(_ value: Value) -> String? { if case .string(let s) = value { return s } else { return nil } }
+            return HistoryTransaction(
+                number: number, timestamp: Date(timeIntervalSinceReferenceDate: seconds),
+                author: string(row[2]), bundleID: string(row[3]), contextName: string(row[4]), processID: string(row[5]),
+                changes: changes[number] ?? [])
+        }
+    }
+
+    private func columns(of table: String) throws -> [String] {
+        try database.rows("SELECT name FROM pragma_table_info(?)", [.string(table)]).compactMap {
+            if case .string(let name)? = $0.first { return name }
+            return nil
+        }
+    }
+
+    /// Entity number → name, for every entity the store numbers (the
+    /// model's and any others it once had).
+    private func historyEntityNames() throws -> [Int64: String] {
+        var names = mapping.entityNamesByCode
+        if try database.tableExists(CoreDataTables.primaryKey) {
+            for row in try database.rows("SELECT Z_ENT, Z_NAME FROM \(CoreDataTables.primaryKey)") {
+                if case .int(let n) = row[0], case .string(let name) = row[1], names[n] == nil { names[n] = name }
+            }
+        }
+        return names
+    }
+
+    /// The properties an update's column mask names. Bit n (the low bit of
+    /// the first byte is bit 0) is the entity's n-th property in its
+    /// table's column order, counted from 1: each attribute and to-one
+    /// once, the entity and order columns beside a to-one not counted.
+    /// (Read off real stores: the masks of updates to Notes' note data
+    /// name its `data`, and never a bit past an entity's last property.)
+    func historyProperties(of entity: EntityDescription, mask: Data) -> [String] {
+        var properties: [String] = []
+        let table = mapping.table(for: entity)
+        var seen: Set<String> = []
+        for column in table.columns {
+            guard column.kind != .foreignEntity, column.kind != .order,
+                  let owner = model.entity(named: column.entity), entity.isKind(of: owner),
+                  seen.insert(column.entity + "." + column.property).inserted else { continue }
+            properties.append(column.property)
+        }
+        var names: [String] = []
+        for (byteIndex, byte) in mask.enumerated() where byte != 0 {
+            for bit in 0..<8 where byte & (1 << bit) != 0 {
+                let index = byteIndex * 8 + bit - 1
+                if index >= 0 && index < properties.count { names.append(properties[index]) }
+            }
+        }
+        return names
+    }
+}
