@@ -59,6 +59,12 @@ package final class Database: @unchecked Sendable {
         OpenConnections.add(db)
         sqlite3_extended_result_codes(db, 1)
         if queryOnly { sqlite3_exec(db, "PRAGMA query_only = 1", nil, nil, nil) }
+        // A log with no index beside it (a store copied off a device, a
+        // backup) has no other connection: read it with the index in this
+        // process's memory, so no -shm file is made and left behind.
+        if foundLog && stat(path + "-shm", &info) != 0 && !immutable {
+            sqlite3_exec(db, "PRAGMA locking_mode = EXCLUSIVE", nil, nil, nil)
+        }
         sqlite3_busy_timeout(db, Int32(clamping: Int((busyTimeout * 1_000).rounded())))
         SQLFunctions.register(on: db)
     }

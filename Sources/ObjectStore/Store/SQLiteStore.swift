@@ -118,7 +118,17 @@ package final class SQLiteStore: @unchecked Sendable {
     /// no writer can be adding a `-wal` meanwhile; otherwise this throws.
     private static func needsImmutable(_ path: String, _ options: Options) throws -> Bool {
         guard options.readOnly, path != ":memory:" else { return false }
-        if options.immutable { return true }
+        if options.immutable {
+            var info = stat()
+            if stat(path + "-wal", &info) == 0 && info.st_size > 0 {
+                throw StoreError(.readOnly, """
+                    '\(path)' has a write-ahead log ('\(URL(fileURLWithPath: path).lastPathComponent)-wal') with data \
+                    not yet in the file, which immutable mode would not read; open it read-only without immutable \
+                    (that writes nothing either)
+                    """)
+            }
+            return true
+        }
         let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
         let fileManager = FileManager.default
         if fileManager.isWritableFile(atPath: directory) || fileManager.fileExists(atPath: path + "-shm") {
