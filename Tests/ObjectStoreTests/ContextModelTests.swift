@@ -63,10 +63,12 @@ import Testing
         var policies: [MergePolicy]
         var autoMerge: (Bool, Bool)
         var ops: [Op]
+        /// The store's layout: odd seeds run on Core Data's.
+        var layout: SchemaMapping.Layout = .mrq
 
         var description: String {
             let policies = self.policies.map { ".\($0)" }.joined(separator: ", ")
-            return "Sequence(policies: [\(policies)], autoMerge: (\(autoMerge.0), \(autoMerge.1)), ops: [\n"
+            return "Sequence(policies: [\(policies)], autoMerge: (\(autoMerge.0), \(autoMerge.1)), layout: .\(layout), ops: [\n"
                 + ops.map { "    \($0)," }.joined(separator: "\n") + "\n])"
         }
     }
@@ -105,10 +107,12 @@ import Testing
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("mrq-model-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
             let url = directory.appendingPathComponent("store.sqlite")
+            var options = PersistentStoreOptions()
+            options.layout = sequence.layout
             first = PersistentStoreCoordinator(model: ContextModelTests.model)
-            try first.addSQLiteStore(at: url)
+            try first.addPersistentStore(type: .sqlite, at: url, options: options)
             second = PersistentStoreCoordinator(model: ContextModelTests.model)
-            try second.addSQLiteStore(at: url)
+            try second.addPersistentStore(type: .sqlite, at: url, options: options)
             let root = ManagedObjectContext(concurrencyType: .confined, coordinator: first)
             let childA = ManagedObjectContext(concurrencyType: .confined, parent: root)
             let childB = ManagedObjectContext(concurrencyType: .confined, parent: root)
@@ -260,10 +264,22 @@ import Testing
         /// Compares the store and every context with the reference.
         func check() throws {
             let store = first.store
+            // Names from the mapping: the store may be in either layout.
+            let mapping = store.mapping
+            let (item, team) = (ContextModelTests.model.entity(named: "Item")!, ContextModelTests.model.entity(named: "Team")!)
+            func column(_ property: String, _ entity: EntityDescription) -> String {
+                quoteIdentifier(mapping.column(for: property, of: entity)?.name ?? mapping.toOne(property, of: entity)!.foreignKey)
+            }
+            let (items, teams) = (mapping.table(for: item), mapping.table(for: team))
             let (itemRows, teamRows) = try store.withLock {
-                (try store.database.rows(
-                    "SELECT i.\"uid\", i.\"a\", i.\"b\", i._opt, i.\"team\", t.\"uid\" FROM \"Item\" i LEFT JOIN \"Team\" t ON t._pk = i.\"team\""),
-                 try store.database.rows("SELECT \"uid\", \"b\", _opt FROM \"Team\""))
+                (try store.database.rows("""
+                    SELECT i.\(column("uid", item)), i.\(column("a", item)), i.\(column("b", item)), i.\(items.versionColumn), \
+                    i.\(column("team", item)), t.\(column("uid", team)) FROM \(quoteIdentifier(items.name)) i \
+                    LEFT JOIN \(quoteIdentifier(teams.name)) t ON t.\(teams.primaryKey) = i.\(column("team", item))
+                    """),
+                 try store.database.rows("""
+                    SELECT \(column("uid", team)), \(column("b", team)), \(teams.versionColumn) FROM \(quoteIdentifier(teams.name))
+                    """))
             }
             var stored: [Int64: String] = [:]
             for row in itemRows {
@@ -390,7 +406,8 @@ import Testing
         var random = SplitMix64(seed: seed)
         let policies: [MergePolicy] = [.error, .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump, .overwrite, .rollback]
         var sequence = Sequence(policies: (0..<4).map { _ in policies.randomElement(using: &random)! },
-                                autoMerge: (Bool.random(using: &random), Bool.random(using: &random)), ops: [])
+                                autoMerge: (Bool.random(using: &random), Bool.random(using: &random)), ops: [],
+                                layout: seed % 2 == 1 ? .coreData : .mrq)
         var nextUID: Int64 = 1
         var items: [Int64] = []
         var teams: [Int64] = []
