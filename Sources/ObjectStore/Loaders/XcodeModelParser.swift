@@ -318,6 +318,9 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
             isToMany: toMany, isOrdered: flag(attributes["ordered"]), deleteRule: rule,
             isOptional: flag(attributes["optional"]), isTransient: flag(attributes["transient"]),
             minCount: toMany ? try count("minCount") : 0, maxCount: toMany ? try count("maxCount") : 1)
+        if !toMany, attributes["minCount"] != nil {
+            relationship.declaredMinCount = try count("minCount")
+        }
         relationship.renamingIdentifier = nonEmpty(attributes["elementID"])
         relationship.versionHashModifier = nonEmpty(attributes["versionHashModifier"])
         return relationship

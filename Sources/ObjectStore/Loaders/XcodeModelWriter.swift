@@ -173,6 +173,7 @@ private struct XMLText {
             ("valueTransformerName", a.valueTransformerName),
             ("elementID", a.renamingIdentifier), ("versionHashModifier", a.versionHashModifier),
             ("usesScalarValueType", a.type.isNumeric || a.type == .boolean ? "YES" : nil),
+            ("preserveAfterDeletion", Self.yes(a.preservesValueInHistoryOnDeletion)),
         ]
         let empty = a.userInfo.isEmpty && a.validationPredicates.isEmpty
         open("attribute", attributes, empty: empty)
@@ -192,7 +193,7 @@ private struct XMLText {
         let attributes: [(String, String?)] = [
             ("name", r.name), ("optional", Self.yes(r.isOptional)), ("transient", Self.yes(r.isTransient)),
             ("toMany", Self.yes(r.isToMany)),
-            ("minCount", r.isToMany && r.minCount > 0 ? String(r.minCount) : nil),
+            ("minCount", r.isToMany ? (r.minCount > 0 ? String(r.minCount) : nil) : r.declaredMinCount.map(String.init)),
             ("maxCount", r.isToMany ? (r.maxCount > 0 ? String(r.maxCount) : nil) : "1"),
             ("deletionRule", r.deleteRule.rawValue), ("ordered", Self.yes(r.isOrdered)),
             ("destinationEntity", r.destinationName), ("inverseName", r.inverseName),

@@ -109,6 +109,7 @@ struct XcodeAttributeReader {
         (attribute.minValue, attribute.maxValue) = try bounds(name, type)
         attribute.regularExpression = XcodeXML.nonEmpty(attributes["regularExpressionString"])
         attribute.allowsExternalBinaryDataStorage = XcodeXML.flag(attributes["allowsExternalBinaryDataStorage"])
+        attribute.preservesValueInHistoryOnDeletion = XcodeXML.flag(attributes["preserveAfterDeletion"])
         attribute.isIndexed = XcodeXML.flag(attributes["indexed"])
         attribute.valueTransformerName = XcodeXML.nonEmpty(attributes["valueTransformerName"])
         attribute.renamingIdentifier = XcodeXML.nonEmpty(attributes["elementID"])

@@ -141,6 +141,7 @@ struct PropertyArchive: Codable, Equatable {
     var regularExpression: String?
     var validationPredicates: [Rule]?
     var allowsExternalBinaryDataStorage: Bool?
+    var preservesValueInHistoryOnDeletion: Bool?
     var isIndexed: Bool?
     var valueTransformerName: String?
     // Relationships and fetched properties
@@ -151,6 +152,7 @@ struct PropertyArchive: Codable, Equatable {
     var deleteRule: String?
     var minCount: Int?
     var maxCount: Int?
+    var declaredMinCount: Int?
     var predicate: String?
     var fetchRequestName: String?
 
@@ -172,6 +174,7 @@ struct PropertyArchive: Codable, Equatable {
             validationPredicates = a.validationPredicates.isEmpty
                 ? nil : a.validationPredicates.map { Rule(predicate: $0.format, message: $0.message) }
             allowsExternalBinaryDataStorage = a.allowsExternalBinaryDataStorage ? true : nil
+            preservesValueInHistoryOnDeletion = a.preservesValueInHistoryOnDeletion ? true : nil
             isIndexed = a.isIndexed ? true : nil
             valueTransformerName = a.valueTransformerName
         case let r as RelationshipDescription:
@@ -183,6 +186,7 @@ struct PropertyArchive: Codable, Equatable {
             deleteRule = r.deleteRule.rawValue
             minCount = r.minCount
             maxCount = r.maxCount
+            declaredMinCount = r.declaredMinCount
         case let f as FetchedPropertyDescription:
             kind = .fetchedProperty
             destination = f.destinationName
@@ -213,6 +217,7 @@ struct PropertyArchive: Codable, Equatable {
             a.regularExpression = regularExpression
             a.validationPredicates = (validationPredicates ?? []).map { ($0.predicate, $0.message) }
             a.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage ?? false
+            a.preservesValueInHistoryOnDeletion = preservesValueInHistoryOnDeletion ?? false
             a.isIndexed = isIndexed ?? false
             a.valueTransformerName = valueTransformerName
             property = a
@@ -221,11 +226,13 @@ struct PropertyArchive: Codable, Equatable {
             guard let rule = DeleteRule(rawValue: ruleName) else {
                 throw ModelError.invalidArchive("relationship '\(entity).\(name)' has unknown delete rule '\(ruleName)'")
             }
-            property = RelationshipDescription(
+            let r = RelationshipDescription(
                 name: name, destination: try require(destination, "destination"), inverse: inverse,
                 isToMany: isToMany ?? false, isOrdered: isOrdered ?? false, deleteRule: rule,
                 isOptional: isOptional, isTransient: isTransient, minCount: minCount ?? 0,
                 maxCount: maxCount ?? 0, userInfo: userInfo)
+            r.declaredMinCount = declaredMinCount
+            property = r
         case .fetchedProperty:
             let f = FetchedPropertyDescription(
                 name: name, destination: try require(destination, "destination"),

@@ -54,6 +54,10 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     /// parse (reported as failing, with its text).
     @exclusivity(unchecked) private(set) var compiledValidationPredicates: [Predicates.Predicate?] = []
     public var allowsExternalBinaryDataStorage: Bool = false
+    /// Whether persistent history keeps the value once the object is
+    /// deleted (Xcode's Preserve After Deletion, `preserveAfterDeletion`).
+    /// mrq keeps it for round trips; it counts in Core Data's version hash.
+    public var preservesValueInHistoryOnDeletion: Bool = false
     /// Whether the store should index this attribute (Xcode's old
     /// `indexed="YES"`; new models use fetch indexes).
     public var isIndexed: Bool = false
@@ -89,6 +93,13 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
     @exclusivity(unchecked) public var minCount: Int
     /// 0 means unbounded; a to-one has 1.
     @exclusivity(unchecked) public var maxCount: Int
+    /// A to-one's `minCount` as its model file states it: old Xcode models
+    /// say 1 even for optional to-ones, new ones leave it out (0) even for
+    /// required ones. mrq checks a to-one by its optionality (and sets
+    /// `minCount` from it); Core Data's version hash counts this number.
+    /// nil when the file states none, the model was built in code, or the
+    /// relationship is to-many (its `minCount` is the stated one).
+    public var declaredMinCount: Int?
 
     public internal(set) unowned(safe) var destination: EntityDescription?
     public internal(set) weak var inverse: RelationshipDescription?
