@@ -193,6 +193,12 @@ import Predicates
         #expect(try db.scalar("SELECT count(*) FROM Z_5TAGS") == .int(4))
         let plist = try #require(try CoreDataStoreMetadata.read(db))
         #expect(plist["NSStoreType"] as? String == "SQLite")
+        #expect(plist["NSStoreModelVersionHashes"] as? [String: Data] == model.entityVersionHashesByName)
+        #expect(plist["NSStoreModelVersionHashesVersion"] as? Int == 3)
+        #expect(plist["NSStoreModelVersionHashesDigest"] as? String == model.versionHashesDigest.base64EncodedString())
+        #expect(Set(plist.keys) == ["NSStoreType", "NSStoreModelVersionHashes", "NSStoreModelVersionIdentifiers",
+                                    "NSPersistenceFrameworkVersion", "NSStoreModelVersionHashesVersion",
+                                    "NSStoreModelVersionHashesDigest", "_NSAutoVacuumLevel"])
         #expect(try db.scalar("SELECT count(*) FROM Z_METADATA") == .int(1))
     }
 

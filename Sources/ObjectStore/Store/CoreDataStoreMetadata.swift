@@ -3,17 +3,10 @@ import Foundation
 /// `Z_METADATA`'s plist and `Z_MODELCACHE`'s content, as Core Data writes
 /// them for a store made with a model.
 enum CoreDataStoreMetadata {
-    /// The binary plist of a new store's metadata.
+    /// The binary plist of a new store's metadata (see
+    /// ``CoreDataMetadata/plist(for:identifiers:)``).
     static func plist(for model: ManagedObjectModel) throws -> Data {
-        var metadata: [String: Any] = [
-            "NSStoreType": "SQLite",
-            "NSStoreModelVersionIdentifiers": [model.versionIdentifier ?? ""],
-            "NSStoreModelVersionHashesVersion": 3,
-            "NSPersistenceFrameworkVersion": 1145,
-            "_NSAutoVacuumLevel": "2",
-        ]
-        metadata["NSStoreModelVersionHashes"] = [String: Data]()
-        return try PropertyListSerialization.data(fromPropertyList: metadata, format: .binary, options: 0)
+        try PropertyListSerialization.data(fromPropertyList: CoreDataMetadata.plist(for: model), format: .binary, options: 0)
     }
 
     /// The deflated archive of `model`, or nil when it cannot be made.
