@@ -41,6 +41,16 @@ import Testing
         let session = try ShellSession(modelPath: model.path, storePath: store.path)
         let answer = SaveAsTests.run(session, "Note where folder.title == \"Recipes\" AND pinned == YES")
         #expect(answer.contains("Soup") && !answer.contains("Bread"), "\(answer)")
+        // Aggregates, grouping and explain go through the same translator,
+        // over Core Data's names.
+        let grouped = SaveAsTests.run(session, "count of Note group by folder.title")
+        #expect(grouped.contains("Recipes") && grouped.contains("2"), "\(grouped)")
+        #expect(SaveAsTests.run(session, "count Note where pinned == NO").contains("1"))
+        let explained = SaveAsTests.run(session, "explain Note where folder.title == \"Recipes\"")
+        #expect(explained.contains("ZNOTE") && explained.contains("ZFOLDER") && explained.contains("Z_PK"), "\(explained)")
+        let direct = SaveAsTests.run(session, "update Note where pinned == YES set body = \"hot\" direct")
+        #expect(direct.contains("1 Note"), "\(direct)")
+        #expect(try db.scalar("SELECT ZBODY FROM ZNOTE WHERE ZPINNED = 1") == .string("hot"))
         let updated = SaveAsTests.run(session, "update Note where title == \"Bread\" set body = \"flour\"\nsave")
         #expect(updated.contains("updated 1 Note"), "\(updated)")
         #expect(try db.scalar("SELECT Z_OPT FROM ZNOTE WHERE ZTITLE = 'Bread'") == .int(2))
