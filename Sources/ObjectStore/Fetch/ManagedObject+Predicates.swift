@@ -16,11 +16,34 @@ extension ManagedObject: PredicateObject {
             }
             return object(forKey: key).map { .object($0) } ?? .value(.null)
         }
+        if let composite = entity.compositeAttribute(named: key) {
+            return .object(DictionaryObject(compositeEntries(composite.compositeSlots, prefix: key + ".")))
+        }
         var message = "unknown key '\(key)' on \(entity.name)"
         if let suggestion = Suggestions.closest(to: key, in: entity.propertyNames) {
             message += "; did you mean '\(suggestion)'?"
         }
         throw EvaluationError(message: message)
+    }
+
+    /// A composite's values as nested dictionaries: `magnitude.richter`
+    /// is `richter` of `magnitude`, `address.geo.lat` is `lat` of `geo`
+    /// of `address`.
+    private func compositeEntries(_ slots: [AttributeDescription], prefix: String) -> [String: Operand] {
+        var entries: [String: Operand] = [:]
+        var nested: [String: [AttributeDescription]] = [:]
+        for slot in slots {
+            let rest = slot.name.dropFirst(prefix.count)
+            if let dot = rest.firstIndex(of: ".") {
+                nested[String(rest[..<dot]), default: []].append(slot)
+            } else {
+                entries[String(rest)] = .value(attributeValue(forKey: slot.name))
+            }
+        }
+        for (name, inner) in nested {
+            entries[name] = .object(DictionaryObject(compositeEntries(inner, prefix: prefix + name + ".")))
+        }
+        return entries
     }
 
     /// Whether the object satisfies `predicate`, by the reference evaluator.
@@ -33,6 +56,12 @@ extension ManagedObject: PredicateObject {
     func sortValue(_ keyPath: [String]) -> Value {
         var object: ManagedObject = self
         for (i, key) in keyPath.enumerated() {
+            if i < keyPath.count - 1, object.entity.compositeAttribute(named: key) != nil,
+               let index = object.entity.attributeSlot(named: keyPath[i...].joined(separator: ".")) {
+                // An element of a composite: one slot named by the rest of the path.
+                object.willAccessValues()
+                return object.values[index]
+            }
             if i == keyPath.count - 1 {
                 guard let index = object.entity.attributeSlot(named: key) else { return .null }
                 object.willAccessValues()
