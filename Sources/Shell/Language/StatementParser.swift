@@ -19,13 +19,13 @@ public struct StatementParser {
     /// The words that start a statement (besides an entity name).
     public static let statementWords = [
         "first", "count", "select", "sum", "min", "max", "avg", "insert", "update", "delete",
-        "truncate", "import", "save", "rollback", "undo", "redo", "entity", "let", "explain",
+        "truncate", "import", "save", "rollback", "undo", "redo", "entity", "let", "explain", "fetch",
     ]
 
     /// The words with a meaning inside statements.
     public static let clauseWords = [
         "where", "sort", "limit", "offset", "set", "from", "of", "group", "by", "having", "distinct",
-        "inverse", "abstract", "direct",
+        "inverse", "abstract", "direct", "with",
     ]
 
     /// Parses every statement of `source` (which holds no dot commands).
@@ -105,10 +105,16 @@ public struct StatementParser {
 
     /// statement → query | "first" query | "count" query | select | aggregate | insert | update | "delete" query [ "direct" ]
     ///           | "truncate" entityName | import | "save" | "rollback" | "undo" | "redo" | entityDecl | let
-    ///           | "explain" statement | expression
+    ///           | "explain" statement | fetchTemplate | expression
     mutating func parseStatement() throws(SyntaxError) -> Statement {
         let token = parser.peek()
         if token.kind == .keyword(.first) { parser.advance(); return .first(try parseQuery(after: "first")) }
+        // FETCH is reserved in predicates: no entity or key is named so.
+        if token.kind == .keyword(.fetch) {
+            parser.advance()
+            if parser.peek().kind == .end { return .templates }
+            return .template(try parseTemplateFetch())
+        }
         guard token.kind == .identifier else {
             if token.kind == .variable { return .expression(try parser.parseExpression()) }
             if token.kind == .end {
@@ -393,6 +399,31 @@ public struct StatementParser {
         let path = parser.stringValue(of: token)
         parser.advance()
         return .importJSON(entity: entity, path: path, pathRange: token.range)
+    }
+
+    /// fetchTemplate → "fetch" [ IDENTIFIER [ "with" binding { "," binding } ] ]
+    /// binding → IDENTIFIER ( "=" | ":" ) expression
+    mutating func parseTemplateFetch() throws(SyntaxError) -> TemplateFetch {
+        let token = parser.peek()
+        guard token.kind == .identifier else {
+            throw SyntaxError(message: ShellDiagnostics.expected("a fetch request template's name", found: parser.describe(token)), range: token.range)
+        }
+        parser.advance()
+        var fetch = TemplateFetch(name: Name(text: parser.name(of: token), range: token.range), variables: [])
+        guard parser.check(word: "with") else { return fetch }
+        parser.advance()
+        repeat {
+            let variable = parser.peek()
+            guard variable.kind == .identifier || variable.kind == .variable else {
+                throw SyntaxError(message: ShellDiagnostics.expected("a variable name", found: parser.describe(variable)), range: variable.range)
+            }
+            parser.advance()
+            if !parser.match(.assign) { _ = try parser.expect(.colon) }
+            var name = parser.name(of: variable)
+            if name.hasPrefix("$") { name.removeFirst() }
+            fetch.variables.append((Name(text: name, range: variable.range), try parser.parseExpression()))
+        } while parser.match(.comma)
+        return fetch
     }
 
     /// let → "let" IDENTIFIER "=" statement

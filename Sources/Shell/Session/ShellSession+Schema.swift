@@ -31,6 +31,14 @@ extension ShellSession {
         } catch let error as ModelError {
             throw LocatedError(error.message, declaration.name.range)
         }
+        // Templates come along while their entity and keys still exist.
+        for (name, request) in copy.fetchRequestTemplatesByName.sorted(by: { $0.key < $1.key }) {
+            do {
+                try newModel.setFetchRequestTemplate(request, forName: name)
+            } catch {
+                notes.append("dropped fetch request template \(name)")
+            }
+        }
         try replaceModel(with: newModel)
         output.status((existing == nil ? "created entity \(entity.name)" : "changed entity \(entity.name)")
                       + notes.map { "; \($0)" }.joined())
