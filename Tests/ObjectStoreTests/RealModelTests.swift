@@ -1,4 +1,5 @@
 import Foundation
+import Predicates
 import Testing
 
 @testable import ObjectStore
@@ -80,6 +81,52 @@ import Testing
                 let versions = try FileManager.default.contentsOfDirectory(atPath: bundle.path).filter { $0.hasSuffix(".xcdatamodel") }
                 #expect(versions.isEmpty, "\(bundle.lastPathComponent): \(error)")
             }
+        }
+    }
+
+    /// DuckDuckGo's bookmarks store through every version of its model,
+    /// one migration at a time: version 4 made the to-one favoriteFolder
+    /// the to-many favoriteFolders, which each favorite's folder joins.
+    @Test(.enabled(if: present, "no real models at $MRQ_REAL_FILES/models"))
+    func duckDuckGoBookmarksMigrateThroughEveryVersion() throws {
+        let bundle = Self.directory.appendingPathComponent("BrowserServicesKit/BookmarksModel.xcdatamodeld")
+        guard FileManager.default.fileExists(atPath: bundle.path) else { return }
+        func version(_ n: Int) throws -> ManagedObjectModel {
+            try ManagedObjectModel(contentsOf: bundle.appendingPathComponent(n == 1 ? "BookmarksModel.xcdatamodel" : "BookmarksModel \(n).xcdatamodel"))
+        }
+        let path = TestModels.temporaryStorePath()
+        do {
+            let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try TestModels.coordinator(try version(1), path: path))
+            func bookmark(_ title: String, folder: Bool) -> ManagedObject {
+                let object = context.insertObject(forEntityName: "BookmarkEntity")
+                object["title"] = .string(title)
+                object["uuid"] = .string(title.lowercased())
+                object["isFolder"] = .bool(folder)
+                object["isFavorite"] = .bool(!folder)
+                return object
+            }
+            let favorites = bookmark("Favorites", folder: true)
+            for title in ["Zeta", "Alpha", "Mid"] { favorites.add(bookmark(title, folder: false), toKey: "favorites") }
+            _ = bookmark("Loose", folder: false)
+            try context.save()
+        }
+        for n in 2...6 {
+            // Version 3 removed the attribute isFavorite (its values go, as
+            // Core Data drops them); the rest drop nothing, version 4 included.
+            let preview = try #require(try PersistentStoreCoordinator.migrationPreview(at: URL(fileURLWithPath: path), model: try version(n)))
+            #expect(preview.lossSummary == (n == 3 ? "BookmarkEntity.isFavorite: 5 values" : ""), "version \(n)")
+            let coordinator = PersistentStoreCoordinator(model: try version(n))
+            try coordinator.addSQLiteStore(at: URL(fileURLWithPath: path), migratesAutomatically: true, allowsMigrationDataLoss: n == 3)
+            let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+            let folder = try #require(try context.fetch(FetchRequest(entityName: "BookmarkEntity", predicate: try Predicate(format: "title == 'Favorites'"))).first)
+            #expect(folder.objects(forKey: "favorites").map { $0["title"] } == ["Zeta", "Alpha", "Mid"], "version \(n)")
+            let alpha = try #require(try context.fetch(FetchRequest(entityName: "BookmarkEntity", predicate: try Predicate(format: "title == 'Alpha'"))).first)
+            if n >= 4 {
+                #expect(alpha.objects(forKey: "favoriteFolders").map(\.objectID) == [folder.objectID], "version \(n)")
+            } else {
+                #expect(alpha.object(forKey: "favoriteFolder") === folder, "version \(n)")
+            }
+            #expect(try context.count(for: FetchRequest(entityName: "BookmarkEntity")) == 5)
         }
     }
 
