@@ -332,17 +332,23 @@ public struct StatementParser {
         return .insert(entity: entity, assignments: assignments)
     }
 
-    /// assignment → IDENTIFIER ( ":" | "=" ) value
+    /// assignment → IDENTIFIER { "." IDENTIFIER } ( ":" | "=" ) value
     /// value → "first" query | query | expression
     mutating func parseAssignment(separator: TokenKind) throws(SyntaxError) -> Assignment {
         let token = parser.peek()
         guard token.kind == .identifier else {
             throw SyntaxError(message: ShellDiagnostics.expected("a property name", found: parser.describe(token)), range: token.range)
         }
-        let key = parser.name(of: token)
+        var key = parser.name(of: token)
         parser.advance()
+        // An element of a composite attribute: `magnitude.richter`.
+        while parser.check(.dot), parser.peek(1).kind == .identifier {
+            parser.advance()
+            key += "." + parser.name(of: parser.advance())
+        }
+        let range = token.range.union(parser.previous.range)
         _ = try parser.expect(separator)
-        return Assignment(key: Name(text: key, range: token.range), value: try parseValueSource(for: key))
+        return Assignment(key: Name(text: key, range: range), value: try parseValueSource(for: key))
     }
 
     mutating func parseValueSource(for key: String) throws(SyntaxError) -> ValueSource {
@@ -522,7 +528,7 @@ public enum AttributeTypeNames {
         "integer16": "Integer 16", "integer32": "Integer 32", "integer64": "Integer 64",
         "double": "Double", "float": "Float", "decimal": "Decimal", "bool": "Boolean", "boolean": "Boolean",
         "date": "Date", "data": "Binary", "binary": "Binary", "uuid": "UUID", "uri": "URI", "url": "URI",
-        "transformable": "Transformable",
+        "transformable": "Transformable", "undefined": "Undefined",
     ]
 
     /// The Core Data type name for a shell type name, any case.
@@ -534,6 +540,6 @@ public enum AttributeTypeNames {
     public static func shellName(of coreDataName: String) -> String {
         ["String": "String", "Integer 16": "Int16", "Integer 32": "Int32", "Integer 64": "Int64", "Double": "Double",
          "Float": "Float", "Decimal": "Decimal", "Boolean": "Bool", "Date": "Date", "Binary": "Data", "UUID": "UUID",
-         "URI": "URI", "Transformable": "Transformable", "ObjectID": "ObjectID"][coreDataName] ?? coreDataName
+         "URI": "URI", "Transformable": "Transformable", "ObjectID": "ObjectID", "Undefined": "Undefined"][coreDataName] ?? coreDataName
     }
 }
