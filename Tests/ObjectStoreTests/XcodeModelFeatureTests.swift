@@ -253,6 +253,27 @@ import Testing
         #expect(error.description == expected)
     }
 
+    /// Each level of composites multiplies the elements: a file cannot
+    /// make a few lines expand without end.
+    @Test func compositesThatExpandWithoutEndAreRefused() throws {
+        var composites = ""
+        for level in 0..<6 {
+            let elements = (0..<10).map { i in
+                level == 5 ? #"<attribute name="e\#(i)" optional="YES" attributeType="String"/>"#
+                    : #"<attribute name="e\#(i)" optional="YES" attributeType="Composite" composite="C\#(level + 1)"/>"#
+            }.joined()
+            composites += #"<composite name="C\#(level)">\#(elements)</composite>"# + "\n"
+        }
+        let xml = ModelFixtures.model(entities: """
+            <entity name="Bomb" syncable="YES">
+                <attribute name="payload" optional="YES" attributeType="Composite" composite="C0"/>
+            </entity>
+            \(composites)
+            """)
+        let error = try #require(throws: ModelError.self) { try ModelFixtures.parse(xml) }
+        #expect(error.message.hasSuffix("nests too deep or expands to too many elements"), "\(error)")
+    }
+
     // MARK: Undefined
 
     @Test func aTransientUndefinedAttributeLoadsAndHoldsAnyValue() throws {

@@ -81,8 +81,11 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
     /// Gives every composite attribute the elements of the `<composite>`
     /// it names, each its own copy (an element of a composite used twice
     /// belongs to two attributes). Composites inside composites are filled
-    /// the same way; one that contains itself is an error.
+    /// the same way; one that contains itself is an error, and so is a
+    /// file whose composites nest deeper than 32 levels or expand to more
+    /// than 100,000 elements (each nesting multiplies).
     private func fillComposites() throws {
+        var copies = 0
         func fill(_ attribute: AttributeDescription, inside: [String], line: Int?) throws {
             guard let name = attribute.compositeName else { return }
             guard let definition = composites[name] else {
@@ -90,6 +93,11 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
             }
             guard !inside.contains(name) else {
                 throw ModelError("composite '\(name)' contains itself").located(file: file, line: definition.line)
+            }
+            copies += definition.elements.count
+            guard inside.count < 32, copies <= 100_000 else {
+                throw ModelError("composite '\(name)' nests too deep or expands to too many elements")
+                    .located(file: file, line: definition.line)
             }
             attribute.elements = definition.elements.map { $0.copy(named: $0.name) }
             for element in attribute.elements where element.type == .composite {
