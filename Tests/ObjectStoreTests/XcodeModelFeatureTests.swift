@@ -207,6 +207,30 @@ import Testing
         #expect(error.message == "unknown key 'richtr' on Quake.magnitude; did you mean 'richter'?")
     }
 
+    /// The XML store keeps each element as an attribute of its own and
+    /// evaluates and sorts through the composite the same way.
+    @Test func compositeElementsInTheXMLStore() throws {
+        let model = try ModelFixtures.parse(Self.composites)
+        let url = URL(fileURLWithPath: TestModels.temporaryStorePath()).deletingPathExtension().appendingPathExtension("xml")
+        do {
+            let coordinator = PersistentStoreCoordinator(model: model)
+            try coordinator.addPersistentStore(type: .xml, at: url)
+            let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+            for (code, richter) in [("a", 6.1), ("b", 4.2), ("c", 7.5)] {
+                let quake = context.insertObject(forEntityName: "Quake")
+                quake["code"] = .string(code)
+                quake["magnitude.richter"] = .double(richter)
+            }
+            try context.save()
+        }
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: .xml, at: url)
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let request = FetchRequest(entityName: "Quake", predicate: try Predicate(format: "magnitude.richter > 5"),
+                                   sortDescriptors: try SortSpec.parse("magnitude.richter:NO"))
+        #expect(try context.fetch(request).map { $0["code"] } == [.string("c"), .string("a")])
+    }
+
     @Test func compositesSurviveTheWriterAndTheArchive() throws {
         let model = try ModelFixtures.parse(Self.composites)
         let xml = model.xcdatamodelContents()
