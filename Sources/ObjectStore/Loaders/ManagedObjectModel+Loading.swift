@@ -54,6 +54,13 @@ extension ManagedObjectModel {
             throw error.located(file: file, line: line)
         }
         versionIdentifier = result.versionIdentifier
+        for template in result.fetchRequests {
+            do {
+                try setFetchRequestTemplate(try template.request(), forName: template.name)
+            } catch let error as ModelError {
+                throw error.located(file: file, line: template.line)
+            }
+        }
     }
 }
 
@@ -95,6 +102,12 @@ struct XcodeModelSource {
         }
         contents = directory.appendingPathComponent("contents")
         guard fileManager.fileExists(atPath: contents.path) else {
+            // Xcode 3 kept models as two binary archives, `elements` and
+            // `layout`; Xcode 4 and later write `contents` when the model
+            // is saved.
+            if fileManager.fileExists(atPath: directory.appendingPathComponent("elements").path) {
+                throw ModelError.oldBinaryModel(directory.path)
+            }
             throw ModelError.noModel(contents.path)
         }
         displayPath = "\(directory.lastPathComponent)/contents"
