@@ -133,6 +133,8 @@ struct PropertyArchive: Codable, Equatable {
     var userInfo: [String: String]
     var renamingIdentifier: String?
     var versionHashModifier: String?
+    /// Absent when false.
+    var isIndexedBySpotlight: Bool?
     // Attributes
     var type: String?
     var defaultValue: ValueArchive?
@@ -143,6 +145,7 @@ struct PropertyArchive: Codable, Equatable {
     var allowsExternalBinaryDataStorage: Bool?
     var isIndexed: Bool?
     var valueTransformerName: String?
+    var preservesValueInHistoryOnDeletion: Bool?
     // Relationships and fetched properties
     var destination: String?
     var inverse: String?
@@ -161,6 +164,7 @@ struct PropertyArchive: Codable, Equatable {
         userInfo = property.userInfo
         renamingIdentifier = property.renamingIdentifier
         versionHashModifier = property.versionHashModifier
+        isIndexedBySpotlight = property.isIndexedBySpotlight ? true : nil
         switch property {
         case let a as AttributeDescription:
             kind = .attribute
@@ -174,6 +178,7 @@ struct PropertyArchive: Codable, Equatable {
             allowsExternalBinaryDataStorage = a.allowsExternalBinaryDataStorage ? true : nil
             isIndexed = a.isIndexed ? true : nil
             valueTransformerName = a.valueTransformerName
+            preservesValueInHistoryOnDeletion = a.preservesValueInHistoryOnDeletion ? true : nil
         case let r as RelationshipDescription:
             kind = .relationship
             destination = r.destinationName
@@ -215,6 +220,7 @@ struct PropertyArchive: Codable, Equatable {
             a.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage ?? false
             a.isIndexed = isIndexed ?? false
             a.valueTransformerName = valueTransformerName
+            a.preservesValueInHistoryOnDeletion = preservesValueInHistoryOnDeletion ?? false
             property = a
         case .relationship:
             let ruleName = try require(deleteRule, "deleteRule")
@@ -236,6 +242,7 @@ struct PropertyArchive: Codable, Equatable {
         }
         property.renamingIdentifier = renamingIdentifier
         property.versionHashModifier = versionHashModifier
+        property.isIndexedBySpotlight = isIndexedBySpotlight ?? false
         return property
     }
 }

@@ -19,6 +19,9 @@ public class PropertyDescription: @unchecked Sendable {
     /// Changes the fingerprint without another change, as Core Data's
     /// `versionHashModifier` does.
     public var versionHashModifier: String?
+    /// Whether Spotlight indexes the property (Core Data's
+    /// `isIndexedBySpotlight`); mrq keeps it for round trips.
+    public var isIndexedBySpotlight = false
 
     init(name: String, isOptional: Bool, isTransient: Bool, userInfo: [String: String]) {
         self.name = name
@@ -60,6 +63,10 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     /// The value transformer a `Transformable` attribute names; mrq stores
     /// the value as opaque data and keeps the name for round trips.
     public var valueTransformerName: String?
+    /// Whether persistent history keeps the value of a deleted object
+    /// (Core Data's `preservesValueInHistoryOnDeletion`); part of the
+    /// attribute's version hash.
+    public var preservesValueInHistoryOnDeletion = false
 
     public init(
         name: String, type: AttributeType, isOptional: Bool = true, isTransient: Bool = false,
