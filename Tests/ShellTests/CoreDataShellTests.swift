@@ -75,7 +75,8 @@ import Testing
                 """)
             try db.execute("INSERT INTO ATRANSACTIONSTRING VALUES (1, 16003, 1, 'app'), (2, 16003, 1, 'widget')")
             try db.execute("INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZTIMESTAMP) VALUES (1, 16002, 1, 1, 100), (2, 16002, 1, 2, 200)")
-            // Note (entity 2): pinned, folder, body, title, so bit 4 is title.
+            // Note (entity 2): its mask's bits from the first byte's high
+            // bit are folder, then body, pinned, title: 0x10 is title.
             try db.execute("INSERT INTO ACHANGE VALUES (1, 16001, 1, 0, 2, 1, 1, NULL), (2, 16001, 1, 1, 2, 2, 2, X'10')")
         }
         let session = try ShellSession(modelPath: model.path, storePath: store.path)

@@ -203,6 +203,8 @@ struct PropertyArchive: Codable, Equatable {
     var userInfo: [String: String]
     var renamingIdentifier: String?
     var versionHashModifier: String?
+    /// Absent when false.
+    var isIndexedBySpotlight: Bool?
     // Attributes
     var type: String?
     var defaultValue: ValueArchive?
@@ -236,6 +238,7 @@ struct PropertyArchive: Codable, Equatable {
         userInfo = property.userInfo
         renamingIdentifier = property.renamingIdentifier
         versionHashModifier = property.versionHashModifier
+        isIndexedBySpotlight = property.isIndexedBySpotlight ? true : nil
         switch property {
         case let a as AttributeDescription:
             kind = .attribute
@@ -327,6 +330,7 @@ struct PropertyArchive: Codable, Equatable {
         }
         property.renamingIdentifier = renamingIdentifier
         property.versionHashModifier = versionHashModifier
+        property.isIndexedBySpotlight = isIndexedBySpotlight ?? false
         return property
     }
 }

@@ -19,6 +19,9 @@ public class PropertyDescription: @unchecked Sendable {
     /// Changes the fingerprint without another change, as Core Data's
     /// `versionHashModifier` does.
     public var versionHashModifier: String?
+    /// Whether Spotlight indexes the property (Core Data's
+    /// `isIndexedBySpotlight`); mrq keeps it for round trips.
+    public var isIndexedBySpotlight = false
 
     init(name: String, isOptional: Bool, isTransient: Bool, userInfo: [String: String]) {
         self.name = name

@@ -9,9 +9,11 @@ enum CoreDataStoreMetadata {
         try PropertyListSerialization.data(fromPropertyList: CoreDataMetadata.plist(for: model), format: .binary, options: 0)
     }
 
-    /// The deflated archive of `model`, or nil when it cannot be made.
+    /// The deflated archive of `model`, or nil when a predicate of the
+    /// model has no NSPredicate archive form (the store then keeps no model
+    /// cache, as stores written before iOS 9 do).
     static func modelCache(for model: ManagedObjectModel) -> Data? {
-        nil
+        try? model.modelCache()
     }
 
     /// The model a Core Data store keeps in `Z_MODELCACHE`; an error that
@@ -32,7 +34,11 @@ enum CoreDataStoreMetadata {
     }
 
     static func model(fromCache cache: Data) throws -> ManagedObjectModel {
-        throw StoreError(.modelMismatch, "reading a model cache (\(cache.count) bytes) needs the archive decoder")
+        do {
+            return try ManagedObjectModel(modelCache: cache)
+        } catch let error as ModelError {
+            throw StoreError(.modelMismatch, "the model the store keeps cannot be read: \(error.message)")
+        }
     }
 
     /// The metadata plist of a store open on `db`.
