@@ -10,14 +10,7 @@ import Predicates
     /// A Core Data store whose newest note sits only in its -wal, with no
     /// -shm beside it: as copied off a device.
     static func copiedStore() throws -> (directory: URL, url: URL) {
-        let url = CoreDataLayoutTests.temporaryStore()
-        var options = PersistentStoreOptions()
-        options.layout = .coreData
-        do {
-            let coordinator = PersistentStoreCoordinator(model: try CoreDataLayoutTests.model())
-            try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
-            _ = try CoreDataLayoutTests.populate(ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator))
-        }
+        let url = try CoreDataLayoutTests.populatedStore()
         do {
             let writer = try Database(path: url.path)
             try writer.execute("PRAGMA wal_autocheckpoint = 0")

@@ -49,6 +49,18 @@ import Predicates
         return "\(value)"
     }
 
+    /// A new store in Core Data's layout at a temporary path, filled by
+    /// ``populate(_:)`` and closed.
+    static func populatedStore(_ name: String = "Notes.sqlite") throws -> URL {
+        let url = temporaryStore(name)
+        var options = PersistentStoreOptions()
+        options.layout = .coreData
+        let coordinator = PersistentStoreCoordinator(model: try model())
+        try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+        _ = try populate(ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator))
+        return url
+    }
+
     static func temporaryStore(_ name: String = "Notes.sqlite") -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mrq-coredata-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -203,15 +215,8 @@ import Predicates
     }
 
     @Test func aStoreInCoreDataLayoutAnswersEveryKindOfQuery() throws {
-        let url = Self.temporaryStore()
+        let url = try Self.populatedStore()
         let model = try Self.model()
-        var options = PersistentStoreOptions()
-        options.layout = .coreData
-        do {
-            let coordinator = PersistentStoreCoordinator(model: model)
-            try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
-            _ = try Self.populate(ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator))
-        }
         // Reopened with default options: the file's own layout is found.
         let coordinator = PersistentStoreCoordinator(model: model)
         try coordinator.addPersistentStore(type: .sqlite, at: url, options: PersistentStoreOptions())
@@ -276,15 +281,8 @@ import Predicates
     }
 
     @Test func externallyStoredDataIsReadFromTheSupportFolder() throws {
-        let url = Self.temporaryStore("Photos.sqlite")
-        var options = PersistentStoreOptions()
-        options.layout = .coreData
+        let url = try Self.populatedStore("Photos.sqlite")
         let model = try Self.model()
-        do {
-            let coordinator = PersistentStoreCoordinator(model: model)
-            try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
-            _ = try Self.populate(ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator))
-        }
         // As Core Data leaves a value too large for the row: the file's
         // name in the column, the bytes in the support folder.
         let folder = url.deletingLastPathComponent().appendingPathComponent(".Photos_SUPPORT/_EXTERNAL_DATA")

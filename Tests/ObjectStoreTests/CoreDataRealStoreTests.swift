@@ -31,6 +31,17 @@ enum RealCoreDataStores {
 struct CoreDataRealStoreTests {
     static let stores = RealCoreDataStores.stores
 
+    /// The model `store` keeps, and a coordinator with the store opened
+    /// read-only.
+    static func openReadOnly(_ store: URL) throws -> (ManagedObjectModel, PersistentStoreCoordinator) {
+        let model = try #require(try PersistentStoreCoordinator.storedModel(at: store))
+        let coordinator = PersistentStoreCoordinator(model: model)
+        var options = PersistentStoreOptions()
+        options.readOnly = true
+        try coordinator.addPersistentStore(type: .sqlite, at: store, options: options)
+        return (model, coordinator)
+    }
+
     static func hasModelCache(_ store: URL) throws -> Bool {
         let db = try Database(path: store.path, readOnly: true, immutable: true)
         guard try db.tableExists("Z_MODELCACHE") else { return false }
@@ -63,11 +74,7 @@ struct CoreDataRealStoreTests {
     @Test(arguments: stores)
     func everyEntityCountsItsRows(store: URL) throws {
         guard try Self.hasModelCache(store) else { return }
-        let model = try #require(try PersistentStoreCoordinator.storedModel(at: store))
-        let coordinator = PersistentStoreCoordinator(model: model)
-        var options = PersistentStoreOptions()
-        options.readOnly = true
-        try coordinator.addPersistentStore(type: .sqlite, at: store, options: options)
+        let (model, coordinator) = try Self.openReadOnly(store)
         let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
         let db = try Database(path: store.path, readOnly: true, immutable: true)
         var numbers: [String: Int64] = [:]
@@ -90,11 +97,7 @@ struct CoreDataRealStoreTests {
     @Test(arguments: stores)
     func predicatesThroughRelationshipsMatchHandWrittenSQL(store: URL) throws {
         guard try Self.hasModelCache(store) else { return }
-        let model = try #require(try PersistentStoreCoordinator.storedModel(at: store))
-        let coordinator = PersistentStoreCoordinator(model: model)
-        var options = PersistentStoreOptions()
-        options.readOnly = true
-        try coordinator.addPersistentStore(type: .sqlite, at: store, options: options)
+        let (model, coordinator) = try Self.openReadOnly(store)
         let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
         let db = try Database(path: store.path, readOnly: true, immutable: true)
         var checked = 0
@@ -182,11 +185,7 @@ struct CoreDataRealStoreTests {
         guard try Self.hasModelCache(store) else { return }
         let db = try Database(path: store.path, readOnly: true, immutable: true)
         guard try db.tableExists("ACHANGE") else { return }
-        let model = try #require(try PersistentStoreCoordinator.storedModel(at: store))
-        let coordinator = PersistentStoreCoordinator(model: model)
-        var options = PersistentStoreOptions()
-        options.readOnly = true
-        try coordinator.addPersistentStore(type: .sqlite, at: store, options: options)
+        let (model, coordinator) = try Self.openReadOnly(store)
         let sqlite = try #require(coordinator.persistentStores.first as? SQLiteStore)
         var names: [Int64: String] = [:]
         for row in try db.rows("SELECT Z_ENT, Z_NAME FROM Z_PRIMARYKEY") {

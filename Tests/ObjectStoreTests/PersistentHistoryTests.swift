@@ -62,15 +62,8 @@ import Predicates
 
     @Test(arguments: [true, false])
     func historyListsTransactionsAndTheirChanges(strings: Bool) throws {
-        let url = CoreDataLayoutTests.temporaryStore()
+        let url = try CoreDataLayoutTests.populatedStore()
         let model = try CoreDataLayoutTests.model()
-        var options = PersistentStoreOptions()
-        options.layout = .coreData
-        do {
-            let coordinator = PersistentStoreCoordinator(model: model)
-            try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
-            _ = try CoreDataLayoutTests.populate(ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator))
-        }
         // Note is entity 5. Its mask's bits, from the first byte's high
         // bit: the keys account and folder, account's entity column,
         // folder's order column, then the attributes by name (amount,

@@ -447,13 +447,13 @@ import Testing
 
     @Test func testAttributeTypeNumbers() {
         #expect(AttributeType.allCases.map(\.coreDataAttributeType) == [
-            100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100, 1200, 1800, 2000,
+            100, 200, 300, 400, 500, 600, 700, 800, 900, 1000, 1100, 1200, 1800, 2000, 0, 2100,
         ])
         for type in AttributeType.allCases {
             #expect(AttributeType(coreDataAttributeType: type.coreDataAttributeType) == type)
         }
-        #expect(AttributeType(coreDataAttributeType: 0) == nil)
-        #expect(AttributeType(coreDataAttributeType: 2100) == nil)
+        #expect(AttributeType(coreDataAttributeType: 2200) == nil)
+        #expect(AttributeType(coreDataAttributeType: 150) == nil)
     }
 
     // MARK: Metadata

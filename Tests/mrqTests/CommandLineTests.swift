@@ -98,7 +98,8 @@ struct CommandLineTests {
         #expect(version.stdout == "0.1.0\n")
         let help = try MRQBinary.run(["--help"])
         #expect(help.status == 0)
-        #expect(help.stdout.contains("USAGE: mrq [--model <path>] [--store <path>] [--format <format>]"))
+        #expect(help.stdout.contains("USAGE: mrq [<options>] [<file.mrq> ...]"))
+        #expect(help.stdout.contains("--layout <layout>") && help.stdout.contains("--immutable"))
         #expect(help.stdout.contains("75 the run ended with unsaved changes"))
     }
 

@@ -346,8 +346,9 @@ struct CoreDataModelDecoder {
             name: name, destination: destination, inverse: inverse, isToMany: isToMany, isOrdered: isOrdered,
             deleteRule: rule, isOptional: isOptional, isTransient: isTransient,
             minCount: isToMany ? minCount : 0, maxCount: isToMany ? maxCount : 1)
-        // A to-one's count as the file states it: the version hash counts it.
-        if !isToMany { relationship.declaredMinCount = minCount }
+        // A to-one's count as the file states it (the version hash counts
+        // it); none stands for 0, as in an Xcode model.
+        if !isToMany && minCount != 0 { relationship.declaredMinCount = minCount }
         return relationship
     }
 

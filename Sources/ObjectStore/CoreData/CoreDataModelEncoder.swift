@@ -232,8 +232,7 @@ struct CoreDataModelEncoder {
             node.set("NSFlagsKey", .int(flags))
         case let relationship as RelationshipDescription:
             node.set("NSMaxCount", .int(relationship.isToMany ? relationship.maxCount : 1))
-            node.set("NSMinCount", .int(relationship.isToMany ? relationship.minCount
-                                            : relationship.declaredMinCount ?? (relationship.isOptional ? 0 : 1)))
+            node.set("NSMinCount", .int(relationship.isToMany ? relationship.minCount : relationship.declaredMinCount ?? 0))
             node.set("NSDeleteRule", .int(CoreDataCodes.code(relationship.deleteRule)))
             node.set("NSDestinationEntity", .conditional(entityNodes[relationship.destinationName]))
             node.set("_NSDestinationEntityName", .object(.string(relationship.destinationName)))

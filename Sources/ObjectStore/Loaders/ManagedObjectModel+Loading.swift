@@ -124,7 +124,7 @@ struct XcodeModelSource {
     private static func currentVersion(in bundle: URL) throws -> String {
         let marker = bundle.appendingPathComponent(".xccurrentversion")
         if let data = try? Data(contentsOf: marker) {
-            guard let plist = try? PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any] else {
+            guard let plist = try? KeyedArchive.propertyList(data) as? [String: Any] else {
                 throw ModelError("\(bundle.lastPathComponent)/.xccurrentversion: not a property list")
             }
             // A marker naming no version (CoreStore ships an empty

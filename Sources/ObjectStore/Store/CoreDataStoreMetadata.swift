@@ -46,6 +46,11 @@ enum CoreDataStoreMetadata {
         guard case .data(let data)? = try db.scalar("SELECT Z_PLIST FROM \(CoreDataTables.metadata) ORDER BY Z_VERSION LIMIT 1") else {
             return nil
         }
-        return try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+        // mrq's own reader: Foundation's crashes on some damaged binary plists.
+        do {
+            return try KeyedArchive.propertyList(data) as? [String: Any]
+        } catch let error as KeyedArchiveError {
+            throw StoreError(.corrupt, "the store's Z_METADATA plist is damaged: \(error.description)")
+        }
     }
 }

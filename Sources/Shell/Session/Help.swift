@@ -119,7 +119,13 @@ enum Help {
         """
 
     static var dot: String {
-        ShellSession.dotCommands.map { "  " + $0.usage.padding(toLength: 28, withPad: " ", startingAt: 0) + $0.summary }
+        // A usage too long for its column puts its summary on the next line
+        // (`padding` would cut the usage short).
+        ShellSession.dotCommands.map { command in
+            command.usage.count < 28
+                ? "  " + command.usage.padding(toLength: 28, withPad: " ", startingAt: 0) + command.summary
+                : "  " + command.usage + "\n" + String(repeating: " ", count: 30) + command.summary
+        }
             .joined(separator: "\n")
     }
 }
