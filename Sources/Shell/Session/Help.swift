@@ -58,6 +58,7 @@ enum Help {
           history where change == "update" AND entity == "Note" sort timestamp:NO limit 20
           count history where author == "sync"
           .save-as Seed.sqlite coredata            (a copy in Core Data's layout, for an app to ship)
+          .save-as Library.xml coredata            (a copy in Apple's XML store format, macOS NSXMLStoreType)
           keys of history: transaction timestamp author bundleID contextName processID change entity pk properties
         """
 
@@ -116,8 +117,15 @@ enum Help {
         Existing objects are updated, not duplicated; JSON null sets nil.
         """
 
+    /// One line per command: its usage, then what it does in a column; a
+    /// usage too long for the column (never cut short) has it on the next
+    /// line.
     static var dot: String {
-        ShellSession.dotCommands.map { "  " + $0.usage.padding(toLength: 28, withPad: " ", startingAt: 0) + $0.summary }
-            .joined(separator: "\n")
+        let column = 30
+        return ShellSession.dotCommands.map { command in
+            let usage = "  " + command.usage
+            guard usage.count < column else { return usage + "\n" + String(repeating: " ", count: column) + command.summary }
+            return usage.padding(toLength: column, withPad: " ", startingAt: 0) + command.summary
+        }.joined(separator: "\n")
     }
 }
