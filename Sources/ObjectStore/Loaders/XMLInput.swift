@@ -149,7 +149,12 @@ enum XMLInput {
         static let cdataOpen = Array("<![CDATA[".utf8), cdataClose = Array("]]>".utf8)
         static let instructionOpen = Array("<?".utf8), instructionClose = Array("?>".utf8)
         static let declarationOpen = Array("<?xml".utf8)
-        static let declarationFollowers: [UInt8] = Array(" \t\n\r?".utf8)
+        /// What follows `<?xml` in a declaration: white space (then
+        /// `version`, which XML requires). `<?xml?>` is no declaration:
+        /// libxml2's chunked parser reports it as an instruction with no
+        /// data, which FoundationXML reads as a null C string (found by
+        /// fuzzing the XML store).
+        static let declarationFollowers: [UInt8] = Array(" \t\n\r".utf8)
         static let doctype = Array("<!DOCTYPE".utf8), entity = Array("<!ENTITY".utf8)
     }
 
