@@ -22,6 +22,10 @@ let package = Package(
             providers: [.apt(["libsqlite3-dev"])]
         ),
         .systemLibrary(
+            name: "CZlib",
+            providers: [.apt(["zlib1g-dev"])]
+        ),
+        .systemLibrary(
             name: "CEditLine",
             providers: [.apt(["libedit-dev"])]
         ),
@@ -29,7 +33,7 @@ let package = Package(
         .target(
             name: "ObjectStore",
             dependencies: [
-                "Predicates", "CSQLite",
+                "Predicates", "CSQLite", "CZlib",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -66,6 +66,20 @@ extension Predicate {
         return try substitution.predicate(self)
     }
 
+    /// The `$variables` `substituting(variables:)` needs values for: every
+    /// variable but those a SUBQUERY binds.
+    ///
+    /// ```swift
+    /// try Predicate(format: "age >= $min AND SUBQUERY(kids, $k, $k.age > $kidAge).@count > 0").freeVariables
+    /// // ["min", "kidAge"]
+    /// ```
+    public var freeVariables: Set<String> {
+        var substitution = Substitution(arguments: nil, variables: [:])
+        substitution.collected = []
+        _ = try? substitution.predicate(self)
+        return substitution.collected ?? []
+    }
+
     /// True when format placeholders remain.
     public var hasPlaceholders: Bool {
         var substitution = Substitution(arguments: nil, variables: nil)
@@ -99,6 +113,8 @@ struct Substitution {
     var next = 0
     var placeholdersSeen = 0
     var bound: [String] = []
+    /// When set, missing variables are collected here instead of thrown.
+    var collected: Set<String>?
 
     init(arguments: [FormatArgument]?, variables: [String: Value]?) {
         self.arguments = arguments
@@ -144,7 +160,13 @@ struct Substitution {
             return e
         case .variable(let name):
             guard let variables, !bound.contains(name) else { return e }
-            guard let value = variables[name] else { throw SyntaxError(.missingVariable(name), at: r) }
+            guard let value = variables[name] else {
+                if collected != nil {
+                    collected?.insert(name)
+                    return e
+                }
+                throw SyntaxError(.missingVariable(name), at: r)
+            }
             return Expression(.constant(value), range: r)
         case .aggregate(let elements): return Expression(.aggregate(try list(elements)), range: r)
         case .function(let f, let args): return Expression(.function(f, try list(args)), range: r)

@@ -193,6 +193,12 @@ import Predicates
         #expect(try db.scalar("SELECT count(*) FROM Z_5TAGS") == .int(4))
         let plist = try #require(try CoreDataStoreMetadata.read(db))
         #expect(plist["NSStoreType"] as? String == "SQLite")
+        #expect(plist["NSStoreModelVersionHashes"] as? [String: Data] == model.entityVersionHashesByName)
+        #expect(plist["NSStoreModelVersionHashesVersion"] as? Int == 3)
+        #expect(plist["NSStoreModelVersionHashesDigest"] as? String == model.versionHashesDigest.base64EncodedString())
+        #expect(Set(plist.keys) == ["NSStoreType", "NSStoreModelVersionHashes", "NSStoreModelVersionIdentifiers",
+                                    "NSPersistenceFrameworkVersion", "NSStoreModelVersionHashesVersion",
+                                    "NSStoreModelVersionHashesDigest", "_NSAutoVacuumLevel"])
         #expect(try db.scalar("SELECT count(*) FROM Z_METADATA") == .int(1))
     }
 
@@ -305,5 +311,58 @@ import Predicates
         #expect(values["Bread"] == .data(big))
         #expect(values["Soup"] == .null)
         #expect(values["Async"] == .data(Data([0xCA, 0xFE, 2])))
+    }
+
+    /// Every object, attribute and relationship, as text that compares
+    /// across stores (object IDs differ; titles and names do not).
+    static func dump(_ context: ManagedObjectContext) throws -> [String] {
+        func label(_ object: ManagedObject) -> String {
+            text(object.entity.attributeSlot(named: "title") != nil ? object["title"] : object["name"])
+        }
+        var lines: [String] = []
+        for entity in ["Note", "Tag", "Folder", "Account"] {
+            for object in try context.fetch(FetchRequest(entityName: entity)) {
+                var parts = [object.entity.name]
+                for attribute in object.entity.attributes { parts.append("\(attribute.name)=\(object[attribute.name])") }
+                for relationship in object.entity.relationships {
+                    if relationship.isToMany {
+                        var names = object.objects(forKey: relationship.name).map(label)
+                        if !relationship.isOrdered { names.sort() }
+                        parts.append("\(relationship.name)=\(names)")
+                    } else {
+                        let other = object.object(forKey: relationship.name)
+                        parts.append("\(relationship.name)=\(other.map(label) ?? "nil")")
+                    }
+                }
+                lines.append(parts.joined(separator: " "))
+            }
+        }
+        return lines.sorted()
+    }
+
+    @Test func aStoreConvertsToCoreDataLayoutAndBackLosingNothing() throws {
+        let model = try Self.model()
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addSQLiteStore(at: nil)
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        _ = try Self.populate(context)
+        let before = try Self.dump(context)
+        #expect(before.count == 9)
+        var options = PersistentStoreOptions()
+        options.layout = .coreData
+        let url = Self.temporaryStore()
+        let copy = try coordinator.migratePersistentStore(coordinator.persistentStores[0], to: url, type: .sqlite, options: options)
+        #expect(copy.layout == .coreData)
+        #expect(try Self.dump(context) == before)
+        #expect(try Database(path: url.path, readOnly: true).scalar("SELECT count(*) FROM ZNOTE") == .int(4))
+        let back = url.deletingLastPathComponent().appendingPathComponent("back.sqlite")
+        let mrq = try coordinator.migratePersistentStore(copy, to: back, type: .sqlite)
+        #expect(mrq.layout == .mrq)
+        // A fresh coordinator on each file reads the same graph.
+        for file in [url, back] {
+            let reader = PersistentStoreCoordinator(model: model)
+            try reader.addPersistentStore(type: .sqlite, at: file)
+            #expect(try Self.dump(ManagedObjectContext(concurrencyType: .confined, coordinator: reader)) == before, "\(file.lastPathComponent)")
+        }
     }
 }

@@ -159,12 +159,9 @@ import Testing
         (#"<attribute name="age" optional="YES" attributeType="Integer 16"/>"#,
          #"<attribute name="age" optional="YES" attributeType="Integer 16"/><attribute name="ssn" attributeType="String"/>"#,
          "cannot infer a migration: attribute 'Person.ssn' was added as required without a default value"),
-        (#"<relationship name="department" optional="YES" maxCount="1" destinationEntity="Department" inverseName="people"/>"#,
-         #"<relationship name="department" optional="YES" toMany="YES" destinationEntity="Department" inverseName="people"/>"#,
-         "cannot infer a migration: relationship 'Person.department' changed from to-one to to-many"),
         (#"<relationship name="people" optional="YES" toMany="YES" destinationEntity="Person" inverseName="department"/>"#,
-         #"<relationship name="people" optional="YES" toMany="YES" ordered="YES" destinationEntity="Person" inverseName="department"/>"#,
-         "cannot infer a migration: relationship 'Department.people' changed from unordered to ordered"),
+         #"<relationship name="people" maxCount="1" destinationEntity="Person" inverseName="department"/>"#,
+         "cannot infer a migration: relationship 'Department.people' became a required to-one"),
         (#"<relationship name="department" optional="YES" maxCount="1" destinationEntity="Department" inverseName="people"/>"#,
          #"<relationship name="department" maxCount="1" destinationEntity="Department" inverseName="people"/>"#,
          "cannot infer a migration: relationship 'Person.department' became required"),
@@ -175,20 +172,52 @@ import Testing
          #"<relationship name="age" optional="YES" maxCount="1" destinationEntity="Department"/>"#,
          "cannot infer a migration: property 'Person.age' changed from an attribute to a relationship"),
         (#"<entity name="Person">"#, #"<entity name="Person" parentEntity="Department">"#,
-         "cannot infer a migration: entity 'Person' moved in the inheritance hierarchy (parent was none, now 'Department')"),
+         "cannot infer a migration: entities 'Department' and 'Person' come from two inheritance hierarchies "
+            + "(under 'Department' and 'Person'), which cannot merge into one"),
     ])
     func testRejectedChange(old: String, new: String, expected: String) throws {
         let message = try rejection { $0.replacingOccurrences(of: old, with: new) }
         #expect(message == expected)
     }
 
-    @Test func testToManyBecomingManyToManyIsRejected() throws {
-        let message = try rejection {
+    /// Apple's lightweight migration changes a relationship's cardinality
+    /// and ordering; the links move with it (StoreMigrationTests).
+    @Test func testCardinalityOrderingAndInverseChangesAreSteps() throws {
+        let toMany = try plan {
+            $0.replacingOccurrences(of: #"<relationship name="department" optional="YES" maxCount="1""#,
+                                    with: #"<relationship name="department" optional="YES" toMany="YES""#)
+        }
+        #expect(toMany.properties == [
+            .madeToMany(entity: "Person", relationship: "department"),
+            .changedInverse(entity: "Department", relationship: "people", manyToMany: true),
+        ])
+        let ordered = try plan {
+            $0.replacingOccurrences(of: #"toMany="YES" destinationEntity="Person""#, with: #"toMany="YES" ordered="YES" destinationEntity="Person""#)
+        }
+        #expect(ordered.properties == [.madeOrdered(entity: "Department", relationship: "people")])
+        let toOne = try plan {
+            $0.replacingOccurrences(of: #"<relationship name="people" optional="YES" toMany="YES""#,
+                                    with: #"<relationship name="people" optional="YES" maxCount="1""#)
+        }
+        #expect(toOne.properties == [.madeToOne(entity: "Department", relationship: "people")])
+        let inverseGone = try plan {
             $0.replacingOccurrences(of: #"<relationship name="department" optional="YES" maxCount="1" destinationEntity="Department" inverseName="people"/>"#,
                                     with: #"<relationship name="department" optional="YES" maxCount="1" destinationEntity="Department"/>"#)
                 .replacingOccurrences(of: #" inverseName="department"/>"#, with: "/>")
         }
-        #expect(message == "cannot infer a migration: relationship 'Department.people' changed from one-to-many to many-to-many")
+        #expect(inverseGone.properties == [.changedInverse(entity: "Department", relationship: "people", manyToMany: true)])
+    }
+
+    /// Entities move in and out of hierarchies, their properties with them.
+    @Test func testHierarchyMovesAreSteps() throws {
+        let parent = try plan {
+            $0.replacingOccurrences(of: #"<attribute name="name" attributeType="String"/>"#, with: "")
+                .replacingOccurrences(of: #"<entity name="Person">"#,
+                                      with: #"<entity name="Being" isAbstract="YES"><attribute name="name" attributeType="String"/></entity><entity name="Person" parentEntity="Being">"#)
+        }
+        #expect(parent.entities == [.added("Being"), .moved(entity: "Person", fromParent: nil, toParent: "Being")])
+        // `name` moved up into Being: Person's objects keep theirs.
+        #expect(parent.properties.isEmpty)
     }
 
     @Test func testDestinationChangeIsRejected() throws {

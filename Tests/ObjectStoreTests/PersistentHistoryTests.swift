@@ -71,14 +71,16 @@ import Predicates
             try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
             _ = try CoreDataLayoutTests.populate(ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator))
         }
-        // Note is entity 5; its properties in column order are pinned,
-        // account, folder, amount, edited, body, title, link, identifier,
-        // attachment: bit 7 is title, bit 6 body, bit 8 (the next byte's
-        // low bit) link.
+        // Note is entity 5. Its mask's bits, from the first byte's high
+        // bit: the keys account and folder, account's entity column,
+        // folder's order column, then the attributes by name (amount,
+        // attachment, body, edited, identifier, link, pinned, title), then
+        // tags. So body is bit 6 (0x02 in byte 0), link bit 9 (0x40 in
+        // byte 1), title bit 11 (0x10 in byte 1).
         try Self.addHistory(to: url, strings: strings, transactions: [
             (1000, "importer", [Change(kind: 0, entity: 5, key: 1), Change(kind: 0, entity: 6, key: 1)]),
-            (2000.5, nil, [Change(kind: 1, entity: 5, key: 1, mask: Data([0x80])),
-                           Change(kind: 1, entity: 5, key: 2, mask: Data([0x40, 0x01]))]),
+            (2000.5, nil, [Change(kind: 1, entity: 5, key: 1, mask: Data([0x00, 0x10])),
+                           Change(kind: 1, entity: 5, key: 2, mask: Data([0x02, 0x40]))]),
             (3000, "sync", [Change(kind: 2, entity: 5, key: 3), Change(kind: 1, entity: 99, key: 7, mask: Data([0xFF]))]),
         ])
         let coordinator = PersistentStoreCoordinator(model: model)

@@ -41,6 +41,16 @@ import Testing
         let session = try ShellSession(modelPath: model.path, storePath: store.path)
         let answer = SaveAsTests.run(session, "Note where folder.title == \"Recipes\" AND pinned == YES")
         #expect(answer.contains("Soup") && !answer.contains("Bread"), "\(answer)")
+        // Aggregates, grouping and explain go through the same translator,
+        // over Core Data's names.
+        let grouped = SaveAsTests.run(session, "count of Note group by folder.title")
+        #expect(grouped.contains("Recipes") && grouped.contains("2"), "\(grouped)")
+        #expect(SaveAsTests.run(session, "count Note where pinned == NO").contains("1"))
+        let explained = SaveAsTests.run(session, "explain Note where folder.title == \"Recipes\"")
+        #expect(explained.contains("ZNOTE") && explained.contains("ZFOLDER") && explained.contains("Z_PK"), "\(explained)")
+        let direct = SaveAsTests.run(session, "update Note where pinned == YES set body = \"hot\" direct")
+        #expect(direct.contains("1 Note"), "\(direct)")
+        #expect(try db.scalar("SELECT ZBODY FROM ZNOTE WHERE ZPINNED = 1") == .string("hot"))
         let updated = SaveAsTests.run(session, "update Note where title == \"Bread\" set body = \"flour\"\nsave")
         #expect(updated.contains("updated 1 Note"), "\(updated)")
         #expect(try db.scalar("SELECT Z_OPT FROM ZNOTE WHERE ZTITLE = 'Bread'") == .int(2))
@@ -65,7 +75,8 @@ import Testing
                 """)
             try db.execute("INSERT INTO ATRANSACTIONSTRING VALUES (1, 16003, 1, 'app'), (2, 16003, 1, 'widget')")
             try db.execute("INSERT INTO ATRANSACTION (Z_PK, Z_ENT, Z_OPT, ZAUTHORTS, ZTIMESTAMP) VALUES (1, 16002, 1, 1, 100), (2, 16002, 1, 2, 200)")
-            // Note (entity 2): pinned, folder, body, title, so bit 4 is title.
+            // Note (entity 2): its mask's bits from the first byte's high
+            // bit are folder, then body, pinned, title: 0x10 is title.
             try db.execute("INSERT INTO ACHANGE VALUES (1, 16001, 1, 0, 2, 1, 1, NULL), (2, 16001, 1, 1, 2, 2, 2, X'10')")
         }
         let session = try ShellSession(modelPath: model.path, storePath: store.path)

@@ -28,6 +28,8 @@ let implementations: [String: Implementation] = [
     "shell/mrq": { try MRQWorkloads.shell($0, $1, runs: $2) },
     "memory/c": { try CWorkloads.memory($0, $1, runs: $2) },
     "memory/mrq": { try MRQWorkloads.memory($0, $1, runs: $2) },
+    "model/800": { _, _, runs in try MRQWorkloads.deepModel(levels: 800, runs: runs) },
+    "model/3000": { _, _, runs in try MRQWorkloads.deepModel(levels: 3_000, runs: runs) },
 ]
 
 enum Target {
@@ -69,6 +71,8 @@ let rows: [Row] = [
     Row(workload: "f. shell", key: "shell/mrq", label: "mrq -c 'count Person'", runs: 10, target: .seconds(0.030), compare: false),
     Row(workload: "g. memory", key: "memory/c", label: "raw C scan (baseline)", runs: 3, target: .none),
     Row(workload: "g. memory", key: "memory/mrq", label: "mrq fetchBatchSize 500", runs: 3, target: .megabytes(64)),
+    Row(workload: "h. deep model", key: "model/800", label: "load + lay out 800 levels", runs: 5, target: .seconds(0.5), compare: false),
+    Row(workload: "h. deep model", key: "model/3000", label: "load + lay out 3,000 levels", runs: 3, target: .seconds(3), compare: false),
 ]
 
 func benchmarksDirectory() -> URL {

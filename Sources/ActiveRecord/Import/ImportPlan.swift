@@ -234,7 +234,7 @@ extension Importer {
     /// (see `primaryAttribute`), shared by the whole import.
     func keyIndex(_ entity: EntityDescription, via relationship: RelationshipDescription?) -> KeyIndex? {
         guard let attribute = primaryAttribute(of: entity, via: relationship),
-              let index = entity.attributeIndex[attribute.name] else { return nil }
+              let index = entity.attributeSlot(named: attribute.name) else { return nil }
         let id = KeyIndexID(entity: ObjectIdentifier(entity), attribute: ObjectIdentifier(attribute))
         if let existing = keyIndexes[id] { return existing }
         let made = KeyIndex(entity: entity, step: makeStep(attribute, index: index))
@@ -260,7 +260,7 @@ extension Importer {
         case .uuid: conversion = .uuid
         case .uri: conversion = .uri
         case .binary: conversion = .binary
-        case .transformable, .objectID: conversion = .serialized
+        case .transformable, .objectID, .undefined, .composite: conversion = .serialized
         }
         // Spelled out: `Value` is `ExpressibleByNilLiteral`, so a bare `nil`
         // here would be `.some(.null)`, which clears every absent key.

@@ -134,7 +134,7 @@ public struct Managed<T: AttributeValue> {
         case .date: return .date(Date(timeIntervalSinceReferenceDate: 0))
         case .binary, .transformable: return .data(Data())
         case .uuid: return .uuid(UUID(uuid: (0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0)))
-        case .uri, .objectID: return .null
+        case .uri, .objectID, .undefined, .composite: return .null
         }
     }
 }

@@ -324,7 +324,10 @@ open class ManagedObject: CustomStringConvertible {
 
     /// A property's value as a Swift value: attributes as their natural type
     /// (`String`, `Int64`, `Double`, `Bool`, `Date`, ...), to-one as a
-    /// `ManagedObject`, to-many as `[ManagedObject]`; nil for null.
+    /// `ManagedObject`, to-many as `[ManagedObject]`; nil for null. A
+    /// composite attribute is a `[String: Any]` of its elements' values (a
+    /// nested composite a dictionary inside), as in Core Data; an element
+    /// reads as `composite.element`.
     public func value(forKey key: String) -> Any? {
         if let index = entity.attributeSlot(named: key) {
             willAccessValues()
@@ -333,13 +336,33 @@ open class ManagedObject: CustomStringConvertible {
         if let index = entity.relationshipSlot(named: key) {
             return entity.relationships[index].isToMany ? objects(forKey: key) : object(forKey: key)
         }
+        if let composite = entity.compositeAttribute(named: key) {
+            return compositeDictionary(composite.elements, path: key)
+        }
         preconditionFailure("entity \(entity.name) has no property '\(key)'")
     }
 
-    /// Sets a property from a Swift value (see `value(forKey:)`).
+    private func compositeDictionary(_ elements: [AttributeDescription], path: String) -> [String: Any] {
+        var result: [String: Any] = [:]
+        for element in elements {
+            let elementPath = path + "." + element.name
+            if element.type == .composite {
+                result[element.name] = compositeDictionary(element.elements, path: elementPath)
+            } else if let value = value(forKey: elementPath) {
+                result[element.name] = value
+            }
+        }
+        return result
+    }
+
+    /// Sets a property from a Swift value (see `value(forKey:)`). A
+    /// composite takes a `[String: Any]`: each element gets its entry, nil
+    /// when it has none.
     public func setValue(_ value: Any?, forKey key: String) {
         if entity.attributeSlot(named: key) != nil {
             setAttributeValueCodingNil(Value(any: value), forKey: key)
+        } else if let composite = entity.compositeAttribute(named: key) {
+            setComposite(composite.elements, path: key, to: value as? [String: Any] ?? [:])
         } else if let index = entity.relationshipSlot(named: key) {
             if entity.relationships[index].isToMany {
                 setObjects((value as? [ManagedObject]) ?? [], forKey: key)
@@ -351,14 +374,31 @@ open class ManagedObject: CustomStringConvertible {
         }
     }
 
+    private func setComposite(_ elements: [AttributeDescription], path: String, to dictionary: [String: Any]) {
+        for element in elements {
+            let elementPath = path + "." + element.name
+            if element.type == .composite {
+                setComposite(element.elements, path: elementPath, to: dictionary[element.name] as? [String: Any] ?? [:])
+            } else {
+                setValue(dictionary[element.name], forKey: elementPath)
+            }
+        }
+    }
+
     /// Follows a dotted key path: through to-one relationships to a value,
-    /// or through a to-many to an array of values.
+    /// or through a to-many to an array of values; into a composite's
+    /// elements (`magnitude.richter`).
     public func value(forKeyPath keyPath: String) -> Any? {
         var current: [ManagedObject] = [self]
         var isCollection = false
         let parts = keyPath.split(separator: ".").map(String.init)
         for (n, part) in parts.enumerated() {
             let last = n == parts.count - 1
+            if !last, let first = current.first, first.entity.compositeAttribute(named: part) != nil {
+                let rest = parts[n...].joined(separator: ".")
+                let values = current.map { $0.entity.attributeSlot(named: rest) != nil ? $0.value(forKey: rest) : nil }
+                return isCollection ? values.map { $0 ?? NSNull() } : values.first ?? nil
+            }
             if last {
                 let values = current.map { $0.value(forKey: part) }
                 return isCollection ? values.map { $0 ?? NSNull() } : values.first ?? nil

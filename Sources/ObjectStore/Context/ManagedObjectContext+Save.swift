@@ -292,7 +292,8 @@ extension ManagedObjectContext {
             case .toOne(let id): count = id == nil ? 0 : 1
             case .toMany(let ids): count = ids.count
             case .toManyFault:
-                if relationship.minCount == 0 && relationship.maxCount == 0 && relationship.isOptional { continue }
+                // Neither bound to check: any count is fine.
+                if relationship.minCount == 0 && relationship.maxCount == 0 { continue }
                 count = toManyIDs(object, relationship: i).count
             }
             for issue in relationship.validateCount(count, in: entity) {

@@ -47,11 +47,13 @@ extension AttributeType {
         case .uri: 1200
         case .transformable: 1800
         case .objectID: 2000
+        case .undefined: 0
+        case .composite: 2100
         }
     }
 
     /// The type Core Data numbers `code`; nil for a number mrq does not
-    /// model (0 undefined, 2100 composite, 2200 codable) or knows nothing of.
+    /// model (2200 codable) or knows nothing of.
     ///
     /// ```swift
     /// AttributeType(coreDataAttributeType: 900)   // .date

@@ -524,6 +524,15 @@ struct SQLTranslator {
                 guard let column = mapping.column(for: key, of: entity) else { throw Untranslatable(reason: "unmapped attribute") }
                 return .attribute(Self.columnSQL(alias: alias, column: column.name), attribute.type)
             }
+            if entity.compositeAttribute(named: key) != nil {
+                // `magnitude.richter`: the element's own column.
+                let element = components[i...].joined(separator: ".")
+                guard !isLast, let attribute = entity.attribute(named: element), !attribute.isTransient,
+                      let column = mapping.column(for: element, of: entity) else {
+                    throw Untranslatable(reason: "a composite attribute as a whole")
+                }
+                return .attribute(Self.columnSQL(alias: alias, column: column.name), attribute.type)
+            }
             guard let relationship = entity.relationship(named: key) else {
                 throw UnknownKey(key: key, entity: entity, range: range)
             }
@@ -571,6 +580,7 @@ struct SQLTranslator {
         case .uri: return .url
         case .date: return .date
         case .binary, .transformable, .objectID: return .data
+        case .undefined, .composite: return .unknown
         }
     }
 

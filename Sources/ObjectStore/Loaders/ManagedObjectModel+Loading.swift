@@ -2,7 +2,9 @@ import Foundation
 
 extension ManagedObjectModel {
     /// Loads a model Xcode wrote: an `.xcdatamodeld` bundle (its current
-    /// version), an `.xcdatamodel` directory, or a bare `contents` file.
+    /// version), an `.xcdatamodel` directory, a bare `contents` file, or
+    /// a compiled `.momd` or `.mom` from an app bundle (see
+    /// ``init(compiledModelAt:)``).
     ///
     /// ```swift
     /// let model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: "Samples/People.xcdatamodeld"))
@@ -20,6 +22,11 @@ extension ManagedObjectModel {
     /// `People.xcdatamodel/contents:12: attribute 'age' has unknown
     /// attributeType 'Integer 12'`.
     public convenience init(contentsOf url: URL) throws {
+        // What Xcode compiles into an app bundle: `.momd` and `.mom`.
+        if ["mom", "momd"].contains(url.pathExtension.lowercased()) {
+            try self.init(compiledModelAt: url)
+            return
+        }
         let source = try XcodeModelSource(url)
         let data: Data
         do {
@@ -54,6 +61,13 @@ extension ManagedObjectModel {
             throw error.located(file: file, line: line)
         }
         versionIdentifier = result.versionIdentifier
+        for template in result.fetchRequests {
+            do {
+                try setFetchRequestTemplate(try template.request(), forName: template.name)
+            } catch let error as ModelError {
+                throw error.located(file: file, line: template.line)
+            }
+        }
     }
 }
 
@@ -95,6 +109,12 @@ struct XcodeModelSource {
         }
         contents = directory.appendingPathComponent("contents")
         guard fileManager.fileExists(atPath: contents.path) else {
+            // Xcode 3 kept models as two binary archives, `elements` and
+            // `layout`; Xcode 4 and later write `contents` when the model
+            // is saved.
+            if fileManager.fileExists(atPath: directory.appendingPathComponent("elements").path) {
+                throw ModelError.oldBinaryModel(directory.path)
+            }
             throw ModelError.noModel(contents.path)
         }
         displayPath = "\(directory.lastPathComponent)/contents"

@@ -20,6 +20,8 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
         /// `Entity` or `Entity.property` → line of its element.
         var lines: [String: Int]
         var configurationLines: [String: Int]
+        /// Model-level `<fetchRequest>` elements, in file order.
+        var fetchRequests: [XcodeFetchRequest]
     }
 
     private let file: String
@@ -28,6 +30,9 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
     private var versionIdentifier: String?
     private var lines: [String: Int] = [:]
     private var configurationLines: [String: Int] = [:]
+    private var fetchRequests: [XcodeFetchRequest] = []
+    /// Model-level `<composite>` definitions: name → elements, and line.
+    private var composites: [String: (elements: [AttributeDescription], line: Int)] = [:]
     private var error: ModelError?
     private let flag = XcodeXML.flag
     private let nonEmpty = XcodeXML.nonEmpty
@@ -41,6 +46,7 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
     private var fetchIndex: FetchIndexDescription?
     private var compoundIndex: [String]?
     private var configuration: String?
+    private var composite: (name: String, elements: [AttributeDescription], line: Int)?
 
     private init(file: String) { self.file = file }
 
@@ -65,10 +71,44 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
         guard delegate.sawModel else {
             throw ModelError.malformedXML("no <model> element").located(file: file, line: parser.lineNumber)
         }
+        try delegate.fillComposites()
         return Result(
             entities: delegate.entities, configurations: delegate.configurations,
             versionIdentifier: delegate.versionIdentifier, lines: delegate.lines,
-            configurationLines: delegate.configurationLines)
+            configurationLines: delegate.configurationLines, fetchRequests: delegate.fetchRequests)
+    }
+
+    /// Gives every composite attribute the elements of the `<composite>`
+    /// it names, each its own copy (an element of a composite used twice
+    /// belongs to two attributes). Composites inside composites are filled
+    /// the same way; one that contains itself is an error, and so is a
+    /// file whose composites nest deeper than 32 levels or expand to more
+    /// than 100,000 elements (each nesting multiplies).
+    private func fillComposites() throws {
+        var copies = 0
+        func fill(_ attribute: AttributeDescription, inside: [String], line: Int?) throws {
+            guard let name = attribute.compositeName else { return }
+            guard let definition = composites[name] else {
+                throw ModelError("attribute '\(attribute.name)' names unknown composite '\(name)'").located(file: file, line: line)
+            }
+            guard !inside.contains(name) else {
+                throw ModelError("composite '\(name)' contains itself").located(file: file, line: definition.line)
+            }
+            copies += definition.elements.count
+            guard inside.count < 32, copies <= 100_000 else {
+                throw ModelError("composite '\(name)' nests too deep or expands to too many elements")
+                    .located(file: file, line: definition.line)
+            }
+            attribute.elements = definition.elements.map { $0.copy(named: $0.name) }
+            for element in attribute.elements where element.type == .composite {
+                try fill(element, inside: inside + [name], line: definition.line)
+            }
+        }
+        for entity in entities {
+            for case let attribute as AttributeDescription in entity.declaredProperties where attribute.type == .composite {
+                try fill(attribute, inside: [], line: lines["\(entity.name).\(attribute.name)"])
+            }
+        }
     }
 
     private static func describe(_ error: Error) -> String {
@@ -161,9 +201,22 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
             lines[entity.name] = lines[entity.name] ?? line
             self.entity = entity
         case "attribute":
+            if composite != nil {
+                let attribute = try XcodeAttributeReader(attributes: attributes, entity: "composite").read()
+                composite?.elements.append(attribute)
+                property = attribute
+                return
+            }
             let entity = try currentEntity(element)
             let attribute = try XcodeAttributeReader(attributes: attributes, entity: entity.name).read()
             try add(attribute, to: entity, line: line)
+        case "composite":
+            guard sawModel, entity == nil, composite == nil else {
+                throw ModelError.misplaced(element: element, expectedParent: "model")
+            }
+            guard let name = attributes["name"], !name.isEmpty else { throw ModelError.missingName("composite") }
+            guard composites[name] == nil else { throw ModelError("duplicate composite '\(name)'") }
+            composite = (name, [], line)
         case "relationship":
             let entity = try currentEntity(element)
             try add(try relationship(attributes, entity: entity.name), to: entity, line: line)
@@ -178,6 +231,9 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
             fetched.versionHashModifier = nonEmpty(attributes["versionHashModifier"])
             sawFetchRequest = false
             try add(fetched, to: entity, line: line)
+        case "fetchRequest" where entity == nil && composite == nil && sawModel:
+            // A fetch request template of the model.
+            fetchRequests.append(try XcodeFetchRequest(attributes, line: line))
         case "fetchRequest":
             guard let fetched = property as? FetchedPropertyDescription else {
                 throw ModelError.misplaced(element: element, expectedParent: "fetchedProperty")
@@ -273,6 +329,9 @@ final class XcodeModelParser: NSObject, XMLParserDelegate {
             compoundIndex = nil
         case "configuration":
             configuration = nil
+        case "composite":
+            if let composite { composites[composite.name] = (composite.elements, composite.line) }
+            composite = nil
         default:
             break
         }

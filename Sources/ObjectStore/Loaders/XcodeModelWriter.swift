@@ -25,12 +25,22 @@ extension ManagedObjectModel {
             ("minimumToolsVersion", "Automatic"), ("sourceLanguage", "Swift"),
             ("userDefinedModelVersionIdentifier", versionIdentifier ?? ""),
         ])
+        xml.composites = CompositeNames(entities)
         for entity in entities { xml.write(entity) }
+        for (name, request) in fetchRequestTemplatesByName.sorted(by: { $0.key < $1.key }) {
+            xml.leaf("fetchRequest", XcodeFetchRequest.attributes(of: request, name: name))
+        }
         for (name, members) in configurations.sorted(by: { $0.key < $1.key }) {
             xml.open("configuration", [("name", name)], empty: members.isEmpty)
             guard !members.isEmpty else { continue }
             for member in members { xml.leaf("memberEntity", [("name", member)]) }
             xml.close("configuration")
+        }
+        for (name, elements) in xml.composites.definitions {
+            xml.open("composite", [("name", name)], empty: elements.isEmpty)
+            guard !elements.isEmpty else { continue }
+            for element in elements { xml.write(element) }
+            xml.close("composite")
         }
         xml.close("model")
         return xml.text
@@ -77,10 +87,47 @@ extension ManagedObjectModel {
     }
 }
 
+/// The names under which composite attributes' types are written: the
+/// name Xcode gave each (`composite="Address"`), or one made from the
+/// attribute's name; two different composites never share a name.
+private struct CompositeNames {
+    private var names: [ObjectIdentifier: String] = [:]
+    /// Each name once, with its elements, in the order first met.
+    private(set) var definitions: [(name: String, elements: [AttributeDescription])] = []
+
+    init() {}
+
+    init(_ entities: [EntityDescription]) {
+        for entity in entities {
+            for case let attribute as AttributeDescription in entity.declaredProperties { visit(attribute) }
+        }
+    }
+
+    private mutating func visit(_ attribute: AttributeDescription) {
+        guard attribute.type == .composite else { return }
+        let archive = attribute.elements.map(PropertyArchive.init)
+        let base = attribute.compositeName ?? attribute.name.prefix(1).uppercased() + attribute.name.dropFirst()
+        var name = base
+        var n = 1
+        while let existing = definitions.first(where: { $0.name == name }) {
+            if existing.elements.map(PropertyArchive.init) == archive { break }
+            n += 1
+            name = "\(base)\(n)"
+        }
+        names[ObjectIdentifier(attribute)] = name
+        guard !definitions.contains(where: { $0.name == name }) else { return }
+        definitions.append((name, attribute.elements))
+        for element in attribute.elements { visit(element) }
+    }
+
+    func name(of attribute: AttributeDescription) -> String? { names[ObjectIdentifier(attribute)] }
+}
+
 /// Indented XML, four spaces a level, attributes in the order given.
 private struct XMLText {
     var text = ""
     private var depth = 0
+    var composites = CompositeNames()
 
     mutating func line(_ s: String) {
         text += String(repeating: "    ", count: depth) + s + "\n"
@@ -153,10 +200,10 @@ private struct XMLText {
         close("entity")
     }
 
-    private mutating func write(_ a: AttributeDescription) {
+    mutating func write(_ a: AttributeDescription) {
         var attributes: [(String, String?)] = [
             ("name", a.name), ("optional", Self.yes(a.isOptional)), ("transient", Self.yes(a.isTransient)),
-            ("attributeType", a.type.rawValue),
+            ("attributeType", a.type.rawValue), ("composite", composites.name(of: a)),
         ]
         let boundKeys = a.type == .date ? ("minDateTimeInterval", "maxDateTimeInterval") : ("minValueString", "maxValueString")
         attributes.append((boundKeys.0, a.minValue.map(XcodeXML.text)))

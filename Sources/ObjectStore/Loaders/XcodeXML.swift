@@ -60,6 +60,10 @@ enum XcodeXML {
             return UUID(uuidString: text).map(Value.uuid)
         case .uri, .objectID:
             return URL(string: text).map(Value.url)
+        case .undefined:
+            return .string(text)
+        case .composite:
+            return .null  // a composite's defaults are its elements'
         }
     }
 
@@ -94,13 +98,9 @@ struct XcodeAttributeReader {
         guard let typeName = attributes["attributeType"] else {
             throw ModelError.missingAttribute(element: "attribute", name: name, attribute: "attributeType")
         }
-        let type: AttributeType
-        if let known = AttributeType(rawValue: typeName) {
-            type = known
-        } else if typeName == "Undefined" && isTransient {
-            // A transient of no declared type holds any object: opaque here.
-            type = .transformable
-        } else {
+        // `Undefined` loads whatever its transience: the model says what is
+        // wrong with a stored one, naming its entity.
+        guard let type = AttributeType(rawValue: typeName) else {
             throw ModelError.unknownAttributeType(attribute: name, type: typeName)
         }
         let attribute = AttributeDescription(
@@ -114,6 +114,11 @@ struct XcodeAttributeReader {
         attribute.valueTransformerName = XcodeXML.nonEmpty(attributes["valueTransformerName"])
         attribute.renamingIdentifier = XcodeXML.nonEmpty(attributes["elementID"])
         attribute.versionHashModifier = XcodeXML.nonEmpty(attributes["versionHashModifier"])
+        if type == .composite {
+            // Its elements come from the model-level `<composite>` of this
+            // name, read after the entities.
+            attribute.compositeName = XcodeXML.nonEmpty(attributes["composite"])
+        }
         return attribute
     }
 

@@ -18,7 +18,7 @@ extension AttributeType {
     /// `.null` conforms to every type.
     public func accepts(_ value: Value) -> Bool {
         switch (self, value) {
-        case (_, .null): true
+        case (_, .null), (.undefined, _): true
         case (.integer16, .int(let i)), (.integer32, .int(let i)), (.integer64, .int(let i)):
             integerRange!.contains(i)
         case (.double, .double), (.float, .double), (.decimal, .decimal), (.string, .string),
@@ -146,6 +146,11 @@ extension AttributeType {
                 return .url(url)
             default: throw ModelError.cannotConvert(value, to: self)
             }
+        case .undefined:
+            return value
+        case .composite:
+            // A composite's values live in its elements.
+            throw ModelError.cannotConvert(value, to: self)
         }
     }
 

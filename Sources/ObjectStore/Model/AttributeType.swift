@@ -18,11 +18,20 @@ public enum AttributeType: String, Sendable, Hashable, CaseIterable {
     /// Stored as opaque data.
     case transformable = "Transformable"
     case objectID = "ObjectID"
+    /// No declared type: the value is any value. Core Data allows it only
+    /// for a transient attribute, which is never stored.
+    case undefined = "Undefined"
+    /// A group of attributes kept together (Xcode 15, iOS 17): see
+    /// `AttributeDescription.elements`. Each element is stored and fetched
+    /// as an attribute of its own, named `composite.element`.
+    case composite = "Composite"
 
+    /// Whether values of this type are integers.
     public var isInteger: Bool {
         self == .integer16 || self == .integer32 || self == .integer64
     }
 
+    /// Whether values of this type are numbers.
     public var isNumeric: Bool {
         isInteger || self == .double || self == .float || self == .decimal
     }

@@ -46,10 +46,20 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// Every relationship, inherited ones first.
     @exclusivity(unchecked) public internal(set) var relationships: [RelationshipDescription] = []
     public internal(set) var fetchedProperties: [FetchedPropertyDescription] = []
-    /// Attribute name → slot (`attributeSlot(named:)` is faster).
-    @exclusivity(unchecked) public internal(set) var attributeIndex: [String: Int] = [:]
-    /// Relationship name → slot (`relationshipSlot(named:)` is faster).
-    @exclusivity(unchecked) public internal(set) var relationshipIndex: [String: Int] = [:]
+    /// Every composite attribute, inherited ones first. A composite has no
+    /// slot of its own: its elements are in `attributes`, named
+    /// `composite.element`.
+    public internal(set) var compositeAttributes: [AttributeDescription] = []
+    /// Attribute name → slot, built on each call: `attributeSlot(named:)`
+    /// answers one name without building anything.
+    public var attributeIndex: [String: Int] {
+        Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
+    }
+    /// Relationship name → slot, built on each call: `relationshipSlot(named:)`
+    /// answers one name without building anything.
+    public var relationshipIndex: [String: Int] {
+        Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) })
+    }
     @exclusivity(unchecked) var attributeSlots = SlotLookup()
     @exclusivity(unchecked) var relationshipSlots = SlotLookup()
     /// Relationship slots of a fault: to-many ones not loaded, to-one nil.
@@ -97,17 +107,26 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// model owns its entities, so the reference needs no retain.
     @exclusivity(unchecked) var resolvedRoot: Unmanaged<EntityDescription>?
 
-    /// This entity and every entity below it.
+    /// This entity and every entity below it, depth first, sub-entities in
+    /// model order.
     public var selfAndDescendants: [EntityDescription] {
-        if let resolvedFamily { return resolvedFamily }
+        if let family = resolvedFamily { return Array(family.members[family.range]) }
         return [self] + subentities.flatMap(\.selfAndDescendants)
     }
 
-    /// `selfAndDescendants`, set by the model once inheritance is resolved.
-    @exclusivity(unchecked) var resolvedFamily: [EntityDescription]?
+    /// Where `selfAndDescendants` sits in its hierarchy's depth-first order,
+    /// set by the model once inheritance is resolved: one array per
+    /// hierarchy, shared by its entities, so that a chain of n levels holds
+    /// n entries rather than n²/2.
+    @exclusivity(unchecked) var resolvedFamily: (members: [EntityDescription], range: Range<Int>)?
 
     /// Whether `other` is this entity or one of its descendants.
     public func isKind(of other: EntityDescription) -> Bool {
+        if let mine = resolvedFamily, let theirs = other.resolvedFamily {
+            // One hierarchy's depth-first order: a descendant sits inside
+            // its ancestor's range.
+            return rootEntity === other.rootEntity && theirs.range.contains(mine.range.lowerBound)
+        }
         var entity: EntityDescription? = self
         while let e = entity {
             if e === other { return true }
@@ -124,6 +143,11 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         relationshipSlot(named: name).map { relationships[$0] }
     }
 
+    /// The composite attribute named `name` (declared or inherited).
+    public func compositeAttribute(named name: String) -> AttributeDescription? {
+        compositeAttributes.first { $0.name == name }
+    }
+
     public func property(named name: String) -> PropertyDescription? {
         attribute(named: name) ?? relationship(named: name)
             ?? fetchedProperties.first { $0.name == name }
@@ -131,7 +155,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
 
     /// The names of every property, for suggestions and completion.
     public var propertyNames: [String] {
-        attributes.map(\.name) + relationships.map(\.name) + fetchedProperties.map(\.name)
+        attributes.map(\.name) + compositeAttributes.map(\.name) + relationships.map(\.name)
+            + fetchedProperties.map(\.name)
     }
 }
 

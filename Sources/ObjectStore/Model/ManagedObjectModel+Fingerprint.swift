@@ -24,6 +24,7 @@ extension ManagedObjectModel {
                 case let a as AttributeDescription:
                     hash.add("attribute", a.name, a.type.rawValue, a.isOptional ? "optional" : "required",
                         a.isTransient ? "transient" : "", a.versionHashModifier ?? "")
+                    if a.type == .composite { hash.addElements(of: a, path: a.name) }
                 case let r as RelationshipDescription:
                     hash.add("relationship", r.name, r.destinationName, r.inverseName ?? "",
                         r.isToMany ? "to-many" : "to-one", r.isOrdered ? "ordered" : "",
@@ -49,6 +50,17 @@ struct FingerprintHasher {
             mix(0x1f)
         }
         mix(0x1e)
+    }
+
+    /// A composite's elements, each under its path (`magnitude.richter`):
+    /// they are stored as columns of their own.
+    mutating func addElements(of composite: AttributeDescription, path: String) {
+        for element in composite.elements {
+            let elementPath = path + "." + element.name
+            add("element", elementPath, element.type.rawValue, element.isOptional ? "optional" : "required",
+                element.isTransient ? "transient" : "")
+            if element.type == .composite { addElements(of: element, path: elementPath) }
+        }
     }
 
     private mutating func mix(_ byte: UInt8) {

@@ -24,6 +24,9 @@ public final class ManagedObjectModel: @unchecked Sendable {
     public var bundleName: String?
     /// Core Data's localization dictionary (`Entity/Person` → "Person", ...).
     public var localizationDictionary: [String: String] = [:]
+    /// The model's fetch request templates by name (Xcode's model-level
+    /// `<fetchRequest>`): see `fetchRequestTemplate(forName:)`.
+    public internal(set) var fetchRequestTemplatesByName: [String: FetchRequest] = [:]
 
     public init(entities: [EntityDescription], configurations: [String: [String]] = [:]) throws {
         self.entities = entities
@@ -49,10 +52,17 @@ public final class ManagedObjectModel: @unchecked Sendable {
         entities.filter { $0.parent == nil }
     }
 
+    /// Links parents, sub-entities and inherited properties. Every step is
+    /// linear in the size of the model and of what it resolves to: a chain
+    /// of thousands of levels is walked a constant number of times, never
+    /// once per entity.
     private func resolve() throws {
         for entity in entities {
             entity.model = self
+            entity.parent = nil
             entity.subentities = []
+            entity.resolvedRoot = nil
+            entity.resolvedFamily = nil
         }
         for entity in entities {
             if let parentName = entity.parentName {
@@ -63,56 +73,12 @@ public final class ManagedObjectModel: @unchecked Sendable {
                 parent.subentities.append(entity)
             }
         }
-        // Reject cycles in inheritance before walking it.
-        for entity in entities {
-            var seen: Set<ObjectIdentifier> = []
-            var e: EntityDescription? = entity
-            while let current = e {
-                guard seen.insert(ObjectIdentifier(current)).inserted else {
-                    throw ModelError.inheritanceCycle(entity.name)
-                }
-                e = current.parent
-            }
-        }
-        for entity in entities {
-            var root = entity
-            while let parent = root.parent { root = parent }
-            entity.resolvedRoot = Unmanaged.passUnretained(root)
-            entity.resolvedFamily = nil
-        }
-        for entity in entities { entity.resolvedFamily = entity.selfAndDescendants }
-        for entity in entities {
-            var chain: [EntityDescription] = []
-            var e: EntityDescription? = entity
-            while let current = e { chain.insert(current, at: 0); e = current.parent }
-            var attributes: [AttributeDescription] = []
-            var relationships: [RelationshipDescription] = []
-            var fetched: [FetchedPropertyDescription] = []
-            var names: Set<String> = []
-            for ancestor in chain {
-                for property in ancestor.declaredProperties {
-                    guard names.insert(property.name).inserted else {
-                        throw ModelError.duplicateProperty(entity: entity.name, property: property.name)
-                    }
-                    switch property {
-                    case let a as AttributeDescription: attributes.append(a)
-                    case let r as RelationshipDescription: relationships.append(r)
-                    case let f as FetchedPropertyDescription: fetched.append(f)
-                    default: break
-                    }
-                }
-            }
-            entity.attributes = attributes
-            entity.relationships = relationships
-            entity.fetchedProperties = fetched
-            entity.attributeIndex = Dictionary(uniqueKeysWithValues: attributes.enumerated().map { ($1.name, $0) })
-            entity.relationshipIndex = Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) })
-            entity.attributeSlots = SlotLookup(attributes.map(\.name))
-            entity.relationshipSlots = SlotLookup(relationships.map(\.name))
-            entity.faultSlots = relationships.map { $0.isToMany ? .toManyFault : .toOne(nil) }
-            entity.emptySlots = relationships.map { $0.isToMany ? .toMany(ObjectIDSet()) : .toOne(nil) }
-            entity.defaultValues = attributes.map(\.defaultValue)
-            entity.attributeTypes = attributes.map(\.type)
+        try rejectInheritanceCycles()
+        let order = resolveHierarchies()
+        // Parents come before their sub-entities in `order`: each entity
+        // extends what its parent resolved.
+        for entity in order {
+            try resolveProperties(of: entity)
         }
         for entity in entities {
             for case let relationship as RelationshipDescription in entity.declaredProperties {
@@ -152,19 +118,27 @@ public final class ManagedObjectModel: @unchecked Sendable {
                     entity: entity.name, property: fetched.name, destination: fetched.destinationName)
             }
             for case let attribute as AttributeDescription in entity.declaredProperties {
+                if attribute.type == .undefined && !attribute.isTransient {
+                    throw ModelError.undefinedNotTransient(entity: entity.name, attribute: attribute.name)
+                }
                 if let pattern = attribute.regularExpression, attribute.compiledRegularExpression == nil {
                     throw ModelError.invalidRegularExpression(
                         entity: entity.name, attribute: attribute.name, pattern: pattern)
                 }
             }
+            // A composite may be named whole (Core Data constrains and
+            // indexes composites); mrq's store indexes only its elements.
+            func isKnown(_ name: String) -> Bool {
+                entity.attribute(named: name) != nil || entity.relationship(named: name) != nil
+                    || entity.compositeAttribute(named: name) != nil
+            }
             for constraint in entity.uniquenessConstraints {
-                for name in constraint where entity.attribute(named: name) == nil && entity.relationship(named: name) == nil {
+                for name in constraint where !isKnown(name) {
                     throw ModelError.unknownConstraintProperty(entity: entity.name, property: name)
                 }
             }
             for index in entity.fetchIndexes {
-                for element in index.elements
-                where entity.attribute(named: element.property) == nil && entity.relationship(named: element.property) == nil {
+                for element in index.elements where !isKnown(element.property) {
                     throw ModelError.unknownIndexProperty(entity: entity.name, index: index.name, property: element.property)
                 }
             }
@@ -174,6 +148,101 @@ public final class ManagedObjectModel: @unchecked Sendable {
                 throw ModelError.unknownConfigurationEntity(configuration: configuration, entity: member)
             }
         }
+    }
+
+    /// Throws for the first entity (in model order) whose chain of parents
+    /// comes back to itself. Each entity is walked over once.
+    private func rejectInheritanceCycles() throws {
+        enum Mark { case onPath, done }
+        var marks: [ObjectIdentifier: Mark] = [:]
+        for entity in entities {
+            var path: [EntityDescription] = []
+            var next: EntityDescription? = entity
+            while let current = next, marks[ObjectIdentifier(current)] == nil {
+                marks[ObjectIdentifier(current)] = .onPath
+                path.append(current)
+                next = current.parent
+            }
+            if let current = next, marks[ObjectIdentifier(current)] == .onPath {
+                throw ModelError.inheritanceCycle(entity.name)
+            }
+            for member in path { marks[ObjectIdentifier(member)] = .done }
+        }
+    }
+
+    /// Lays each hierarchy out depth first (sub-entities in model order),
+    /// so that an entity and its descendants are one range of it, and sets
+    /// every entity's root and family. Returns every entity, parents first.
+    private func resolveHierarchies() -> [EntityDescription] {
+        var all: [EntityDescription] = []
+        all.reserveCapacity(entities.count)
+        for root in entities where root.parent == nil {
+            var members: [EntityDescription] = []
+            // An explicit stack: a chain thousands of levels deep must not
+            // recurse as deep.
+            var stack: [EntityDescription] = [root]
+            while let entity = stack.popLast() {
+                members.append(entity)
+                stack.append(contentsOf: entity.subentities.reversed())
+            }
+            var position: [ObjectIdentifier: Int] = [:]
+            for (i, member) in members.enumerated() { position[ObjectIdentifier(member)] = i }
+            // Family sizes, leaves up: a family ends where its last
+            // descendant's does.
+            var end = Array(1...members.count)
+            for i in members.indices.reversed() {
+                if let parent = members[i].parent, let p = position[ObjectIdentifier(parent)] {
+                    end[p] = max(end[p], end[i])
+                }
+            }
+            let unmanagedRoot = Unmanaged.passUnretained(root)
+            for (i, member) in members.enumerated() {
+                member.resolvedRoot = unmanagedRoot
+                member.resolvedFamily = (members, i..<end[i])
+            }
+            all += members
+        }
+        return all
+    }
+
+    /// The entity's slots: its parent's, then its own properties, in
+    /// declaration order. The parent is resolved already.
+    private func resolveProperties(of entity: EntityDescription) throws {
+        let parent = entity.parent
+        var attributes = parent?.attributes ?? []
+        var relationships = parent?.relationships ?? []
+        var fetched = parent?.fetchedProperties ?? []
+        var composites = parent?.compositeAttributes ?? []
+        var declared: Set<String> = []
+        for property in entity.declaredProperties {
+            let inherited = parent.map { $0.property(named: property.name) != nil || $0.compositeAttribute(named: property.name) != nil } ?? false
+            guard !inherited, declared.insert(property.name).inserted else {
+                throw ModelError.duplicateProperty(entity: entity.name, property: property.name)
+            }
+            switch property {
+            case let a as AttributeDescription:
+                if a.type == .composite {
+                    composites.append(a)
+                    a.compositeSlots = try a.resolveComposite(in: entity)
+                    attributes += a.compositeSlots
+                } else {
+                    attributes.append(a)
+                }
+            case let r as RelationshipDescription: relationships.append(r)
+            case let f as FetchedPropertyDescription: fetched.append(f)
+            default: break
+            }
+        }
+        entity.attributes = attributes
+        entity.relationships = relationships
+        entity.fetchedProperties = fetched
+        entity.compositeAttributes = composites
+        entity.attributeSlots = SlotLookup(attributes.map(\.name))
+        entity.relationshipSlots = SlotLookup(relationships.map(\.name))
+        entity.faultSlots = relationships.map { $0.isToMany ? .toManyFault : .toOne(nil) }
+        entity.emptySlots = relationships.map { $0.isToMany ? .toMany(ObjectIDSet()) : .toOne(nil) }
+        entity.defaultValues = attributes.map(\.defaultValue)
+        entity.attributeTypes = attributes.map(\.type)
     }
 
     /// The entities of a configuration, or every entity for nil or an unknown

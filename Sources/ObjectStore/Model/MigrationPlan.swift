@@ -10,20 +10,29 @@ import Predicates
 /// for step in plan.properties { ... }   // .addedAttribute(entity: "Person", attribute: "email")
 /// ```
 ///
-/// Accepted: entities added, removed or renamed; attributes added (optional
-/// or with a default), removed or renamed; optional to required when the
-/// attribute has a default; required to optional; relationships of any kind
-/// added (a to-one only if optional), removed or renamed. Renames come from
-/// the new model's renaming identifiers (Xcode's `elementID`), which name
-/// the entity or property in the old model. Changes that do not touch
-/// storage (user info, validation, delete rules, indexes) need no step.
-/// Anything else throws a `ModelError` naming the first change found:
-/// `cannot infer a migration: attribute 'Person.age' changed type from
-/// Integer 16 to String`.
+/// Accepted, as Apple's "Lightweight Migration" lists them: entities added,
+/// removed or renamed; attributes added (optional or with a default),
+/// removed or renamed; optional to required when the attribute has a
+/// default; required to optional; relationships added (a to-one only if
+/// optional), removed or renamed; a to-one becoming a to-many (each
+/// object's destination becomes the one member) and back (each object
+/// keeps its first destination: the rest are dropped, which a store
+/// allows only with data loss allowed); an unordered to-many becoming
+/// ordered (positions follow the destinations' keys) and back; entities
+/// moving in the inheritance hierarchy (a new parent above them, or out of
+/// one), their properties moving up or down with them, as long as no two
+/// hierarchies merge into one. Renames come from the new model's renaming
+/// identifiers (Xcode's `elementID`), which name the entity or property
+/// in the old model. Changes that do not touch storage (user info,
+/// validation, delete rules, indexes) need no step. Anything else throws
+/// a `ModelError` naming the first change found: `cannot infer a
+/// migration: attribute 'Person.age' changed type from Integer 16 to
+/// String`.
 ///
-/// Property steps name the entity as the new model does and list only the
-/// properties an entity declares (not inherited ones). Nothing is listed
-/// for the properties of added or removed entities.
+/// Property steps name the entity as the new model does. An inherited
+/// property is listed under the entity that declares it, unless the
+/// entity moved in the hierarchy. Nothing is listed for the properties of
+/// added or removed entities.
 public struct MigrationPlan: Sendable, Equatable {
     public enum EntityStep: Sendable, Hashable {
         /// An entity of the new model only.
@@ -31,6 +40,9 @@ public struct MigrationPlan: Sendable, Equatable {
         /// An entity of the old model only (its old name).
         case removed(String)
         case renamed(from: String, to: String)
+        /// An entity whose parent changed (names in the new model; nil for
+        /// none): its rows move with it.
+        case moved(entity: String, fromParent: String?, toParent: String?)
     }
 
     public enum PropertyStep: Sendable, Hashable {
@@ -45,6 +57,19 @@ public struct MigrationPlan: Sendable, Equatable {
         case addedRelationship(entity: String, relationship: String)
         case removedRelationship(entity: String, relationship: String)
         case renamedRelationship(entity: String, from: String, to: String)
+        /// A to-one became a to-many: each object's destination becomes the
+        /// one member.
+        case madeToMany(entity: String, relationship: String)
+        /// A to-many became a to-one: each object keeps its first
+        /// destination (in order, else by key); the others are dropped.
+        case madeToOne(entity: String, relationship: String)
+        /// An unordered to-many became ordered: positions follow the
+        /// destinations' keys.
+        case madeOrdered(entity: String, relationship: String)
+        case madeUnordered(entity: String, relationship: String)
+        /// A to-many whose inverse came, went or changed kind, so that it is
+        /// many-to-many now and was not, or the reverse: its links move.
+        case changedInverse(entity: String, relationship: String, manyToMany: Bool)
     }
 
     public var entities: [EntityStep] = []
@@ -62,7 +87,7 @@ public struct MigrationPlan: Sendable, Equatable {
     /// cannot be inferred.
     public static func infer(from old: ManagedObjectModel, to new: ManagedObjectModel) throws -> MigrationPlan {
         var plan = MigrationPlan()
-        let entityPairs = try match(old.entities, new.entities, kind: "entities")
+        let entityPairs = try entityPairs(old, new)
         // new entity name → old entity name
         var oldNameOf: [String: String] = [:]
         for (o, n) in entityPairs { oldNameOf[n.name] = o.name }
@@ -78,25 +103,68 @@ public struct MigrationPlan: Sendable, Equatable {
         for entity in old.entities where newNameOf[entity.name] == nil {
             plan.entities.append(.removed(entity.name))
         }
+        try rejectMergedHierarchies(new, oldEntityNamed: { name in oldNameOf[name].flatMap { old.entity(named: $0) } })
 
         for (o, n) in entityPairs {
+            // The old parent under its new name ("X (removed)" when it went).
             let oldParent = o.parentName.map { newNameOf[$0] ?? "\($0) (removed)" }
-            if oldParent != n.parentName {
-                throw ModelError.cannotMigrate(
-                    "entity '\(n.name)' moved in the inheritance hierarchy "
-                        + "(parent was \(quoted(o.parentName)), now \(quoted(n.parentName)))")
+            let moved = oldParent != n.parentName
+            if moved {
+                plan.entities.append(.moved(entity: n.name, fromParent: oldParent, toParent: n.parentName))
             }
-            try plan.compareProperties(o, n, newNameOf: newNameOf)
+            try plan.compareProperties(o, n, newNameOf: newNameOf, moved: moved)
         }
         return plan
     }
 
-    private mutating func compareProperties(
-        _ o: EntityDescription, _ n: EntityDescription, newNameOf: [String: String]
+    /// Old and new entities paired by renaming identifier, else by name.
+    static func entityPairs(_ old: ManagedObjectModel, _ new: ManagedObjectModel) throws
+        -> [(old: EntityDescription, new: EntityDescription)]
+    {
+        try match(old.entities, new.entities, kind: "entities").map { ($0.0, $0.1) }
+    }
+
+    /// The stored properties of an entity's objects: every attribute (a
+    /// composite's elements) and relationship, inherited ones included.
+    static func storedProperties(_ entity: EntityDescription) -> [PropertyDescription] {
+        entity.attributes + entity.relationships
+    }
+
+    /// An old and a new entity's stored properties, paired by renaming
+    /// identifier, else by name.
+    static func propertyPairs(_ old: EntityDescription, _ new: EntityDescription) throws
+        -> [(old: PropertyDescription, new: PropertyDescription)]
+    {
+        try match(storedProperties(old), storedProperties(new), kind: "properties of entity '\(new.name)'").map { ($0.0, $0.1) }
+    }
+
+    /// Core Data moves entities in and out of hierarchies but never merges
+    /// two: the old entities of each new hierarchy all come from one.
+    private static func rejectMergedHierarchies(
+        _ new: ManagedObjectModel, oldEntityNamed: (String) -> EntityDescription?
     ) throws {
-        let stored = { (e: EntityDescription) in e.declaredProperties.filter { !($0 is FetchedPropertyDescription) } }
-        let oldProperties = stored(o)
-        let newProperties = stored(n)
+        for root in new.rootEntities {
+            var origin: (root: EntityDescription, member: String)?
+            for member in root.selfAndDescendants {
+                guard let old = oldEntityNamed(member.name) else { continue }
+                guard let first = origin else {
+                    origin = (old.rootEntity, member.name)
+                    continue
+                }
+                if first.root !== old.rootEntity {
+                    throw ModelError.cannotMigrate(
+                        "entities '\(first.member)' and '\(member.name)' come from two inheritance hierarchies "
+                            + "(under '\(first.root.name)' and '\(old.rootEntity.name)'), which cannot merge into one")
+                }
+            }
+        }
+    }
+
+    private mutating func compareProperties(
+        _ o: EntityDescription, _ n: EntityDescription, newNameOf: [String: String], moved: Bool
+    ) throws {
+        let oldProperties = Self.storedProperties(o)
+        let newProperties = Self.storedProperties(n)
         let pairs = try MigrationPlan.match(oldProperties, newProperties, kind: "properties of entity '\(n.name)'")
         var matchedOld = Set<ObjectIdentifier>()
         var oldFor: [ObjectIdentifier: PropertyDescription] = [:]
@@ -104,28 +172,32 @@ public struct MigrationPlan: Sendable, Equatable {
             matchedOld.insert(ObjectIdentifier(op))
             oldFor[ObjectIdentifier(np)] = op
         }
+        // Every entity's objects are checked; a change is listed once, under
+        // the entity declaring the property (or under one that moved).
         for property in newProperties {
             let path = "\(n.name).\(property.name)"
-            guard let previous = oldFor[ObjectIdentifier(property)] else {
-                try added(property, entity: n.name)
+            let previous = oldFor[ObjectIdentifier(property)]
+            let listed = moved || property.entity === n || previous?.entity === o
+            guard let previous else {
+                try added(property, entity: n.name, listed: listed)
                 continue
             }
             switch (previous, property) {
             case let (a as AttributeDescription, b as AttributeDescription):
-                try compare(a, b, entity: n.name)
+                try compare(a, b, entity: n.name, listed: listed)
             case let (a as RelationshipDescription, b as RelationshipDescription):
-                try compare(a, b, entity: n.name, newNameOf: newNameOf)
+                try compare(a, b, entity: n.name, newNameOf: newNameOf, listed: listed)
             default:
                 throw ModelError.cannotMigrate(
                     "property '\(path)' changed from \(Self.kind(previous)) to \(Self.kind(property))")
             }
         }
         for property in oldProperties where !matchedOld.contains(ObjectIdentifier(property)) {
-            removed(property, entity: n.name)
+            if moved || property.entity === o { removed(property, entity: n.name) }
         }
     }
 
-    private mutating func added(_ property: PropertyDescription, entity: String) throws {
+    private mutating func added(_ property: PropertyDescription, entity: String, listed: Bool = true) throws {
         guard !property.isTransient else { return }
         let path = "\(entity).\(property.name)"
         switch property {
@@ -133,12 +205,12 @@ public struct MigrationPlan: Sendable, Equatable {
             guard a.isOptional || !a.defaultValue.isNull else {
                 throw ModelError.cannotMigrate("attribute '\(path)' was added as required without a default value")
             }
-            properties.append(.addedAttribute(entity: entity, attribute: a.name))
+            if listed { properties.append(.addedAttribute(entity: entity, attribute: a.name)) }
         case let r as RelationshipDescription:
             guard r.isOptional || r.isToMany else {
                 throw ModelError.cannotMigrate("relationship '\(path)' was added as a required to-one")
             }
-            properties.append(.addedRelationship(entity: entity, relationship: r.name))
+            if listed { properties.append(.addedRelationship(entity: entity, relationship: r.name)) }
         default:
             break
         }
@@ -153,37 +225,40 @@ public struct MigrationPlan: Sendable, Equatable {
         }
     }
 
-    private mutating func compare(_ a: AttributeDescription, _ b: AttributeDescription, entity: String) throws {
+    private mutating func compare(_ a: AttributeDescription, _ b: AttributeDescription, entity: String, listed: Bool) throws {
         let path = "\(entity).\(b.name)"
         switch (a.isTransient, b.isTransient) {
         case (true, true): return
-        case (true, false): return try added(b, entity: entity)
-        case (false, true): return removed(a, entity: entity)
+        case (true, false): return try added(b, entity: entity, listed: listed)
+        case (false, true): return listed ? removed(a, entity: entity) : ()
         case (false, false): break
         }
         guard a.type == b.type else {
             throw ModelError.cannotMigrate(
                 "attribute '\(path)' changed type from \(a.type.rawValue) to \(b.type.rawValue)")
         }
-        if a.name != b.name { properties.append(.renamedAttribute(entity: entity, from: a.name, to: b.name)) }
+        var steps: [PropertyStep] = []
+        if a.name != b.name { steps.append(.renamedAttribute(entity: entity, from: a.name, to: b.name)) }
         if a.isOptional && !b.isOptional {
             guard !b.defaultValue.isNull else {
                 throw ModelError.cannotMigrate("attribute '\(path)' became required without a default value")
             }
-            properties.append(.madeRequired(entity: entity, attribute: b.name, default: b.defaultValue))
+            steps.append(.madeRequired(entity: entity, attribute: b.name, default: b.defaultValue))
         } else if !a.isOptional && b.isOptional {
-            properties.append(.madeOptional(entity: entity, attribute: b.name))
+            steps.append(.madeOptional(entity: entity, attribute: b.name))
         }
+        if listed { properties += steps }
     }
 
     private mutating func compare(
-        _ a: RelationshipDescription, _ b: RelationshipDescription, entity: String, newNameOf: [String: String]
+        _ a: RelationshipDescription, _ b: RelationshipDescription, entity: String, newNameOf: [String: String],
+        listed: Bool
     ) throws {
         let path = "\(entity).\(b.name)"
         switch (a.isTransient, b.isTransient) {
         case (true, true): return
-        case (true, false): return try added(b, entity: entity)
-        case (false, true): return removed(a, entity: entity)
+        case (true, false): return try added(b, entity: entity, listed: listed)
+        case (false, true): return listed ? removed(a, entity: entity) : ()
         case (false, false): break
         }
         let oldDestination = newNameOf[a.destinationName] ?? "\(a.destinationName) (removed)"
@@ -191,33 +266,26 @@ public struct MigrationPlan: Sendable, Equatable {
             throw ModelError.cannotMigrate(
                 "relationship '\(path)' changed destination from '\(a.destinationName)' to '\(b.destinationName)'")
         }
-        guard a.isToMany == b.isToMany else {
+        if b.isToOne && !b.isOptional && (a.isOptional || a.isToMany) {
+            // No default can fill a to-one: objects without a destination
+            // would be invalid.
             throw ModelError.cannotMigrate(
-                "relationship '\(path)' changed from \(Self.cardinality(a)) to \(Self.cardinality(b))")
+                a.isToMany ? "relationship '\(path)' became a required to-one" : "relationship '\(path)' became required")
         }
-        guard a.isManyToMany == b.isManyToMany else {
-            throw ModelError.cannotMigrate(
-                "relationship '\(path)' changed from \(Self.shape(a)) to \(Self.shape(b))")
+        var steps: [PropertyStep] = []
+        if a.name != b.name { steps.append(.renamedRelationship(entity: entity, from: a.name, to: b.name)) }
+        if a.isToMany != b.isToMany {
+            steps.append(b.isToMany ? .madeToMany(entity: entity, relationship: b.name) : .madeToOne(entity: entity, relationship: b.name))
+        } else if b.isToMany && a.isOrdered != b.isOrdered {
+            steps.append(b.isOrdered ? .madeOrdered(entity: entity, relationship: b.name) : .madeUnordered(entity: entity, relationship: b.name))
+        } else if b.isToMany && a.isManyToMany != b.isManyToMany {
+            steps.append(.changedInverse(entity: entity, relationship: b.name, manyToMany: b.isManyToMany))
         }
-        guard a.isOrdered == b.isOrdered else {
-            throw ModelError.cannotMigrate(
-                "relationship '\(path)' changed from \(a.isOrdered ? "ordered" : "unordered") "
-                    + "to \(b.isOrdered ? "ordered" : "unordered")")
-        }
-        if b.isToOne && a.isOptional && !b.isOptional {
-            throw ModelError.cannotMigrate("relationship '\(path)' became required")
-        }
-        if a.name != b.name { properties.append(.renamedRelationship(entity: entity, from: a.name, to: b.name)) }
+        if listed { properties += steps }
     }
 
     private static func kind(_ property: PropertyDescription) -> String {
         property is AttributeDescription ? "an attribute" : "a relationship"
-    }
-
-    private static func cardinality(_ r: RelationshipDescription) -> String { r.isToMany ? "to-many" : "to-one" }
-
-    private static func shape(_ r: RelationshipDescription) -> String {
-        r.isManyToMany ? "many-to-many" : "one-to-many"
     }
 
     private static func quoted(_ name: String?) -> String { name.map { "'\($0)'" } ?? "none" }

@@ -36,6 +36,9 @@ extension ManagedObjectModel {
         versionIdentifier = archive.versionIdentifier
         versionName = archive.versionName
         localizationDictionary = archive.localization
+        for template in archive.fetchRequests ?? [] {
+            try setFetchRequestTemplate(try template.request(), forName: template.name)
+        }
     }
 
     /// Whether two models describe the same thing, down to user info,
@@ -59,6 +62,9 @@ struct ModelArchive: Codable, Equatable {
     var configurations: [String: [String]]
     var localization: [String: String]
     var entities: [EntityArchive]
+    /// The fetch request templates, by name; absent from archives written
+    /// before they were kept, and when there are none.
+    var fetchRequests: [FetchRequestArchive]?
 
     init(_ model: ManagedObjectModel) {
         versionIdentifier = model.versionIdentifier
@@ -66,6 +72,70 @@ struct ModelArchive: Codable, Equatable {
         configurations = model.configurations
         localization = model.localizationDictionary
         entities = model.entities.map(EntityArchive.init)
+        let templates = model.fetchRequestTemplatesByName.sorted { $0.key < $1.key }
+        fetchRequests = templates.isEmpty ? nil : templates.map { FetchRequestArchive(name: $0.key, request: $0.value) }
+    }
+}
+
+/// A fetch request template: its predicate as its format string, its sort
+/// as MagicalRecord's `key:NO` spelling.
+struct FetchRequestArchive: Codable, Equatable {
+    var name: String
+    var entity: String
+    var predicate: String?
+    var sort: [String]?
+    var fetchLimit: Int?
+    var fetchOffset: Int?
+    var fetchBatchSize: Int?
+    var includesSubentities: Bool
+    var includesPendingChanges: Bool
+    var returnsObjectsAsFaults: Bool
+    var returnsDistinctResults: Bool
+    var resultType: String
+
+    init(name: String, request: FetchRequest) {
+        self.name = name
+        entity = request.entityName
+        predicate = request.predicate?.format
+        sort = request.sortDescriptors.isEmpty ? nil : request.sortDescriptors.map(\.description)
+        fetchLimit = request.fetchLimit > 0 ? request.fetchLimit : nil
+        fetchOffset = request.fetchOffset > 0 ? request.fetchOffset : nil
+        fetchBatchSize = request.fetchBatchSize > 0 ? request.fetchBatchSize : nil
+        includesSubentities = request.includesSubentities
+        includesPendingChanges = request.includesPendingChanges
+        returnsObjectsAsFaults = request.returnsObjectsAsFaults
+        returnsDistinctResults = request.returnsDistinctResults
+        resultType = switch request.resultType {
+        case .managedObject: "managedObject"
+        case .managedObjectID: "managedObjectID"
+        case .dictionary: "dictionary"
+        case .count: "count"
+        }
+    }
+
+    func request() throws -> FetchRequest {
+        var request = FetchRequest(entityName: entity)
+        do {
+            request.predicate = try predicate.map { try Predicate(format: $0) }
+            request.sortDescriptors = try sort.map { try SortSpec.parse($0.joined(separator: ",")) } ?? []
+        } catch {
+            throw ModelError.invalidArchive("fetch request '\(name)': \((error as? SyntaxError)?.message ?? String(describing: error))")
+        }
+        request.fetchLimit = fetchLimit ?? 0
+        request.fetchOffset = fetchOffset ?? 0
+        request.fetchBatchSize = fetchBatchSize ?? 0
+        request.includesSubentities = includesSubentities
+        request.includesPendingChanges = includesPendingChanges
+        request.returnsObjectsAsFaults = returnsObjectsAsFaults
+        request.returnsDistinctResults = returnsDistinctResults
+        switch resultType {
+        case "managedObject": request.resultType = .managedObject
+        case "managedObjectID": request.resultType = .managedObjectID
+        case "dictionary": request.resultType = .dictionary
+        case "count": request.resultType = .count
+        default: throw ModelError.invalidArchive("fetch request '\(name)' has unknown result type '\(resultType)'")
+        }
+        return request
     }
 }
 
@@ -133,6 +203,8 @@ struct PropertyArchive: Codable, Equatable {
     var userInfo: [String: String]
     var renamingIdentifier: String?
     var versionHashModifier: String?
+    /// Absent when false.
+    var isIndexedBySpotlight: Bool?
     // Attributes
     var type: String?
     var defaultValue: ValueArchive?
@@ -144,6 +216,9 @@ struct PropertyArchive: Codable, Equatable {
     var preservesValueInHistoryOnDeletion: Bool?
     var isIndexed: Bool?
     var valueTransformerName: String?
+    /// A composite's elements and the name Xcode gave its type.
+    var elements: [PropertyArchive]?
+    var compositeName: String?
     // Relationships and fetched properties
     var destination: String?
     var inverse: String?
@@ -163,6 +238,7 @@ struct PropertyArchive: Codable, Equatable {
         userInfo = property.userInfo
         renamingIdentifier = property.renamingIdentifier
         versionHashModifier = property.versionHashModifier
+        isIndexedBySpotlight = property.isIndexedBySpotlight ? true : nil
         switch property {
         case let a as AttributeDescription:
             kind = .attribute
@@ -177,6 +253,10 @@ struct PropertyArchive: Codable, Equatable {
             preservesValueInHistoryOnDeletion = a.preservesValueInHistoryOnDeletion ? true : nil
             isIndexed = a.isIndexed ? true : nil
             valueTransformerName = a.valueTransformerName
+            if a.type == .composite {
+                elements = a.elements.map(PropertyArchive.init)
+                compositeName = a.compositeName
+            }
         case let r as RelationshipDescription:
             kind = .relationship
             destination = r.destinationName
@@ -220,6 +300,13 @@ struct PropertyArchive: Codable, Equatable {
             a.preservesValueInHistoryOnDeletion = preservesValueInHistoryOnDeletion ?? false
             a.isIndexed = isIndexed ?? false
             a.valueTransformerName = valueTransformerName
+            a.compositeName = compositeName
+            a.elements = try (elements ?? []).map { element in
+                guard element.kind == .attribute, let attribute = try element.property(in: entity) as? AttributeDescription else {
+                    throw ModelError.invalidArchive("composite '\(entity).\(name)' has an element that is not an attribute")
+                }
+                return attribute
+            }
             property = a
         case .relationship:
             let ruleName = try require(deleteRule, "deleteRule")
@@ -243,6 +330,7 @@ struct PropertyArchive: Codable, Equatable {
         }
         property.renamingIdentifier = renamingIdentifier
         property.versionHashModifier = versionHashModifier
+        property.isIndexedBySpotlight = isIndexedBySpotlight ?? false
         return property
     }
 }

@@ -111,6 +111,20 @@ public struct ModelError: Error, CustomStringConvertible, Equatable, Sendable {
             entity: entity, property: attribute)
     }
 
+    static func undefinedNotTransient(entity: String, attribute: String) -> ModelError {
+        ModelError(
+            "attribute '\(entity).\(attribute)' has type Undefined, which only a transient attribute may have; "
+                + "give it a type or make it transient",
+            entity: entity, property: attribute)
+    }
+    static func compositeTooDeep(entity: String, attribute: String) -> ModelError {
+        ModelError("composite attribute '\(entity).\(attribute)' nests too deep", entity: entity, property: attribute)
+    }
+    static func compositeElementType(entity: String, attribute: String, type: AttributeType) -> ModelError {
+        ModelError("composite element '\(entity).\(attribute)' has type \(type.rawValue), which a composite cannot hold",
+                   entity: entity, property: attribute.split(separator: ".").first.map(String.init))
+    }
+
     // MARK: Loading
 
     static func malformedXML(_ reason: String) -> ModelError {
@@ -139,6 +153,10 @@ public struct ModelError: Error, CustomStringConvertible, Equatable, Sendable {
     }
     static func noModel(_ path: String) -> ModelError {
         ModelError("no model found at '\(path)'")
+    }
+    static func oldBinaryModel(_ path: String) -> ModelError {
+        ModelError("'\(path)' is an old binary model (Xcode 3's 'elements' file, no 'contents'): "
+                   + "open and save it once in a current Xcode")
     }
     static func unreadable(_ path: String, _ reason: String) -> ModelError {
         ModelError("cannot read '\(path)': \(reason)")

@@ -19,6 +19,9 @@ public class PropertyDescription: @unchecked Sendable {
     /// Changes the fingerprint without another change, as Core Data's
     /// `versionHashModifier` does.
     public var versionHashModifier: String?
+    /// Whether Spotlight indexes the property (Core Data's
+    /// `isIndexedBySpotlight`); mrq keeps it for round trips.
+    public var isIndexedBySpotlight = false
 
     init(name: String, isOptional: Bool, isTransient: Bool, userInfo: [String: String]) {
         self.name = name
@@ -65,6 +68,28 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     /// the value as opaque data and keeps the name for round trips.
     public var valueTransformerName: String?
 
+    /// For a `Composite` attribute: its elements, in order (an element may
+    /// be a composite too). Empty for every other type.
+    ///
+    /// ```swift
+    /// let magnitude = AttributeDescription(name: "magnitude", type: .composite)
+    /// magnitude.elements = [AttributeDescription(name: "richter", type: .double)]
+    /// // stored and fetched as the attribute "magnitude.richter"
+    /// ```
+    public var elements: [AttributeDescription] = []
+    /// The name Xcode gives the composite type (`composite="Address"`), kept
+    /// so that writing the model back gives the same file.
+    public var compositeName: String?
+    /// A composite's elements as the model resolved them into slots
+    /// (`resolveComposite(in:)`); empty until then.
+    @exclusivity(unchecked) package internal(set) var compositeSlots: [AttributeDescription] = []
+
+    /// What this attribute is stored as: itself, or for a composite the
+    /// attributes of its elements.
+    package var storedAttributes: [AttributeDescription] {
+        type == .composite ? compositeSlots : [self]
+    }
+
     public init(
         name: String, type: AttributeType, isOptional: Bool = true, isTransient: Bool = false,
         defaultValue: Value = .null, userInfo: [String: String] = [:]
@@ -73,6 +98,57 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
         self.defaultValue = defaultValue
         self.validationPredicates = []
         super.init(name: name, isOptional: isOptional, isTransient: isTransient, userInfo: userInfo)
+    }
+
+    /// The attributes a composite is stored as, one per element that is not
+    /// itself a composite, named by their path (`magnitude.richter`,
+    /// `address.geo.latitude`) and declared by `entity`. A composite that
+    /// is optional makes its elements optional; a transient one makes them
+    /// transient.
+    func resolveComposite(in entity: EntityDescription) throws -> [AttributeDescription] {
+        var leaves: [AttributeDescription] = []
+        func flatten(_ composite: AttributeDescription, path: String, optional: Bool, depth: Int) throws {
+            // Composites nest a few levels in practice; a hand-built cycle
+            // of composites must not recurse for ever.
+            guard depth < 64 else { throw ModelError.compositeTooDeep(entity: entity.name, attribute: name) }
+            for element in composite.elements {
+                let elementPath = path + "." + element.name
+                let isOptional = optional || element.isOptional
+                if element.type == .composite {
+                    try flatten(element, path: elementPath, optional: isOptional, depth: depth + 1)
+                } else {
+                    guard element.type != .undefined && element.type != .objectID else {
+                        throw ModelError.compositeElementType(entity: entity.name, attribute: elementPath, type: element.type)
+                    }
+                    let leaf = element.copy(named: elementPath)
+                    leaf.isOptional = isOptional
+                    leaf.isTransient = isTransient || element.isTransient
+                    leaf.entity = entity
+                    leaves.append(leaf)
+                }
+            }
+        }
+        try flatten(self, path: name, optional: isOptional, depth: 0)
+        return leaves
+    }
+
+    /// A copy of this attribute under another name.
+    func copy(named newName: String) -> AttributeDescription {
+        let copy = AttributeDescription(
+            name: newName, type: type, isOptional: isOptional, isTransient: isTransient,
+            defaultValue: defaultValue, userInfo: userInfo)
+        copy.minValue = minValue
+        copy.maxValue = maxValue
+        copy.regularExpression = regularExpression
+        copy.validationPredicates = validationPredicates
+        copy.allowsExternalBinaryDataStorage = allowsExternalBinaryDataStorage
+        copy.isIndexed = isIndexed
+        copy.valueTransformerName = valueTransformerName
+        copy.renamingIdentifier = renamingIdentifier
+        copy.versionHashModifier = versionHashModifier
+        copy.elements = elements
+        copy.compositeName = compositeName
+        return copy
     }
 
     private static func compile(_ pattern: String?) -> NSRegularExpression? {

@@ -170,16 +170,23 @@ extension RelationshipDescription {
     /// department.validateCount(0)  // [department is required] if required
     /// ```
     ///
-    /// A to-many that is optional may be empty even with a minimum count, as
-    /// in Core Data.
+    /// As in Core Data, optionality is about nil, which a to-many never is:
+    /// an empty to-many is fine when it is optional (whatever its minimum)
+    /// or has no minimum count (whether optional or not); a required one
+    /// with a minimum needs that many. Apple's `minCount` and `maxCount`:
+    /// "If you declare a relationship attribute as optional […], the
+    /// framework only enforces minCount and maxCount when that attribute is
+    /// not nil."
     public func validateCount(_ count: Int, in entity: EntityDescription? = nil) -> [ValidationIssue] {
         guard !isTransient else { return [] }
         let max = isToMany ? maxCount : 1
-        let fine = count == 0 ? isOptional : !(isToMany && minCount > 0 && count < minCount) && !(max > 0 && count > max)
+        let fine = count == 0
+            ? isOptional || (isToMany && minCount == 0)
+            : !(isToMany && minCount > 0 && count < minCount) && !(max > 0 && count > max)
         if fine { return [] }
         let reporter = IssueReporter(property: self, entity: entity)
-        if count == 0 {
-            return isOptional ? [] : [reporter.issue(.missingValue, "\(reporter.name) is required")]
+        if count == 0 && isToOne {
+            return [reporter.issue(.missingValue, "\(reporter.name) is required")]
         }
         var issues: [ValidationIssue] = []
         if isToMany, minCount > 0, count < minCount {

@@ -3,22 +3,17 @@ import Foundation
 /// `Z_METADATA`'s plist and `Z_MODELCACHE`'s content, as Core Data writes
 /// them for a store made with a model.
 enum CoreDataStoreMetadata {
-    /// The binary plist of a new store's metadata.
+    /// The binary plist of a new store's metadata (see
+    /// ``CoreDataMetadata/plist(for:identifiers:)``).
     static func plist(for model: ManagedObjectModel) throws -> Data {
-        var metadata: [String: Any] = [
-            "NSStoreType": "SQLite",
-            "NSStoreModelVersionIdentifiers": [model.versionIdentifier ?? ""],
-            "NSStoreModelVersionHashesVersion": 3,
-            "NSPersistenceFrameworkVersion": 1145,
-            "_NSAutoVacuumLevel": "2",
-        ]
-        metadata["NSStoreModelVersionHashes"] = [String: Data]()
-        return try PropertyListSerialization.data(fromPropertyList: metadata, format: .binary, options: 0)
+        try PropertyListSerialization.data(fromPropertyList: CoreDataMetadata.plist(for: model), format: .binary, options: 0)
     }
 
-    /// The deflated archive of `model`, or nil when it cannot be made.
+    /// The deflated archive of `model`, or nil when a predicate of the
+    /// model has no NSPredicate archive form (the store then keeps no model
+    /// cache, as stores written before iOS 9 do).
     static func modelCache(for model: ManagedObjectModel) -> Data? {
-        nil
+        try? model.modelCache()
     }
 
     /// The model a Core Data store keeps in `Z_MODELCACHE`; an error that
@@ -39,7 +34,11 @@ enum CoreDataStoreMetadata {
     }
 
     static func model(fromCache cache: Data) throws -> ManagedObjectModel {
-        throw StoreError(.modelMismatch, "reading a model cache (\(cache.count) bytes) needs the archive decoder")
+        do {
+            return try ManagedObjectModel(modelCache: cache)
+        } catch let error as ModelError {
+            throw StoreError(.modelMismatch, "the model the store keeps cannot be read: \(error.message)")
+        }
     }
 
     /// The metadata plist of a store open on `db`.

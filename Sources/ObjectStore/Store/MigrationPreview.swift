@@ -51,6 +51,8 @@ public struct MigrationPreview: Sendable, CustomStringConvertible {
             case .added(let name): lines.append("added entity \(name)")
             case .removed(let name): lines.append("removed entity \(name)" + loss(name, nil))
             case .renamed(let from, let to): lines.append("renamed entity \(from) to \(to)")
+            case .moved(let entity, let from, let to):
+                lines.append("moved entity \(entity) " + (from.map { "from under \($0) " } ?? "") + (to.map { "under \($0)" } ?? "to the top"))
             }
         }
         for step in plan.properties {
@@ -66,6 +68,13 @@ public struct MigrationPreview: Sendable, CustomStringConvertible {
                 lines.append("renamed relationship \(entity).\(from) to \(to)")
             case .madeOptional(let entity, let name): lines.append("made \(entity).\(name) optional")
             case .madeRequired(let entity, let name, _): lines.append("made \(entity).\(name) required (nil becomes the default)")
+            case .madeToMany(let entity, let name): lines.append("made \(entity).\(name) to-many")
+            case .madeToOne(let entity, let name):
+                lines.append("made \(entity).\(name) to-one" + loss(oldEntityName(entity), name))
+            case .madeOrdered(let entity, let name): lines.append("made \(entity).\(name) ordered")
+            case .madeUnordered(let entity, let name): lines.append("made \(entity).\(name) unordered")
+            case .changedInverse(let entity, let name, let manyToMany):
+                lines.append("changed the inverse of \(entity).\(name) (\(manyToMany ? "many-to-many" : "one-to-many") now)")
             }
         }
         if lines.isEmpty { lines.append("changed indexes or constraints") }
@@ -117,14 +126,16 @@ public struct MigrationPreview: Sendable, CustomStringConvertible {
         if let stored = old.versionName, let given = new.versionName {
             earlier = ModelVersionOrder.isEarlier(given, than: stored)
         }
-        let losses = try countLosses(db, plan: plan, old: old)
+        let losses = try countLosses(db, plan: plan, old: old, new: new)
         return MigrationPreview(plan: plan, storedVersion: old.versionName, givenVersion: new.versionName,
                                 isEarlierVersion: earlier, losses: losses)
     }
 
-    /// The rows of removed entities, and the non-nil values of removed
-    /// properties, that the store holds now.
-    private static func countLosses(_ db: Database, plan: MigrationPlan, old: ManagedObjectModel) throws -> [Loss] {
+    /// The rows of removed entities, the non-nil values of removed
+    /// properties, and the destinations a to-one made of a to-many drops,
+    /// that the store holds now.
+    private static func countLosses(_ db: Database, plan: MigrationPlan, old: ManagedObjectModel,
+                                    new: ManagedObjectModel) throws -> [Loss] {
         let mapping = SchemaMapping(model: old)
         var renamedFrom: [String: String] = [:]
         for case .renamed(let from, let to) in plan.entities { renamedFrom[to] = from }
@@ -166,6 +177,25 @@ public struct MigrationPreview: Sendable, CustomStringConvertible {
                 }
             default:
                 continue
+            }
+        }
+        // Links that go: a to-one whose links were a to-many's keeps one per
+        // object; a link to a row no longer of its destination's kind (an
+        // entity removed, or moved out of the hierarchy) goes.
+        let pairs = try MigrationLinks(old: old, oldMapping: mapping, new: new)
+        let newMapping = SchemaMapping(model: new)
+        for entity in new.entities {
+            for case let relationship as RelationshipDescription in entity.declaredProperties where !relationship.isTransient {
+                guard let destination = relationship.destination, relationship.isToOne
+                        || newMapping.joinTable(relationship.name, of: entity)?.isOwner == true else { continue }
+                var n = 0
+                var links = try pairs.changedSource(for: relationship, db: db)
+                if let links, relationship.isToOne { n += try MigrationLinks.dropped(by: links, db: db) }
+                if links == nil, let previous = try pairs.oldRelationship(relationship) { links = try pairs.links(of: previous, db: db) }
+                guard let links else { continue }
+                n += try pairs.strays(links, column: "dst", endingAt: destination, db: db)
+                if relationship.isToMany { n += try pairs.strays(links, column: "src", endingAt: entity, db: db) }
+                add(pairs.oldEntity(entity)?.name ?? entity.name, relationship.name, n)
             }
         }
         return losses

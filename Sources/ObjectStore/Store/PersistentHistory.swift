@@ -137,29 +137,33 @@ extension SQLiteStore {
         return names
     }
 
-    /// The properties an update's column mask names. Bit n (the low bit of
-    /// the first byte is bit 0) is the entity's n-th property in its
-    /// table's column order, counted from 1: each attribute and to-one
-    /// once, the entity and order columns beside a to-one not counted.
-    /// (Read off real stores: the masks of updates to Notes' note data
-    /// name its `data`, and never a bit past an entity's last property.)
+    /// The properties an update's column mask names. The mask is a bit
+    /// vector, first bit in the high bit of the first byte, over the
+    /// entity's properties in Core Data's order: its to-one keys, then the
+    /// entity-number columns beside those keys, then their order columns,
+    /// then its attributes, then its one-to-many and then its many-to-many
+    /// relationships, each group by name. (Checked on every update of the
+    /// real stores with history: Screen Time's usage counters, Notes' note
+    /// data and cloud states.)
     func historyProperties(of entity: EntityDescription, mask: Data) -> [String] {
-        var properties: [String] = []
-        let table = mapping.table(for: entity)
-        var seen: Set<String> = []
-        for column in table.columns {
-            guard column.kind != .foreignEntity, column.kind != .order,
-                  let owner = model.entity(named: column.entity), entity.isKind(of: owner),
-                  seen.insert(column.entity + "." + column.property).inserted else { continue }
-            properties.append(column.property)
-        }
         var names: [String] = []
-        for (byteIndex, byte) in mask.enumerated() where byte != 0 {
-            for bit in 0..<8 where byte & (1 << bit) != 0 {
-                let index = byteIndex * 8 + bit - 1
-                if index >= 0 && index < properties.count { names.append(properties[index]) }
-            }
+        for (index, slot) in historySlots(of: entity).enumerated() where index >> 3 < mask.count {
+            let byte = mask[mask.startIndex + index >> 3]
+            if byte & (0x80 >> UInt8(index & 7)) != 0, !names.contains(slot) { names.append(slot) }
         }
         return names
+    }
+
+    /// The property each bit of `entity`'s column masks stands for.
+    func historySlots(of entity: EntityDescription) -> [String] {
+        let toOne = entity.relationships.filter { $0.isToOne && !$0.isTransient }.sorted { $0.name < $1.name }
+        let toMany = entity.relationships.filter { $0.isToMany && !$0.isTransient }.sorted { $0.name < $1.name }
+        var slots = toOne.map(\.name)
+        slots += toOne.filter { $0.destination.map { !$0.subentities.isEmpty } ?? false }.map(\.name)
+        slots += toOne.filter { $0.inverse.map { $0.isToMany && $0.isOrdered } ?? false }.map(\.name)
+        slots += entity.attributes.flatMap(\.storedAttributes).filter { !$0.isTransient }.map(\.name).sorted()
+        slots += toMany.filter { !$0.isManyToMany }.map(\.name)
+        slots += toMany.filter(\.isManyToMany).map(\.name)
+        return slots
     }
 }

@@ -29,12 +29,29 @@ package final class RowLayout {
     let toOne: [ToOneSlot?]
     let columnNames: [String]
 
-    init(entity: EntityDescription, mapping: SchemaMapping) {
+    /// The layout of every entity of `model`. Column positions are worked
+    /// out once per table, not once per entity: a hierarchy n levels deep
+    /// has one table of n levels' columns.
+    static func all(model: ManagedObjectModel, mapping: SchemaMapping) -> [ObjectIdentifier: RowLayout] {
+        var positions: [ObjectIdentifier: (names: [String], position: [String: Int32])] = [:]
+        var layouts: [ObjectIdentifier: RowLayout] = [:]
+        for entity in model.entities {
+            let table = mapping.table(for: entity)
+            let key = ObjectIdentifier(table)
+            if positions[key] == nil {
+                var position: [String: Int32] = [:]
+                for (i, column) in table.columns.enumerated() { position[column.name] = Int32(i + 3) }
+                positions[key] = (table.columns.map(\.name), position)
+            }
+            let (names, position) = positions[key]!
+            layouts[ObjectIdentifier(entity)] = RowLayout(entity: entity, mapping: mapping, columnNames: names, position: position)
+        }
+        return layouts
+    }
+
+    private init(entity: EntityDescription, mapping: SchemaMapping, columnNames: [String], position: [String: Int32]) {
         self.entity = entity
-        let table = mapping.table(for: entity)
-        var position: [String: Int32] = [:]
-        for (i, column) in table.columns.enumerated() { position[column.name] = Int32(i + 3) }
-        self.columnNames = table.columns.map(\.name)
+        self.columnNames = columnNames
         attributes = entity.attributes.map { attribute in
             let column = mapping.column(for: attribute.name, of: entity)
             return AttributeSlot(column: column.flatMap { position[$0.name] }, type: attribute.type,
@@ -96,6 +113,7 @@ package final class RowLayout {
         case .uri: return URL(string: statement.string(at: column)).map(Value.url) ?? .null
         case .binary, .transformable: return .data(statement.data(at: column))
         case .objectID: return .string(statement.string(at: column))
+        case .undefined, .composite: return .null  // never stored: transient, or stored as its elements
         }
     }
 }

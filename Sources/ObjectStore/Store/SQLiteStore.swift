@@ -77,9 +77,7 @@ package final class SQLiteStore: @unchecked Sendable {
         self.database = database
         self.identifier = identifier
         self.storeNumber = StoreNumber(identifier)
-        for entity in model.entities {
-            layouts[ObjectIdentifier(entity)] = RowLayout(entity: entity, mapping: mapping)
-        }
+        layouts = RowLayout.all(model: model, mapping: mapping)
     }
 
     /// A store over an open connection, brought up to `model` (migrated
@@ -93,9 +91,7 @@ package final class SQLiteStore: @unchecked Sendable {
         self.database = database
         (self.mapping, self.identifier) = try Self.prepare(database, model: model, options: options)
         self.storeNumber = StoreNumber(identifier)
-        for entity in model.entities {
-            layouts[ObjectIdentifier(entity)] = RowLayout(entity: entity, mapping: mapping)
-        }
+        layouts = RowLayout.all(model: model, mapping: mapping)
     }
 
     /// The model a store file was made with, from its metadata; nil when

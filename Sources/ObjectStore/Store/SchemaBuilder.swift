@@ -42,8 +42,10 @@ package enum SchemaBuilder {
                 return mapping.toOne(property, of: entity)?.foreignKey
             }
             for (n, constraint) in entity.uniquenessConstraints.enumerated() {
-                let columns = constraint.compactMap(column)
-                guard columns.count == constraint.count, !columns.isEmpty else { continue }
+                // A composite stands for its elements.
+                let names = constraint.flatMap { entity.compositeAttribute(named: $0)?.compositeSlots.map(\.name) ?? [$0] }
+                let columns = names.compactMap(column)
+                guard columns.count == names.count, !columns.isEmpty else { continue }
                 statements.append("CREATE UNIQUE INDEX \(quoteIdentifier("\(entity.name)_unique\(n)")) ON \(quoteIdentifier(table.name)) (\(columns.map(quoteIdentifier).joined(separator: ", ")))")
             }
             for index in entity.fetchIndexes {

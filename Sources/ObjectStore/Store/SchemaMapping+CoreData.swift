@@ -94,7 +94,7 @@ extension SchemaMapping {
         case .string, .objectID: return 2
         case .uri: return 3
         case .uuid, .transformable: return 4
-        case .binary: return 5
+        case .binary, .undefined, .composite: return 5
         }
     }
 
@@ -106,7 +106,7 @@ extension SchemaMapping {
         case .double, .float: return "FLOAT"
         case .date: return "TIMESTAMP"
         case .string, .uri, .objectID: return "VARCHAR"
-        case .uuid, .transformable, .binary: return "BLOB"
+        case .uuid, .transformable, .binary, .undefined, .composite: return "BLOB"
         }
     }
 
@@ -144,18 +144,18 @@ extension SchemaMapping {
             }
             for group in 0...5 {
                 for entity in hierarchy {
+                    // A composite's elements are stored attributes of their own
+                    // (`magnitude.richter`, in column ZMAGNITUDE_RICHTER).
                     let attributes = entity.declaredProperties.compactMap { $0 as? AttributeDescription }
+                        .flatMap(\.storedAttributes)
                         .filter { !$0.isTransient && Self.coreDataGroup($0.type) == group }
                         .sorted { $0.name < $1.name }
                     for attribute in attributes {
-                        let name = unique(Self.coreDataName(attribute.name))
+                        let name = unique(Self.coreDataName(attribute.name.replacingOccurrences(of: ".", with: "_")))
                         columns.append(Column(name: name, sqlType: Self.coreDataSQLType(attribute.type),
                                               property: attribute.name, entity: entity.name,
                                               kind: .attribute(attribute.type)))
-                        let column = AttributeColumn(name: name, type: attribute.type)
-                        for e in entity.selfAndDescendants {
-                            storage.attributeColumns[e.name, default: [:]][attribute.name] = column
-                        }
+                        storage.attributeColumns[entity.name, default: [:]][attribute.name] = AttributeColumn(name: name, type: attribute.type)
                     }
                     guard group == 0 else { continue }
                     let toOnes = entity.declaredProperties.compactMap { $0 as? RelationshipDescription }
@@ -180,10 +180,8 @@ extension SchemaMapping {
                                                   entity: entity.name, kind: .order))
                             orderColumn = name
                         }
-                        let mapped = ToOneColumns(foreignKey: key, entity: entityColumn, order: orderColumn)
-                        for e in entity.selfAndDescendants {
-                            storage.toOneColumns[e.name, default: [:]][relationship.name] = mapped
-                        }
+                        storage.toOneColumns[entity.name, default: [:]][relationship.name] =
+                            ToOneColumns(foreignKey: key, entity: entityColumn, order: orderColumn)
                     }
                 }
             }
@@ -236,9 +234,7 @@ extension SchemaMapping {
                     destinationEntityColumn: nil,
                     orderColumn: isOwner ? ownerOrder : otherOrder,
                     inverseOrderColumn: isOwner ? otherOrder : ownerOrder)
-                for e in entity.selfAndDescendants {
-                    storage.joinTables[e.name, default: [:]][relationship.name] = join
-                }
+                storage.joinTables[entity.name, default: [:]][relationship.name] = join
             }
         }
     }

@@ -174,14 +174,15 @@ public struct SchemaMapping: Sendable {
             for entity in hierarchy {
                 for property in entity.declaredProperties where !property.isTransient {
                     switch property {
-                    case let attribute as AttributeDescription:
-                        let name = unique(attribute.name, entity: entity)
-                        columns.append(Column(name: name, sqlType: Self.sqlType(attribute.type),
-                                              property: attribute.name, entity: entity.name,
-                                              kind: .attribute(attribute.type)))
-                        let column = AttributeColumn(name: name, type: attribute.type)
-                        for e in entity.selfAndDescendants {
-                            storage.attributeColumns[e.name, default: [:]][attribute.name] = column
+                    case let declared as AttributeDescription:
+                        // A composite has a column per element, `magnitude_richter`.
+                        for attribute in declared.storedAttributes where !attribute.isTransient {
+                            let name = unique(attribute.name.replacingOccurrences(of: ".", with: "_"), entity: entity)
+                            columns.append(Column(name: name, sqlType: Self.sqlType(attribute.type),
+                                                  property: attribute.name, entity: entity.name,
+                                                  kind: .attribute(attribute.type)))
+                            storage.attributeColumns[entity.name, default: [:]][attribute.name] =
+                                AttributeColumn(name: name, type: attribute.type)
                         }
                     case let relationship as RelationshipDescription where relationship.isToOne:
                         let fk = unique(relationship.name, entity: entity)
@@ -189,7 +190,7 @@ public struct SchemaMapping: Sendable {
                                               entity: entity.name, kind: .foreignKey))
                         var entityColumn: String?
                         if let destination = relationship.destination,
-                           destination.rootEntity.selfAndDescendants.count > 1 {
+                           !destination.rootEntity.subentities.isEmpty {
                             let name = unique("\(relationship.name)_ent", entity: entity)
                             columns.append(Column(name: name, sqlType: "INTEGER", property: relationship.name,
                                                   entity: entity.name, kind: .foreignEntity))
@@ -202,10 +203,8 @@ public struct SchemaMapping: Sendable {
                                                   entity: entity.name, kind: .order))
                             orderColumn = name
                         }
-                        let mapped = ToOneColumns(foreignKey: fk, entity: entityColumn, order: orderColumn)
-                        for e in entity.selfAndDescendants {
-                            storage.toOneColumns[e.name, default: [:]][relationship.name] = mapped
-                        }
+                        storage.toOneColumns[entity.name, default: [:]][relationship.name] =
+                            ToOneColumns(foreignKey: fk, entity: entityColumn, order: orderColumn)
                     default:
                         break
                     }
@@ -229,8 +228,8 @@ public struct SchemaMapping: Sendable {
                 }
                 let isOwner = owner.entity == entity.name && owner.relationship == relationship.name
                 let name = "\(owner.entity)_\(owner.relationship)"
-                let sourceIsHierarchy = entity.rootEntity.selfAndDescendants.count > 1
-                let destinationIsHierarchy = (relationship.destination?.rootEntity.selfAndDescendants.count ?? 1) > 1
+                let sourceIsHierarchy = !entity.rootEntity.subentities.isEmpty
+                let destinationIsHierarchy = !(relationship.destination?.rootEntity.subentities.isEmpty ?? true)
                 // The owner's rows are `source`; the other side reads the table the other way round.
                 let inverseOrdered = relationship.inverse?.isOrdered ?? false
                 let join = JoinTable(
@@ -242,9 +241,7 @@ public struct SchemaMapping: Sendable {
                     destinationEntityColumn: destinationIsHierarchy ? (isOwner ? "target_ent" : "source_ent") : nil,
                     orderColumn: relationship.isOrdered ? (isOwner ? "target_order" : "source_order") : nil,
                     inverseOrderColumn: inverseOrdered ? (isOwner ? "source_order" : "target_order") : nil)
-                for e in entity.selfAndDescendants {
-                    storage.joinTables[e.name, default: [:]][relationship.name] = join
-                }
+                storage.joinTables[entity.name, default: [:]][relationship.name] = join
             }
         }
     }
@@ -254,7 +251,7 @@ public struct SchemaMapping: Sendable {
         case .integer16, .integer32, .integer64, .boolean: return "INTEGER"
         case .double, .float, .date: return "REAL"
         case .decimal, .string, .uuid, .uri: return "TEXT"
-        case .binary, .transformable: return "BLOB"
+        case .binary, .transformable, .undefined, .composite: return "BLOB"
         case .objectID: return "TEXT"
         }
     }
@@ -265,16 +262,22 @@ public struct SchemaMapping: Sendable {
 
     public var allTables: [Table] { tables.values.sorted { $0.name < $1.name } }
 
+    // Columns are kept under the entity that declares the property, so a
+    // hierarchy n levels deep keeps each once rather than once per level.
+
     public func column(for attribute: String, of entity: EntityDescription) -> AttributeColumn? {
-        attributeColumns[entity.name]?[attribute]
+        guard let owner = entity.attribute(named: attribute)?.entity else { return nil }
+        return attributeColumns[owner.name]?[attribute]
     }
 
     public func toOne(_ relationship: String, of entity: EntityDescription) -> ToOneColumns? {
-        toOneColumns[entity.name]?[relationship]
+        guard let owner = entity.relationship(named: relationship)?.entity else { return nil }
+        return toOneColumns[owner.name]?[relationship]
     }
 
     public func joinTable(_ relationship: String, of entity: EntityDescription) -> JoinTable? {
-        joinTables[entity.name]?[relationship]
+        guard let owner = entity.relationship(named: relationship)?.entity else { return nil }
+        return joinTables[owner.name]?[relationship]
     }
 
     /// Every join table once, with the columns its owner side uses.

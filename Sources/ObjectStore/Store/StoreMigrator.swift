@@ -7,8 +7,14 @@ import Predicates
 /// The store keeps its model's archive; the plan comes from
 /// `MigrationPlan.infer(from:to:)`, which refuses what cannot be inferred.
 /// Each table is rebuilt: a new table for the new layout, filled from the
-/// old one column by column (renamed properties read their old column,
-/// added ones get their default), then swapped in; indexes are recreated.
+/// old table its entities' rows were in, column by column (renamed
+/// properties read their old column, properties moved up or down the
+/// hierarchy read where they were, added ones get their default); join
+/// tables are copied; links whose storage changed (a to-one become a
+/// to-many, or back; an inverse come or gone) move between foreign keys
+/// and join tables; links to rows gone are cleared and entity codes set
+/// from the rows linked; then the new tables are swapped in and indexes
+/// recreated. `MigrationPreview` counts what this drops first.
 enum StoreMigrator {
     static func migrate(_ db: Database, from old: ManagedObjectModel, to model: ManagedObjectModel, mapping: SchemaMapping,
                         readOnly: Bool) throws {
@@ -31,147 +37,238 @@ enum StoreMigrator {
         MRLog.debug("migrated store \(db.path): \(plan.entities.count) entity and \(plan.properties.count) property changes")
     }
 
-    private static func oldName(ofEntity name: String, plan: MigrationPlan) -> String? {
-        for step in plan.entities {
-            switch step {
-            case .added(let added) where added == name: return nil
-            case .renamed(let from, let to) where to == name: return from
-            default: continue
-            }
-        }
-        return name
-    }
-
-    private static func oldName(ofProperty name: String, entity: String, plan: MigrationPlan) -> String? {
-        for step in plan.properties {
-            switch step {
-            case .addedAttribute(entity, name), .addedRelationship(entity, name): return nil
-            case .renamedAttribute(entity, let from, name), .renamedRelationship(entity, let from, name): return from
-            default: continue
-            }
-        }
-        return name
-    }
-
     private static func rebuild(_ db: Database, old: ManagedObjectModel, oldMapping: SchemaMapping,
-                                new: ManagedObjectModel, newMapping: SchemaMapping, plan: MigrationPlan) throws {
+                                new: ManagedObjectModel, newMapping: SchemaMapping, plan _: MigrationPlan) throws {
+        let pairs = try MigrationLinks(old: old, oldMapping: oldMapping, new: new)
         // Drop every index: they are recreated for the new layout at the end.
         for row in try db.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
             if case .string(let name) = row[0] { try db.execute("DROP INDEX \(quoteIdentifier(name))") }
         }
-        var keptOldTables: Set<String> = []
         for table in newMapping.allTables {
-            guard let newRoot = new.entity(named: table.name) else { continue }
-            let oldRootName = oldName(ofEntity: newRoot.name, plan: plan)
-            let oldRoot = oldRootName.flatMap { old.entity(named: $0) }
-            let temporary = "_mrq_new_" + table.name
-            try db.execute(SchemaBuilder.createTable(table).replacingOccurrences(
-                of: "CREATE TABLE \(quoteIdentifier(table.name))", with: "CREATE TABLE \(quoteIdentifier(temporary))"))
-            if let oldRoot, try db.tableExists(oldMapping.table(for: oldRoot).name) {
-                let oldTable = oldMapping.table(for: oldRoot)
-                keptOldTables.insert(oldTable.name)
-                var names = [table.primaryKey, table.versionColumn]
-                var sources = [oldTable.primaryKey, oldTable.versionColumn]
-                var filter = ""
-                if let entityColumn = table.entityColumn {
-                    // Old entity codes → new ones; rows of removed entities go.
-                    var cases: [String] = []
-                    for entity in newRoot.selfAndDescendants {
-                        guard let oldEntityName = oldName(ofEntity: entity.name, plan: plan),
-                              let code = oldMapping.entityCodes[oldEntityName] else { continue }
-                        cases.append("WHEN \(code) THEN \(newMapping.entityCode(entity))")
-                    }
-                    names.append(entityColumn)
-                    if let oldEntityColumn = oldTable.entityColumn {
-                        sources.append("CASE \(oldEntityColumn) \(cases.joined(separator: " ")) END")
-                        filter = " WHERE (CASE \(oldEntityColumn) \(cases.joined(separator: " ")) END) IS NOT NULL"
-                    } else {
-                        sources.append(String(newMapping.entityCode(newRoot)))
-                    }
-                }
-                for column in table.columns {
-                    guard let entity = new.entity(named: column.entity),
-                          let oldEntityName = oldName(ofEntity: entity.name, plan: plan),
-                          let oldEntity = old.entity(named: oldEntityName) else {
-                        continue
-                    }
-                    let oldProperty = oldName(ofProperty: column.property, entity: entity.name, plan: plan)
-                    var source: String?
-                    switch column.kind {
-                    case .attribute:
-                        if let oldProperty, let oldColumn = oldMapping.column(for: oldProperty, of: oldEntity) {
-                            source = quoteIdentifier(oldColumn.name)
-                        }
-                        if let attribute = entity.attribute(named: column.property), !attribute.isOptional || source == nil,
-                           !attribute.defaultValue.isNull {
-                            let literal = sqlLiteral(attribute.defaultValue)
-                            source = source.map { "COALESCE(\($0), \(literal))" } ?? literal
-                        }
-                    case .foreignKey, .foreignEntity, .order:
-                        if let oldProperty, let oldColumns = oldMapping.toOne(oldProperty, of: oldEntity) {
-                            switch column.kind {
-                            case .foreignKey: source = quoteIdentifier(oldColumns.foreignKey)
-                            case .foreignEntity: source = oldColumns.entity.map(quoteIdentifier)
-                            default: source = oldColumns.order.map(quoteIdentifier)
-                            }
-                        }
-                    }
-                    if let source {
-                        names.append(quoteIdentifier(column.name))
-                        sources.append(source)
-                    }
-                }
-                try db.execute("INSERT INTO \(quoteIdentifier(temporary)) (\(names.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) FROM \(quoteIdentifier(oldTable.name))\(filter)")
-            }
+            try copyRows(db, into: table, pairs: pairs, new: new, newMapping: newMapping)
         }
-        // Join tables: copy the pairs of relationships that survive.
-        var joinCopies: [(String, String)] = []
-        for entity in new.entities {
-            for case let relationship as RelationshipDescription in entity.declaredProperties where relationship.isManyToMany {
-                guard let join = newMapping.joinTable(relationship.name, of: entity), join.isOwner,
-                      let oldEntityName = oldName(ofEntity: entity.name, plan: plan), let oldEntity = old.entity(named: oldEntityName),
-                      let oldRelationshipName = oldName(ofProperty: relationship.name, entity: entity.name, plan: plan),
-                      let oldJoin = oldMapping.joinTable(oldRelationshipName, of: oldEntity),
-                      try db.tableExists(oldJoin.name) else { continue }
-                let temporary = "_mrq_new_" + join.name
-                try db.execute(SchemaBuilder.createJoinTable(join).replacingOccurrences(
-                    of: "CREATE TABLE \(quoteIdentifier(join.name))", with: "CREATE TABLE \(quoteIdentifier(temporary))"))
-                var names = [join.sourceColumn, join.destinationColumn]
-                var sources = [oldJoin.sourceColumn, oldJoin.destinationColumn]
-                for (newColumn, oldColumn) in [(join.sourceEntityColumn, oldJoin.sourceEntityColumn),
-                                               (join.destinationEntityColumn, oldJoin.destinationEntityColumn),
-                                               (join.orderColumn, oldJoin.orderColumn),
-                                               (join.inverseOrderColumn, oldJoin.inverseOrderColumn)] {
-                    if let newColumn, let oldColumn { names.append(newColumn); sources.append(oldColumn) }
-                }
-                try db.execute("INSERT OR IGNORE INTO \(quoteIdentifier(temporary)) (\(names.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) FROM \(quoteIdentifier(oldJoin.name))")
-                joinCopies.append((temporary, join.name))
-            }
+        for join in newMapping.allJoinTables {
+            try db.execute(SchemaBuilder.createJoinTable(join).replacingOccurrences(
+                of: "CREATE TABLE \(quoteIdentifier(join.name))", with: "CREATE TABLE \(temporary(join.name))"))
         }
+        try copyJoinRows(db, pairs: pairs, new: new, newMapping: newMapping)
+        try moveChangedLinks(db, pairs: pairs, new: new, newMapping: newMapping)
+        try repairLinks(db, new: new, newMapping: newMapping)
         // Swap: drop every old table, then rename the new ones in.
         for row in try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_mrq_%'") {
             if case .string(let name) = row[0] { try db.execute("DROP TABLE \(quoteIdentifier(name))") }
         }
-        for table in newMapping.allTables {
-            let temporary = "_mrq_new_" + table.name
-            if try db.tableExists(temporary) {
-                try db.execute("ALTER TABLE \(quoteIdentifier(temporary)) RENAME TO \(quoteIdentifier(table.name))")
-            } else {
-                try db.execute(SchemaBuilder.createTable(table))
-            }
-        }
-        let copied = Dictionary(uniqueKeysWithValues: joinCopies.map { ($0.1, $0.0) })
-        for join in newMapping.allJoinTables {
-            if let temporary = copied[join.name] {
-                try db.execute("ALTER TABLE \(quoteIdentifier(temporary)) RENAME TO \(quoteIdentifier(join.name))")
-            } else {
-                try db.execute(SchemaBuilder.createJoinTable(join))
-            }
+        for name in newMapping.allTables.map(\.name) + newMapping.allJoinTables.map(\.name) {
+            try db.execute("ALTER TABLE \(temporary(name)) RENAME TO \(quoteIdentifier(name))")
         }
         for statement in SchemaBuilder.indexes(mapping: newMapping, model: new) {
             try db.execute(statement)
         }
-        _ = keptOldTables
+    }
+
+    private static func temporary(_ name: String) -> String { quoteIdentifier("_mrq_new_" + name) }
+
+    /// Fills the new table of a hierarchy from the one old table its
+    /// entities' rows were in (the plan refuses merging two): rows keep
+    /// their keys, their entity codes are renumbered, rows of entities
+    /// gone or now elsewhere stay behind. Each column reads the column its
+    /// property was in for each entity (a property moved up or down the
+    /// hierarchy reads from where it was).
+    private static func copyRows(_ db: Database, into table: SchemaMapping.Table, pairs: MigrationLinks,
+                                 new: ManagedObjectModel, newMapping: SchemaMapping) throws {
+        try db.execute(SchemaBuilder.createTable(table).replacingOccurrences(
+            of: "CREATE TABLE \(quoteIdentifier(table.name))", with: "CREATE TABLE \(temporary(table.name))"))
+        guard let newRoot = new.entity(named: table.name) else { return }
+        // (old entity, new entity) of every entity of this hierarchy with rows to keep.
+        let members = newRoot.selfAndDescendants.compactMap { entity in pairs.oldEntity(entity).map { ($0, entity) } }
+        guard let first = members.first else { return }
+        let oldTable = pairs.oldMapping.table(for: first.0)
+        guard try db.tableExists(oldTable.name) else { return }
+        let oldCode = { (entity: EntityDescription) in pairs.oldMapping.entityCode(entity) }
+        var names = ["_pk", table.versionColumn]
+        var sources = ["_pk", oldTable.versionColumn]
+        var filter = ""
+        let code: String
+        if let oldEntityColumn = oldTable.entityColumn {
+            code = "CASE \(oldEntityColumn) " + members.map { "WHEN \(oldCode($0.0)) THEN \(newMapping.entityCode($0.1))" }
+                .joined(separator: " ") + " END"
+            filter = " WHERE \(code) IS NOT NULL"
+        } else {
+            // An old table of one entity: its rows are that entity's.
+            guard let only = members.first(where: { $0.0 === first.0.rootEntity }) else { return }
+            code = String(newMapping.entityCode(only.1))
+        }
+        if let entityColumn = table.entityColumn {
+            names.append(entityColumn)
+            sources.append(code)
+        }
+        for column in table.columns {
+            guard let declaring = new.entity(named: column.entity) else { continue }
+            // The rows that have this column, each with where its value was.
+            var origins: [(code: Int64, source: String)] = []
+            for (oldEntity, newEntity) in members where newEntity.isKind(of: declaring) {
+                guard let source = try oldSource(of: column, newEntity: newEntity, oldEntity: oldEntity, pairs: pairs) else { continue }
+                origins.append((oldCode(oldEntity), source))
+            }
+            var source: String?
+            if Set(origins.map(\.source)).count == 1 {
+                source = origins[0].source
+            } else if !origins.isEmpty, let oldEntityColumn = oldTable.entityColumn {
+                source = "CASE \(oldEntityColumn) " + origins.map { "WHEN \($0.code) THEN \($0.source)" }.joined(separator: " ") + " END"
+            }
+            if case .attribute = column.kind, let attribute = declaring.attribute(named: column.property),
+               !attribute.isOptional || source == nil, !attribute.defaultValue.isNull {
+                let literal = sqlLiteral(attribute.defaultValue)
+                source = source.map { "COALESCE(\($0), \(literal))" } ?? literal
+            }
+            if let source {
+                names.append(quoteIdentifier(column.name))
+                sources.append(source)
+            }
+        }
+        try db.execute("INSERT INTO \(temporary(table.name)) (\(names.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) FROM \(quoteIdentifier(oldTable.name))\(filter)")
+    }
+
+    /// The old column a new column reads for the rows of `newEntity`: the
+    /// attribute's, or a to-one's foreign key or position when it was a
+    /// to-one then too. Entity codes of to-ones are worked out afresh by
+    /// `repairLinks`.
+    private static func oldSource(of column: SchemaMapping.Column, newEntity: EntityDescription, oldEntity: EntityDescription,
+                                  pairs: MigrationLinks) throws -> String? {
+        switch column.kind {
+        case .attribute:
+            guard let property = newEntity.attribute(named: column.property),
+                  let previous = try pairs.oldProperty(property, of: newEntity, in: oldEntity),
+                  let oldColumn = pairs.oldMapping.column(for: previous.name, of: oldEntity) else { return nil }
+            return quoteIdentifier(oldColumn.name)
+        case .foreignKey, .order:
+            guard let relationship = newEntity.relationship(named: column.property),
+                  let previous = try pairs.oldProperty(relationship, of: newEntity, in: oldEntity) as? RelationshipDescription,
+                  previous.isToOne, let oldColumns = pairs.oldMapping.toOne(previous.name, of: oldEntity) else { return nil }
+            return column.kind == .foreignKey ? quoteIdentifier(oldColumns.foreignKey) : oldColumns.order.map(quoteIdentifier)
+        case .foreignEntity:
+            return nil
+        }
+    }
+
+    /// Copies the join tables whose relationship was many-to-many before
+    /// too, in their new orientation; positions where both sides keep them.
+    private static func copyJoinRows(_ db: Database, pairs: MigrationLinks, new: ManagedObjectModel,
+                                     newMapping: SchemaMapping) throws {
+        for entity in new.entities {
+            for case let relationship as RelationshipDescription in entity.declaredProperties
+            where relationship.isManyToMany && !relationship.isTransient {
+                guard let join = newMapping.joinTable(relationship.name, of: entity), join.isOwner,
+                      let previous = try pairs.oldRelationship(relationship), previous.isManyToMany,
+                      let oldEntity = previous.entity,
+                      let oldJoin = pairs.oldMapping.joinTable(previous.name, of: oldEntity),
+                      try db.tableExists(oldJoin.name) else { continue }
+                var names = ["source", "target"]
+                var sources = [oldJoin.sourceColumn, oldJoin.destinationColumn]
+                for (newColumn, oldColumn) in [(join.orderColumn, oldJoin.orderColumn),
+                                               (join.inverseOrderColumn, oldJoin.inverseOrderColumn)] {
+                    if let newColumn, let oldColumn { names.append(newColumn); sources.append(oldColumn) }
+                }
+                try db.execute("INSERT OR IGNORE INTO \(temporary(join.name)) (\(names.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) FROM \(quoteIdentifier(oldJoin.name))")
+            }
+        }
+    }
+
+    /// Moves the links of relationships stored another way now: a to-one
+    /// that was a to-many (or whose inverse was the one kept) takes each
+    /// object's first destination; a join table takes every link, of a
+    /// to-one that became a to-many (DuckDuckGo's favorites) or of a
+    /// to-many whose inverse did.
+    private static func moveChangedLinks(_ db: Database, pairs: MigrationLinks, new: ManagedObjectModel,
+                                         newMapping: SchemaMapping) throws {
+        for entity in new.entities {
+            for case let relationship as RelationshipDescription in entity.declaredProperties where !relationship.isTransient {
+                if relationship.isToOne {
+                    guard let columns = newMapping.toOne(relationship.name, of: entity),
+                          let links = try pairs.changedSource(for: relationship, db: db) else { continue }
+                    let table = temporary(newMapping.table(for: entity).name)
+                    let order = columns.order.map { ", \(quoteIdentifier($0)) = l.inv_ord" } ?? ""
+                    try db.execute("""
+                        UPDATE \(table) SET \(quoteIdentifier(columns.foreignKey)) = l.dst\(order)
+                        FROM (SELECT src, dst, inv_ord, ROW_NUMBER() OVER (PARTITION BY src ORDER BY ord IS NULL, ord, dst) AS n
+                              FROM (\(links))) AS l
+                        WHERE l.n = 1 AND \(table)._pk = l.src\(familyFilter(entity, table: table, mapping: newMapping))
+                        """)
+                } else if relationship.isManyToMany {
+                    guard let join = newMapping.joinTable(relationship.name, of: entity), join.isOwner,
+                          let links = try pairs.changedSource(for: relationship, db: db) else { continue }
+                    var names = ["source", "target"]
+                    var sources = ["src", "dst"]
+                    if let order = join.orderColumn { names.append(order); sources.append("ord") }
+                    if let order = join.inverseOrderColumn { names.append(order); sources.append("inv_ord") }
+                    try db.execute("INSERT OR IGNORE INTO \(temporary(join.name)) (\(names.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) FROM (\(links))")
+                }
+            }
+        }
+    }
+
+    /// ` AND t._ent IN (…)`: the rows of `entity`'s kind, when its table
+    /// holds other entities too.
+    private static func familyFilter(_ entity: EntityDescription, table: String, mapping: SchemaMapping) -> String {
+        guard let entityColumn = mapping.table(for: entity).entityColumn else { return "" }
+        let codes = entity.selfAndDescendants.map { String(mapping.entityCode($0)) }.joined(separator: ",")
+        return " AND \(table).\(entityColumn) IN (\(codes))"
+    }
+
+    /// Makes every link of the new tables point at a row that is there and
+    /// of the destination's kind (rows of removed entities are gone); sets
+    /// the entity codes beside foreign keys and in join tables from the
+    /// rows they point at (codes are renumbered when entities come and
+    /// go); gives positions to ordered relationships that had none.
+    private static func repairLinks(_ db: Database, new: ManagedObjectModel, newMapping: SchemaMapping) throws {
+        func exists(_ key: String, of destination: EntityDescription) -> String {
+            let table = temporary(newMapping.table(for: destination).name)
+            return "EXISTS (SELECT 1 FROM \(table) d WHERE d._pk = \(key)\(familyFilter(destination, table: "d", mapping: newMapping)))"
+        }
+        func code(_ key: String, of destination: EntityDescription) -> String {
+            "(SELECT d.\(newMapping.table(for: destination).entityColumn ?? "NULL") FROM \(temporary(newMapping.table(for: destination).name)) d WHERE d._pk = \(key))"
+        }
+        for entity in new.entities {
+            for case let relationship as RelationshipDescription in entity.declaredProperties where !relationship.isTransient {
+                guard let destination = relationship.destination else { continue }
+                if relationship.isToOne, let columns = newMapping.toOne(relationship.name, of: entity) {
+                    let table = temporary(newMapping.table(for: entity).name)
+                    let fk = "\(table).\(quoteIdentifier(columns.foreignKey))"
+                    var cleared = ["\(quoteIdentifier(columns.foreignKey)) = NULL"]
+                    if let order = columns.order { cleared.append("\(quoteIdentifier(order)) = NULL") }
+                    try db.execute("UPDATE \(table) SET \(cleared.joined(separator: ", ")) WHERE \(fk) IS NOT NULL AND NOT \(exists(fk, of: destination))")
+                    if let entityColumn = columns.entity {
+                        try db.execute("UPDATE \(table) SET \(quoteIdentifier(entityColumn)) = \(code(fk, of: destination)) WHERE \(fk) IS NOT NULL")
+                    }
+                    if let order = columns.order {
+                        try db.execute("""
+                            UPDATE \(table) SET \(quoteIdentifier(order)) = r.n
+                            FROM (SELECT _pk AS pk, ROW_NUMBER() OVER (PARTITION BY \(quoteIdentifier(columns.foreignKey)) ORDER BY _pk) - 1 AS n
+                                  FROM \(table) WHERE \(quoteIdentifier(columns.foreignKey)) IS NOT NULL) AS r
+                            WHERE \(table)._pk = r.pk AND \(table).\(quoteIdentifier(order)) IS NULL
+                            """)
+                    }
+                } else if relationship.isManyToMany, let join = newMapping.joinTable(relationship.name, of: entity),
+                          join.isOwner {
+                    let table = temporary(join.name)
+                    try db.execute("DELETE FROM \(table) WHERE NOT \(exists("\(table).source", of: entity)) OR NOT \(exists("\(table).target", of: destination))")
+                    if let column = join.sourceEntityColumn {
+                        try db.execute("UPDATE \(table) SET \(column) = \(code("\(table).source", of: entity))")
+                    }
+                    if let column = join.destinationEntityColumn {
+                        try db.execute("UPDATE \(table) SET \(column) = \(code("\(table).target", of: destination))")
+                    }
+                    for (column, partition, order) in [(join.orderColumn, "source", "target"), (join.inverseOrderColumn, "target", "source")] {
+                        guard let column else { continue }
+                        try db.execute("""
+                            UPDATE \(table) SET \(column) = r.n
+                            FROM (SELECT source AS s, target AS t, ROW_NUMBER() OVER (PARTITION BY \(partition) ORDER BY \(order)) - 1 AS n FROM \(table)) AS r
+                            WHERE \(table).source = r.s AND \(table).target = r.t AND \(table).\(column) IS NULL
+                            """)
+                    }
+                }
+            }
+        }
     }
 
     /// A literal for a model default value (from the model, never from input).

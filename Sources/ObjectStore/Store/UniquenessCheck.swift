@@ -115,8 +115,12 @@ package struct UniquenessCheck {
         let parts: [Part]
 
         init(entity: EntityDescription, constraint: [String]) {
-            parts = constraint.map { name in
-                entity.attribute(named: name) != nil ? .attribute(name) : .toOne(name)
+            // A composite stands for its elements.
+            parts = constraint.flatMap { name -> [Part] in
+                if let composite = entity.compositeAttribute(named: name) {
+                    return composite.compositeSlots.map { .attribute($0.name) }
+                }
+                return [entity.attribute(named: name) != nil ? .attribute(name) : .toOne(name)]
             }
         }
 

@@ -434,6 +434,11 @@ final class GraphView {
         var snapshot = row.snapshot
         for (i, key) in keyPath.enumerated() {
             let entity = snapshot.id.entity
+            if i < keyPath.count - 1, entity.compositeAttribute(named: key) != nil,
+               let index = entity.attributeSlot(named: keyPath[i...].joined(separator: ".")) {
+                // An element of a composite: one slot named by the rest of the path.
+                return snapshot.values[index]
+            }
             if i == keyPath.count - 1 {
                 guard let index = entity.attributeSlot(named: key) else { return .null }
                 return snapshot.values[index]
@@ -468,6 +473,7 @@ final class RowObject: PredicateObject {
             guard let id = row.snapshot.toOneID(at: index), let target = view.graph.rows[id] else { return .value(.null) }
             return .object(RowObject(view: view, row: target))
         }
+        if let composite = entity.compositeOperand(named: key, value: { row.snapshot.values[$0] }) { return composite }
         var message = "unknown key '\(key)' on \(entity.name)"
         if let suggestion = Suggestions.closest(to: key, in: entity.propertyNames) {
             message += "; did you mean '\(suggestion)'?"

@@ -255,7 +255,7 @@ enum XMLStoreDocument {
                                   values: Array(repeating: .null, count: entity.attributes.count))
             case "attribute":
                 guard let current else { return }
-                attribute = (current.entity.attributeIndex[attributes["name"] ?? ""], attributes["type"] ?? "", attributes["encoding"])
+                attribute = (current.entity.attributeSlot(named: attributes["name"] ?? ""), attributes["type"] ?? "", attributes["encoding"])
             case "to-one", "member":
                 guard let model, let current else { return }
                 guard let entity = model.entity(named: attributes["entity"] ?? ""), let pk = Int64(attributes["pk"] ?? "") else {
@@ -263,11 +263,11 @@ enum XMLStoreDocument {
                 }
                 if name == "member", let toMany {
                     self.current!.toMany[toMany, default: []].append((entity, pk))
-                } else if let index = current.entity.relationshipIndex[attributes["name"] ?? ""] {
+                } else if let index = current.entity.relationshipSlot(named: attributes["name"] ?? "") {
                     self.current!.toOne.append((index, entity, pk))
                 }
             case "to-many":
-                toMany = current?.entity.relationshipIndex[attributes["name"] ?? ""]
+                toMany = current?.entity.relationshipSlot(named: attributes["name"] ?? "")
             default:
                 break
             }

@@ -81,6 +81,14 @@ public struct EntityDeclaration: Sendable {
     public var properties: [Property]
 }
 
+/// `fetch Adults with minAge = 18`: a fetch request template of the model,
+/// run with values for its `$variables`; `fetch` alone lists them.
+public struct TemplateFetch: Sendable {
+    public var name: Name
+    /// Each `$variable` and the expression that gives its value.
+    public var variables: [(name: Name, value: Expression)]
+}
+
 /// One statement of the mrq language.
 public indirect enum Statement: Sendable {
     case query(Query)
@@ -106,6 +114,10 @@ public indirect enum Statement: Sendable {
     /// A bare expression (`$adults`, `1 + 2`): its value is printed.
     case expression(Expression)
     case explain(Statement)
+    /// `fetch`: the model's fetch request templates.
+    case templates
+    /// `fetch Adults with minAge = 18`.
+    case template(TemplateFetch)
 }
 
 /// A statement with its place in the source.

@@ -19,13 +19,13 @@ public struct StatementParser {
     /// The words that start a statement (besides an entity name).
     public static let statementWords = [
         "first", "count", "select", "sum", "min", "max", "avg", "insert", "update", "delete",
-        "truncate", "import", "save", "rollback", "undo", "redo", "entity", "let", "explain",
+        "truncate", "import", "save", "rollback", "undo", "redo", "entity", "let", "explain", "fetch",
     ]
 
     /// The words with a meaning inside statements.
     public static let clauseWords = [
         "where", "sort", "limit", "offset", "set", "from", "of", "group", "by", "having", "distinct",
-        "inverse", "abstract", "direct",
+        "inverse", "abstract", "direct", "with",
     ]
 
     /// Parses every statement of `source` (which holds no dot commands).
@@ -105,10 +105,16 @@ public struct StatementParser {
 
     /// statement → query | "first" query | "count" query | select | aggregate | insert | update | "delete" query [ "direct" ]
     ///           | "truncate" entityName | import | "save" | "rollback" | "undo" | "redo" | entityDecl | let
-    ///           | "explain" statement | expression
+    ///           | "explain" statement | fetchTemplate | expression
     mutating func parseStatement() throws(SyntaxError) -> Statement {
         let token = parser.peek()
         if token.kind == .keyword(.first) { parser.advance(); return .first(try parseQuery(after: "first")) }
+        // FETCH is reserved in predicates: no entity or key is named so.
+        if token.kind == .keyword(.fetch) {
+            parser.advance()
+            if parser.peek().kind == .end { return .templates }
+            return .template(try parseTemplateFetch())
+        }
         guard token.kind == .identifier else {
             if token.kind == .variable { return .expression(try parser.parseExpression()) }
             if token.kind == .end {
@@ -326,17 +332,23 @@ public struct StatementParser {
         return .insert(entity: entity, assignments: assignments)
     }
 
-    /// assignment → IDENTIFIER ( ":" | "=" ) value
+    /// assignment → IDENTIFIER { "." IDENTIFIER } ( ":" | "=" ) value
     /// value → "first" query | query | expression
     mutating func parseAssignment(separator: TokenKind) throws(SyntaxError) -> Assignment {
         let token = parser.peek()
         guard token.kind == .identifier else {
             throw SyntaxError(message: ShellDiagnostics.expected("a property name", found: parser.describe(token)), range: token.range)
         }
-        let key = parser.name(of: token)
+        var key = parser.name(of: token)
         parser.advance()
+        // An element of a composite attribute: `magnitude.richter`.
+        while parser.check(.dot), parser.peek(1).kind == .identifier {
+            parser.advance()
+            key += "." + parser.name(of: parser.advance())
+        }
+        let range = token.range.union(parser.previous.range)
         _ = try parser.expect(separator)
-        return Assignment(key: Name(text: key, range: token.range), value: try parseValueSource(for: key))
+        return Assignment(key: Name(text: key, range: range), value: try parseValueSource(for: key))
     }
 
     mutating func parseValueSource(for key: String) throws(SyntaxError) -> ValueSource {
@@ -393,6 +405,31 @@ public struct StatementParser {
         let path = parser.stringValue(of: token)
         parser.advance()
         return .importJSON(entity: entity, path: path, pathRange: token.range)
+    }
+
+    /// fetchTemplate → "fetch" [ IDENTIFIER [ "with" binding { "," binding } ] ]
+    /// binding → IDENTIFIER ( "=" | ":" ) expression
+    mutating func parseTemplateFetch() throws(SyntaxError) -> TemplateFetch {
+        let token = parser.peek()
+        guard token.kind == .identifier else {
+            throw SyntaxError(message: ShellDiagnostics.expected("a fetch request template's name", found: parser.describe(token)), range: token.range)
+        }
+        parser.advance()
+        var fetch = TemplateFetch(name: Name(text: parser.name(of: token), range: token.range), variables: [])
+        guard parser.check(word: "with") else { return fetch }
+        parser.advance()
+        repeat {
+            let variable = parser.peek()
+            guard variable.kind == .identifier || variable.kind == .variable else {
+                throw SyntaxError(message: ShellDiagnostics.expected("a variable name", found: parser.describe(variable)), range: variable.range)
+            }
+            parser.advance()
+            if !parser.match(.assign) { _ = try parser.expect(.colon) }
+            var name = parser.name(of: variable)
+            if name.hasPrefix("$") { name.removeFirst() }
+            fetch.variables.append((Name(text: name, range: variable.range), try parser.parseExpression()))
+        } while parser.match(.comma)
+        return fetch
     }
 
     /// let → "let" IDENTIFIER "=" statement
@@ -491,7 +528,7 @@ public enum AttributeTypeNames {
         "integer16": "Integer 16", "integer32": "Integer 32", "integer64": "Integer 64",
         "double": "Double", "float": "Float", "decimal": "Decimal", "bool": "Boolean", "boolean": "Boolean",
         "date": "Date", "data": "Binary", "binary": "Binary", "uuid": "UUID", "uri": "URI", "url": "URI",
-        "transformable": "Transformable",
+        "transformable": "Transformable", "undefined": "Undefined",
     ]
 
     /// The Core Data type name for a shell type name, any case.
@@ -503,6 +540,6 @@ public enum AttributeTypeNames {
     public static func shellName(of coreDataName: String) -> String {
         ["String": "String", "Integer 16": "Int16", "Integer 32": "Int32", "Integer 64": "Int64", "Double": "Double",
          "Float": "Float", "Decimal": "Decimal", "Boolean": "Bool", "Date": "Date", "Binary": "Data", "UUID": "UUID",
-         "URI": "URI", "Transformable": "Transformable", "ObjectID": "ObjectID"][coreDataName] ?? coreDataName
+         "URI": "URI", "Transformable": "Transformable", "ObjectID": "ObjectID", "Undefined": "Undefined"][coreDataName] ?? coreDataName
     }
 }

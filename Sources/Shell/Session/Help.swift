@@ -35,6 +35,8 @@ enum Help {
           select [distinct] FirstName, department.name from Person [where …] [sort …]
           sum|min|max|avg KEY of Person [where …] [group by KEY,…] [having PRED]
           count of Person group by department.name having count > 10
+          fetch                                    (the model's fetch request templates)
+          fetch PeopleOlderThan with minAge = 60   (a template, its $variables given)
         Changes (pending until save)
           insert Person { FirstName: "Ada", age: 36, department: first Department where name == "Engineering" }
           update Person where age > 60 set active = NO, age = age + 1

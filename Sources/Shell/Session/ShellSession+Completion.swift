@@ -221,6 +221,16 @@ extension ShellSession {
         }
         let previousWords = trimmedHead.split(whereSeparator: { $0.isWhitespace || $0 == "(" || $0 == "{" || $0 == "," })
         let previous = previousWords.last.map(String.init)?.lowercased()
+        // `fetch Template with variable = …, …`
+        if previousWords.first?.lowercased() == "fetch" || (previousWords.first?.lowercased() == "explain" && previousWords.dropFirst().first?.lowercased() == "fetch") {
+            let words = previousWords.drop { $0.lowercased() == "explain" }.map(String.init)
+            if words.count == 1 { return Self.filter(model.fetchRequestTemplatesByName.keys.sorted(), word) }
+            if words.count == 2 { return Self.filter(["with"], word) }
+            if previous == "with" || trimmedHead.hasSuffix(",") {
+                return Self.filter(model.substitutionVariables(ofTemplate: words[1]), word)
+            }
+            return Self.filter(Self.predicateWords, word)
+        }
         // After words that take an entity.
         if let previous, ["first", "count", "insert", "update", "delete", "truncate", "import", "of", "from", "explain", "entity"].contains(previous) {
             return Self.filter(entities, word)

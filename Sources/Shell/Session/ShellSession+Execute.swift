@@ -114,6 +114,10 @@ extension ShellSession {
             output.result(Renderer(options: renderOptions).render(scalar: value, label: nil))
         case .explain(let inner):
             output.result(try explain(inner))
+        case .templates:
+            output.result(templateList())
+        case .template(let fetch):
+            try runTemplate(fetch, output: output)
         }
     }
 
@@ -140,6 +144,11 @@ extension ShellSession {
         for key in keys {
             var current = entity
             for (i, part) in key.keyPath.enumerated() {
+                // An element of a composite (`magnitude.richter`) is one attribute.
+                if i < key.keyPath.count - 1, current.compositeAttribute(named: part) != nil,
+                   current.attribute(named: key.keyPath[i...].joined(separator: ".")) != nil {
+                    break
+                }
                 if i == key.keyPath.count - 1 {
                     guard current.attribute(named: part) != nil || current.relationship(named: part)?.isToOne == true else {
                         throw LocatedError(ShellDiagnostics.unknownKey(part, entity: current.name,
@@ -295,6 +304,11 @@ extension ShellSession {
             query.limit = 1
             let (objects, entity) = try fetch(query)
             return .objects(objects, entity: entity)
+        case .template(let fetch):
+            var (request, entity) = try templateRequest(fetch)
+            if request.resultType == .count { return .value(.int(Int64(try context.count(for: request)))) }
+            request.resultType = .managedObject
+            return .objects(Array(try context.fetch(request)), entity: entity)
         case .count(let query):
             return .value(.int(Int64(try count(query))))
         case .aggregate(let aggregate) where aggregate.groupBy.isEmpty:

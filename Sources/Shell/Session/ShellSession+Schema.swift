@@ -31,6 +31,14 @@ extension ShellSession {
         } catch let error as ModelError {
             throw LocatedError(error.message, declaration.name.range)
         }
+        // Templates come along while their entity and keys still exist.
+        for (name, request) in copy.fetchRequestTemplatesByName.sorted(by: { $0.key < $1.key }) {
+            do {
+                try newModel.setFetchRequestTemplate(request, forName: name)
+            } catch {
+                notes.append("dropped fetch request template \(name)")
+            }
+        }
         try replaceModel(with: newModel)
         output.status((existing == nil ? "created entity \(entity.name)" : "changed entity \(entity.name)")
                       + notes.map { "; \($0)" }.joined())
@@ -95,6 +103,15 @@ extension ShellSession {
     }
 
     /// The `entity` statement that declares `entity`, for `.schema`.
+    /// `{ richter: Double, place { latitude: Double } }`.
+    static func compositeText(_ composite: AttributeDescription) -> String {
+        "{ " + composite.elements.map { element in
+            element.type == .composite
+                ? "\(element.name) " + compositeText(element)
+                : "\(element.name): " + AttributeTypeNames.shellName(of: element.type.rawValue)
+        }.joined(separator: ", ") + " }"
+    }
+
     func schemaText(_ entity: EntityDescription) -> String {
         var head = "entity \(entity.name)"
         if let parent = entity.parentName { head += " : \(parent)" }
@@ -103,6 +120,9 @@ extension ShellSession {
         for property in entity.declaredProperties {
             var line = "    \(property.name): "
             switch property {
+            case let attribute as AttributeDescription where attribute.type == .composite:
+                // The statement has no spelling for a composite: shown, not declared.
+                line = "    # composite \(attribute.name) " + Self.compositeText(attribute)
             case let attribute as AttributeDescription:
                 line += AttributeTypeNames.shellName(of: attribute.type.rawValue)
                 if !attribute.defaultValue.isNull {

@@ -1,0 +1,345 @@
+import Foundation
+
+/// A reader of binary property lists (`bplist00`) that checks every offset,
+/// count and reference before it follows it.
+///
+/// ```swift
+/// let plist = try BinaryPropertyList.parse(data)   // [String: Any], [Any], ...
+/// ```
+///
+/// Why not Foundation: swift-corelibs-foundation's
+/// `PropertyListSerialization` crashes (SIGSEGV while bridging) on a
+/// binary plist holding a set with a dictionary, an array or a UID in it:
+/// 50 bytes do it, and one flipped bit in a model cache (an array marker
+/// 0xA_ becoming a set marker 0xC_) makes such a plist. Keyed archives come
+/// from files mrq is asked to open, so they are read here; XML plists, which
+/// have no sets, still go to Foundation.
+///
+/// Values come back as Foundation's reader returns them: `String`,
+/// `NSNumber` for integers and reals, `Bool`, `Data`, `Date`, `[Any]`,
+/// `[String: Any]`, and `PlistUID` for UIDs. Sets, which keyed archives and
+/// the plists mrq reads never hold, and dictionaries with keys that are not
+/// strings are errors.
+enum BinaryPropertyList {
+    static let magic = Array("bplist00".utf8)
+    /// How deep arrays and dictionaries may nest (Foundation's own limit is
+    /// about 512).
+    static let maximumDepth = 512
+
+    static func parse(_ data: Data) throws -> Any {
+        var parser = try Parser(bytes: [UInt8](data))
+        return try parser.object(parser.top, depth: 0)
+    }
+
+    private struct Parser {
+        let bytes: [UInt8]
+        let offsetSize: Int
+        let referenceSize: Int
+        let count: Int
+        let top: Int
+        let tableStart: Int
+        /// Objects already read, by index: a plist may point at one object
+        /// from many places, and reading it again each time could take
+        /// exponential time.
+        var done: [Int: Any] = [:]
+        var visiting: Set<Int> = []
+
+        init(bytes: [UInt8]) throws {
+            guard bytes.count >= magic.count + 32, bytes.starts(with: magic) else {
+                throw KeyedArchiveError("not a binary property list: too short or no 'bplist00' header")
+            }
+            self.bytes = bytes
+            let trailer = bytes.count - 32
+            offsetSize = Int(bytes[trailer + 6])
+            referenceSize = Int(bytes[trailer + 7])
+            guard (1...8).contains(offsetSize), (1...8).contains(referenceSize) else {
+                throw KeyedArchiveError("binary property list: offset size \(offsetSize) or reference size \(referenceSize) is not 1 to 8")
+            }
+            func number(_ at: Int) -> UInt64 { bytes[at..<at + 8].reduce(0) { $0 << 8 | UInt64($1) } }
+            let (countValue, topValue, tableValue) = (number(trailer + 8), number(trailer + 16), number(trailer + 24))
+            guard countValue >= 1, countValue <= UInt64(bytes.count), topValue < countValue,
+                tableValue >= UInt64(magic.count), tableValue < UInt64(trailer),
+                countValue * UInt64(offsetSize) <= UInt64(trailer) - tableValue
+            else {
+                throw KeyedArchiveError("binary property list: its trailer (\(countValue) objects, top \(topValue), table at \(tableValue)) does not fit its \(bytes.count) bytes")
+            }
+            count = Int(countValue)
+            top = Int(topValue)
+            tableStart = Int(tableValue)
+        }
+
+        private func unsigned(_ at: Int, _ size: Int) -> UInt64 {
+            bytes[at..<at + size].reduce(0) { $0 << 8 | UInt64($1) }
+        }
+
+        /// The start of object `index`, checked to lie among the objects.
+        private func offset(of index: Int) throws -> Int {
+            let value = unsigned(tableStart + index * offsetSize, offsetSize)
+            guard value >= UInt64(magic.count), value < UInt64(tableStart) else {
+                throw KeyedArchiveError("binary property list: object \(index) starts at \(value), outside the object area")
+            }
+            return Int(value)
+        }
+
+        /// Throws unless `length` bytes from `start` lie among the objects.
+        private func check(_ start: Int, _ length: Int, _ index: Int) throws {
+            guard length >= 0, start <= tableStart, length <= tableStart - start else {
+                throw KeyedArchiveError("binary property list: object \(index) runs past the object area")
+            }
+        }
+
+        /// A length stored in a marker's low nibble, or after it as an
+        /// integer object when the nibble is 0xF; returns it and where the
+        /// content starts.
+        private func length(_ marker: UInt8, at start: Int, _ index: Int) throws -> (Int, Int) {
+            let nibble = Int(marker & 0x0f)
+            guard nibble == 0x0f else { return (nibble, start + 1) }
+            try check(start + 1, 1, index)
+            let intMarker = bytes[start + 1]
+            guard intMarker & 0xf0 == 0x10, intMarker & 0x0f <= 3 else {
+                throw KeyedArchiveError("binary property list: object \(index) has a bad length")
+            }
+            let size = 1 << Int(intMarker & 0x0f)
+            try check(start + 2, size, index)
+            let value = unsigned(start + 2, size)
+            guard value <= UInt64(tableStart) else {
+                throw KeyedArchiveError("binary property list: object \(index) claims \(value) elements")
+            }
+            return (Int(value), start + 2 + size)
+        }
+
+        private func references(_ n: Int, at start: Int, _ index: Int) throws -> [Int] {
+            let (total, overflow) = n.multipliedReportingOverflow(by: referenceSize)
+            guard !overflow else { throw KeyedArchiveError("binary property list: object \(index) is too long") }
+            try check(start, total, index)
+            return try (0..<n).map { i in
+                let reference = unsigned(start + i * referenceSize, referenceSize)
+                guard reference < UInt64(count) else {
+                    throw KeyedArchiveError("binary property list: object \(index) refers to object \(reference) of \(count)")
+                }
+                return Int(reference)
+            }
+        }
+
+        mutating func object(_ index: Int, depth: Int) throws -> Any {
+            if let known = done[index] { return known }
+            guard depth <= BinaryPropertyList.maximumDepth else {
+                throw KeyedArchiveError("binary property list: containers nest more than \(BinaryPropertyList.maximumDepth) deep")
+            }
+            guard visiting.insert(index).inserted else {
+                throw KeyedArchiveError("binary property list: object \(index) contains itself")
+            }
+            defer { visiting.remove(index) }
+            let start = try offset(of: index)
+            let marker = bytes[start]
+            let value: Any
+            switch marker >> 4 {
+            case 0x0:
+                switch marker {
+                case 0x08: value = false
+                case 0x09: value = true
+                default: throw KeyedArchiveError("binary property list: object \(index) has marker \(marker), which mrq does not read")
+                }
+            case 0x1:
+                let size = 1 << Int(marker & 0x0f)
+                try check(start + 1, size, index)
+                switch size {
+                case 1, 2, 4: value = NSNumber(value: Int64(unsigned(start + 1, size)))
+                case 8: value = NSNumber(value: Int64(bitPattern: unsigned(start + 1, 8)))
+                case 16:
+                    // 128-bit: only values that fit 64 bits unsigned.
+                    guard unsigned(start + 1, 8) == 0 else {
+                        throw KeyedArchiveError("binary property list: object \(index) is an integer past 64 bits")
+                    }
+                    value = NSNumber(value: unsigned(start + 9, 8))
+                default:
+                    throw KeyedArchiveError("binary property list: object \(index) is an integer of \(size) bytes")
+                }
+            case 0x2:
+                let size = 1 << Int(marker & 0x0f)
+                try check(start + 1, size, index)
+                switch size {
+                case 4: value = NSNumber(value: Double(Float(bitPattern: UInt32(unsigned(start + 1, 4)))))
+                case 8: value = NSNumber(value: Double(bitPattern: unsigned(start + 1, 8)))
+                default: throw KeyedArchiveError("binary property list: object \(index) is a real of \(size) bytes")
+                }
+            case 0x3:
+                guard marker == 0x33 else { throw KeyedArchiveError("binary property list: object \(index) has marker \(marker)") }
+                try check(start + 1, 8, index)
+                value = Date(timeIntervalSinceReferenceDate: Double(bitPattern: unsigned(start + 1, 8)))
+            case 0x4:
+                let (n, content) = try length(marker, at: start, index)
+                try check(content, n, index)
+                value = Data(bytes[content..<content + n])
+            case 0x5:
+                let (n, content) = try length(marker, at: start, index)
+                try check(content, n, index)
+                guard let string = String(bytes: bytes[content..<content + n], encoding: .ascii) else {
+                    throw KeyedArchiveError("binary property list: object \(index) is an ASCII string that is not ASCII")
+                }
+                value = string
+            case 0x6:
+                let (n, content) = try length(marker, at: start, index)
+                let (size, overflow) = n.multipliedReportingOverflow(by: 2)
+                guard !overflow else { throw KeyedArchiveError("binary property list: object \(index) is too long") }
+                try check(content, size, index)
+                let units = (0..<n).map { UInt16(bytes[content + 2 * $0]) << 8 | UInt16(bytes[content + 2 * $0 + 1]) }
+                value = String(decoding: units, as: UTF16.self)
+            case 0x8:
+                let size = Int(marker & 0x0f) + 1
+                guard size <= 8 else { throw KeyedArchiveError("binary property list: object \(index) is a UID of \(size) bytes") }
+                try check(start + 1, size, index)
+                let uid = unsigned(start + 1, size)
+                guard uid <= UInt64(UInt32.max) else { throw KeyedArchiveError("binary property list: object \(index) is a UID past 32 bits") }
+                value = PlistUID(value: Int(uid))
+            case 0xA:
+                let (n, content) = try length(marker, at: start, index)
+                var array: [Any] = []
+                for reference in try references(n, at: content, index) {
+                    array.append(try object(reference, depth: depth + 1))
+                }
+                value = array
+            case 0xD:
+                let (n, content) = try length(marker, at: start, index)
+                let refs = try references(2 * n, at: content, index)
+                var dictionary: [String: Any] = [:]
+                for i in 0..<n {
+                    guard let key = try object(refs[i], depth: depth + 1) as? String else {
+                        throw KeyedArchiveError("binary property list: dictionary \(index) has a key that is not a string")
+                    }
+                    dictionary[key] = try object(refs[n + i], depth: depth + 1)
+                }
+                value = dictionary
+            case 0xC:
+                throw KeyedArchiveError("binary property list: object \(index) is a set, which keyed archives do not hold")
+            default:
+                throw KeyedArchiveError("binary property list: object \(index) has marker \(marker), which mrq does not read")
+            }
+            done[index] = value
+            return value
+        }
+    }
+}
+
+/// A UID of a binary property list, as `BinaryPropertyList` returns it.
+struct PlistUID: Equatable {
+    let value: Int
+}
+
+/// Writes binary property lists (`bplist00`), always the same bytes for
+/// the same value: dictionaries in key order, each string, number and UID
+/// written once.
+///
+/// ```swift
+/// let data = BinaryPropertyListWriter.write(.dictionary([("a", .int(1))]))
+/// ```
+///
+/// Foundation's writer could do this too, but not with UIDs (it has no way
+/// to make one: a keyed archive would have to go through XML, whose reader
+/// turns `{CF$UID = n}` into UIDs) and not in a stable order.
+enum BinaryPropertyListWriter {
+    indirect enum Value: Hashable {
+        case string(String)
+        case int(Int64)
+        case real(Double)
+        case bool(Bool)
+        case data(Data)
+        case uid(Int)
+        case array([Value])
+        /// Written in key order.
+        case dictionary([String: Value])
+    }
+
+    static func write(_ root: Value) -> Data {
+        var writer = Writer()
+        let top = writer.add(root)
+        return writer.finish(top: top)
+    }
+
+    private struct Writer {
+        /// Each object's encoding, with references as object numbers to be
+        /// sized once the count is known.
+        var objects: [(head: [UInt8], references: [Int])] = []
+        var uniqued: [Value: Int] = [:]
+
+        mutating func add(_ value: Value) -> Int {
+            switch value {
+            case .array, .dictionary: break
+            default: if let known = uniqued[value] { return known }
+            }
+            let index = objects.count
+            objects.append(([], []))
+            switch value {
+            case .string(let s):
+                if s.utf8.allSatisfy({ $0 < 0x80 }) {
+                    objects[index].head = Self.marker(0x50, count: s.utf8.count) + Array(s.utf8)
+                } else {
+                    let units = Array(s.utf16)
+                    objects[index].head = Self.marker(0x60, count: units.count) + units.flatMap { [UInt8($0 >> 8), UInt8($0 & 0xff)] }
+                }
+            case .int(let n): objects[index].head = Self.integer(n)
+            case .real(let d): objects[index].head = [0x23] + Self.bigEndian(d.bitPattern, 8)
+            case .bool(let b): objects[index].head = [b ? 0x09 : 0x08]
+            case .data(let d): objects[index].head = Self.marker(0x40, count: d.count) + Array(d)
+            case .uid(let n):
+                let size = n < 0x100 ? 1 : n < 0x1_0000 ? 2 : 4
+                objects[index].head = [0x80 | UInt8(size - 1)] + Self.bigEndian(UInt64(n), size)
+            case .array(let items):
+                objects[index].head = Self.marker(0xA0, count: items.count)
+                objects[index].references = items.map { add($0) }
+            case .dictionary(let entries):
+                let sorted = entries.sorted { $0.key < $1.key }
+                objects[index].head = Self.marker(0xD0, count: sorted.count)
+                let keys = sorted.map { add(.string($0.key)) }
+                objects[index].references = keys + sorted.map { add($0.value) }
+            }
+            switch value {
+            case .array, .dictionary: break
+            default: uniqued[value] = index
+            }
+            return index
+        }
+
+        func finish(top: Int) -> Data {
+            let referenceSize = Self.size(for: UInt64(objects.count))
+            var out = Array("bplist00".utf8)
+            var offsets: [Int] = []
+            for object in objects {
+                offsets.append(out.count)
+                out += object.head
+                for reference in object.references { out += Self.bigEndian(UInt64(reference), referenceSize) }
+            }
+            let table = out.count
+            let offsetSize = Self.size(for: UInt64(table))
+            for offset in offsets { out += Self.bigEndian(UInt64(offset), offsetSize) }
+            out += [0, 0, 0, 0, 0, 0, UInt8(offsetSize), UInt8(referenceSize)]
+            out += Self.bigEndian(UInt64(objects.count), 8) + Self.bigEndian(UInt64(top), 8) + Self.bigEndian(UInt64(table), 8)
+            return Data(out)
+        }
+
+        static func size(for value: UInt64) -> Int {
+            value < 0x100 ? 1 : value < 0x1_0000 ? 2 : value < 0x1_0000_0000 ? 4 : 8
+        }
+
+        static func bigEndian(_ value: UInt64, _ size: Int) -> [UInt8] {
+            (0..<size).map { UInt8(truncatingIfNeeded: value >> (8 * UInt64(size - 1 - $0))) }
+        }
+
+        /// A type nibble with a count: in the marker up to 14, else 0xF and
+        /// an integer object after it.
+        static func marker(_ type: UInt8, count: Int) -> [UInt8] {
+            count < 15 ? [type | UInt8(count)] : [type | 0x0f] + integer(Int64(count))
+        }
+
+        /// Integers as Foundation writes them: 1, 2 or 4 bytes unsigned
+        /// when they fit, else 8 bytes signed.
+        static func integer(_ n: Int64) -> [UInt8] {
+            switch n {
+            case 0..<0x100: [0x10] + bigEndian(UInt64(n), 1)
+            case 0x100..<0x1_0000: [0x11] + bigEndian(UInt64(n), 2)
+            case 0x1_0000..<0x1_0000_0000: [0x12] + bigEndian(UInt64(n), 4)
+            default: [0x13] + bigEndian(UInt64(bitPattern: n), 8)
+            }
+        }
+    }
+}

@@ -1,0 +1,623 @@
+import Foundation
+
+/// A reader of `NSKeyedArchiver` archives: a property list (binary or XML)
+/// with `$archiver`, `$version`, `$top` and `$objects`, whose objects point
+/// at each other through UIDs and name their class through `$class`.
+///
+/// ```swift
+/// let archive = try KeyedArchive(data)
+/// let model = try archive.object(at: archive.topReference("root"))
+/// model.className                            // "NSManagedObjectModel"
+/// let entities = try model.dictionary("NSEntities")
+/// ```
+///
+/// Nothing is resolved up front: each object is looked at when asked for,
+/// so the archive's own cycles (an entity and its properties point at each
+/// other) cost nothing. Every question checks what it finds, and an error
+/// names the object's index, its class and the key
+/// (`object 25 (NSRelationshipDescription), key 'NSDestinationEntity':
+/// UID 900 is past the last object (211)`).
+package struct KeyedArchive {
+    /// `$objects`, as Foundation's property list reader returned it.
+    let objects: [Any]
+    /// `$top`: the names of the roots and their UIDs.
+    let top: [String: Any]
+
+    /// How deep `value(at:)` follows collections inside collections.
+    static let maximumDepth = 256
+
+    /// Reads `data`, a binary or XML property list.
+    package init(_ data: Data) throws {
+        let plist = try Self.propertyList(data)
+        guard let dictionary = plist as? [String: Any] else {
+            throw KeyedArchiveError("the property list is not a dictionary but \(Self.describe(plist))")
+        }
+        guard let archiver = dictionary["$archiver"] as? String else {
+            throw KeyedArchiveError("the property list has no '$archiver': not a keyed archive")
+        }
+        guard archiver == "NSKeyedArchiver" else {
+            throw KeyedArchiveError("'$archiver' is '\(archiver)', not 'NSKeyedArchiver'")
+        }
+        guard let objects = dictionary["$objects"] as? [Any] else {
+            throw KeyedArchiveError("the archive has no '$objects' array")
+        }
+        guard let top = dictionary["$top"] as? [String: Any] else {
+            throw KeyedArchiveError("the archive has no '$top' dictionary")
+        }
+        self.objects = objects
+        self.top = top
+    }
+
+    /// An archive of `objects` and `top` as Foundation read them.
+    init(objects: [Any], top: [String: Any]) {
+        self.objects = objects
+        self.top = top
+    }
+
+    /// Reads a property list: a binary one with `BinaryPropertyList`
+    /// (Foundation's reader crashes on some damaged ones), an XML one with
+    /// Foundation. Keyed archives are never in the old OpenStep text
+    /// format, so nothing else is handed to Foundation.
+    static func propertyList(_ data: Data) throws -> Any {
+        if data.starts(with: Array("bplist".utf8)) {
+            guard data.starts(with: BinaryPropertyList.magic) else {
+                throw KeyedArchiveError("binary property list version '\(String(decoding: data.prefix(8), as: UTF8.self))' is not one mrq reads")
+            }
+            return try BinaryPropertyList.parse(data)
+        }
+        let text = data.drop { [0x20, 0x09, 0x0a, 0x0d, 0xef, 0xbb, 0xbf].contains($0) }
+        guard text.first == UInt8(ascii: "<") else {
+            throw KeyedArchiveError("not a property list: neither binary ('bplist00') nor XML")
+        }
+        do {
+            return try PropertyListSerialization.propertyList(from: data, options: [], format: nil)
+        } catch {
+            throw KeyedArchiveError("not a property list (\(reason(error)))")
+        }
+    }
+
+    /// The index of the object `$top` names `key` (`root` for an archive made
+    /// with `archivedData(withRootObject:)`).
+    package func topReference(_ key: String = "root") throws -> Int {
+        guard let value = top[key] else { throw KeyedArchiveError("'$top' has no '\(key)'") }
+        guard let uid = Self.uid(value) else {
+            throw KeyedArchiveError("'$top' key '\(key)' is \(Self.describe(value)), not a UID")
+        }
+        guard uid != 0 else { throw KeyedArchiveError("'$top' key '\(key)' is nil") }
+        try check(uid, from: "'$top' key '\(key)'")
+        return uid
+    }
+
+    /// The object at `index`, which must be an instance of a class (not a
+    /// string, number or data).
+    package func object(at index: Int) throws -> KeyedObject {
+        try check(index, from: "a reference")
+        guard let fields = objects[index] as? [String: Any] else {
+            throw KeyedArchiveError(
+                "object \(index) is \(Self.describe(objects[index])), not an object with a class")
+        }
+        guard let classValue = fields["$class"] else {
+            throw KeyedArchiveError("object \(index) has no '$class'")
+        }
+        guard let classIndex = Self.uid(classValue), classIndex != 0 else {
+            throw KeyedArchiveError("object \(index): '$class' is \(Self.describe(classValue)), not a UID")
+        }
+        try check(classIndex, from: "object \(index), key '$class'")
+        guard let record = objects[classIndex] as? [String: Any], let name = record["$classname"] as? String else {
+            throw KeyedArchiveError("object \(index): its class (object \(classIndex)) has no '$classname'")
+        }
+        let chain = (record["$classes"] as? [Any])?.compactMap { $0 as? String } ?? [name]
+        return KeyedObject(archive: self, index: index, className: name, classes: chain, fields: fields)
+    }
+
+    /// Whether `index` points at an instance of a class (rather than a
+    /// string, number or data stored directly).
+    func isObject(_ index: Int) -> Bool {
+        index > 0 && index < objects.count && (objects[index] as? [String: Any])?["$class"] != nil
+    }
+
+    /// The value at `index`: strings, numbers, data and the Foundation
+    /// classes that stand for values (NSString, NSNumber, NSData, NSDate,
+    /// NSNull, NSUUID, NSURL, NSDecimalNumber) and collections of them
+    /// (NSArray, NSSet, NSDictionary and their mutable kinds,
+    /// NSKnownKeysDictionary1). Another class is an error; `0` is `.null`.
+    package func value(at index: Int) throws -> ArchivedValue {
+        var visiting: Set<Int> = []
+        return try value(at: index, visiting: &visiting, from: "a reference")
+    }
+
+    private func value(at index: Int, visiting: inout Set<Int>, from place: String) throws -> ArchivedValue {
+        if index == 0 { return .null }
+        try check(index, from: place)
+        let raw = objects[index]
+        if !(raw is [String: Any]) {
+            return try Self.scalar(raw, at: "object \(index)")
+        }
+        let object = try self.object(at: index)
+        if let scalar = try object.scalarValue() { return scalar }
+        guard object.isCollection else {
+            throw KeyedArchiveError("object \(index) is an instance of \(object.className), not a value")
+        }
+        guard visiting.count < Self.maximumDepth else {
+            throw KeyedArchiveError("object \(index) (\(object.className)): collections nest more than \(Self.maximumDepth) deep")
+        }
+        guard visiting.insert(index).inserted else {
+            throw KeyedArchiveError("object \(index) (\(object.className)) contains itself")
+        }
+        defer { visiting.remove(index) }
+        let here = "object \(index) (\(object.className))"
+        if object.isDictionary {
+            let pairs = try object.dictionaryPairs()
+            return .dictionary(try pairs.map { pair in
+                (try value(at: pair.key, visiting: &visiting, from: "\(here), a key"),
+                 try value(at: pair.value, visiting: &visiting, from: "\(here), a value"))
+            })
+        }
+        let elements = try object.collectionElements().map { try value(at: $0, visiting: &visiting, from: "\(here), an element") }
+        return object.isSet ? .set(elements) : .array(elements)
+    }
+
+    /// Throws unless `index` is a UID of an object in the archive.
+    func check(_ index: Int, from place: String) throws {
+        guard index >= 0, index < objects.count else {
+            throw KeyedArchiveError("\(place): UID \(index) is past the last object (\(objects.count - 1))")
+        }
+    }
+
+    // MARK: Foundation's plist values
+
+    /// The number in a UID, or nil when `value` is not one.
+    ///
+    /// `BinaryPropertyList` returns UIDs as `PlistUID`. Foundation, which
+    /// reads XML archives (where a UID is a `{CF$UID = n}` dictionary), hands
+    /// them out as instances of a private class:
+    /// swift-corelibs-foundation's `_NSKeyedArchiverUID`, with the number
+    /// in a stored property `value: UInt32`; Apple's CoreFoundation a
+    /// `CFKeyedArchiverUID` whose description ends in `{value = 12}`. The
+    /// test `testUIDsAsFoundationReadsThem` fails if either changes.
+    static func uid(_ value: Any) -> Int? {
+        if let uid = value as? PlistUID { return uid.value }
+        if value is String || value is [Any] || value is [String: Any] || value is Data { return nil }
+        let typeName = String(describing: type(of: value))
+        if typeName.contains("KeyedArchiverUID") {
+            for child in Mirror(reflecting: value).children where child.label == "value" {
+                if let number = child.value as? UInt32 { return Int(number) }
+            }
+        }
+        let text = String(describing: value)
+        if text.hasPrefix("<CFKeyedArchiverUID"), let open = text.range(of: "{value = "),
+            let close = text[open.upperBound...].firstIndex(of: "}")
+        {
+            return Int(text[open.upperBound..<close])
+        }
+        return nil
+    }
+
+    /// A string, number, boolean, date or data stored directly in
+    /// `$objects` or in an object's field.
+    static func scalar(_ raw: Any, at place: String) throws -> ArchivedValue {
+        switch raw {
+        case let string as String:
+            return string == "$null" ? .null : .string(string)
+        case let data as Data:
+            return .data(data)
+        case let date as Date:
+            return .date(date)
+        default:
+            break
+        }
+        if let number = number(raw) { return number }
+        throw KeyedArchiveError("\(place) is \(describe(raw)), not a value")
+    }
+
+    /// A boolean, integer or real, however this platform's Foundation
+    /// returned it.
+    static func number(_ raw: Any) -> ArchivedValue? {
+        // swift-corelibs-foundation returns booleans as Bool; Apple's as a
+        // CFBoolean, which is also an NSNumber.
+        if type(of: raw) == Bool.self, let flag = raw as? Bool { return .bool(flag) }
+        guard let number = raw as? NSNumber else { return nil }
+        #if canImport(Darwin)
+        if CFGetTypeID(number) == CFBooleanGetTypeID() { return .bool(number.boolValue) }
+        #endif
+        switch String(cString: number.objCType) {
+        case "d", "f":
+            return .double(number.doubleValue)
+        case "Q":
+            // An unsigned integer past Int64.max: keep it as a real rather
+            // than wrap it.
+            return Int64(exactly: number.uint64Value).map(ArchivedValue.int) ?? .double(number.doubleValue)
+        default:
+            return .int(number.int64Value)
+        }
+    }
+
+    /// A short description of what a value is, for errors.
+    static func describe(_ raw: Any) -> String {
+        switch raw {
+        case is String: return "a string"
+        case is Data: return "data"
+        case is Date: return "a date"
+        case is [Any]: return "an array"
+        case is [String: Any]: return "a dictionary"
+        default:
+            if uid(raw) != nil { return "a UID" }
+            if number(raw) != nil { return "a number" }
+            return "a \(type(of: raw))"
+        }
+    }
+
+    private static func reason(_ error: Error) -> String {
+        let nsError = error as NSError
+        return (nsError.userInfo[NSDebugDescriptionErrorKey] as? String) ?? nsError.localizedDescription
+    }
+}
+
+/// A value an archive holds: what `KeyedArchive.value(at:)` returns.
+package enum ArchivedValue: Equatable {
+    /// `$null`, the archive's nil, or an NSNull.
+    case null
+    case string(String)
+    case int(Int64)
+    case double(Double)
+    case bool(Bool)
+    case data(Data)
+    case date(Date)
+    case uuid(UUID)
+    case url(URL)
+    case decimal(Decimal)
+    case array([ArchivedValue])
+    case set([ArchivedValue])
+    /// Keys and values in the archive's order.
+    case dictionary([(ArchivedValue, ArchivedValue)])
+
+    package static func == (a: ArchivedValue, b: ArchivedValue) -> Bool {
+        switch (a, b) {
+        case (.null, .null): true
+        case let (.string(x), .string(y)): x == y
+        case let (.int(x), .int(y)): x == y
+        case let (.double(x), .double(y)): x == y
+        case let (.bool(x), .bool(y)): x == y
+        case let (.data(x), .data(y)): x == y
+        case let (.date(x), .date(y)): x == y
+        case let (.uuid(x), .uuid(y)): x == y
+        case let (.url(x), .url(y)): x == y
+        case let (.decimal(x), .decimal(y)): x == y
+        case let (.array(x), .array(y)), let (.set(x), .set(y)): x == y
+        case let (.dictionary(x), .dictionary(y)):
+            x.count == y.count && zip(x, y).allSatisfy { $0.0 == $1.0 && $0.1 == $1.1 }
+        default: false
+        }
+    }
+
+    /// The string, when this is one.
+    package var string: String? {
+        if case .string(let s) = self { return s }
+        return nil
+    }
+}
+
+/// One object of a keyed archive: its class and its fields.
+package struct KeyedObject {
+    let archive: KeyedArchive
+    /// The object's UID.
+    package let index: Int
+    /// `$classname`: `NSEntityDescription`, `NSMutableDictionary`...
+    package let className: String
+    /// `$classes`: the class and its superclasses.
+    package let classes: [String]
+    let fields: [String: Any]
+
+    /// The field names, without `$class`.
+    package var keys: Set<String> { Set(fields.keys).subtracting(["$class"]) }
+
+    /// Whether the object has a field named `key`.
+    package func has(_ key: String) -> Bool { fields[key] != nil }
+
+    private var place: String { "object \(index) (\(className))" }
+
+    func error(_ key: String, _ message: String) -> KeyedArchiveError {
+        KeyedArchiveError("\(place), key '\(key)': \(message)")
+    }
+
+    // MARK: Fields stored in the object
+
+    /// An integer field; nil when absent.
+    package func int(_ key: String) throws -> Int? {
+        guard let raw = fields[key] else { return nil }
+        switch KeyedArchive.number(raw) {
+        case .int(let n)?:
+            guard let value = Int(exactly: n) else { throw error(key, "\(n) is out of range") }
+            return value
+        case .bool(let flag)?:
+            return flag ? 1 : 0
+        default:
+            throw error(key, "expected an integer, found \(KeyedArchive.describe(raw))")
+        }
+    }
+
+    /// A boolean field (an integer 0 or 1 counts); nil when absent.
+    package func bool(_ key: String) throws -> Bool? {
+        guard let raw = fields[key] else { return nil }
+        switch KeyedArchive.number(raw) {
+        case .bool(let flag)?: return flag
+        case .int(let n)? where n == 0 || n == 1: return n == 1
+        default: throw error(key, "expected a boolean, found \(KeyedArchive.describe(raw))")
+        }
+    }
+
+    /// A real field (an integer counts); nil when absent.
+    package func double(_ key: String) throws -> Double? {
+        guard let raw = fields[key] else { return nil }
+        switch KeyedArchive.number(raw) {
+        case .double(let d)?: return d
+        case .int(let n)?: return Double(n)
+        default: throw error(key, "expected a number, found \(KeyedArchive.describe(raw))")
+        }
+    }
+
+    /// A data field stored in the object (`NS.bytes`, `NS.uuidbytes`).
+    package func inlineData(_ key: String) throws -> Data? {
+        guard let raw = fields[key] else { return nil }
+        guard let data = raw as? Data else { throw error(key, "expected data, found \(KeyedArchive.describe(raw))") }
+        return data
+    }
+
+    // MARK: References
+
+    /// The UID a field holds; nil when the field is absent or `$null`.
+    package func reference(_ key: String) throws -> Int? {
+        guard let raw = fields[key] else { return nil }
+        guard let uid = KeyedArchive.uid(raw) else {
+            throw error(key, "expected a UID, found \(KeyedArchive.describe(raw))")
+        }
+        try archive.check(uid, from: "\(place), key '\(key)'")
+        return uid == 0 ? nil : uid
+    }
+
+    /// The object a field points at; nil when absent or `$null`.
+    package func object(_ key: String) throws -> KeyedObject? {
+        guard let uid = try reference(key) else { return nil }
+        guard archive.isObject(uid) else {
+            throw error(key, "UID \(uid) is \(KeyedArchive.describe(archive.objects[uid])), not an object with a class")
+        }
+        return try archive.object(at: uid)
+    }
+
+    /// The object a field points at, which must be there and be of class
+    /// `className` (or a subclass of it).
+    package func object(_ key: String, of className: String) throws -> KeyedObject {
+        guard let object = try object(key) else { throw error(key, "missing") }
+        guard object.classes.contains(className) else {
+            throw error(key, "object \(object.index) is an instance of \(object.className), not \(className)")
+        }
+        return object
+    }
+
+    /// The value a field points at (or holds, for a number or string stored
+    /// in place); nil when the field is absent.
+    package func value(_ key: String) throws -> ArchivedValue? {
+        guard let raw = fields[key] else { return nil }
+        if let uid = KeyedArchive.uid(raw) {
+            try archive.check(uid, from: "\(place), key '\(key)'")
+            do {
+                return try archive.value(at: uid)
+            } catch let inner as KeyedArchiveError {
+                throw error(key, inner.description)
+            }
+        }
+        return try KeyedArchive.scalar(raw, at: "\(place), key '\(key)'")
+    }
+
+    /// A string field (an NSString or NSMutableString pointed at, or a
+    /// string stored in place); nil when absent or `$null`.
+    package func string(_ key: String) throws -> String? {
+        switch try value(key) {
+        case nil, .null?: return nil
+        case .string(let s)?: return s
+        case let other?: throw error(key, "expected a string, found \(other.kind)")
+        }
+    }
+
+    /// The elements of the NSArray or NSSet a field points at, as UIDs;
+    /// empty when the field is absent or `$null`.
+    package func elements(_ key: String) throws -> [Int] {
+        guard let collection = try object(key) else { return [] }
+        guard collection.isCollection, !collection.isDictionary else {
+            throw error(key, "object \(collection.index) is an instance of \(collection.className), not an array or a set")
+        }
+        return try collection.collectionElements()
+    }
+
+    /// The entries of the NSDictionary (or NSKnownKeysDictionary1) a field
+    /// points at, as UIDs of keys and values in the archive's order; empty
+    /// when the field is absent or `$null`.
+    package func dictionary(_ key: String) throws -> [(key: Int, value: Int)] {
+        guard let dictionary = try object(key) else { return [] }
+        guard dictionary.isDictionary else {
+            throw error(key, "object \(dictionary.index) is an instance of \(dictionary.className), not a dictionary")
+        }
+        return try dictionary.dictionaryPairs()
+    }
+
+    /// A dictionary field whose keys and values are strings (a user info
+    /// dictionary); empty when absent or `$null`.
+    package func stringDictionary(_ key: String) throws -> [String: String] {
+        guard let value = try value(key) else { return [:] }
+        switch value {
+        case .null: return [:]
+        case .dictionary(let pairs):
+            var result: [String: String] = [:]
+            for (k, v) in pairs {
+                guard let name = k.string else { throw error(key, "a key is \(k.kind), not a string") }
+                switch v {
+                case .string(let s): result[name] = s
+                case .int(let n): result[name] = String(n)
+                case .double(let d): result[name] = String(d)
+                case .bool(let b): result[name] = b ? "YES" : "NO"
+                default: throw error(key, "the value of '\(name)' is \(v.kind), not a string")
+                }
+            }
+            return result
+        default:
+            throw error(key, "expected a dictionary, found \(value.kind)")
+        }
+    }
+
+    // MARK: Collections and values
+
+    var isDictionary: Bool {
+        className == "NSKnownKeysDictionary1" || classes.contains("NSDictionary")
+    }
+
+    var isSet: Bool { classes.contains("NSSet") || classes.contains("NSOrderedSet") }
+
+    var isCollection: Bool { isDictionary || isSet || classes.contains("NSArray") }
+
+    /// The UIDs in `NS.objects` of an array or set.
+    func collectionElements() throws -> [Int] {
+        try uidList("NS.objects")
+    }
+
+    /// The key and value UIDs of an NSDictionary (`NS.keys`, `NS.objects`)
+    /// or of Core Data's NSKnownKeysDictionary1 (its `searchMapping` holds
+    /// the keys, its `values` the values, in the same order).
+    func dictionaryPairs() throws -> [(key: Int, value: Int)] {
+        let keys: [Int], values: [Int]
+        if className == "NSKnownKeysDictionary1" {
+            let mapping = try object("searchMapping", of: "NSKnownKeysMappingStrategy1")
+            keys = try mapping.uidCollection("keys")
+            values = try uidCollection("values")
+        } else {
+            keys = try uidList("NS.keys")
+            values = try uidList("NS.objects")
+        }
+        guard keys.count == values.count else {
+            throw KeyedArchiveError("\(place): \(keys.count) keys but \(values.count) values")
+        }
+        return zip(keys, values).map { (key: $0, value: $1) }
+    }
+
+    /// A list of UIDs stored in place (`NS.objects`); empty when absent.
+    func uidList(_ key: String) throws -> [Int] {
+        guard let raw = fields[key] else { return [] }
+        guard let list = raw as? [Any] else { throw error(key, "expected a list of UIDs, found \(KeyedArchive.describe(raw))") }
+        return try list.enumerated().map { offset, item in
+            guard let uid = KeyedArchive.uid(item) else {
+                throw error(key, "item \(offset) is \(KeyedArchive.describe(item)), not a UID")
+            }
+            try archive.check(uid, from: "\(place), key '\(key)' item \(offset)")
+            return uid
+        }
+    }
+
+    /// A list of UIDs either stored in place or in an NSArray pointed at
+    /// (NSKnownKeysDictionary1 writes its `values` either way).
+    private func uidCollection(_ key: String) throws -> [Int] {
+        if fields[key] is [Any] { return try uidList(key) }
+        return try elements(key)
+    }
+
+    /// The value this object stands for, when its class is one of
+    /// Foundation's value classes; nil for any other class.
+    func scalarValue() throws -> ArchivedValue? {
+        switch className {
+        case "NSString", "NSMutableString":
+            if let raw = fields["NS.string"] {
+                guard let s = raw as? String else { throw error("NS.string", "expected a string") }
+                return .string(s)
+            }
+            if let bytes = try inlineData("NS.bytes") {
+                guard let s = String(data: bytes, encoding: .utf8) else { throw error("NS.bytes", "not UTF-8") }
+                return .string(s)
+            }
+            throw error("NS.string", "missing")
+        case "NSData", "NSMutableData":
+            guard let bytes = try inlineData("NS.data") ?? inlineData("NS.bytes") else { throw error("NS.data", "missing") }
+            return .data(bytes)
+        case "NSNumber":
+            // Keyed archives store numbers in place; an NSNumber object
+            // is rare but readable.
+            if let b = try? bool("NS.boolval") { return .bool(b) }
+            if let d = try double("NS.dblval") { return .double(d) }
+            if let i = try int("NS.intval") { return .int(Int64(i)) }
+            throw error("NS.intval", "an NSNumber with no value")
+        case "NSDate":
+            guard let time = try double("NS.time") else { throw error("NS.time", "missing") }
+            return .date(Date(timeIntervalSinceReferenceDate: time))
+        case "NSNull":
+            return .null
+        case "NSUUID":
+            guard let bytes = try inlineData("NS.uuidbytes") else { throw error("NS.uuidbytes", "missing") }
+            guard bytes.count == 16 else { throw error("NS.uuidbytes", "\(bytes.count) bytes, not 16") }
+            let b = [UInt8](bytes)
+            return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
+        case "NSURL":
+            guard let relative = try string("NS.relative") else { throw error("NS.relative", "missing") }
+            let base = try string("NS.base").flatMap { URL(string: $0) }
+            guard let url = URL(string: relative, relativeTo: base) else { throw error("NS.relative", "'\(relative)' is not a URL") }
+            return .url(url.absoluteURL)
+        case "NSDecimalNumber", "NSDecimalNumberPlaceholder":
+            return .decimal(try decimalValue())
+        default:
+            return nil
+        }
+    }
+
+    /// An NSDecimalNumber's fields: `NS.exponent`, `NS.length`,
+    /// `NS.negative`, `NS.compact`, `NS.mantissa` (16 bytes, eight 16-bit
+    /// words) and `NS.mantissa.bo` (1 when the words are little-endian).
+    private func decimalValue() throws -> Decimal {
+        guard let exponent = try int("NS.exponent"), let length = try int("NS.length"),
+            let mantissa = try inlineData("NS.mantissa")
+        else { throw error("NS.mantissa", "an NSDecimalNumber without exponent, length or mantissa") }
+        guard (0...8).contains(length) else { throw error("NS.length", "\(length) is not 0...8") }
+        guard (-128...127).contains(exponent) else { throw error("NS.exponent", "\(exponent) is out of range") }
+        guard mantissa.count == 16 else { throw error("NS.mantissa", "\(mantissa.count) bytes, not 16") }
+        let littleEndian = (try int("NS.mantissa.bo") ?? 1) == 1
+        let bytes = [UInt8](mantissa)
+        var words = [UInt16](repeating: 0, count: 8)
+        for i in 0..<8 {
+            let low = UInt16(bytes[2 * i]), high = UInt16(bytes[2 * i + 1])
+            words[i] = littleEndian ? low | high << 8 : high | low << 8
+        }
+        // The words are the magnitude, least significant first; build it
+        // as a sum so as not to depend on Decimal's private layout.
+        var magnitude = Decimal(0)
+        var scale = Decimal(1)
+        for word in words.prefix(length) {
+            magnitude += Decimal(Int(word)) * scale
+            scale *= 65536
+        }
+        let sign: FloatingPointSign = (try bool("NS.negative") ?? false) ? .minus : .plus
+        return Decimal(sign: sign, exponent: exponent, significand: magnitude)
+    }
+}
+
+extension ArchivedValue {
+    /// What kind of value this is, for errors.
+    var kind: String {
+        switch self {
+        case .null: "nil"
+        case .string: "a string"
+        case .int: "an integer"
+        case .double: "a real"
+        case .bool: "a boolean"
+        case .data: "data"
+        case .date: "a date"
+        case .uuid: "a UUID"
+        case .url: "a URL"
+        case .decimal: "a decimal"
+        case .array: "an array"
+        case .set: "a set"
+        case .dictionary: "a dictionary"
+        }
+    }
+}
+
+/// A keyed archive that cannot be read, and where: the message names the
+/// object's index, its class and the key.
+package struct KeyedArchiveError: Error, CustomStringConvertible, Equatable {
+    package let description: String
+    init(_ description: String) { self.description = description }
+}

@@ -1,0 +1,82 @@
+import Foundation
+import Predicates
+
+extension ManagedObjectModel {
+    /// The fetch request template named `name`, as the model keeps it:
+    /// `$variables` in its predicate are not filled in.
+    ///
+    /// ```swift
+    /// let all = model.fetchRequestTemplate(forName: "AllPeople")
+    /// ```
+    public func fetchRequestTemplate(forName name: String) -> FetchRequest? {
+        fetchRequestTemplatesByName[name]
+    }
+
+    /// A copy of the template named `name` with every `$variable` of its
+    /// predicate replaced by its value in `substitutionVariables`.
+    ///
+    /// ```swift
+    /// let request = try model.fetchRequestFromTemplate(withName: "Adults",
+    ///                                                  substitutionVariables: ["minAge": 18])
+    /// let adults = try context.fetch(request)
+    /// ```
+    ///
+    /// Throws a `ModelError` when there is no such template (naming the
+    /// closest one) or when a variable of the predicate has no value
+    /// (naming the variable). Values left over are ignored, as in Core
+    /// Data.
+    public func fetchRequestFromTemplate(
+        withName name: String, substitutionVariables: [String: Value]
+    ) throws -> FetchRequest {
+        guard var request = fetchRequestTemplatesByName[name] else {
+            var message = "no fetch request template named '\(name)'"
+            if let close = Suggestions.closest(to: name, in: Array(fetchRequestTemplatesByName.keys)) {
+                message += "; did you mean '\(close)'?"
+            }
+            throw ModelError(message)
+        }
+        if let predicate = request.predicate {
+            do {
+                request.predicate = try predicate.substituting(variables: substitutionVariables)
+            } catch {
+                throw ModelError("fetch request template '\(name)': \(error.message)")
+            }
+        }
+        return request
+    }
+
+    /// Adds, replaces (or with nil removes) the template named `name`.
+    ///
+    /// ```swift
+    /// try model.setFetchRequestTemplate(
+    ///     FetchRequest(entityName: "Person", predicate: try Predicate(format: "age >= $minAge")),
+    ///     forName: "Adults")
+    /// ```
+    ///
+    /// Throws when the request names an entity the model does not have, or
+    /// its predicate names a key the entity does not have.
+    public func setFetchRequestTemplate(_ request: FetchRequest?, forName name: String) throws {
+        guard let request else {
+            fetchRequestTemplatesByName[name] = nil
+            return
+        }
+        guard entity(named: request.entityName) != nil else {
+            throw ModelError("fetch request '\(name)' names unknown entity '\(request.entityName)'")
+        }
+        if let predicate = request.predicate {
+            do {
+                try predicate.validateKeys(entity: request.entityName, schema: self)
+            } catch {
+                throw ModelError("fetch request '\(name)': \(error.message)")
+            }
+        }
+        fetchRequestTemplatesByName[name] = request
+    }
+
+    /// The `$variables` a template's predicate needs, sorted, for help and
+    /// completion (`Adults` → `["minAge"]`).
+    public func substitutionVariables(ofTemplate name: String) -> [String] {
+        guard let predicate = fetchRequestTemplatesByName[name]?.predicate else { return [] }
+        return predicate.freeVariables.sorted()
+    }
+}

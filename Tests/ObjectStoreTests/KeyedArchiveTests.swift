@@ -1,0 +1,260 @@
+import Foundation
+import Testing
+
+@testable import ObjectStore
+
+/// Archives written by hand: an XML property list whose UIDs are
+/// `{CF$UID = n}` dictionaries, which Foundation reads as UIDs.
+enum HandArchive {
+    static func uid(_ n: Int) -> [String: Any] { ["CF$UID": n] }
+
+    static func classRecord(_ classes: String...) -> [String: Any] {
+        ["$classname": classes[0], "$classes": classes]
+    }
+
+    static func data(_ objects: [Any], root: Int = 1, archiver: String = "NSKeyedArchiver") throws -> Data {
+        let plist: [String: Any] = [
+            "$archiver": archiver, "$version": 100_000, "$top": ["root": uid(root)], "$objects": objects,
+        ]
+        return try PropertyListSerialization.data(fromPropertyList: plist, format: .xml, options: 0)
+    }
+}
+
+@Suite struct KeyedArchiveTests {
+    typealias H = HandArchive
+
+    @Test func testReadsValuesAndCollections() throws {
+        let data = try H.data([
+            "$null",
+            ["$class": H.uid(2), "NS.keys": [H.uid(3), H.uid(4)], "NS.objects": [H.uid(5), H.uid(6)]],
+            H.classRecord("NSMutableDictionary", "NSDictionary", "NSObject"),
+            "name", "list",
+            ["$class": H.uid(7), "NS.string": "Zoë"],
+            ["$class": H.uid(8), "NS.objects": [H.uid(9), H.uid(0), H.uid(10)]],
+            H.classRecord("NSMutableString", "NSString", "NSObject"),
+            H.classRecord("NSArray", "NSObject"),
+            42,
+            ["$class": H.uid(11), "NS.time": 86400.5],
+            H.classRecord("NSDate", "NSObject"),
+        ])
+        let archive = try KeyedArchive(data)
+        let value = try archive.value(at: archive.topReference())
+        #expect(value == .dictionary([
+            (.string("name"), .string("Zoë")),
+            (.string("list"), .array([.int(42), .null, .date(Date(timeIntervalSinceReferenceDate: 86400.5))])),
+        ]))
+    }
+
+    /// swift-corelibs-foundation returns UIDs as `_NSKeyedArchiverUID`
+    /// with the number in a stored `value: UInt32`; if that changes, this
+    /// fails rather than every archive.
+    @Test func testUIDsAsFoundationReadsThem() throws {
+        let data = try H.data(["$null", "x"])
+        let plist = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+        let root = (plist?["$top"] as? [String: Any])?["root"]
+        #expect(root.flatMap(KeyedArchive.uid) == 1)
+        #expect(KeyedArchive.uid("1") == nil)
+        #expect(KeyedArchive.uid(NSNumber(value: 1)) == nil)
+        #expect(KeyedArchive.uid(["CF$UID": 1]) == nil)
+    }
+
+    /// The writer's binary plist holds real UIDs (plist type 0x8), which
+    /// Foundation reads as UIDs and its unarchiver follows.
+    @Test func testWriterWritesRealUIDs() throws {
+        let strings = KeyedArchiveWriter.archive(root: ArchiveNode.array([.string("a"), .string("b")]))
+        let unarchiver = try NSKeyedUnarchiver(forReadingFrom: strings)
+        unarchiver.requiresSecureCoding = false
+        #expect(unarchiver.decodeObject(forKey: "root") as? [String] == ["a", "b"])
+        let array = ArchiveNode.array([.string("a"), .int(3), .null])
+        let data = KeyedArchiveWriter.archive(root: array)
+        #expect(data.starts(with: Array("bplist00".utf8)))
+        let plist = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]
+        let root = (plist?["$top"] as? [String: Any])?["root"]
+        #expect(root.map { $0 is [String: Any] } == false)
+        #expect(root.flatMap(KeyedArchive.uid) == 1)
+        let archive = try KeyedArchive(data)
+        #expect(try archive.value(at: 1) == .array([.string("a"), .int(3), .null]))
+    }
+
+    @Test func testWriterOrdersObjectsAsNSKeyedArchiver() throws {
+        // The object first, then what its fields introduce, then its class.
+        let inner = ArchiveNode.array([.string("x")])
+        let outer = ArchiveNode.dictionary([(.string("k"), .node(inner))], classes: ["NSMutableDictionary", "NSDictionary", "NSObject"])
+        let archive = try KeyedArchive(KeyedArchiveWriter.archive(root: outer))
+        #expect(archive.objects.count == 7)
+        #expect(archive.objects[2] as? String == "k")
+        #expect(try archive.object(at: 3).className == "NSArray")
+        #expect(archive.objects[4] as? String == "x")
+        #expect(try archive.object(at: 1).className == "NSMutableDictionary")
+        #expect((archive.objects[6] as? [String: Any])?["$classname"] as? String == "NSMutableDictionary")
+    }
+
+    @Test func testWriterWritesEachStringOnceAndConditionalsAsUIDs() throws {
+        let a = ArchiveNode(["Thing", "NSObject"])
+        let b = ArchiveNode(["Thing", "NSObject"])
+        a.set("name", .object(.string("same")))
+        a.set("other", .conditional(b))
+        b.set("name", .object(.string("same")))
+        b.set("other", .conditional(a))
+        let root = ArchiveNode.array([.node(a), .node(b)])
+        let archive = try KeyedArchive(KeyedArchiveWriter.archive(root: root))
+        let first = try archive.object(at: archive.topReference()).collectionElements()
+        let objectA = try archive.object(at: first[0]), objectB = try archive.object(at: first[1])
+        #expect(try objectA.reference("other") == objectB.index)
+        #expect(try objectB.reference("other") == objectA.index)
+        #expect(try objectA.reference("name") == objectB.reference("name"))
+        #expect(archive.objects.filter { ($0 as? String) == "same" }.count == 1)
+    }
+
+    @Test func testCycleIsAnErrorNamingTheObject() throws {
+        let data = try H.data([
+            "$null",
+            ["$class": H.uid(2), "NS.objects": [H.uid(3)]],
+            H.classRecord("NSArray", "NSObject"),
+            ["$class": H.uid(2), "NS.objects": [H.uid(1)]],
+        ])
+        let archive = try KeyedArchive(data)
+        let error = #expect(throws: KeyedArchiveError.self) { try archive.value(at: 1) }
+        #expect(error?.description == "object 1 (NSArray) contains itself")
+    }
+
+    @Test func testDeepNestingIsAnError() throws {
+        // 2,000 arrays each holding the next: refused at 256, not a stack
+        // overflow.
+        var objects: [Any] = ["$null", H.classRecord("NSArray", "NSObject")]
+        for i in 0..<2000 {
+            let next = i == 1999 ? [] : [H.uid(objects.count + 1)]
+            objects.append(["$class": H.uid(1), "NS.objects": next])
+        }
+        let archive = try KeyedArchive(try H.data(objects, root: 2))
+        let error = #expect(throws: KeyedArchiveError.self) { try archive.value(at: 2) }
+        #expect(error?.description.contains("nest more than 256 deep") == true)
+    }
+
+    @Test func testDanglingUIDNamesObjectAndKey() throws {
+        let data = try H.data([
+            "$null",
+            ["$class": H.uid(2), "NSEntities": H.uid(99)],
+            H.classRecord("NSManagedObjectModel", "NSObject"),
+        ])
+        let archive = try KeyedArchive(data)
+        let model = try archive.object(at: 1)
+        let error = #expect(throws: KeyedArchiveError.self) { try model.object("NSEntities") }
+        #expect(error?.description == "object 1 (NSManagedObjectModel), key 'NSEntities': UID 99 is past the last object (2)")
+    }
+
+    @Test func testWrongTypesNameObjectAndKey() throws {
+        let data = try H.data([
+            "$null",
+            ["$class": H.uid(2), "count": "three", "ref": 5, "list": H.uid(3)],
+            H.classRecord("Thing", "NSObject"),
+            "not a list",
+        ])
+        let thing = try KeyedArchive(data).object(at: 1)
+        #expect(throws: KeyedArchiveError("object 1 (Thing), key 'count': expected an integer, found a string")) {
+            try thing.int("count")
+        }
+        #expect(throws: KeyedArchiveError("object 1 (Thing), key 'ref': expected a UID, found a number")) {
+            try thing.reference("ref")
+        }
+        #expect(throws: KeyedArchiveError("object 1 (Thing), key 'list': UID 3 is a string, not an object with a class")) {
+            try thing.elements("list")
+        }
+    }
+
+    @Test(arguments: [
+        (Data("hello".utf8), "not a property list: neither binary ('bplist00') nor XML"),
+        (Data("<plist><dict><key>a</key></plist>".utf8), "not a property list"),
+        (try! PropertyListSerialization.data(fromPropertyList: [1, 2], format: .binary, options: 0), "the property list is not a dictionary but an array"),
+        (try! PropertyListSerialization.data(fromPropertyList: ["a": 1], format: .binary, options: 0), "the property list has no '$archiver': not a keyed archive"),
+        (try! HandArchive.data(["$null"], archiver: "NSArchiver"), "'$archiver' is 'NSArchiver', not 'NSKeyedArchiver'"),
+    ])
+    func testNotAKeyedArchive(data: Data, message: String) {
+        let error = #expect(throws: KeyedArchiveError.self) { try KeyedArchive(data) }
+        #expect(error?.description.hasPrefix(message) == true, "\(error?.description ?? "")")
+    }
+
+    @Test func testDecimalNumberRoundTrip() throws {
+        for text in ["19.99", "-0.5", "0", "123456789012345678901234567890", "1e-20"] {
+            let decimal = try #require(Decimal(string: text))
+            let node = ArchiveNode.array([ArchivedValues.item(.decimal(decimal))])
+            let archive = try KeyedArchive(KeyedArchiveWriter.archive(root: node))
+            #expect(try archive.value(at: 1) == .array([.decimal(decimal)]), "\(text)")
+        }
+    }
+}
+
+/// Binary property lists as mrq reads them (not with Foundation, which
+/// crashes on some damaged ones).
+@Suite struct BinaryPropertyListTests {
+    /// A binary plist of `objects` (each already encoded), one-byte
+    /// references and two-byte offsets.
+    static func plist(_ objects: [[UInt8]], top: Int = 0) -> Data {
+        var out = Array("bplist00".utf8)
+        var offsets: [Int] = []
+        for object in objects {
+            offsets.append(out.count)
+            out += object
+        }
+        let table = out.count
+        for offset in offsets { out += [UInt8(offset >> 8), UInt8(offset & 0xff)] }
+        func be64(_ n: Int) -> [UInt8] { (0..<8).map { UInt8((n >> (56 - 8 * $0)) & 0xff) } }
+        out += [0, 0, 0, 0, 0, 0, 2, 1] + be64(objects.count) + be64(top) + be64(table)
+        return Data(out)
+    }
+
+    /// 50 bytes that make swift-corelibs-foundation's
+    /// PropertyListSerialization segfault: a set holding a dictionary.
+    @Test func testSetHoldingADictionaryIsAnErrorNotACrash() throws {
+        let data = Self.plist([[0xC1, 1], [0xD0]])
+        let error = #expect(throws: KeyedArchiveError.self) { try KeyedArchive.propertyList(data) }
+        #expect(error?.description == "binary property list: object 0 is a set, which keyed archives do not hold")
+    }
+
+    @Test func testAgreesWithFoundation() throws {
+        let value: [String: Any] = [
+            "small": 7, "medium": 70_000, "large": 9_000_000_000, "negative": -3, "real": 1.5, "yes": true,
+            "no": false, "when": Date(timeIntervalSinceReferenceDate: 12.25), "bytes": Data([0, 1, 2, 255]),
+            "ascii": "plain", "unicode": "Zoë ✓ 𝄞", "long": String(repeating: "x", count: 300),
+            "list": [1, "two", [3.0], ["k": "v"]] as [Any], "empty": [Any](),
+        ]
+        let data = try PropertyListSerialization.data(fromPropertyList: value, format: .binary, options: 0)
+        let mine = try #require(try BinaryPropertyList.parse(data) as? [String: Any])
+        let theirs = try #require(try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any])
+        #expect(NSDictionary(dictionary: mine).isEqual(to: theirs))
+        #expect(mine["large"] as? NSNumber == NSNumber(value: 9_000_000_000))
+        #expect(mine["unicode"] as? String == "Zoë ✓ 𝄞")
+    }
+
+    @Test func testSharedObjectsAreReadOnce() throws {
+        // 60 arrays, each holding the next twice: 2^60 paths, 60 objects.
+        var objects: [[UInt8]] = (0..<59).map { [0xA2, UInt8($0 + 1), UInt8($0 + 1)] }
+        objects.append([0x51, 0x78])
+        let value = try BinaryPropertyList.parse(Self.plist(objects))
+        #expect(value is [Any])
+    }
+
+    @Test(arguments: [
+        ([[UInt8]]([[0xA1, 0]]), "binary property list: object 0 contains itself"),
+        ([[0xA1, 9]], "binary property list: object 0 refers to object 9 of 1"),
+        ([[0x5F, 0x10, 200]], "binary property list: object 0 claims 200 elements"),
+        ([[0x5F, 0x10, 3]], "binary property list: object 0 runs past the object area"),
+        ([[0x07]], "binary property list: object 0 has marker 7, which mrq does not read"),
+        ([[0xD1, 1, 1], [0x10, 1]], "binary property list: dictionary 0 has a key that is not a string"),
+        ([[0x51, 0xff]], "binary property list: object 0 is an ASCII string that is not ASCII"),
+    ])
+    func testMalformed(objects: [[UInt8]], message: String) {
+        let error = #expect(throws: KeyedArchiveError.self) { try BinaryPropertyList.parse(Self.plist(objects)) }
+        #expect(error?.description == message)
+    }
+
+    @Test func testBadTrailers() {
+        var data = Self.plist([[0x51, 0x78]])
+        data[data.count - 1] = 0xff  // the offset table past the end
+        #expect(throws: KeyedArchiveError.self) { try BinaryPropertyList.parse(data) }
+        #expect(throws: KeyedArchiveError.self) { try BinaryPropertyList.parse(Data("bplist00".utf8)) }
+        #expect(throws: KeyedArchiveError("binary property list version 'bplist15' is not one mrq reads")) {
+            try KeyedArchive.propertyList(Data("bplist15xxxxxxxx".utf8))
+        }
+    }
+}
