@@ -168,6 +168,10 @@ enum AppleXMLStoreDocument {
         case .uuid: "uuid"
         case .uri: "uri"
         case .objectID: "objectid"
+        // Neither is stored as such: an undefined attribute is transient,
+        // a composite's elements are attributes of their own.
+        case .undefined: "undefined"
+        case .composite: "composite"
         }
     }
 

@@ -309,6 +309,10 @@ final class AppleXMLStoreReader: NSObject, XMLParserDelegate {
             return UUID(uuidString: trimmed).map(Value.uuid)
         case .uri, .objectID:
             return URL(string: trimmed).map(Value.url)
+        case .undefined:
+            return .string(text)
+        case .composite:
+            return nil
         }
     }
 
