@@ -37,12 +37,12 @@ test: deps
 	@for t in $(FUZZ_TARGETS); do .build/debug/mrq-fuzz $$t Fuzz/$$t || exit 1; done
 
 # Coverage-guided fuzzing with libFuzzer: the targets of Sources/mrq-fuzz
-# (predicate, statement, JSON and model parsers), built instrumented in
+# (predicate, statement, JSON and model parsers, XML store files), built instrumented in
 # release, each run for FUZZ_SECONDS from its seed corpus in Fuzz/ (new
 # inputs it finds go to $(FUZZ_SCRATCH)/corpus, crashes to
 # $(FUZZ_SCRATCH)/crashes; `mrq-fuzz TARGET FILE` replays one). The seeds
 # themselves replay in `make test`.
-FUZZ_TARGETS := predicate statement json model
+FUZZ_TARGETS := predicate statement json model xmlstore
 FUZZ_SECONDS ?= 15
 FUZZ_SCRATCH ?= .build-fuzz
 .PHONY: fuzz

@@ -18,6 +18,9 @@ enum Harness: String, CaseIterable {
     case json
     /// Xcode model XML: load, and create its schema in an in-memory store.
     case model
+    /// An XML store file (mrq's format or Apple's) for the People sample:
+    /// read, write back, read again.
+    case xmlstore
 
     /// The target of this run, chosen by the first argument.
     nonisolated(unsafe) static var selected: Harness = .predicate
@@ -28,6 +31,7 @@ enum Harness: String, CaseIterable {
         case .statement: Self.statement(data)
         case .json: Self.json(data)
         case .model: Self.model(data)
+        case .xmlstore: Self.xmlStore(data)
         }
     }
 
@@ -101,6 +105,14 @@ enum Harness: String, CaseIterable {
         guard let model = try? ManagedObjectModel(xcdatamodelContents: data, file: "fuzz/contents") else { return }
         let coordinator = PersistentStoreCoordinator(model: model)
         _ = try? coordinator.addSQLiteStore(at: nil)
+    }
+
+    static func xmlStore(_ data: Data) {
+        do {
+            _ = try XMLStore.checkDocument(data, model: people)
+        } catch let error as StoreError where error.kind == .misuse {
+            fatalError("an XML store read back differently: \(error.message)")
+        } catch {}
     }
 
     static let samples = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()

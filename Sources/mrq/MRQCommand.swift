@@ -68,7 +68,7 @@ struct MRQCommand: ParsableCommand {
     @Flag(help: "Open read-only and tell SQLite the file cannot change (immutable): for a copy on read-only media or kept as evidence; implies --read-only.")
     var immutable = false
 
-    @Option(help: "The table layout of a new store: mrq's readable one, or Core Data's own (ZPERSON, Z_PK, …), which an iOS or macOS app opens.")
+    @Option(help: "The table layout of a new store: mrq's readable one, or Core Data's own (ZPERSON, Z_PK, …), which an iOS or macOS app opens; for a new .xml store, coredata writes Apple's XML store format.")
     var layout: Layout = .mrq
 
     @Flag(help: "Say on standard error which model (and version) and store were opened, and what migrated.")

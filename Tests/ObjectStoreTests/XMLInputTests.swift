@@ -42,6 +42,10 @@ import Testing
             // Found by libFuzzer: a processing instruction with no data
             // made FoundationXML read a null C string.
             (Array("<?xm?>\n<model/>".utf8), "a processing instruction (models and XML stores hold none) at byte 0"),
+            // Found by fuzzing the XML store: `<?xml?>` is no declaration,
+            // and libxml2's chunked parser handed it over as an instruction
+            // with no data, a null C string to FoundationXML.
+            (Array("<?xml?>\n<database/>".utf8), "a processing instruction (models and XML stores hold none) at byte 0"),
             (Array("<?xml version=\"1.0\"?><model><?x?></model>".utf8),
              "a processing instruction (models and XML stores hold none) at byte 28"),
             (Array("<!DOCTYPE m [<!ENTITY a \"aaaa\">]><model>&a;</model>".utf8),
@@ -85,6 +89,31 @@ import Testing
         // Plain UTF-8 passes unchanged.
         let plain = Data("<a>Zoë</a>".utf8)
         #expect(try XMLInput.normalized(plain) == plain)
+    }
+
+    /// Apple's XML store files begin with Core Data's DOCTYPE: accepted
+    /// (and blanked, line breaks kept) only where asked for, only before
+    /// the root, only with no internal subset.
+    @Test func coreDataDoctypeIsBlankedOnlyWhereAllowed() throws {
+        let doctype = "<!DOCTYPE database SYSTEM\n  \"file://localhost/System/Library/DTDs/CoreData.dtd\">"
+        let text = "<?xml version=\"1.0\"?>\n\(doctype)\n<database/>"
+        let blanked = try XMLInput.normalized(Data(text.utf8), allowingCoreDataDoctype: true)
+        #expect(String(decoding: blanked, as: UTF8.self)
+                == "<?xml version=\"1.0\"?>\n" + String(repeating: " ", count: 25) + "\n" + String(repeating: " ", count: 54) + "\n<database/>")
+        #expect(throws: XMLInput.Malformed.self) { try XMLInput.normalized(Data(text.utf8)) }
+        let refused = [
+            "<!DOCTYPE database SYSTEM \"CoreData.dtd\" [<!ENTITY a \"b\">]><database>&a;</database>",
+            "<!DOCTYPE database SYSTEM \"file:///etc/passwd\"><database/>",
+            "<!DOCTYPE plist SYSTEM \"file:///System/Library/DTDs/CoreData.dtd\"><database/>",
+            "<!DOCTYPE database PUBLIC \"x\" \"file:///System/Library/DTDs/CoreData.dtd\"><database/>",
+            "<database/><!DOCTYPE database SYSTEM \"file:///System/Library/DTDs/CoreData.dtd\">",
+            "<!DOCTYPE database SYSTEM \"/CoreData.dtd\"><!DOCTYPE database SYSTEM \"/CoreData.dtd\"><database/>",
+        ]
+        for text in refused {
+            #expect(throws: XMLInput.Malformed.self, "\(text)") {
+                try XMLInput.normalized(Data(text.utf8), allowingCoreDataDoctype: true)
+            }
+        }
     }
 
     @Test func anXMLStoreOfBadBytesIsCorruptNotACrash() throws {

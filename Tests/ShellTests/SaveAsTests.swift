@@ -44,4 +44,37 @@ import Testing
         #expect(Self.run(session, ".save-as x.xml nonsense").contains("usage: .save-as PATH [sqlite|coredata|xml]"))
         #expect(Self.run(session, ".help dot").contains(".save-as PATH [sqlite|coredata|xml]"))
     }
+
+    @Test func saveAsXMLWithCoreDataWritesApplesXMLStoreFormat() throws {
+        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mrq-save-as-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let session = try ShellSession(modelPath: nil, storePath: ":memory:")
+        session.baseDirectory = URL(fileURLWithPath: directory.path, isDirectory: true)
+        _ = Self.run(session, """
+            entity Department { name: String required }
+            entity Person { name: String; age: Int16 = 0; department: Department inverse people }
+            insert Department { name: "Eng" }
+            insert Person { name: "Ada", age: 36, department: first Department where name == "Eng" }
+            save
+            """)
+        let query = "Person where department.name == \"Eng\""
+        let before = Self.run(session, query)
+        #expect(Self.run(session, ".save-as apple.xml coredata").contains("saved as apple.xml (xml, Apple's XML store format)"))
+        let text = try String(contentsOf: directory.appendingPathComponent("apple.xml"), encoding: .utf8)
+        #expect(text.contains("<database>") && text.contains("<object type=\"PERSON\" id=\"z"))
+        #expect(Self.run(session, query) == before)
+        _ = Self.run(session, "insert Person { name: \"Bob\", department: first Department }\nsave")
+        #expect(try String(contentsOf: directory.appendingPathComponent("apple.xml"), encoding: .utf8).contains(">Bob<"))
+        // With no kind, a copy keeps the layout: Apple's format again.
+        #expect(Self.run(session, ".save-as again.xml").contains("saved as again.xml (xml, Apple's XML store format)"))
+        // mrq's own XML store format when asked for.
+        #expect(Self.run(session, ".save-as mine.xml xml").contains("saved as mine.xml (xml)"))
+        #expect(try String(contentsOf: directory.appendingPathComponent("mine.xml"), encoding: .utf8).contains("<mrq-store "))
+        // Apple's format keeps no model: opening it without one says so.
+        #expect(throws: (any Error).self) {
+            _ = try ShellSession(modelPath: nil, storePath: directory.appendingPathComponent("apple.xml").path)
+        }
+        #expect(Self.run(session, ".help dot").contains("for PATH.xml, Apple's XML"))
+    }
 }

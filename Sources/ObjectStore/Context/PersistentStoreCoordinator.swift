@@ -297,8 +297,10 @@ public struct PersistentStoreOptions: Sendable {
     public var busyTimeout: TimeInterval = 5
     /// The table layout of a new SQLite store: mrq's readable one, or Core
     /// Data's own (`ZPERSON`, `Z_PK`, …, with its metadata and model
-    /// cache), so that an iOS or macOS app can open the file. A store that
-    /// exists keeps the layout it has.
+    /// cache), so that an iOS or macOS app can open the file. For a new XML
+    /// store, `.coreData` writes Apple's XML store format (what macOS Core
+    /// Data's `NSXMLStoreType` writes) instead of mrq's. A store that
+    /// exists keeps the layout or format it has.
     public var layout: SchemaMapping.Layout = .mrq
     /// Read-only, with SQLite's `immutable` flag: the file is taken to be
     /// unchangeable, so no lock is taken and no `-shm` or `-wal` is made

@@ -25,7 +25,13 @@ enum XMLInput {
     }
 
     /// The bytes as UTF-8 XML that libxml2 reads safely.
-    static func normalized(_ data: Data) throws(Malformed) -> Data {
+    ///
+    /// With `allowingCoreDataDoctype`, the one document type declaration
+    /// Apple's XML store files begin with (`<!DOCTYPE database SYSTEM
+    /// "file:///System/Library/DTDs/CoreData.dtd">`, no internal subset) is
+    /// accepted and blanked out, so libxml2 never sees a DTD to load or an
+    /// entity to expand.
+    static func normalized(_ data: Data, allowingCoreDataDoctype: Bool = false) throws(Malformed) -> Data {
         let bytes = [UInt8](data)
         let text: String
         switch bytes.prefix(4) {
@@ -56,8 +62,8 @@ enum XMLInput {
             let offset = text.utf8.distance(from: text.utf8.startIndex, to: nul)
             throw Malformed(offset: offset, reason: "a NUL character, which XML does not allow,")
         }
-        let utf8 = Array(declaringUTF8(text).utf8)
-        try checkMarkup(utf8)
+        var utf8 = Array(declaringUTF8(text).utf8)
+        try checkMarkup(&utf8, allowingCoreDataDoctype: allowingCoreDataDoctype)
         return Data(utf8)
     }
 
@@ -67,14 +73,17 @@ enum XMLInput {
     /// found by fuzzing), and a document type declaration (entities that
     /// expand without end, or reach for other files). Comments and CDATA
     /// sections are skipped, so text inside them is not mistaken for
-    /// markup.
-    static func checkMarkup(_ bytes: [UInt8]) throws(Malformed) {
+    /// markup. With `allowingCoreDataDoctype`, Core Data's own declaration
+    /// before the root element is replaced by spaces (its line breaks
+    /// kept, so lines still count the same).
+    static func checkMarkup(_ bytes: inout [UInt8], allowingCoreDataDoctype: Bool = false) throws(Malformed) {
         /// Where `end` finishes, searching from `start`; the end of the
         /// bytes when it never does.
         func after(_ end: [UInt8], from start: Int) -> Int {
             bytes[start...].firstRange(of: end)?.upperBound ?? bytes.count
         }
         var i = 0
+        var beforeRoot = true
         while let open = bytes[i...].firstIndex(of: UInt8(ascii: "<")) {
             let rest = bytes[open...]
             if rest.starts(with: Markup.commentOpen) {
@@ -88,12 +97,50 @@ enum XMLInput {
                     throw Malformed(offset: open, reason: "a processing instruction (models and XML stores hold none)")
                 }
                 i = after(Markup.instructionClose, from: open + 2)
+            } else if allowingCoreDataDoctype && beforeRoot && rest.starts(with: Markup.doctype) {
+                guard let end = coreDataDoctypeEnd(bytes, from: open) else {
+                    throw Malformed(offset: open, reason: """
+                        a document type declaration other than Core Data's \
+                        (<!DOCTYPE database SYSTEM "…/CoreData.dtd">, with no internal subset)
+                        """)
+                }
+                for j in open..<end where bytes[j] != UInt8(ascii: "\n") { bytes[j] = UInt8(ascii: " ") }
+                beforeRoot = false
+                i = end
             } else if rest.starts(with: Markup.doctype) || rest.starts(with: Markup.entity) {
                 throw Malformed(offset: open, reason: "a document type declaration (models and XML stores hold none)")
             } else {
+                beforeRoot = false
                 i = open + 1
             }
         }
+    }
+
+    /// Where `<!DOCTYPE database SYSTEM "….CoreData.dtd">` starting at
+    /// `open` ends (just past its `>`); nil when the declaration is any
+    /// other, or has an internal subset.
+    static func coreDataDoctypeEnd(_ bytes: [UInt8], from open: Int) -> Int? {
+        var i = open + Markup.doctype.count
+        func skipSpace() -> Bool {
+            let start = i
+            while i < bytes.count, [0x20, 0x09, 0x0A, 0x0D].contains(bytes[i]) { i += 1 }
+            return i > start
+        }
+        func word(_ text: String) -> Bool {
+            guard bytes[i...].starts(with: text.utf8) else { return false }
+            i += text.utf8.count
+            return true
+        }
+        guard skipSpace(), word("database"), skipSpace(), word("SYSTEM"), skipSpace(), i < bytes.count else { return nil }
+        let quote = bytes[i]
+        guard quote == UInt8(ascii: "\"") || quote == UInt8(ascii: "'"),
+              let close = bytes[(i + 1)...].firstIndex(of: quote) else { return nil }
+        let literal = String(decoding: bytes[(i + 1)..<close], as: UTF8.self)
+        guard literal.hasSuffix("/CoreData.dtd") else { return nil }
+        i = close + 1
+        _ = skipSpace()
+        guard i < bytes.count, bytes[i] == UInt8(ascii: ">") else { return nil }
+        return i + 1
     }
 
     /// The byte strings `checkMarkup` looks for.
@@ -102,7 +149,12 @@ enum XMLInput {
         static let cdataOpen = Array("<![CDATA[".utf8), cdataClose = Array("]]>".utf8)
         static let instructionOpen = Array("<?".utf8), instructionClose = Array("?>".utf8)
         static let declarationOpen = Array("<?xml".utf8)
-        static let declarationFollowers: [UInt8] = Array(" \t\n\r?".utf8)
+        /// What follows `<?xml` in a declaration: white space (then
+        /// `version`, which XML requires). `<?xml?>` is no declaration:
+        /// libxml2's chunked parser reports it as an instruction with no
+        /// data, which FoundationXML reads as a null C string (found by
+        /// fuzzing the XML store).
+        static let declarationFollowers: [UInt8] = Array(" \t\n\r".utf8)
         static let doctype = Array("<!DOCTYPE".utf8), entity = Array("<!ENTITY".utf8)
     }
 

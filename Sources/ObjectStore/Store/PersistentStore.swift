@@ -11,7 +11,8 @@ public enum PersistentStoreType: String, Sendable, CaseIterable {
     /// One SQLite file (Core Data's `NSSQLiteStoreType`).
     case sqlite
     /// The whole graph in one XML file, written atomically
-    /// (`NSXMLStoreType`).
+    /// (`NSXMLStoreType`): in mrq's XML store format, or in Apple's when
+    /// the file is (or the layout asked for is `.coreData`).
     case xml
     /// Nothing on disk (`NSInMemoryStoreType`); a SQLite `:memory:` database.
     case inMemory
@@ -89,7 +90,11 @@ extension StoreBackend {
 }
 
 extension PersistentStore {
-    /// The table layout of a SQLite store (mrq's or Core Data's); nil for
-    /// the other kinds of store.
-    public var layout: SchemaMapping.Layout? { (self as? SQLiteStore)?.mapping.layout }
+    /// Whose conventions the store's file follows: for a SQLite store its
+    /// table layout (mrq's or Core Data's), for an XML store its format
+    /// (`.mrq` for mrq's XML store format, `.coreData` for Apple's).
+    public var layout: SchemaMapping.Layout? {
+        if let xml = self as? XMLStore { return xml.format == .apple ? .coreData : .mrq }
+        return (self as? SQLiteStore)?.mapping.layout
+    }
 }

@@ -9,12 +9,18 @@ import struct Predicates.Predicate
 /// try coordinator.addPersistentStore(type: .xml, at: URL(fileURLWithPath: "people.xml"))
 /// ```
 ///
+/// The file is in one of two formats (`Grammar/xml-store.md`): mrq's XML
+/// store format (`<mrq-store>`, which keeps the model), or Apple's XML
+/// store format (`<database>`), the file macOS Core Data writes. An
+/// existing file is read in the format its root element names, and saves
+/// keep that format; a new file is in mrq's format unless
+/// `PersistentStoreOptions.layout` is `.coreData`.
+///
 /// The file is read whole when the store opens, and every save writes it
 /// whole: to a temporary file in the same directory, synced, then renamed
 /// over the old one, so a crash leaves either the old file or the new one.
 /// Fetches run in memory with the reference evaluator and `ValueOrdering`,
-/// so they answer as the SQLite store does. The format is described in
-/// `Grammar/xml-store.md`.
+/// so they answer as the SQLite store does.
 package final class XMLStore: StoreBackend, @unchecked Sendable {
     package let identifier: String
     package let model: ManagedObjectModel
@@ -23,14 +29,30 @@ package final class XMLStore: StoreBackend, @unchecked Sendable {
     package var storeType: PersistentStoreType { .xml }
     package var url: URL? { fileURL }
     let readOnly: Bool
+    /// The file's format.
+    let format: Format
     private let lock = NSRecursiveLock()
     private var graph: Graph
+    /// `<metadata>` of a file in Apple's format, kept across saves.
+    private var appleMetadata: [String: Any]?
+
+    /// The two XML store formats.
+    enum Format {
+        /// mrq's XML store format: `<mrq-store>`, with the model.
+        case mrq
+        /// Apple's XML store format: `<database>`, as Core Data writes it.
+        case apple
+    }
 
     /// Every object of the store, by ID.
     struct Graph {
         var rows: [ObjectID: Row] = [:]
         /// The next primary key, by root entity name.
         var nextPK: [String: Int64] = [:]
+        /// The next key of every entity at once, when keys are unique in
+        /// the whole file (Apple's format numbers objects `z102`, `z103`…
+        /// across entities); nil for keys by hierarchy.
+        var sharedNextPK: Int64?
     }
 
     struct Row {
@@ -45,34 +67,67 @@ package final class XMLStore: StoreBackend, @unchecked Sendable {
         self.model = model
         self.configurationName = configuration
         self.readOnly = options.readOnly
-        let fingerprint = SchemaBuilder.fingerprint(mapping: SchemaMapping(model: model), model: model)
-        if FileManager.default.fileExists(atPath: url.path) {
-            let document = try XMLStoreDocument.read(url, model: model)
-            if document.fingerprint != fingerprint {
-                guard options.deleteOnModelMismatch, !options.readOnly else {
-                    throw StoreError(.modelMismatch, "'\(url.path)' was made with another model")
-                }
-                try FileManager.default.removeItem(at: url)
-                identifier = UUID().uuidString
-                graph = Graph()
-                try write(graph)
-                return
-            }
-            identifier = document.identifier
-            graph = document.graph
-        } else {
+        guard FileManager.default.fileExists(atPath: url.path) else {
             if options.readOnly { throw StoreError(.readOnly, "the store is empty and opened read-only") }
-            identifier = UUID().uuidString
-            graph = Graph()
+            format = options.layout == .coreData ? .apple : .mrq
+            (identifier, graph, appleMetadata) = Self.empty(format, model: model)
+            try write(graph)
+            return
+        }
+        let data = try XMLStoreDocument.text(of: url)
+        let format = try XMLStoreDocument.format(of: data, path: url.path)
+        self.format = format
+        do {
+            (identifier, graph, appleMetadata) = try Self.read(data, format: format, path: url.path, model: model)
+        } catch let error as StoreError where error.kind == .modelMismatch && options.deleteOnModelMismatch && !options.readOnly {
+            try FileManager.default.removeItem(at: url)
+            (identifier, graph, appleMetadata) = Self.empty(format, model: model)
             try write(graph)
         }
     }
 
-    /// The model an XML store file was made with; nil when there is no such file.
+    /// A file's identifier, graph and (in Apple's format) metadata.
+    private static func read(_ data: Data, format: Format, path: String,
+                             model: ManagedObjectModel) throws -> (String, Graph, [String: Any]?) {
+        switch format {
+        case .mrq:
+            let document = try XMLStoreDocument.read(data, path: path, model: model)
+            if document.fingerprint != SchemaBuilder.fingerprint(mapping: SchemaMapping(model: model), model: model) {
+                throw StoreError(.modelMismatch, "'\(path)' was made with another model")
+            }
+            return (document.identifier, document.graph, nil)
+        case .apple:
+            let (header, graph) = try AppleXMLStoreDocument.read(data, path: path, model: model)
+            return (header.identifier, graph, header.metadata)
+        }
+    }
+
+    /// A new store's identifier, empty graph and metadata.
+    private static func empty(_ format: Format, model: ManagedObjectModel) -> (String, Graph, [String: Any]?) {
+        var graph = Graph()
+        guard format == .apple else { return (UUID().uuidString, graph, nil) }
+        graph.sharedNextPK = AppleXMLStoreDocument.firstObjectNumber
+        return (UUID().uuidString, graph, AppleXMLStoreDocument.metadata(for: model))
+    }
+
+    /// The model an XML store file was made with; nil when there is no such
+    /// file. A file in Apple's XML store format keeps no model: that is an
+    /// error saying to give the model.
     static func storedModel(at url: URL) throws -> ManagedObjectModel? {
         guard FileManager.default.fileExists(atPath: url.path) else { return nil }
-        return try XMLStoreDocument.readModel(url)
+        let data = try XMLStoreDocument.text(of: url)
+        if try XMLStoreDocument.format(of: data, path: url.path) == .apple {
+            throw StoreError(.modelMismatch, """
+                '\(url.path)' is in Apple's XML store format, which keeps no model: open it with the model \
+                it was made with (the app's .xcdatamodeld, .momd or .mom; in the shell, --model)
+                """)
+        }
+        return try XMLStoreDocument.readModel(data)
     }
+
+    /// The store's `<metadata>` when the file is in Apple's format: the
+    /// property list Core Data keeps there (version hashes and the like).
+    var metadata: [String: Any]? { withLock { appleMetadata } }
 
     private func withLock<T>(_ body: () throws -> T) rethrows -> T {
         lock.lock()
@@ -168,7 +223,14 @@ package final class XMLStore: StoreBackend, @unchecked Sendable {
 
     /// Writes the document to a synced temporary file beside the store.
     private func writeTemporary(_ graph: Graph) throws -> URL {
-        let data = XMLStoreDocument.encode(graph, identifier: identifier, model: model)
+        let data: Data
+        switch format {
+        case .mrq:
+            data = XMLStoreDocument.encode(graph, identifier: identifier, model: model)
+        case .apple:
+            let header = AppleXMLStoreDocument.Header(identifier: identifier, metadata: appleMetadata)
+            data = try AppleXMLStoreDocument.encode(graph, header: header, model: model)
+        }
         let directory = fileURL.deletingLastPathComponent()
         let temporary = directory.appendingPathComponent(".\(fileURL.lastPathComponent).\(UUID().uuidString).tmp")
         let fd = open(temporary.path, O_WRONLY | O_CREAT | O_EXCL, 0o644)
@@ -259,12 +321,17 @@ extension XMLStore.Graph {
         // Keys counted before the deletes: a deleted row's key is never
         // given again.
         let roots = changes.inserted.lazy.map(\.id.entity.rootEntity.name) + changes.deleted.lazy.map(\.id.entity.rootEntity.name)
-        for root in roots where nextPK[root] == nil {
+        for root in roots where sharedNextPK == nil && nextPK[root] == nil {
             nextPK[root] = (rows.keys.filter { $0.entity.rootEntity.name == root }.map(\.primaryKey).max() ?? 0) + 1
         }
         for delete in changes.deleted { remove(delete.id) }
         var keys: [Int64] = []
         for snapshot in changes.inserted {
+            if let next = sharedNextPK {
+                keys.append(next)
+                sharedNextPK = next + 1
+                continue
+            }
             let root = snapshot.id.entity.rootEntity.name
             keys.append(nextPK[root]!)
             nextPK[root]! += 1
@@ -412,5 +479,33 @@ final class RowObject: PredicateObject {
             message += "; did you mean '\(suggestion)'?"
         }
         throw EvaluationError(message: message)
+    }
+}
+
+extension XMLStore {
+    /// Reads an XML store document from bytes as opening its file would
+    /// (either format), then writes the graph back and reads that again:
+    /// what the store writes, it must read. Returns the number of objects;
+    /// throws what opening would. For the fuzz target, which has no file.
+    package static func checkDocument(_ bytes: Data, model: ManagedObjectModel) throws -> Int {
+        let path = "fuzz.xml"
+        let data: Data
+        do {
+            data = try XMLInput.normalized(bytes, allowingCoreDataDoctype: true)
+        } catch {
+            throw StoreError(.corrupt, "'\(path)' is not a readable XML store: \(error)")
+        }
+        let format = try XMLStoreDocument.format(of: data, path: path)
+        let (identifier, graph, metadata) = try read(data, format: format, path: path, model: model)
+        let written = switch format {
+        case .mrq: XMLStoreDocument.encode(graph, identifier: identifier, model: model)
+        case .apple: try AppleXMLStoreDocument.encode(graph, header: .init(identifier: identifier, metadata: metadata), model: model)
+        }
+        let again = try XMLInput.normalized(written, allowingCoreDataDoctype: true)
+        let reread = try read(again, format: format, path: path, model: model).1
+        guard reread.rows.count == graph.rows.count else {
+            throw StoreError(.misuse, "wrote \(graph.rows.count) objects and read back \(reread.rows.count)")
+        }
+        return graph.rows.count
     }
 }

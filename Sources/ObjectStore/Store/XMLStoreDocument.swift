@@ -4,8 +4,9 @@ import FoundationXML
 #endif
 import Predicates
 
-/// The XML store's file format (see `Grammar/xml-store.md`): reading and
-/// writing a whole graph.
+/// mrq's XML store format (`<mrq-store>`, see `Grammar/xml-store.md`):
+/// reading and writing a whole graph, and telling it from Apple's XML
+/// store format (`AppleXMLStoreDocument`) by the root element.
 enum XMLStoreDocument {
     static let formatVersion = "1"
 
@@ -108,35 +109,85 @@ enum XMLStoreDocument {
 
     // MARK: - Reading
 
-    static func read(_ url: URL, model: ManagedObjectModel) throws -> Contents {
-        let data = try text(of: url)
+    static func read(_ data: Data, path: String, model: ManagedObjectModel) throws -> Contents {
         let reader = Reader(model: model)
-        let parser = XMLParser(data: data)
+        let parser = XMLStoreDocument.parser(for: data)
         parser.delegate = reader
         if !parser.parse() || reader.failure != nil {
             let detail = reader.failure ?? parser.parserError.map { "\($0)" } ?? "unreadable XML"
-            throw StoreError(.corrupt, "'\(url.path)' is not a readable mrq XML store: \(detail)")
+            throw StoreError(.corrupt, "'\(path)' is not a readable store in mrq's XML store format: \(detail)")
+        }
+        // libxml2 ends a document cut short without an error: only the
+        // missing end tag shows it.
+        guard reader.isClosed else {
+            throw StoreError(.corrupt, """
+                '\(path)' is not a readable store in mrq's XML store format: line \(parser.lineNumber): \
+                the file ends before </mrq-store>, so it is cut short
+                """)
         }
         guard let identifier = reader.identifier, let fingerprint = reader.fingerprint else {
-            throw StoreError(.corrupt, "'\(url.path)' is not an mrq XML store")
+            throw StoreError(.corrupt, "'\(path)' is not a store in mrq's XML store format (no identifier or fingerprint)")
         }
         return Contents(identifier: identifier, fingerprint: fingerprint, graph: try reader.graph(storeIdentifier: identifier))
     }
 
-    /// The file's bytes, checked and made UTF-8 before libxml2 reads them.
-    private static func text(of url: URL) throws -> Data {
+    /// The file's bytes, checked and made UTF-8 before libxml2 reads them
+    /// (Core Data's DOCTYPE, which Apple's files begin with, blanked out).
+    static func text(of url: URL) throws -> Data {
         do {
-            return try XMLInput.normalized(Data(contentsOf: url))
+            return try XMLInput.normalized(Data(contentsOf: url), allowingCoreDataDoctype: true)
         } catch let malformed as XMLInput.Malformed {
-            throw StoreError(.corrupt, "'\(url.path)' is not a readable mrq XML store: \(malformed)")
+            throw StoreError(.corrupt, "'\(url.path)' is not a readable XML store: \(malformed)")
         }
     }
 
-    /// The model archived in a store file.
-    static func readModel(_ url: URL) throws -> ManagedObjectModel? {
-        let data = try text(of: url)
+    /// A parser over a whole document, fed to libxml2 in chunks: handed
+    /// all at once (`XMLParser(data:)`), a document over 10 MB fails after
+    /// its last element with error 1, so a large store would not reopen.
+    static func parser(for data: Data) -> XMLParser {
+        let parser = XMLParser(stream: InputStream(data: data))
+        parser.shouldResolveExternalEntities = false
+        return parser
+    }
+
+    /// Which of the two formats a file is in, by its root element:
+    /// `<mrq-store>` is mrq's, `<database>` Apple's.
+    static func format(of data: Data, path: String) throws -> XMLStore.Format {
+        let finder = RootFinder()
+        let parser = XMLStoreDocument.parser(for: data)
+        parser.delegate = finder
+        parser.shouldResolveExternalEntities = false
+        _ = parser.parse()
+        switch finder.root {
+        case "mrq-store": return .mrq
+        case "database": return .apple
+        case let root?:
+            throw StoreError(.corrupt, """
+                '\(path)' is not an XML store: its root element is <\(root)>, where mrq's XML store format has \
+                <mrq-store> and Apple's XML store format <database>
+                """)
+        case nil:
+            throw StoreError(.corrupt, """
+                '\(path)' is not a readable XML store: no root element (line \(parser.lineNumber), \
+                column \(parser.columnNumber))
+                """)
+        }
+    }
+
+    /// Stops at the first element, noting its name.
+    private final class RootFinder: NSObject, XMLParserDelegate {
+        var root: String?
+        func parser(_ parser: XMLParser, didStartElement name: String, namespaceURI: String?, qualifiedName: String?,
+                    attributes: [String: String] = [:]) {
+            root = name
+            parser.abortParsing()
+        }
+    }
+
+    /// The model archived in a store file in mrq's format.
+    static func readModel(_ data: Data) throws -> ManagedObjectModel? {
         let reader = Reader(model: nil)
-        let parser = XMLParser(data: data)
+        let parser = XMLStoreDocument.parser(for: data)
         parser.delegate = reader
         guard parser.parse(), let archive = reader.modelArchive, let bytes = Data(base64Encoded: archive) else { return nil }
         return try ManagedObjectModel(archive: bytes)
@@ -150,6 +201,8 @@ enum XMLStoreDocument {
         var fingerprint: String?
         var modelArchive: String?
         var failure: String?
+        /// Whether `</mrq-store>` was read.
+        var isClosed = false
 
         struct Pending {
             var entity: EntityDescription
@@ -224,6 +277,8 @@ enum XMLStoreDocument {
 
         func parser(_ parser: XMLParser, didEndElement name: String, namespaceURI: String?, qualifiedName: String?) {
             switch name {
+            case "mrq-store":
+                isClosed = true
             case "model":
                 modelArchive = text.trimmingCharacters(in: .whitespacesAndNewlines)
                 inModel = false

@@ -60,6 +60,7 @@ enum Help {
           history where change == "update" AND entity == "Note" sort timestamp:NO limit 20
           count history where author == "sync"
           .save-as Seed.sqlite coredata            (a copy in Core Data's layout, for an app to ship)
+          .save-as Library.xml coredata            (a copy in Apple's XML store format, macOS NSXMLStoreType)
           keys of history: transaction timestamp author bundleID contextName processID change entity pk properties
         """
 
@@ -118,14 +119,15 @@ enum Help {
         Existing objects are updated, not duplicated; JSON null sets nil.
         """
 
+    /// One line per command: its usage, then what it does in a column; a
+    /// usage too long for the column (never cut short) has it on the next
+    /// line.
     static var dot: String {
-        // A usage too long for its column puts its summary on the next line
-        // (`padding` would cut the usage short).
-        ShellSession.dotCommands.map { command in
-            command.usage.count < 28
-                ? "  " + command.usage.padding(toLength: 28, withPad: " ", startingAt: 0) + command.summary
-                : "  " + command.usage + "\n" + String(repeating: " ", count: 30) + command.summary
-        }
-            .joined(separator: "\n")
+        let column = 30
+        return ShellSession.dotCommands.map { command in
+            let usage = "  " + command.usage
+            guard usage.count < column else { return usage + "\n" + String(repeating: " ", count: column) + command.summary }
+            return usage.padding(toLength: column, withPad: " ", startingAt: 0) + command.summary
+        }.joined(separator: "\n")
     }
 }

@@ -7,7 +7,8 @@ extension ShellSession {
     static let dotCommands: [(name: String, usage: String, summary: String)] = [
         ("help", ".help [TOPIC]", "show help; topics: statements, predicates, operators, import, dot"),
         ("open", ".open [--migrate] [--migrate-dropping-data] PATH [MODEL]", "open another store (:memory: for a new one in memory)"),
-        ("save-as", ".save-as PATH [sqlite|coredata|xml]", "copy the store to PATH (type from its extension; coredata: Core Data's layout) and use the copy"),
+        ("save-as", ".save-as PATH [sqlite|coredata|xml]",
+         "copy the store to PATH (type from its extension; coredata: Core Data's own format, SQLite or, for PATH.xml, Apple's XML) and use the copy"),
         ("model", ".model [--migrate] [--migrate-dropping-data] PATH", "use the model of an .xcdatamodel or .xcdatamodeld"),
         ("read", ".read FILE", "run the statements of a file"),
         ("mode", ".mode table|line|json|csv", "how results are shown"),
@@ -92,11 +93,19 @@ extension ShellSession {
                 let destination = path(arguments[0])
                 try ShellFiles.checkNewStorePath(destination, shownAs: arguments[0])
                 let url = URL(fileURLWithPath: destination)
-                // With no kind: from the extension, in the layout the store has.
-                let type = kind?.0 ?? PersistentStoreType.forFile(url)
+                // With no kind: from the extension, in the layout the store
+                // has. `coredata` for a .xml file is Apple's XML store format.
+                var type = kind?.0 ?? PersistentStoreType.forFile(url)
+                if arguments.count == 2, arguments[1].lowercased() == "coredata", PersistentStoreType.forFile(url) == .xml {
+                    type = .xml
+                }
                 let layout = kind?.1 ?? coordinator.persistentStores.first?.layout ?? .mrq
                 try saveAs(url, type: type, layout: layout)
-                let shown = type == .sqlite && layout == .coreData ? "sqlite, Core Data layout" : type.rawValue
+                let shown = switch (type, layout) {
+                case (.sqlite, .coreData): "sqlite, Core Data layout"
+                case (.xml, .coreData): "xml, Apple's XML store format"
+                default: type.rawValue
+                }
                 output.status("saved as \(arguments[0]) (\(shown))")
             case "model":
                 let (opening, arguments) = Self.migrationFlags(arguments)

@@ -58,7 +58,8 @@ public enum StoreOpening {
         }
         if PersistentStoreType.forFile(storeURL) == .xml {
             var xmlOptions = PersistentStoreOptions()
-            xmlOptions.readOnly = options.readOnly
+            xmlOptions.readOnly = options.readOnly || options.immutable
+            xmlOptions.layout = options.layout
             try coordinator.addPersistentStore(type: .xml, at: storeURL, options: xmlOptions)
             return (coordinator, report)
         }
