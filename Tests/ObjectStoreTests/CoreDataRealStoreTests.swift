@@ -27,7 +27,7 @@ enum RealCoreDataStores {
     }()
 }
 
-@Suite(.enabled(if: !RealCoreDataStores.stores.isEmpty, "no real Core Data stores in $MRQ_REAL_FILES/plaso: skipped"))
+@Suite(.serialized, .enabled(if: !RealCoreDataStores.stores.isEmpty, "no real Core Data stores in $MRQ_REAL_FILES/plaso: skipped"))
 struct CoreDataRealStoreTests {
     static let stores = RealCoreDataStores.stores
 

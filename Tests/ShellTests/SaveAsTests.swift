@@ -11,20 +11,27 @@ import Testing
         return capture.text
     }
 
-    @Test func saveAsXMLThenSQLiteKeepsTheSessionWorking() throws {
+    /// A session in memory on a folder of its own, holding a department
+    /// and Ada (and what `extra` inserts), saved.
+    static func peopleSession(extra: String = "") throws -> (URL, ShellSession) {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mrq-save-as-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        defer { try? FileManager.default.removeItem(at: directory) }
         let session = try ShellSession(modelPath: nil, storePath: ":memory:")
         session.baseDirectory = URL(fileURLWithPath: directory.path, isDirectory: true)
-        _ = Self.run(session, """
+        _ = run(session, """
             entity Department { name: String required }
             entity Person { name: String; age: Int16 = 0; department: Department inverse people }
             insert Department { name: "Eng" }
             insert Person { name: "Ada", age: 36, department: first Department where name == "Eng" }
-            insert Person { name: "Bob", age: 17 }
+            \(extra)
             save
             """)
+        return (directory, session)
+    }
+
+    @Test func saveAsXMLThenSQLiteKeepsTheSessionWorking() throws {
+        let (directory, session) = try Self.peopleSession(extra: "insert Person { name: \"Bob\", age: 17 }")
+        defer { try? FileManager.default.removeItem(at: directory) }
         let query = "Person where age > 10 sort name"
         let before = Self.run(session, query)
         #expect(before.contains("Ada") && before.contains("Eng"))
@@ -46,18 +53,8 @@ import Testing
     }
 
     @Test func saveAsXMLWithCoreDataWritesApplesXMLStoreFormat() throws {
-        let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mrq-save-as-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+        let (directory, session) = try Self.peopleSession()
         defer { try? FileManager.default.removeItem(at: directory) }
-        let session = try ShellSession(modelPath: nil, storePath: ":memory:")
-        session.baseDirectory = URL(fileURLWithPath: directory.path, isDirectory: true)
-        _ = Self.run(session, """
-            entity Department { name: String required }
-            entity Person { name: String; age: Int16 = 0; department: Department inverse people }
-            insert Department { name: "Eng" }
-            insert Person { name: "Ada", age: 36, department: first Department where name == "Eng" }
-            save
-            """)
         let query = "Person where department.name == \"Eng\""
         let before = Self.run(session, query)
         #expect(Self.run(session, ".save-as apple.xml coredata").contains("saved as apple.xml (xml, Apple's XML store format)"))
