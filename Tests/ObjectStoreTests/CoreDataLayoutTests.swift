@@ -203,7 +203,7 @@ import Predicates
         #expect(row[6] == .int(3))
         #expect(row[7] == .int(0))
         #expect(try db.scalar("SELECT count(*) FROM Z_5TAGS") == .int(4))
-        let plist = try #require(try CoreDataStoreMetadata.read(db))
+        let plist = try #require(try CoreDataMetadata.read(db))
         #expect(plist["NSStoreType"] as? String == "SQLite")
         #expect(plist["NSStoreModelVersionHashes"] as? [String: Data] == model.entityVersionHashesByName)
         #expect(plist["NSStoreModelVersionHashesVersion"] as? Int == 3)

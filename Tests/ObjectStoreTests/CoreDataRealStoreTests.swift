@@ -137,7 +137,7 @@ struct CoreDataRealStoreTests {
         guard try Self.hasModelCache(store) else { return }
         let model = try #require(try PersistentStoreCoordinator.storedModel(at: store))
         let db = try Database(path: store.path, readOnly: true, immutable: true)
-        let metadata = try #require(try CoreDataStoreMetadata.read(db))
+        let metadata = try #require(try CoreDataMetadata.read(db))
         let stored = try #require(metadata["NSStoreModelVersionHashes"] as? [String: Data])
         #expect(model.entityVersionHashesByName == stored, "\(store.lastPathComponent)")
         if let digest = metadata["NSStoreModelVersionHashesDigest"] as? String {
@@ -173,8 +173,8 @@ struct CoreDataRealStoreTests {
         #expect(try structure(ours) == structure(real), "\(store.lastPathComponent)")
         let entities = "SELECT Z_ENT, Z_NAME, Z_SUPER FROM Z_PRIMARYKEY WHERE Z_ENT < 16000 ORDER BY Z_ENT"
         #expect(try ours.rows(entities) == real.rows(entities), "\(store.lastPathComponent)")
-        let realKeys = Set(try #require(try CoreDataStoreMetadata.read(real)).keys.filter { $0.hasPrefix("NS") })
-        let ourKeys = Set(try #require(try CoreDataStoreMetadata.read(ours)).keys.filter { $0.hasPrefix("NS") })
+        let realKeys = Set(try #require(try CoreDataMetadata.read(real)).keys.filter { $0.hasPrefix("NS") })
+        let ourKeys = Set(try #require(try CoreDataMetadata.read(ours)).keys.filter { $0.hasPrefix("NS") })
         #expect(realKeys.subtracting(ourKeys).isEmpty, "\(store.lastPathComponent): keys we do not write: \(realKeys.subtracting(ourKeys))")
     }
 

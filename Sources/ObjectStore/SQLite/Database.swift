@@ -204,6 +204,14 @@ package final class Database: @unchecked Sendable {
         try scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.string(name)]) != nil
     }
 
+    /// The names of a table's columns, in order; empty for no such table.
+    package func columns(of table: String) throws -> [String] {
+        try rows("SELECT name FROM pragma_table_info(?)", [.string(table)]).compactMap {
+            if case .string(let name)? = $0.first { return name }
+            return nil
+        }
+    }
+
     func error(_ rc: Int32, sql: String?) -> StoreError {
         StoreError(code: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
     }

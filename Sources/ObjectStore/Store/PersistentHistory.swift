@@ -67,7 +67,7 @@ extension SQLiteStore {
     func history(after date: Date?) throws -> [HistoryTransaction] {
         let db = database
         guard try db.tableExists("ATRANSACTION"), try db.tableExists("ACHANGE") else { return [] }
-        let transactionColumns = Set(try columns(of: "ATRANSACTION"))
+        let transactionColumns = Set(try db.columns(of: "ATRANSACTION"))
         let hasStrings = try db.tableExists("ATRANSACTIONSTRING")
         // Each text from its own column, or from the string table.
         func text(_ name: String) -> String {
@@ -84,6 +84,7 @@ extension SQLiteStore {
         sql += " ORDER BY t.Z_PK"
         var changes: [Int64: [HistoryChange]] = [:]
         let entityNames = try historyEntityNames()
+        var slots: [ObjectIdentifier: [String]] = [:]
         for row in try db.rows("SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS FROM ACHANGE ORDER BY Z_PK") {
             guard case .int(let number) = row[0], case .int(let transaction) = row[4] else { continue }
             let kind: HistoryChange.Kind
@@ -96,7 +97,9 @@ extension SQLiteStore {
             let name = entityNumber.flatMap { entityNames[$0] } ?? entityNumber.map { "#\($0)" } ?? "?"
             var updated: [String] = []
             if kind == .update, case .data(let mask) = row[5], let entity = model.entity(named: name) {
-                updated = historyProperties(of: entity, mask: mask)
+                let entitySlots = slots[ObjectIdentifier(entity)] ?? historySlots(of: entity)
+                slots[ObjectIdentifier(entity)] = entitySlots
+                updated = Self.historyProperties(slots: entitySlots, mask: mask)
             }
             let key: Int64 = if case .int(let k) = row[3] { k } else { 0 }
             changes[transaction, default: []].append(HistoryChange(
@@ -115,13 +118,6 @@ extension SQLiteStore {
                 number: number, timestamp: Date(timeIntervalSinceReferenceDate: seconds),
                 author: string(row[2]), bundleID: string(row[3]), contextName: string(row[4]), processID: string(row[5]),
                 changes: changes[number] ?? [])
-        }
-    }
-
-    private func columns(of table: String) throws -> [String] {
-        try database.rows("SELECT name FROM pragma_table_info(?)", [.string(table)]).compactMap {
-            if case .string(let name)? = $0.first { return name }
-            return nil
         }
     }
 
@@ -146,8 +142,13 @@ extension SQLiteStore {
     /// real stores with history: Screen Time's usage counters, Notes' note
     /// data and cloud states.)
     func historyProperties(of entity: EntityDescription, mask: Data) -> [String] {
+        Self.historyProperties(slots: historySlots(of: entity), mask: mask)
+    }
+
+    /// The names of the slots whose bits `mask` sets, each once.
+    static func historyProperties(slots: [String], mask: Data) -> [String] {
         var names: [String] = []
-        for (index, slot) in historySlots(of: entity).enumerated() where index >> 3 < mask.count {
+        for (index, slot) in slots.enumerated() where index >> 3 < mask.count {
             let byte = mask[mask.startIndex + index >> 3]
             if byte & (0x80 >> UInt8(index & 7)) != 0, !names.contains(slot) { names.append(slot) }
         }

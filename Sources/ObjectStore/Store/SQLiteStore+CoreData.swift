@@ -16,7 +16,7 @@ extension SQLiteStore {
     /// The schema of a Core Data store open on `db`; nil when the file is
     /// not one (no `Z_PRIMARYKEY` and `Z_METADATA`).
     static func coreDataSchema(_ db: Database) throws -> CoreDataSchema? {
-        guard try db.tableExists(CoreDataTables.primaryKey), try db.tableExists(CoreDataTables.metadata) else { return nil }
+        guard try isCoreDataStore(db) else { return nil }
         var schema = CoreDataSchema()
         for row in try db.rows("SELECT Z_ENT, Z_NAME FROM \(CoreDataTables.primaryKey)") {
             guard row.count == 2, case .int(let number) = row[0], case .string(let name) = row[1] else { continue }
@@ -24,13 +24,15 @@ extension SQLiteStore {
         }
         for row in try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") {
             guard case .string(let table)? = row.first else { continue }
-            let columns = try db.rows("SELECT name FROM pragma_table_info(?)", [.string(table)]).compactMap { row -> String? in
-                if case .string(let name)? = row.first { return name }
-                return nil
-            }
-            schema.tables[table] = columns
+            schema.tables[table] = try db.columns(of: table)
         }
         return schema
+    }
+
+    /// Whether the file open on `db` is a Core Data store: it has
+    /// `Z_PRIMARYKEY` and `Z_METADATA`.
+    static func isCoreDataStore(_ db: Database) throws -> Bool {
+        try db.tableExists(CoreDataTables.primaryKey) && db.tableExists(CoreDataTables.metadata)
     }
 
     /// What in `mapping` the Core Data store does not have: each missing
@@ -97,8 +99,10 @@ extension SQLiteStore {
                                 .int(entity.parent.map { mapping.entityCode($0) } ?? 0)])
             }
             try db.execute("INSERT INTO \(CoreDataTables.metadata) (Z_VERSION, Z_UUID, Z_PLIST) VALUES (1, ?, ?)",
-                           [.string(identifier), .data(try CoreDataStoreMetadata.plist(for: model))])
-            if let cache = CoreDataStoreMetadata.modelCache(for: model) {
+                           [.string(identifier), .data(try CoreDataMetadata.binaryPlist(for: model))])
+            // A model with a predicate that has no NSPredicate archive form
+            // gets no cache, as stores written before iOS 9 have none.
+            if let cache = try? model.modelCache() {
                 try db.execute("INSERT INTO \(CoreDataTables.modelCache) (Z_CONTENT) VALUES (?)", [.data(cache)])
             }
         }
@@ -108,7 +112,7 @@ extension SQLiteStore {
     /// The number `Z_PRIMARYKEY` gives a table's root entity.
     func coreDataRootNumber(ofTable name: String) -> Int64? {
         guard mapping.layout == .coreData else { return nil }
-        return mapping.allTables.first { $0.name == name }.map { mapping.entityCodes[$0.rootEntity]! }
+        return mapping.allTables.first { $0.name == name }.flatMap { mapping.entityCodes[$0.rootEntity] }
     }
 }
 

@@ -68,7 +68,7 @@ package final class SQLiteStore: @unchecked Sendable {
             prepared = try Self.prepare(database, model: model, options: options)
         } catch let error as StoreError where error.kind == .modelMismatch && options.deleteOnModelMismatch {
             var fresh = Options()
-            fresh.layout = try Self.coreDataSchema(database) != nil ? .coreData : options.layout
+            fresh.layout = try Self.isCoreDataStore(database) ? .coreData : options.layout
             database = try Self.deleteAndReopen(path: path, database: database, busyTimeout: options.busyTimeout)
             prepared = try Self.prepare(database, model: model, options: fresh)
         }
@@ -99,7 +99,7 @@ package final class SQLiteStore: @unchecked Sendable {
     package static func storedModel(atPath path: String) throws -> ManagedObjectModel? {
         guard path != ":memory:", FileManager.default.fileExists(atPath: path) else { return nil }
         let db = try Database(path: path, readOnly: true)
-        if try coreDataSchema(db) != nil { return try CoreDataStoreMetadata.storedModel(db) }
+        if try isCoreDataStore(db) { return try CoreDataMetadata.storedModel(db) }
         guard try db.tableExists(metadataTable),
               case .data(let archive)? = try db.scalar("SELECT value FROM \(metadataTable) WHERE key = 'model'") else {
             return nil

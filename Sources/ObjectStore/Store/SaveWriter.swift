@@ -151,7 +151,7 @@ struct SaveWriter {
                 try bind(.int(rows[row].version))
                 try rows[row].values.withUnsafeBufferPointer { values in
                     for i in attributes {
-                        if let attribute = converted[i] {
+                        if !converted.isEmpty, let attribute = converted[i] {
                             try statement.bind(mapping.stored(values[i], for: attribute), at: position)
                         } else {
                             try statement.bindInPlace(values.baseAddress! + i, at: position)

@@ -1,19 +1,11 @@
 import Foundation
 
-/// `Z_METADATA`'s plist and `Z_MODELCACHE`'s content, as Core Data writes
-/// them for a store made with a model.
-enum CoreDataStoreMetadata {
+/// Reading and writing `Z_METADATA`'s plist and `Z_MODELCACHE` in a store.
+extension CoreDataMetadata {
     /// The binary plist of a new store's metadata (see
     /// ``CoreDataMetadata/plist(for:identifiers:)``).
-    static func plist(for model: ManagedObjectModel) throws -> Data {
-        try PropertyListSerialization.data(fromPropertyList: CoreDataMetadata.plist(for: model), format: .binary, options: 0)
-    }
-
-    /// The deflated archive of `model`, or nil when a predicate of the
-    /// model has no NSPredicate archive form (the store then keeps no model
-    /// cache, as stores written before iOS 9 do).
-    static func modelCache(for model: ManagedObjectModel) -> Data? {
-        try? model.modelCache()
+    static func binaryPlist(for model: ManagedObjectModel) throws -> Data {
+        try PropertyListSerialization.data(fromPropertyList: plist(for: model), format: .binary, options: 0)
     }
 
     /// The model a Core Data store keeps in `Z_MODELCACHE`; an error that
