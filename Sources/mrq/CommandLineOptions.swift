@@ -23,4 +23,7 @@ struct CommandLineOptions {
     var opening: StoreOpening.Options
     /// `--verbose`: say on standard error which model and store opened.
     var verbose: Bool
+    /// Whether long work draws a progress line on standard error: it is a
+    /// terminal, and neither `--quiet` nor NO_COLOR asks for quiet.
+    var showsProgress: Bool
 }

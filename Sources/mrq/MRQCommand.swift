@@ -77,6 +77,9 @@ struct MRQCommand: ParsableCommand {
     @Flag(name: .customLong("no-color"), help: "Never colour the output.")
     var noColor = false
 
+    @Flag(name: [.customShort("q"), .long], help: "No progress bar for long work (none is drawn unless standard error is a terminal and NO_COLOR is unset).")
+    var quiet = false
+
     @Flag(name: [.customShort("i"), .long], help: "Read statements interactively after -c and FILEs, even when standard input is not a terminal.")
     var interactive = false
 
@@ -141,7 +144,8 @@ struct MRQCommand: ParsableCommand {
                 terminalWidth: Self.terminalWidth()
             ),
             opening: opening,
-            verbose: verbose
+            verbose: verbose,
+            showsProgress: isatty(STDERR_FILENO) == 1 && !noColorSet && !quiet
         )
     }
 
@@ -182,7 +186,7 @@ struct MRQCommand: ParsableCommand {
         // before its `save`: writes then fail with EPIPE instead.
         signal(SIGPIPE, SIG_IGN)
         let options = try makeOptions()
-        let output = StandardOutput()
+        let output = StandardOutput(showsProgress: options.showsProgress)
         let session: ShellSessionProtocol
         do {
             let opened = try makeSession(options: options)

@@ -41,4 +41,63 @@ public protocol ShellSessionProtocol: AnyObject {
 public protocol ShellOutput: AnyObject {
     func write(_ text: String)
     func writeError(_ text: String)
+    /// Long work under way, or `nil` when it ended: a progress bar on a
+    /// terminal (see ``WorkProgress``). Outputs that show none keep the
+    /// default, which ignores it.
+    func progress(_ progress: WorkProgress?)
+}
+
+/// How far a long statement has got: rows imported, fetched or printed,
+/// out of how many when that is known, and for how long it has run.
+/// Sessions report it through ``ShellOutput/progress(_:)`` about ten
+/// times a second once the work has run for a second.
+public struct WorkProgress: Sendable, Hashable {
+    /// What is being counted, as a past participle: "imported", "printed".
+    public var action: String
+    /// The rows (or objects) done so far.
+    public var done: Int
+    /// How many there are in all, when known.
+    public var total: Int?
+    /// Seconds since the work began.
+    public var elapsed: Double
+
+    public init(action: String, done: Int, total: Int? = nil, elapsed: Double) {
+        self.action = action
+        self.done = done
+        self.total = total
+        self.elapsed = elapsed
+    }
+
+    /// The progress line, at most `width` columns: a bar when the total
+    /// is known, then the counts and the time.
+    ///
+    /// ```
+    /// [##########..........]  100,000 / 200,000 imported  1.4 s
+    /// ```
+    public func line(width: Int) -> String {
+        let counts = total.map { "\(Self.grouped(done)) / \(Self.grouped($0)) \(action)" } ?? "\(Self.grouped(done)) \(action)"
+        let text = counts + "  " + String(format: "%.1f s", elapsed)
+        guard let total, total > 0 else { return String(text.prefix(max(0, width))) }
+        let barWidth = min(30, width - text.count - 4)
+        guard barWidth >= 5 else { return String(text.prefix(max(0, width))) }
+        let filled = min(barWidth, barWidth * min(done, total) / total)
+        return "[" + String(repeating: "#", count: filled) + String(repeating: ".", count: barWidth - filled) + "]  " + text
+    }
+
+    /// `1234567` as `1,234,567`.
+    static func grouped(_ n: Int) -> String {
+        let digits = String(n.magnitude)
+        var result = ""
+        for (i, digit) in digits.enumerated() {
+            if i > 0, (digits.count - i) % 3 == 0 { result.append(",") }
+            result.append(digit)
+        }
+        return n < 0 ? "-" + result : result
+    }
+}
+
+extension ShellOutput {
+    /// Long work under way (`nil`: it ended). Only a terminal shows it;
+    /// the default ignores it.
+    public func progress(_ progress: WorkProgress?) {}
 }

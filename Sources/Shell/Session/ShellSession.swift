@@ -347,4 +347,10 @@ final class OutputSink {
     func error(_ text: String) {
         base.writeError(text)
     }
+
+    /// Long work under way (see ``WorkMeter``): always to the session's
+    /// output, which shows it on a terminal, whatever `.output` says.
+    func progress(_ progress: WorkProgress?) {
+        base.progress(progress)
+    }
 }
