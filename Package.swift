@@ -56,6 +56,7 @@ let package = Package(
         .executableTarget(name: "mrq-fuzz", dependencies: ["Shell", "ActiveRecord", "ObjectStore", "Predicates"]),
         // The Swift example of Samples/, built and run by the tests.
         .executableTarget(name: "mail-example", dependencies: ["ActiveRecord", "ObjectStore", "Predicates"], path: "Samples/MailExample", exclude: ["output.txt"]),
+        .executableTarget(name: "server-example", dependencies: ["ActiveRecord", "ObjectStore", "Predicates"], path: "Samples/ServerExample", exclude: ["output.txt"]),
         .testTarget(name: "PredicatesTests", dependencies: ["Predicates"]),
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "Predicates"], exclude: ["Fixtures"]),
         .testTarget(name: "ActiveRecordTests", dependencies: ["ActiveRecord", "ObjectStore"]),

@@ -19,6 +19,8 @@ public final class CoreDataStack: @unchecked Sendable {
     public let defaultContext: ManagedObjectContext
     /// Where the store lives; nil in memory.
     public let storeURL: URL?
+    /// Where save blocks' completion handlers run (``Options/completionQueue``).
+    public let completionQueue: DispatchQueue
 
     public enum StoreLocation: Sendable {
         /// In the XDG data directory, under the app's name.
@@ -43,11 +45,34 @@ public final class CoreDataStack: @unchecked Sendable {
         /// The default context's concurrency: `.mainQueue` in apps;
         /// `.confined` for a single-threaded tool like the shell.
         public var defaultContextType: ManagedObjectContext.ConcurrencyType = .mainQueue
+        /// Where the completion handlers of save blocks
+        /// (`MagicalRecord.save(_:completion:)`) run: the main queue, as in
+        /// MagicalRecord, unless set. A server or tool whose main thread
+        /// never runs the main queue sets its own (see ``server``).
+        public var completionQueue: DispatchQueue = .main
         public init() {}
+
+        /// The setup for a server or a command-line tool: nothing runs on
+        /// the main queue, which such a process may never service. The
+        /// default context is private-queue (its `perform` and the finders
+        /// work from any thread or task) and completions run on a queue of
+        /// their own.
+        ///
+        /// ```swift
+        /// try MagicalRecord.setupCoreDataStack(model: model, storeAt: url, options: .server)
+        /// let adults = try Person.findAll(where: "age >= %d", 18)   // from any task
+        /// ```
+        public static var server: Options {
+            var options = Options()
+            options.defaultContextType = .privateQueue
+            options.completionQueue = DispatchQueue(label: "mrq.save-completions")
+            return options
+        }
     }
 
     public init(model: ManagedObjectModel, store: StoreLocation, options: Options = Options()) throws {
         self.model = model
+        completionQueue = options.completionQueue
         coordinator = PersistentStoreCoordinator(model: model)
         switch store {
         case .inMemory:

@@ -88,11 +88,16 @@ public enum MagicalRecord {
     // MARK: - Save blocks
 
     /// Runs `block` on a new private context, saves it to the store, merges
-    /// into the default context, and calls `completion` on the main queue:
-    /// `(true, nil)` after a save, `(false, nil)` when there was nothing to
-    /// save, `(false, error)` on failure.
+    /// into the default context, and calls `completion` on the stack's
+    /// completion queue (the main queue unless the stack's options say
+    /// otherwise): `(true, nil)` after a save, `(false, nil)` when there
+    /// was nothing to save, `(false, error)` on failure.
+    ///
+    /// The completion is a required argument (pass `nil` for none), so that
+    /// `try await MagicalRecord.save { … }` always means the async form,
+    /// which returns after the save, in top-level code too.
     public static func save(_ block: @escaping @Sendable (ManagedObjectContext) throws -> Void,
-                            completion: (@Sendable (Bool, Error?) -> Void)? = nil) {
+                            completion: (@Sendable (Bool, Error?) -> Void)?) {
         let stack = self.stack
         let context = stack.newPrivateContext()
         context.perform {
@@ -100,7 +105,7 @@ public enum MagicalRecord {
                 try block(context)
                 return try context.saveToPersistentStoreAndWait()
             }
-            DispatchQueue.main.async {
+            stack.completionQueue.async {
                 switch result {
                 case .success(let saved): completion?(saved, nil)
                 case .failure(let error): completion?(false, error)

@@ -22,12 +22,17 @@ extension ManagedObjectContext {
         try performAndWait { try saveUpToStore() }
     }
 
-    /// Saves to the store in the background and calls `completion` on the
-    /// main queue with whether anything was saved, or the error.
-    public func saveToPersistentStore(completion: (@Sendable (Bool, Error?) -> Void)? = nil) {
+    /// Saves to the store in the background and calls `completion` on
+    /// `queue` (the main queue unless given) with whether anything was
+    /// saved, or the error.
+    ///
+    /// The completion is a required argument (pass `nil` for none), so that
+    /// `try await context.saveToPersistentStore()` always means the async
+    /// form, which returns after the save, in top-level code too.
+    public func saveToPersistentStore(on queue: DispatchQueue = .main, completion: (@Sendable (Bool, Error?) -> Void)?) {
         perform {
             let result = Result { try self.saveToPersistentStoreAndWait() }
-            DispatchQueue.main.async {
+            queue.async {
                 switch result {
                 case .success(let saved): completion?(saved, nil)
                 case .failure(let error): completion?(false, error)
@@ -36,11 +41,13 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Saves this context only, in the background; completion on the main queue.
-    public func saveOnlySelf(completion: (@Sendable (Bool, Error?) -> Void)? = nil) {
+    /// Saves this context only (into its parent), in the background;
+    /// `completion` on `queue`, the main queue unless given. Required, as
+    /// in ``saveToPersistentStore(on:completion:)``.
+    public func saveOnlySelf(on queue: DispatchQueue = .main, completion: (@Sendable (Bool, Error?) -> Void)?) {
         perform {
             let result = Result { try self.saveOnlySelfAndWait() }
-            DispatchQueue.main.async {
+            queue.async {
                 switch result {
                 case .success(let saved): completion?(saved, nil)
                 case .failure(let error): completion?(false, error)
@@ -53,5 +60,12 @@ extension ManagedObjectContext {
     @discardableResult
     public func saveToPersistentStore() async throws -> Bool {
         try await perform { try self.saveToPersistentStoreAndWait() }
+    }
+
+    /// Saves this context only (into its parent); returns whether anything
+    /// was saved.
+    @discardableResult
+    public func saveOnlySelf() async throws -> Bool {
+        try await perform { try self.saveOnlySelfAndWait() }
     }
 }

@@ -70,4 +70,27 @@ enum TextDiff {
         let expected = try String(contentsOf: MRQBinary.packageRoot.appendingPathComponent("Samples/MailExample/output.txt"), encoding: .utf8)
         #expect(String(decoding: data, as: UTF8.self) == expected)
     }
+
+    /// The server example: the `.server` setup, async saves in top-level
+    /// code, parallel readers, and a completion handler, all while the main
+    /// thread is blocked (with the app setup it would hang: a minute's
+    /// timeout turns that into a failure).
+    @Test func serverExampleRunsWithItsMainThreadBlocked() throws {
+        let binary = MRQBinary.packageRoot.appendingPathComponent(".build/debug/server-example").path
+        try #require(FileManager.default.isExecutableFile(atPath: binary), "server-example is not built: run `swift build --build-tests`")
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: binary)
+        process.arguments = [MRQBinary.packageRoot.appendingPathComponent("Samples").path]
+        let output = Pipe()
+        process.standardOutput = output
+        try process.run()
+        let timeout = DispatchWorkItem { process.terminate() }
+        DispatchQueue.global().asyncAfter(deadline: .now() + 60, execute: timeout)
+        let data = output.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        timeout.cancel()
+        #expect(process.terminationReason == .exit && process.terminationStatus == 0)
+        let expected = try String(contentsOf: MRQBinary.packageRoot.appendingPathComponent("Samples/ServerExample/output.txt"), encoding: .utf8)
+        #expect(String(decoding: data, as: UTF8.self) == expected)
+    }
 }
