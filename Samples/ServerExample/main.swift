@@ -48,7 +48,7 @@ func answerRequests() async throws -> [Int] {
             group.addTask {
                 let context = MagicalRecord.stack.newPrivateContext()
                 let count = try await context.perform {
-                    try Person.count(where: "age >= %d AND active == YES", .int(minimumAge), in: context)
+                    try Person.count(where: "age >= %d AND active == YES", minimumAge, in: context)
                 }
                 return (minimumAge, count)
             }

@@ -57,6 +57,15 @@ public enum Finder {
     }
 
     /// `attribute == value`, with `nil` meaning `attribute == nil`.
+    /// The predicate of an optional format and its arguments (nil: none).
+    static func predicate(_ format: String?, _ arguments: [FormatArgument]) throws -> Predicate? {
+        try format.map { try Predicate(format: $0, arguments: arguments) }
+    }
+
+    static func predicate(_ format: String?, _ arguments: [any PredicateArgument]) throws -> Predicate? {
+        try predicate(format, arguments.map(\.formatArgument))
+    }
+
     public static func predicate(attribute: String, value: Value, entity: EntityDescription) throws -> Predicate {
         guard entity.attribute(named: attribute) != nil || entity.relationship(named: attribute) != nil else {
             var message = "unknown attribute '\(attribute)' on \(entity.name)"
@@ -90,8 +99,14 @@ extension ActiveRecordObject {
     /// ```
     public static func requestAll(where format: String? = nil, _ arguments: FormatArgument..., sortedBy: String? = nil,
                                   ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> FetchRequest {
-        try Finder.request(entityName, where: format.map { try Predicate(format: $0, arguments: arguments) },
-                           sortedBy: sortedBy, ascending: ascending, in: context)
+        try requestAll(where: Finder.predicate(format, arguments), sortedBy: sortedBy, ascending: ascending, in: context)
+    }
+
+    /// `requestAll` with Swift values for the placeholders (see ``PredicateArgument``).
+    @_disfavoredOverload
+    public static func requestAll(where format: String? = nil, _ arguments: any PredicateArgument..., sortedBy: String? = nil,
+                                  ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> FetchRequest {
+        try requestAll(where: Finder.predicate(format, arguments), sortedBy: sortedBy, ascending: ascending, in: context)
     }
 
     public static func requestAll(where predicate: Predicate?, sortedBy: String? = nil, ascending: Bool = true,
@@ -102,8 +117,20 @@ extension ActiveRecordObject {
     /// `requestAll` with a limit of one.
     public static func requestFirst(where format: String? = nil, _ arguments: FormatArgument..., sortedBy: String? = nil,
                                     ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> FetchRequest {
-        var request = try Finder.request(entityName, where: format.map { try Predicate(format: $0, arguments: arguments) },
-                                         sortedBy: sortedBy, ascending: ascending, in: context)
+        try requestFirst(where: Finder.predicate(format, arguments), sortedBy: sortedBy, ascending: ascending, in: context)
+    }
+
+    /// `requestFirst` with Swift values for the placeholders.
+    @_disfavoredOverload
+    public static func requestFirst(where format: String? = nil, _ arguments: any PredicateArgument..., sortedBy: String? = nil,
+                                    ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> FetchRequest {
+        try requestFirst(where: Finder.predicate(format, arguments), sortedBy: sortedBy, ascending: ascending, in: context)
+    }
+
+    /// `requestAll` with a limit of one.
+    public static func requestFirst(where predicate: Predicate?, sortedBy: String? = nil, ascending: Bool = true,
+                                    in context: ManagedObjectContext? = nil) throws -> FetchRequest {
+        var request = try Finder.request(entityName, where: predicate, sortedBy: sortedBy, ascending: ascending, in: context)
         request.fetchLimit = 1
         return request
     }
@@ -142,8 +169,19 @@ extension ActiveRecordObject {
     /// ```
     public static func findAll(where format: String, _ arguments: FormatArgument..., sortedBy: String? = nil,
                                ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> [Self] {
-        let predicate = try Predicate(format: format, arguments: arguments)
-        return try execute(try requestAll(where: predicate, sortedBy: sortedBy, ascending: ascending, in: context), in: context)
+        try findAll(where: Predicate(format: format, arguments: arguments), sortedBy: sortedBy, ascending: ascending, in: context)
+    }
+
+    /// `findAll` with Swift values for the placeholders (see ``PredicateArgument``):
+    ///
+    /// ```swift
+    /// let minAge = 18
+    /// let adults = try Person.findAll(where: "age >= %d", minAge)
+    /// ```
+    @_disfavoredOverload
+    public static func findAll(where format: String, _ arguments: any PredicateArgument..., sortedBy: String? = nil,
+                               ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> [Self] {
+        try findAll(where: Predicate(format: format, arguments: arguments.map(\.formatArgument)), sortedBy: sortedBy, ascending: ascending, in: context)
     }
 
     public static func findAll(where predicate: Predicate, sortedBy: String? = nil, ascending: Bool = true,
@@ -154,17 +192,19 @@ extension ActiveRecordObject {
     /// The first object (in the given order), or nil.
     public static func findFirst(where format: String? = nil, _ arguments: FormatArgument..., sortedBy: String? = nil,
                                  ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> Self? {
-        var request = try Finder.request(entityName, where: format.map { try Predicate(format: $0, arguments: arguments) },
-                                         sortedBy: sortedBy, ascending: ascending, in: context)
-        request.fetchLimit = 1
-        return try execute(request, in: context).first
+        try findFirst(where: Finder.predicate(format, arguments), sortedBy: sortedBy, ascending: ascending, in: context)
     }
 
-    public static func findFirst(where predicate: Predicate, sortedBy: String? = nil, ascending: Bool = true,
+    /// `findFirst` with Swift values for the placeholders.
+    @_disfavoredOverload
+    public static func findFirst(where format: String? = nil, _ arguments: any PredicateArgument..., sortedBy: String? = nil,
+                                 ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> Self? {
+        try findFirst(where: Finder.predicate(format, arguments), sortedBy: sortedBy, ascending: ascending, in: context)
+    }
+
+    public static func findFirst(where predicate: Predicate?, sortedBy: String? = nil, ascending: Bool = true,
                                  in context: ManagedObjectContext? = nil) throws -> Self? {
-        var request = try requestAll(where: predicate, sortedBy: sortedBy, ascending: ascending, in: context)
-        request.fetchLimit = 1
-        return try execute(request, in: context).first
+        try execute(try requestFirst(where: predicate, sortedBy: sortedBy, ascending: ascending, in: context), in: context).first
     }
 
     /// The first object whose `attribute` equals `value`.
@@ -173,7 +213,21 @@ extension ActiveRecordObject {
         try execute(try requestFirst(byAttribute: attribute, withValue: value, in: context), in: context).first
     }
 
+    /// `findFirst(byAttribute:withValue:)` with a Swift value: `withValue: email`.
+    @_disfavoredOverload
+    public static func findFirst(byAttribute attribute: String, withValue value: some PredicateValue,
+                                 in context: ManagedObjectContext? = nil) throws -> Self? {
+        try findFirst(byAttribute: attribute, withValue: value.predicateValue, in: context)
+    }
+
     /// Every object whose `attribute` equals `value`, optionally ordered.
+    /// `find(byAttribute:withValue:)` with a Swift value.
+    @_disfavoredOverload
+    public static func find(byAttribute attribute: String, withValue value: some PredicateValue, orderedBy: String? = nil,
+                            ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> [Self] {
+        try find(byAttribute: attribute, withValue: value.predicateValue, orderedBy: orderedBy, ascending: ascending, in: context)
+    }
+
     public static func find(byAttribute attribute: String, withValue value: Value, orderedBy: String? = nil,
                             ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> [Self] {
         let context = Finder.context(context)
@@ -185,6 +239,13 @@ extension ActiveRecordObject {
 
     /// The first object whose `attribute` equals `value`, or a new one with
     /// that value.
+    /// `findFirstOrCreate(byAttribute:withValue:)` with a Swift value.
+    @_disfavoredOverload
+    public static func findFirstOrCreate(byAttribute attribute: String, withValue value: some PredicateValue,
+                                         in context: ManagedObjectContext? = nil) throws -> Self {
+        try findFirstOrCreate(byAttribute: attribute, withValue: value.predicateValue, in: context)
+    }
+
     public static func findFirstOrCreate(byAttribute attribute: String, withValue value: Value,
                                          in context: ManagedObjectContext? = nil) throws -> Self {
         if let found = try findFirst(byAttribute: attribute, withValue: value, in: context) { return found }
@@ -200,7 +261,13 @@ extension ActiveRecordObject {
     }
 
     public static func count(where format: String, _ arguments: FormatArgument..., in context: ManagedObjectContext? = nil) throws -> Int {
-        try Finder.context(context).count(for: try requestAll(where: try Predicate(format: format, arguments: arguments), in: context))
+        try count(where: Predicate(format: format, arguments: arguments), in: context)
+    }
+
+    /// `count(where:)` with Swift values for the placeholders.
+    @_disfavoredOverload
+    public static func count(where format: String, _ arguments: any PredicateArgument..., in context: ManagedObjectContext? = nil) throws -> Int {
+        try count(where: Predicate(format: format, arguments: arguments.map(\.formatArgument)), in: context)
     }
 
     public static func count(where predicate: Predicate, in context: ManagedObjectContext? = nil) throws -> Int {
@@ -210,9 +277,19 @@ extension ActiveRecordObject {
     /// Whether at least one object matches.
     public static func hasAtLeastOne(where format: String? = nil, _ arguments: FormatArgument...,
                                      in context: ManagedObjectContext? = nil) throws -> Bool {
-        var request = try Finder.request(entityName, where: format.map { try Predicate(format: $0, arguments: arguments) }, in: context)
-        request.fetchLimit = 1
-        return try Finder.context(context).count(for: request) > 0
+        try hasAtLeastOne(where: Finder.predicate(format, arguments), in: context)
+    }
+
+    /// `hasAtLeastOne` with Swift values for the placeholders.
+    @_disfavoredOverload
+    public static func hasAtLeastOne(where format: String? = nil, _ arguments: any PredicateArgument...,
+                                     in context: ManagedObjectContext? = nil) throws -> Bool {
+        try hasAtLeastOne(where: Finder.predicate(format, arguments), in: context)
+    }
+
+    /// Whether at least one object matches `predicate` (any object when nil).
+    public static func hasAtLeastOne(where predicate: Predicate?, in context: ManagedObjectContext? = nil) throws -> Bool {
+        try Finder.context(context).count(for: try requestFirst(where: predicate, in: context)) > 0
     }
 
     // MARK: - Aggregates
@@ -225,18 +302,41 @@ extension ActiveRecordObject {
     /// ```
     public static func aggregate(_ function: PropertyToFetch.Function, of keyPath: String, where format: String? = nil,
                                  _ arguments: FormatArgument..., in context: ManagedObjectContext? = nil) throws -> Value {
-        let context = Finder.context(context)
-        let predicate = try format.map { try Predicate(format: $0, arguments: arguments) }
-        return try context.aggregate(function, of: keyPath, entity: entityName, where: predicate)
+        try aggregate(function, of: keyPath, where: Finder.predicate(format, arguments), in: context)
+    }
+
+    /// `aggregate` with Swift values for the placeholders.
+    @_disfavoredOverload
+    public static func aggregate(_ function: PropertyToFetch.Function, of keyPath: String, where format: String? = nil,
+                                 _ arguments: any PredicateArgument..., in context: ManagedObjectContext? = nil) throws -> Value {
+        try aggregate(function, of: keyPath, where: Finder.predicate(format, arguments), in: context)
+    }
+
+    /// One aggregate over the saved objects matching `predicate` (all when nil).
+    public static func aggregate(_ function: PropertyToFetch.Function, of keyPath: String, where predicate: Predicate?,
+                                 in context: ManagedObjectContext? = nil) throws -> Value {
+        try Finder.context(context).aggregate(function, of: keyPath, entity: entityName, where: predicate)
     }
 
     /// One aggregate per group of `groupBy` key paths, sorted by them.
     public static func aggregate(_ function: PropertyToFetch.Function, of keyPath: String, where format: String? = nil,
                                  _ arguments: FormatArgument..., groupBy: [String],
                                  in context: ManagedObjectContext? = nil) throws -> [AggregateGroup] {
-        let context = Finder.context(context)
-        let predicate = try format.map { try Predicate(format: $0, arguments: arguments) }
-        return try context.aggregate(function, of: keyPath, entity: entityName, where: predicate, groupBy: groupBy)
+        try aggregate(function, of: keyPath, where: Finder.predicate(format, arguments), groupBy: groupBy, in: context)
+    }
+
+    /// Grouped `aggregate` with Swift values for the placeholders.
+    @_disfavoredOverload
+    public static func aggregate(_ function: PropertyToFetch.Function, of keyPath: String, where format: String? = nil,
+                                 _ arguments: any PredicateArgument..., groupBy: [String],
+                                 in context: ManagedObjectContext? = nil) throws -> [AggregateGroup] {
+        try aggregate(function, of: keyPath, where: Finder.predicate(format, arguments), groupBy: groupBy, in: context)
+    }
+
+    /// One aggregate per group, over the objects matching `predicate`.
+    public static func aggregate(_ function: PropertyToFetch.Function, of keyPath: String, where predicate: Predicate?,
+                                 groupBy: [String], in context: ManagedObjectContext? = nil) throws -> [AggregateGroup] {
+        try Finder.context(context).aggregate(function, of: keyPath, entity: entityName, where: predicate, groupBy: groupBy)
     }
 
     // MARK: - Creating and deleting
@@ -270,8 +370,21 @@ extension ActiveRecordObject {
     /// Deletes the objects matching `format`; returns how many.
     @discardableResult
     public static func deleteAll(matching format: String?, _ arguments: FormatArgument..., in context: ManagedObjectContext? = nil) throws -> Int {
+        try deleteAll(matching: Finder.predicate(format, arguments), in: context)
+    }
+
+    /// `deleteAll(matching:)` with Swift values for the placeholders.
+    @discardableResult @_disfavoredOverload
+    public static func deleteAll(matching format: String?, _ arguments: any PredicateArgument..., in context: ManagedObjectContext? = nil) throws -> Int {
+        try deleteAll(matching: Finder.predicate(format, arguments), in: context)
+    }
+
+    /// Deletes the objects matching `predicate` (every object when nil);
+    /// returns how many.
+    @discardableResult
+    public static func deleteAll(matching predicate: Predicate?, in context: ManagedObjectContext? = nil) throws -> Int {
         let context = Finder.context(context)
-        let objects = try Finder.execute(try Finder.request(entityName, where: format.map { try Predicate(format: $0, arguments: arguments) }, in: context), in: context)
+        let objects = try Finder.execute(try Finder.request(entityName, where: predicate, in: context), in: context)
         context.performAndWait { for object in objects { context.delete(object) } }
         return objects.count
     }

@@ -224,6 +224,13 @@ extension Predicate {
         try self.init(format: format, arguments: args)
     }
 
+    /// Parses `format`, its placeholders filled with Swift values in order
+    /// (see ``PredicateArgument``): `Predicate(format: "age > %d", minAge)`.
+    @_disfavoredOverload
+    public init(format: String, _ args: any PredicateArgument...) throws(SyntaxError) {
+        try self.init(format: format, arguments: args.map(\.formatArgument))
+    }
+
     /// Parses a whole predicate; placeholders take `arguments` in order.
     public init(format: String, arguments: [FormatArgument]) throws(SyntaxError) {
         var parser = try Parser(source: format)
@@ -242,6 +249,13 @@ extension Expression {
     /// ```
     public init(format: String, _ args: FormatArgument...) throws(SyntaxError) {
         try self.init(format: format, arguments: args)
+    }
+
+    /// Parses `format`, its placeholders filled with Swift values in order
+    /// (see ``PredicateArgument``): `Expression(format: "age + %d", years)`.
+    @_disfavoredOverload
+    public init(format: String, _ args: any PredicateArgument...) throws(SyntaxError) {
+        try self.init(format: format, arguments: args.map(\.formatArgument))
     }
 
     /// Parses a whole expression; placeholders take `arguments` in order.

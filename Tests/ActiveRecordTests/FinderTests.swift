@@ -35,7 +35,7 @@ private func finderModel() throws -> ManagedObjectModel {
 }
 
 @Suite(.serialized) struct FinderTests {
-    private func context() throws -> ManagedObjectContext {
+    func context() throws -> ManagedObjectContext {
         let coordinator = PersistentStoreCoordinator(model: try finderModel())
         try coordinator.addSQLiteStore(at: nil)
         let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
