@@ -32,8 +32,8 @@ func fetchMailFromServer(samples: URL) throws -> Data {
 
 let samples = URL(fileURLWithPath: CommandLine.arguments.dropFirst().first ?? "Samples")
 let model = try ManagedObjectModel(contentsOf: samples.appendingPathComponent("Mail.xcdatamodeld"))
-model.register(User.self)
-model.register(Letter.self)
+try model.register(User.self)
+try model.register(Letter.self)
 try MagicalRecord.setupInMemoryStack(model: model)
 
 // After the network call: import in the background, save to the store.
@@ -43,7 +43,7 @@ try MagicalRecord.saveAndWait { context in
 }
 
 // Later, on the main context: one user's letters, split in two.
-let context = MagicalRecord.defaultContext
+let context = try MagicalRecord.defaultContext
 guard let ada = try User.findFirst(byAttribute: "account", withValue: "ada@example.com", in: context) else {
     fatalError("the import lost Ada")
 }

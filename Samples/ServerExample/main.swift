@@ -22,7 +22,7 @@ final class Person: ManagedObject {
 
 let samples = URL(fileURLWithPath: CommandLine.arguments.dropFirst().first ?? "Samples")
 let model = try ManagedObjectModel(contentsOf: samples.appendingPathComponent("People.xcdatamodeld"))
-model.register(Person.self)
+try model.register(Person.self)
 let folder = FileManager.default.temporaryDirectory.appendingPathComponent("server-example-\(UUID().uuidString)")
 defer { try? FileManager.default.removeItem(at: folder) }
 try MagicalRecord.setupCoreDataStack(model: model, storeAt: folder.appendingPathComponent("people.sqlite"), options: .server)
@@ -31,7 +31,7 @@ try MagicalRecord.setupCoreDataStack(model: model, storeAt: folder.appendingPath
 // are in the store.
 try await MagicalRecord.save { context in
     for i in 1...1_000 {
-        let person = Person.create(in: context)
+        let person = try Person.create(in: context)
         person.personID = Int64(i)
         person.firstName = "Person \(i)"
         person.age = Int16(i % 90)
@@ -46,7 +46,7 @@ func answerRequests() async throws -> [Int] {
     try await withThrowingTaskGroup(of: (Int, Int).self) { group in
         for minimumAge in stride(from: 0, to: 80, by: 10) {
             group.addTask {
-                let context = MagicalRecord.stack.newPrivateContext()
+                let context = try MagicalRecord.stack.newPrivateContext()
                 let count = try await context.perform {
                     try Person.count(where: "age >= %d AND active == YES", minimumAge, in: context)
                 }

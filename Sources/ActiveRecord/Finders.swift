@@ -13,8 +13,9 @@ public struct FinderError: Error, CustomStringConvertible, Equatable {
 /// so both typed subclasses and plain `ManagedObject`s can use it.
 public enum Finder {
     /// The context to use: the given one, or the default stack's.
-    static func context(_ context: ManagedObjectContext?) -> ManagedObjectContext {
-        context ?? MagicalRecord.defaultContext
+    static func context(_ context: ManagedObjectContext?) throws -> ManagedObjectContext {
+        if let context { return context }
+        return try MagicalRecord.defaultContext
     }
 
     static func entity(_ name: String, in context: ManagedObjectContext) throws -> EntityDescription {
@@ -49,7 +50,7 @@ public enum Finder {
     /// A request for every object of `entity`, filtered and sorted.
     public static func request(_ entityName: String, where predicate: Predicate? = nil, sortedBy: String? = nil,
                                ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> FetchRequest {
-        let context = self.context(context)
+        let context = try self.context(context)
         let entity = try self.entity(entityName, in: context)
         var request = FetchRequest(entityName: entityName, predicate: predicate)
         request.sortDescriptors = try sortKeys(sortedBy, ascending: ascending, entity: entity)
@@ -57,6 +58,15 @@ public enum Finder {
     }
 
     /// `attribute == value`, with `nil` meaning `attribute == nil`.
+    /// Makes `type` its entity's class if it is not yet, after
+    /// `ManagedObjectModel.register`'s check: a finder on a class never
+    /// registered works, or says why it cannot.
+    static func register(_ type: ManagedObject.Type, in context: ManagedObjectContext) throws {
+        guard type != ManagedObject.self, let model = context.persistentStoreCoordinator?.model,
+              !model.isRegistered(type) else { return }
+        try model.register(type)
+    }
+
     /// The predicate of an optional format and its arguments (nil: none).
     static func predicate(_ format: String?, _ arguments: [FormatArgument]) throws -> Predicate? {
         try format.map { try Predicate(format: $0, arguments: arguments) }
@@ -138,16 +148,25 @@ extension ActiveRecordObject {
     /// `attribute == value` (or `attribute == nil`), limit one.
     public static func requestFirst(byAttribute attribute: String, withValue value: Value,
                                     in context: ManagedObjectContext? = nil) throws -> FetchRequest {
-        let context = Finder.context(context)
+        let context = try Finder.context(context)
         let entity = try Finder.entity(entityName, in: context)
         var request = FetchRequest(entityName: entityName, predicate: try Finder.predicate(attribute: attribute, value: value, entity: entity))
         request.fetchLimit = 1
         return request
     }
 
-    /// Runs a request, returning objects of this class.
+    /// Runs a request, returning objects of this class (registered with
+    /// the model first if it is not yet: see `ManagedObjectModel.register`).
     public static func execute(_ request: FetchRequest, in context: ManagedObjectContext? = nil) throws -> [Self] {
-        try Finder.execute(request, in: context).map(ManagedObject.cast)
+        let context = try Finder.context(context)
+        try Finder.register(Self.self, in: context)
+        return try Finder.execute(request, in: context).map { object in
+            guard let typed = object as? Self else {
+                throw FinderError(message: "\(object.entity.name) objects were loaded as \(type(of: object)), not \(Self.self): "
+                    + "register the class with model.register(\(Self.self).self) before any context loads its objects")
+            }
+            return typed
+        }
     }
 
     // MARK: - Finding
@@ -230,7 +249,7 @@ extension ActiveRecordObject {
 
     public static func find(byAttribute attribute: String, withValue value: Value, orderedBy: String? = nil,
                             ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> [Self] {
-        let context = Finder.context(context)
+        let context = try Finder.context(context)
         let entity = try Finder.entity(entityName, in: context)
         var request = FetchRequest(entityName: entityName, predicate: try Finder.predicate(attribute: attribute, value: value, entity: entity))
         request.sortDescriptors = try Finder.sortKeys(orderedBy, ascending: ascending, entity: entity)
@@ -249,7 +268,7 @@ extension ActiveRecordObject {
     public static func findFirstOrCreate(byAttribute attribute: String, withValue value: Value,
                                          in context: ManagedObjectContext? = nil) throws -> Self {
         if let found = try findFirst(byAttribute: attribute, withValue: value, in: context) { return found }
-        let object = create(in: context)
+        let object = try create(in: context)
         object[attribute] = value
         return object
     }
@@ -341,10 +360,13 @@ extension ActiveRecordObject {
 
     // MARK: - Creating and deleting
 
-    /// A new object of this class in `context` (the default context when nil).
+    /// A new object of this class in `context` (the default context when
+    /// nil). Throws when there is no such context (no stack set up), or the
+    /// class does not fit its entity (see `ManagedObjectModel.register`).
     @discardableResult
-    public static func create(in context: ManagedObjectContext? = nil) -> Self {
-        let context = Finder.context(context)
+    public static func create(in context: ManagedObjectContext? = nil) throws -> Self {
+        let context = try Finder.context(context)
+        try Finder.register(Self.self, in: context)
         return context.performAndWait {
             let entity = context.entity(for: Self.self)
             return Self(entity: entity, insertInto: context)
@@ -383,7 +405,7 @@ extension ActiveRecordObject {
     /// returns how many.
     @discardableResult
     public static func deleteAll(matching predicate: Predicate?, in context: ManagedObjectContext? = nil) throws -> Int {
-        let context = Finder.context(context)
+        let context = try Finder.context(context)
         let objects = try Finder.execute(try Finder.request(entityName, where: predicate, in: context), in: context)
         context.performAndWait { for object in objects { context.delete(object) } }
         return objects.count
@@ -408,7 +430,7 @@ extension ActiveRecordObject {
     @discardableResult
     public static func `import`(from json: JSON, options: ImportOptions = ImportOptions(),
                                 in context: ManagedObjectContext? = nil) throws -> Self? {
-        let context = Finder.context(context)
+        let context = try Finder.context(context)
         return try context.performAndWait {
             let entity = try importEntity(in: context)
             return try Importer(context: context, options: options).importObject(json, into: entity).map(ManagedObject.cast)
@@ -426,7 +448,7 @@ extension ActiveRecordObject {
     @discardableResult
     public static func `import`(fromArray json: JSON, options: ImportOptions = ImportOptions(),
                                 in context: ManagedObjectContext? = nil) throws -> [Self] {
-        let context = Finder.context(context)
+        let context = try Finder.context(context)
         return try context.performAndWait {
             let entity = try importEntity(in: context)
             return try Importer(context: context, options: options).importArray(json, into: entity).map(ManagedObject.cast)
@@ -445,14 +467,14 @@ extension ActiveRecordObject {
     /// The object whose `relatedByAttribute` (the entity's primary key for
     /// imports) equals `value`; with `createNew`, a new one when none exists.
     public static func object(primaryKeyValue value: Value, createNew: Bool, in context: ManagedObjectContext? = nil) throws -> Self? {
-        let context = Finder.context(context)
+        let context = try Finder.context(context)
         let entity = try Finder.entity(entityName, in: context)
         guard let key = Importer(context: context).primaryAttribute(of: entity) else {
             throw FinderError(message: "\(entity.name) has no primary key attribute: set relatedByAttribute in its userInfo")
         }
         if let found = try findFirst(byAttribute: key.name, withValue: value, in: context) { return found }
         guard createNew else { return nil }
-        let object = create(in: context)
+        let object = try create(in: context)
         object[key.name] = value
         return object
     }
@@ -460,13 +482,13 @@ extension ActiveRecordObject {
     /// The first object whose attributes equal all of `attributes`; with
     /// `createNew`, a new one with those values when none exists.
     public static func object(attributes: [String: Value], createNew: Bool, in context: ManagedObjectContext? = nil) throws -> Self? {
-        let context = Finder.context(context)
+        let context = try Finder.context(context)
         let entity = try Finder.entity(entityName, in: context)
         let parts = try attributes.sorted { $0.key < $1.key }.map { try Finder.predicate(attribute: $0.key, value: $0.value, entity: entity) }
         let predicate = parts.isEmpty ? Predicate.truePredicate : parts.count == 1 ? parts[0] : Predicate(.and(parts))
         if let found = try findFirst(where: predicate, in: context) { return found }
         guard createNew else { return nil }
-        let object = create(in: context)
+        let object = try create(in: context)
         for (key, value) in attributes { object[key] = value }
         return object
     }
@@ -475,7 +497,7 @@ extension ActiveRecordObject {
     @discardableResult
     public static func purgeStale(in context: ManagedObjectContext? = nil) throws -> Int {
         guard let predicate = stalenessPredicate else { return 0 }
-        let context = Finder.context(context)
+        let context = try Finder.context(context)
         let objects = try Finder.execute(try Finder.request(entityName, where: predicate, in: context), in: context)
         context.performAndWait { for object in objects { context.delete(object) } }
         return objects.count

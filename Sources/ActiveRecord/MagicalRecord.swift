@@ -15,16 +15,25 @@ import Synchronization
 public enum MagicalRecord {
     private static let current = Mutex<CoreDataStack?>(nil)
 
-    /// The stack set up last; set-up must come first.
+    /// The stack set up last. Before any set-up, or after `cleanUp()`, it
+    /// throws a ``MagicalRecordError`` saying so (as does every finder and
+    /// save block that needs it), never a crash.
     public static var stack: CoreDataStack {
-        guard let stack = current.withLock({ $0 }) else {
-            preconditionFailure("no Core Data stack: call MagicalRecord.setupCoreDataStack first")
+        get throws(MagicalRecordError) {
+            guard let stack = current.withLock({ $0 }) else { throw .noStack }
+            return stack
         }
-        return stack
     }
 
-    public static var defaultContext: ManagedObjectContext { stack.defaultContext }
-    public static var rootSavingContext: ManagedObjectContext { stack.rootSavingContext }
+    /// The stack's default context (see ``stack``).
+    public static var defaultContext: ManagedObjectContext {
+        get throws(MagicalRecordError) { try stack.defaultContext }
+    }
+
+    /// The stack's root saving context (see ``stack``).
+    public static var rootSavingContext: ManagedObjectContext {
+        get throws(MagicalRecordError) { try stack.rootSavingContext }
+    }
 
     /// Uses `stack` as the default stack.
     public static func use(_ stack: CoreDataStack) {
@@ -98,7 +107,13 @@ public enum MagicalRecord {
     /// which returns after the save, in top-level code too.
     public static func save(_ block: @escaping @Sendable (ManagedObjectContext) throws -> Void,
                             completion: (@Sendable (Bool, Error?) -> Void)?) {
-        let stack = self.stack
+        let stack: CoreDataStack
+        do {
+            stack = try self.stack
+        } catch {
+            DispatchQueue.main.async { completion?(false, error) }
+            return
+        }
         let context = stack.newPrivateContext()
         context.perform {
             let result = Result { () throws -> Bool in
@@ -118,7 +133,7 @@ public enum MagicalRecord {
     /// before returning. Returns whether anything was saved.
     @discardableResult
     public static func saveAndWait(_ block: (ManagedObjectContext) throws -> Void) throws -> Bool {
-        let context = stack.newPrivateContext()
+        let context = try stack.newPrivateContext()
         return try context.performAndWait {
             try block(context)
             return try context.saveToPersistentStoreAndWait()
@@ -128,10 +143,26 @@ public enum MagicalRecord {
     /// Runs `block` on a new private context and saves it to the store.
     @discardableResult
     public static func save(_ block: @escaping @Sendable (ManagedObjectContext) throws -> Void) async throws -> Bool {
-        let context = stack.newPrivateContext()
+        let context = try stack.newPrivateContext()
         return try await context.perform {
             try block(context)
             return try context.saveToPersistentStoreAndWait()
         }
     }
+}
+
+/// MagicalRecord used without a stack.
+public enum MagicalRecordError: Error, CustomStringConvertible, LocalizedError {
+    /// No stack is set up: none yet, or `cleanUp()` removed it.
+    case noStack
+
+    public var description: String {
+        switch self {
+        case .noStack:
+            "no Core Data stack: call MagicalRecord.setupCoreDataStack (or setupInMemoryStack) first; cleanUp() removes it"
+        }
+    }
+
+    /// The same text as `description`.
+    public var errorDescription: String? { description }
 }

@@ -29,7 +29,7 @@ extension Finder {
         entityName: String, by keyPath: String?, where predicate: Predicate? = nil, sortedBy: String,
         ascending: Bool = true, delegate: FetchedResultsControllerDelegate? = nil, in context: ManagedObjectContext? = nil
     ) throws -> FetchedResultsController {
-        let context = Finder.context(context)
+        let context = try Finder.context(context)
         let request = try Finder.request(entityName, where: predicate, sortedBy: sortedBy, ascending: ascending, in: context)
         let controller = FetchedResultsController(fetchRequest: request, context: context, sectionNameKeyPath: keyPath)
         controller.delegate = delegate

@@ -29,8 +29,8 @@ private func finderModel() throws -> ManagedObjectModel {
     employee.add(AttributeDescription(name: "rating", type: .double))
     employee.add(RelationshipDescription(name: "team", destination: "Team", inverse: "members"))
     let model = try ManagedObjectModel(entities: [team, employee])
-    model.register(Employee.self)
-    model.register(Team.self)
+    try model.register(Employee.self)
+    try model.register(Team.self)
     return model
 }
 
@@ -43,7 +43,7 @@ private func finderModel() throws -> ManagedObjectModel {
                                                      ("Grace", "Hopper", 85, "old-guard"), ("Ada", "Byron", 20, "core")]
         for (first, last, age, teamName) in data {
             let team = try Team.findFirstOrCreate(byAttribute: "name", withValue: .string(teamName), in: context)
-            let e = Employee.create(in: context)
+            let e = try Employee.create(in: context)
             e.firstName = first
             e.lastName = last
             e.age = age

@@ -44,7 +44,7 @@ import Predicates
                                         userInfo: ["useDefaultValueWhenNotPresent": "YES"]))
         member.add(RelationshipDescription(name: "team", destination: "Team", inverse: "members"))
         let model = try ManagedObjectModel(entities: [team, member])
-        if hooked { model.register(HookedMember.self) }
+        if hooked { try model.register(HookedMember.self) }
         return model
     }
 

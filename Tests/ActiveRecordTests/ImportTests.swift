@@ -285,7 +285,7 @@ final class HookedPerson: ManagedObject, ImportHooks {
 @Suite(.serialized) struct ImportHookTests {
     @Test func hooksRunInOrderAndADeclinedNewObjectIsRemoved() throws {
         let model = try importModel()
-        model.register(HookedPerson.self)
+        try model.register(HookedPerson.self)
         let coordinator = PersistentStoreCoordinator(model: model)
         try coordinator.addSQLiteStore(at: nil)
         let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)

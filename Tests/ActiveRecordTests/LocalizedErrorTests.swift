@@ -34,7 +34,7 @@ import Predicates
         for case let file as URL in FileManager.default.enumerator(at: folder, includingPropertiesForKeys: nil)!
         where file.pathExtension == "swift" {
             let text = try String(contentsOf: file, encoding: .utf8)
-            for match in text.matches(of: try Regex(#"extension (\w+)\s*:\s*LocalizedError"#)) {
+            for match in text.matches(of: try Regex(#"(?:extension|enum|struct|class) (\w+)\s*:[^{]*\bLocalizedError\b"#)) {
                 if let name = match.output[1].substring { localized.insert(String(name)) }
             }
         }

@@ -43,7 +43,7 @@ import Predicates
 
     /// Names in the default context, with whether it has pending changes.
     static func defaultContextNames() async throws -> ([String], Bool) {
-        let context = MagicalRecord.defaultContext
+        let context = try MagicalRecord.defaultContext
         return try await context.perform {
             let people = try context.fetch(FetchRequest(entityName: "Person"))
             let names = people.map { person -> String in
@@ -189,7 +189,7 @@ import Predicates
         #expect(!permanent.isTemporaryID)
 
         // The default context sees the object under its permanent ID.
-        let defaultContext = MagicalRecord.defaultContext
+        let defaultContext = try MagicalRecord.defaultContext
         let seen = try await defaultContext.perform { () throws -> ObjectID in
             try #require(try defaultContext.fetch(FetchRequest(entityName: "Person")).first).objectID
         }
@@ -199,7 +199,7 @@ import Predicates
     @Test func defaultContextObjectsGetPermanentIDsWhenSavedToTheStore() async throws {
         let (_, directory) = try Self.setUp()
         defer { Self.tearDown(directory) }
-        let defaultContext = MagicalRecord.defaultContext
+        let defaultContext = try MagicalRecord.defaultContext
         let ids = try await MainActor.run { () throws -> (ObjectID, ObjectID) in
             let person = Self.insertPerson("Ada", in: defaultContext)
             let before = person.objectID
@@ -244,7 +244,7 @@ import Predicates
                 }
             }
             let stored = try MagicalRecord.rootSavingContext.performAndWait { () throws -> (Value, Value) in
-                let fresh = ManagedObjectContext(concurrencyType: .confined, coordinator: MagicalRecord.stack.coordinator)
+                let fresh = ManagedObjectContext(concurrencyType: .confined, coordinator: try MagicalRecord.stack.coordinator)
                 let person = try #require(try fresh.fetch(FetchRequest(entityName: "Person")).first)
                 return (person["name"], person["age"])
             }
@@ -283,7 +283,7 @@ import Predicates
             context.insertObject(forEntityName: "Person")["personID"] = .int(8)
         }
         let rows = try MagicalRecord.rootSavingContext.performAndWait { () throws -> [[Value]] in
-            let fresh = ManagedObjectContext(concurrencyType: .confined, coordinator: MagicalRecord.stack.coordinator)
+            let fresh = ManagedObjectContext(concurrencyType: .confined, coordinator: try MagicalRecord.stack.coordinator)
             var request = FetchRequest(entityName: "Person")
             request.sortDescriptors = [SortKey(keyPath: ["personID"], ascending: true)]
             return try fresh.fetch(request).map { [$0["personID"], $0["name"], $0["email"]] }

@@ -62,7 +62,7 @@ enum LifecycleModel {
         note.add(AttributeDescription(name: "ratio", type: .double, isOptional: false))
         note.add(RelationshipDescription(name: "folder", destination: "Folder", inverse: "notes"))
         let model = try ManagedObjectModel(entities: [folder, note])
-        model.register(Note.self)
+        try model.register(Note.self)
         return model
     }
 

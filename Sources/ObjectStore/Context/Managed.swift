@@ -5,13 +5,25 @@ import Predicates
 public protocol AttributeValue {
     init?(attributeValue: Value)
     var attributeValue: Value { get }
+    /// The attribute types whose every value this type holds and writes
+    /// back unchanged, for the check `register` makes; nil (the default
+    /// for your own conformances) checks nothing.
+    static var attributeTypes: Set<AttributeType>? { get }
 }
 
+extension AttributeValue {
+    public static var attributeTypes: Set<AttributeType>? { nil }
+}
+
+private let integerTypes: Set<AttributeType> = [.integer16, .integer32, .integer64]
+
 extension String: AttributeValue {
+    public static var attributeTypes: Set<AttributeType>? { [.string] }
     public init?(attributeValue v: Value) { guard case .string(let s) = v else { return nil }; self = s }
     public var attributeValue: Value { .string(self) }
 }
 extension Bool: AttributeValue {
+    public static var attributeTypes: Set<AttributeType>? { [.boolean] }
     public init?(attributeValue v: Value) {
         switch v {
         case .bool(let b): self = b
@@ -22,22 +34,27 @@ extension Bool: AttributeValue {
     public var attributeValue: Value { .bool(self) }
 }
 extension Int: AttributeValue {
+    public static var attributeTypes: Set<AttributeType>? { integerTypes }
     public init?(attributeValue v: Value) { guard case .int(let i) = v, let n = Int(exactly: i) else { return nil }; self = n }
     public var attributeValue: Value { .int(Int64(self)) }
 }
 extension Int16: AttributeValue {
+    public static var attributeTypes: Set<AttributeType>? { [.integer16] }
     public init?(attributeValue v: Value) { guard case .int(let i) = v, let n = Int16(exactly: i) else { return nil }; self = n }
     public var attributeValue: Value { .int(Int64(self)) }
 }
 extension Int32: AttributeValue {
+    public static var attributeTypes: Set<AttributeType>? { [.integer16, .integer32] }
     public init?(attributeValue v: Value) { guard case .int(let i) = v, let n = Int32(exactly: i) else { return nil }; self = n }
     public var attributeValue: Value { .int(Int64(self)) }
 }
 extension Int64: AttributeValue {
+    public static var attributeTypes: Set<AttributeType>? { integerTypes }
     public init?(attributeValue v: Value) { guard case .int(let i) = v else { return nil }; self = i }
     public var attributeValue: Value { .int(self) }
 }
 extension Double: AttributeValue {
+    public static var attributeTypes: Set<AttributeType>? { [.double, .float] }
     public init?(attributeValue v: Value) {
         switch v {
         case .double(let d): self = d
@@ -48,6 +65,7 @@ extension Double: AttributeValue {
     public var attributeValue: Value { .double(self) }
 }
 extension Float: AttributeValue {
+    public static var attributeTypes: Set<AttributeType>? { [.double, .float] }
     public init?(attributeValue v: Value) {
         guard let d = Double(attributeValue: v) else { return nil }
         self = Float(d)
@@ -55,26 +73,32 @@ extension Float: AttributeValue {
     public var attributeValue: Value { .double(Double(self)) }
 }
 extension Decimal: AttributeValue {
+    public static var attributeTypes: Set<AttributeType>? { [.decimal] }
     public init?(attributeValue v: Value) { guard case .decimal(let d) = v else { return nil }; self = d }
     public var attributeValue: Value { .decimal(self) }
 }
 extension Date: AttributeValue {
+    public static var attributeTypes: Set<AttributeType>? { [.date] }
     public init?(attributeValue v: Value) { guard case .date(let d) = v else { return nil }; self = d }
     public var attributeValue: Value { .date(self) }
 }
 extension Data: AttributeValue {
+    public static var attributeTypes: Set<AttributeType>? { [.binary, .transformable] }
     public init?(attributeValue v: Value) { guard case .data(let d) = v else { return nil }; self = d }
     public var attributeValue: Value { .data(self) }
 }
 extension UUID: AttributeValue {
+    public static var attributeTypes: Set<AttributeType>? { [.uuid] }
     public init?(attributeValue v: Value) { guard case .uuid(let u) = v else { return nil }; self = u }
     public var attributeValue: Value { .uuid(self) }
 }
 extension URL: AttributeValue {
+    public static var attributeTypes: Set<AttributeType>? { [.uri, .objectID] }
     public init?(attributeValue v: Value) { guard case .url(let u) = v else { return nil }; self = u }
     public var attributeValue: Value { .url(self) }
 }
 extension Optional: AttributeValue where Wrapped: AttributeValue {
+    public static var attributeTypes: Set<AttributeType>? { Wrapped.attributeTypes }
     public init?(attributeValue v: Value) {
         if v.isNull { self = .none; return }
         guard let wrapped = Wrapped(attributeValue: v) else { return nil }
@@ -98,8 +122,9 @@ extension Optional: AttributeValue where Wrapped: AttributeValue {
 /// (Core Data's scalar accessors do the same); use an optional type to see
 /// nil.
 @propertyWrapper
-public struct Managed<T: AttributeValue> {
+public struct Managed<T: AttributeValue>: ManagedPropertyWrapper {
     public let key: String
+    var expectation: PropertyExpectation { .attribute(T.self) }
     public init(_ key: String) { self.key = key }
 
     @available(*, unavailable, message: "@Managed works only in ManagedObject subclasses")
@@ -114,9 +139,16 @@ public struct Managed<T: AttributeValue> {
         storage storageKeyPath: ReferenceWritableKeyPath<Object, Managed<T>>
     ) -> T {
         get {
-            let value = object[object[keyPath: storageKeyPath].key]
+            let key = object[keyPath: storageKeyPath].key
+            let value = object[key]
             if let typed = T(attributeValue: value) { return typed }
-            return T(attributeValue: zeroValue(for: object, key: object[keyPath: storageKeyPath].key))!
+            guard let zero = T(attributeValue: zeroValue(for: object, key: key)) else {
+                let attribute = object.entity.attribute(named: key)
+                preconditionFailure("@Managed(\"\(key)\") of \(type(of: object)) is a \(T.self), which cannot hold "
+                    + (attribute.map { "\(object.entity.name).\(key), a \($0.type.rawValue) attribute" } ?? "\(object.entity.name).\(key): the entity has no such attribute")
+                    + " (model.register(\(type(of: object)).self) says so at setup)")
+            }
+            return zero
         }
         set {
             object.setAttributeValueCodingNil(newValue.attributeValue, forKey: object[keyPath: storageKeyPath].key)
@@ -141,8 +173,9 @@ public struct Managed<T: AttributeValue> {
 
 /// A typed to-one relationship of a managed object subclass.
 @propertyWrapper
-public struct ManagedToOne<Destination: ManagedObject> {
+public struct ManagedToOne<Destination: ManagedObject>: ManagedPropertyWrapper {
     public let key: String
+    var expectation: PropertyExpectation { .toOne(Destination.self) }
     public init(_ key: String) { self.key = key }
 
     @available(*, unavailable, message: "@ManagedToOne works only in ManagedObject subclasses")
@@ -163,8 +196,9 @@ public struct ManagedToOne<Destination: ManagedObject> {
 
 /// A typed to-many relationship of a managed object subclass.
 @propertyWrapper
-public struct ManagedToMany<Destination: ManagedObject> {
+public struct ManagedToMany<Destination: ManagedObject>: ManagedPropertyWrapper {
     public let key: String
+    var expectation: PropertyExpectation { .toMany(Destination.self) }
     public init(_ key: String) { self.key = key }
 
     @available(*, unavailable, message: "@ManagedToMany works only in ManagedObject subclasses")

@@ -418,15 +418,6 @@ final class EntityClassRegistry: @unchecked Sendable {
     }
 }
 
-extension ManagedObjectModel {
-    /// Makes `type` the class of its entity's objects in every context.
-    public func register(_ type: ManagedObject.Type) {
-        guard let entity = entity(named: type.entityName) else {
-            preconditionFailure("the model has no entity '\(type.entityName)' for class \(type)")
-        }
-        EntityClassRegistry.shared.register(type, for: entity)
-    }
-}
 
 /// Which context queue the running code is on, and which ones it holds
 /// through callers blocked in `performAndWait`.

@@ -226,6 +226,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
                     a.compositeSlots = try a.resolveComposite(in: entity)
                     attributes += a.compositeSlots
                 } else {
+                    try Self.convertDefault(of: a, in: entity)
                     attributes.append(a)
                 }
             case let r as RelationshipDescription: relationships.append(r)
@@ -243,6 +244,19 @@ public final class ManagedObjectModel: @unchecked Sendable {
         entity.emptySlots = relationships.map { $0.isToMany ? .toMany(ObjectIDSet()) : .toOne(nil) }
         entity.defaultValues = attributes.map(\.defaultValue)
         entity.attributeTypes = attributes.map(\.type)
+    }
+
+    /// Gives a default value written in another type the attribute's own
+    /// (`default: 0` on a Double is `0.0`), as an Xcode model's text
+    /// default is; one that does not convert exactly stops the model here,
+    /// naming the attribute, rather than failing every insert later.
+    private static func convertDefault(of attribute: AttributeDescription, in entity: EntityDescription) throws {
+        guard !attribute.type.accepts(attribute.defaultValue) else { return }
+        do {
+            attribute.defaultValue = try attribute.type.coerce(attribute.defaultValue)
+        } catch let error as ModelError {
+            throw ModelError.badDefault(entity: entity.name, attribute: attribute.name, reason: error.description)
+        }
     }
 
     /// The entities of a configuration, or every entity for nil or an unknown

@@ -167,6 +167,9 @@ public struct ModelError: Error, CustomStringConvertible, Equatable, Sendable {
 
     // MARK: Values
 
+    static func badDefault(entity: String, attribute: String, reason: String) -> ModelError {
+        ModelError("\(entity).\(attribute): its default value does not fit: \(reason)")
+    }
     static func cannotConvert(_ value: Value, to type: AttributeType) -> ModelError {
         ModelError("cannot convert \(value.modelText) to \(type.rawValue)")
     }
