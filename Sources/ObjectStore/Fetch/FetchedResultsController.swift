@@ -23,6 +23,14 @@ public enum ResultsChangeType: Sendable, Equatable {
 /// Told about every change of a `FetchedResultsController`'s results, with
 /// exact positions: old index paths for deletes, moves and updates, new
 /// ones for inserts and moves. Every method has an empty default.
+///
+/// The controller calls its delegate on its context's queue. A view model
+/// on the main actor conforms with an isolated conformance, and follows a
+/// main-queue context:
+///
+/// ```swift
+/// @MainActor final class PeopleList: @MainActor FetchedResultsControllerDelegate { … }
+/// ```
 public protocol FetchedResultsControllerDelegate: AnyObject {
     func controllerWillChangeContent(_ controller: FetchedResultsController)
     func controller(_ controller: FetchedResultsController, didChange object: ManagedObject,
@@ -57,7 +65,12 @@ extension FetchedResultsControllerDelegate {
 /// Changes arrive with the context's objects-did-change notifications:
 /// changes made in the context (processed when its queue's work ends, or
 /// on `processPendingChanges()` and `save()` for a confined context),
-/// rollbacks, and saves merged from other contexts. Give the section key
+/// rollbacks, and saves merged from other contexts. Each is applied to
+/// the sections in memory, without a fetch, when the request has no limit
+/// or offset and the change is to the fetched entity (or the predicate,
+/// sort and sections read no relationship); otherwise the fetch runs
+/// again. Like Core Data's, the results follow a related object's change
+/// (a department renamed) only once it is saved and fetched again. Give the section key
 /// path's order as the first sort key, as Core Data requires; sections
 /// otherwise follow the first appearance of each name.
 public final class FetchedResultsController {
@@ -154,7 +167,11 @@ public final class FetchedResultsController {
     // MARK: - Following changes
 
     private func currentSections() throws -> [Section] {
-        let objects = Array(try context.fetch(fetchRequest))
+        sectioned(Array(try context.fetch(fetchRequest)))
+    }
+
+    /// The objects, in order, cut into sections by the section key path.
+    private func sectioned(_ objects: [ManagedObject]) -> [Section] {
         guard let keyPath = sectionNameKeyPath else {
             return [Section(name: "", indexTitle: nil, objects: objects)]
         }
@@ -179,10 +196,41 @@ public final class FetchedResultsController {
         }
     }
 
+    /// The results after `note`, worked out from the results before it
+    /// without a fetch: the changed objects leave, those that now match
+    /// the predicate come back, and the list is sorted as a fetch sorts.
+    /// Nil when that cannot give what a fetch would: a limit or offset (an
+    /// object leaving the window lets one in from the store), or a change
+    /// to another entity when the predicate, the sort or the sections may
+    /// look through relationships at it.
+    private func applying(_ note: ObjectsDidChangeNotification, to old: [Section]) throws -> [Section]? {
+        guard fetchRequest.fetchLimit == 0, fetchRequest.fetchOffset == 0,
+              let entity = context.persistentStoreCoordinator?.model.entity(named: fetchRequest.entityName) else { return nil }
+        let kinds = Set((fetchRequest.includesSubentities ? entity.selfAndDescendants : [entity]).map(ObjectIdentifier.init))
+        let changed = note.insertedObjects + note.updatedObjects
+        let looksThroughRelationships = fetchRequest.predicate != nil
+            || fetchRequest.sortDescriptors.contains { $0.keyPath.count > 1 }
+            || sectionNameKeyPath?.contains(".") == true
+        if looksThroughRelationships,
+           (changed + note.deletedObjects).contains(where: { !kinds.contains(ObjectIdentifier($0.entity)) }) {
+            return nil
+        }
+        var leaving = Set(note.deletedObjects.map(ObjectIdentifier.init))
+        var coming: [ManagedObject] = []
+        for object in changed where kinds.contains(ObjectIdentifier(object.entity)) {
+            leaving.insert(ObjectIdentifier(object))
+            guard object.managedObjectContext === context, !object.isDeleted else { continue }
+            if let predicate = fetchRequest.predicate, !(try object.matches(predicate)) { continue }
+            coming.append(object)
+        }
+        let kept = old.flatMap(\.objects).filter { !leaving.contains(ObjectIdentifier($0)) }
+        return sectioned(context.sortInMemory(kept + coming, by: fetchRequest.sortDescriptors))
+    }
+
     private func contextDidChange(_ note: ObjectsDidChangeNotification) {
         guard let old = sections else { return }
         let new: [Section]
-        do { new = try currentSections() } catch {
+        do { new = try applying(note, to: old) ?? currentSections() } catch {
             MRLog.error("cannot refresh fetched results: \(error)")
             return
         }

@@ -15,6 +15,9 @@ package final class Database: @unchecked Sendable {
     package let path: String
     let handle: OpaquePointer
     private var statementCache: [String: Statement] = [:]
+    /// How many statements this connection has started, for tests that
+    /// check work is done without going to the store.
+    package private(set) var statementsStarted = 0
     private var savepointDepth = 0
     /// A write-ahead log with content was there when the connection opened.
     private let foundLog: Bool
@@ -90,6 +93,7 @@ package final class Database: @unchecked Sendable {
 
     /// Runs one or more statements with no parameters.
     package func execute(_ sql: String) throws {
+        statementsStarted += 1
         var errorMessage: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
         if rc != SQLITE_OK {
@@ -108,12 +112,14 @@ package final class Database: @unchecked Sendable {
 
     /// A new prepared statement, not cached.
     package func prepare(_ sql: String) throws -> Statement {
-        try Statement(database: self, sql: sql)
+        statementsStarted += 1
+        return try Statement(database: self, sql: sql)
     }
 
     /// A prepared statement from the connection's cache, reset and with
     /// its bindings cleared.
     package func cachedStatement(_ sql: String) throws -> Statement {
+        statementsStarted += 1
         if let statement = statementCache[sql] {
             statement.reset()
             return statement
