@@ -32,11 +32,14 @@ extension ManagedObjectContext {
     /// are held (they keep the prefetched objects alive); the results
     /// themselves are then filled too. With a batch size, each batch
     /// prefetches its own.
+    ///
+    /// A request for another result type is refused, naming the call that
+    /// runs it: `fetchDictionaries(_:)` or `fetchRows(_:)` for
+    /// dictionaries, `fetchObjectIDs(_:)` for IDs, `count(for:)` for a count.
     public func fetch(_ request: FetchRequest) throws -> FetchResults {
-        try performAndWait {
+        try Self.checkObjectResults(request)
+        return try performAndWait {
             let entity = try entity(for: request)
-            var request = request
-            request.resultType = .managedObject
             try validatePrefetching(request.relationshipKeyPathsForPrefetching, from: entity)
             if request.fetchBatchSize > 0 {
                 return FetchResults(context: self, ids: try matchingIDList(request, entity: entity),
@@ -46,6 +49,19 @@ extension ManagedObjectContext {
             let prefetched = try prefetch(request.relationshipKeyPathsForPrefetching, for: objects)
             return FetchResults(objects: objects, prefetched: prefetched)
         }
+    }
+
+    /// Refuses a request whose results are not objects, rather than
+    /// return every object and drop what it asked for.
+    static func checkObjectResults(_ request: FetchRequest) throws {
+        let call: String
+        switch request.resultType {
+        case .managedObject: return
+        case .dictionary: call = "fetchDictionaries(_:) (or fetchRows(_:))"
+        case .managedObjectID: call = "fetchObjectIDs(_:)"
+        case .count: call = "count(for:)"
+        }
+        throw StoreError(.misuse, "fetch(_:) returns objects, but this request's resultType is .\(request.resultType): run it with \(call)")
     }
 
     /// The IDs of the matching objects, in order.
