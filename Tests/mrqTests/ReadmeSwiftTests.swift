@@ -1,0 +1,82 @@
+import Foundation
+import Testing
+
+/// Every Swift example in the README compiles as written (issue 19, item
+/// 9): a block that starts with `import` is a whole program; any other is
+/// checked after a prelude that declares what the text around it has
+/// introduced (`model`, `data`, `url`, a `Person` class).
+@Suite struct ReadmeSwiftTests {
+    static let prelude = """
+        import ActiveRecord
+        import Foundation
+        import ObjectStore
+        import Predicates
+
+        final class Person: ManagedObject {
+            @Managed("FirstName") var firstName: String?
+            @Managed("age") var age: Int16
+        }
+        let model = try ManagedObjectModel(entities: [])
+        let data = Data()
+        let url = URL(fileURLWithPath: "People.sqlite")
+
+        """
+
+    /// The ```swift blocks of a Markdown text.
+    static func swiftBlocks(_ markdown: String) -> [String] {
+        var blocks: [String] = []
+        var current: [Substring]?
+        for line in markdown.split(separator: "\n", omittingEmptySubsequences: false) {
+            if current == nil, line.hasPrefix("```swift") {
+                current = []
+            } else if current != nil, line.hasPrefix("```") {
+                blocks.append(current!.joined(separator: "\n"))
+                current = nil
+            } else {
+                current?.append(line)
+            }
+        }
+        return blocks
+    }
+
+    /// Type-checks `program` as a main file against the built modules; the
+    /// compiler's complaints, or nil.
+    static func typeCheck(_ program: String) throws -> String? {
+        let root = MRQBinary.packageRoot
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("mrq-readme-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let file = folder.appendingPathComponent("main.swift")
+        try program.write(to: file, atomically: true, encoding: .utf8)
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
+        process.arguments = ["swiftc", "-typecheck", "-swift-version", "6",
+                             "-I", root.appendingPathComponent(".build/debug/Modules").path,
+                             "-Xcc", "-fmodule-map-file=" + root.appendingPathComponent("Sources/CSQLite/module.modulemap").path,
+                             "-Xcc", "-fmodule-map-file=" + root.appendingPathComponent("Sources/CZlib/module.modulemap").path,
+                             file.path]
+        let errors = Pipe()
+        process.standardError = errors
+        process.standardOutput = errors
+        try process.run()
+        let output = errors.fileHandleForReading.readDataToEndOfFile()
+        process.waitUntilExit()
+        return process.terminationStatus == 0 ? nil : String(decoding: output, as: UTF8.self)
+    }
+
+    @Test func everySwiftExampleCompiles() throws {
+        let readme = try String(contentsOf: MRQBinary.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        let blocks = Self.swiftBlocks(readme)
+        #expect(blocks.count >= 3)
+        for block in blocks {
+            let program = block.hasPrefix("import ") ? block : Self.prelude + block
+            if let complaints = try Self.typeCheck(program) {
+                Issue.record("a README example does not compile:\n\(block)\n\(complaints)")
+            }
+        }
+    }
+
+    @Test func aBrokenExampleIsCaught() throws {
+        #expect(try Self.typeCheck(Self.prelude + "let n: Int = Person.findAll()") != nil)
+    }
+}
