@@ -221,6 +221,8 @@ extension ActiveRecordObject {
         try findFirst(where: Finder.predicate(format, arguments), sortedBy: sortedBy, ascending: ascending, in: context)
     }
 
+    /// The first object matching `predicate` (any object when nil) in the
+    /// given order, or nil.
     public static func findFirst(where predicate: Predicate?, sortedBy: String? = nil, ascending: Bool = true,
                                  in context: ManagedObjectContext? = nil) throws -> Self? {
         try execute(try requestFirst(where: predicate, sortedBy: sortedBy, ascending: ascending, in: context), in: context).first
@@ -265,6 +267,8 @@ extension ActiveRecordObject {
         try findFirstOrCreate(byAttribute: attribute, withValue: value.predicateValue, in: context)
     }
 
+    /// The first object whose `attribute` equals `value`, or a new one with
+    /// that value in `context`.
     public static func findFirstOrCreate(byAttribute attribute: String, withValue value: Value,
                                          in context: ManagedObjectContext? = nil) throws -> Self {
         if let found = try findFirst(byAttribute: attribute, withValue: value, in: context) { return found }
