@@ -30,6 +30,8 @@ let implementations: [String: Implementation] = [
     "memory/mrq": { try MRQWorkloads.memory($0, $1, runs: $2) },
     "model/800": { _, _, runs in try MRQWorkloads.deepModel(levels: 800, runs: runs) },
     "model/3000": { _, _, runs in try MRQWorkloads.deepModel(levels: 3_000, runs: runs) },
+    "dates/c": { try APIWorkloads.datedImport($0, $1, runs: $2, asText: false) },
+    "dates/text": { try APIWorkloads.datedImport($0, $1, runs: $2, asText: true) },
 ]
 
 enum Target {
@@ -73,6 +75,8 @@ let rows: [Row] = [
     Row(workload: "g. memory", key: "memory/mrq", label: "mrq fetchBatchSize 500", runs: 3, target: .megabytes(64)),
     Row(workload: "h. deep model", key: "model/800", label: "load + lay out 800 levels", runs: 5, target: .seconds(0.5), compare: false),
     Row(workload: "h. deep model", key: "model/3000", label: "load + lay out 3,000 levels", runs: 3, target: .seconds(3), compare: false),
+    Row(workload: "i. date column", key: "dates/c", label: "import, dates as numbers (baseline)", runs: 5, target: .none),
+    Row(workload: "i. date column", key: "dates/text", label: "import, dates as text with a dateFormat", runs: 5, target: .ratio(1.3)),
 ]
 
 func benchmarksDirectory() -> URL {
