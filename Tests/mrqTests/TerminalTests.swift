@@ -116,6 +116,31 @@ final class TerminalTests {
         try tmux.waitFor("the count of the completed statement") { $0.contains("│     0 │") && $0.last == "mrq>" }
     }
 
+    /// No space after a key path that goes on (`department.`), collection
+    /// operators after a to-many, and only the words that may follow.
+    @Test func tabCompletesKeyPathsThroughRelationships() throws {
+        guard let tmux = try startShell() else { return }
+        try tmux.type("Person where depa")
+        try tmux.press("Tab")
+        try tmux.waitForLastLine("mrq> Person where department.")
+        try tmux.type("na")
+        try tmux.press("Tab")
+        try tmux.type("== \"x\"")
+        try tmux.waitForLastLine("mrq> Person where department.name == \"x\"")
+        try tmux.press("C-u")
+        try tmux.type("Department where people.@s")
+        try tmux.press("Tab")
+        try tmux.waitForLastLine("mrq> Department where people.@sum.")
+        try tmux.type("sal")
+        try tmux.press("Tab")
+        try tmux.waitForLastLine("mrq> Department where people.@sum.salary")
+        try tmux.press("C-u")
+        try tmux.type("count Person ")
+        try tmux.press("Tab")
+        try tmux.press("Tab")
+        try tmux.waitFor("the clause words listed") { $0.suffix(2) == ["limit   offset  sort    where", "mrq> count Person"] }
+    }
+
     @Test func ctrlCCancelsTheLineAndKeepsTheShellRunning() throws {
         guard let tmux = try startShell() else { return }
         try tmux.type("count Per")
