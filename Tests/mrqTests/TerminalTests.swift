@@ -330,7 +330,7 @@ final class TerminalTests {
         try tmux.type("count ")
         try tmux.press("Tab")
         try tmux.press("Tab")
-        try tmux.waitFor("the entities listed") { $0.suffix(2) == ["Department  Person", "mrq> count"] }
+        try tmux.waitFor("the entities listed") { $0.suffix(2) == ["Department  of          Person", "mrq> count"] }
     }
 
     static let question = "save, discard, or stay? [s/d/Enter=stay]"
