@@ -37,6 +37,10 @@ struct MRQCommand: ParsableCommand {
             (or the model or store could not be loaded), 70 internal failure, 74 \
             standard output could not be written, 75 the run ended with unsaved \
             changes (end a script with 'save' or 'rollback').
+
+            Shell completion: 'mrq --generate-completion-script bash' (or zsh, \
+            fish) prints a script that completes mrq's options; 'make install' \
+            installs it with mrq and its manual page, mrq(1).
             """,
         version: mrqVersion
     )
