@@ -84,6 +84,46 @@ import Testing
         }
     }
 
+    /// The README's `code` spans outside code blocks, each on one line.
+    static let readmeSpans: [String] = {
+        var text = ""
+        var inBlock = false
+        for line in StatementCorpus.lines(of: ShellHarness.root.appendingPathComponent("README.md")) {
+            if line.hasPrefix("```") { inBlock.toggle(); continue }
+            if !inBlock { text += line + "\n" }
+        }
+        return text.components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }
+            .map { $0.element.replacingOccurrences(of: "\n", with: " ") }
+    }()
+
+    /// The README's spans that are templates (a placeholder in capitals,
+    /// `a|b`) or name a statement or dot command without being one: not
+    /// run, and listed here so that a new one is not left out unseen.
+    static let readmeSpansNotRun: Set<String> = [
+        "explain", "import", "select", "entity", "save", "undo", "redo", "rollback", ".save-as",
+        ".model --migrate PATH", ".save-as FILE coredata", ".save-as FILE sqlite", ".mode table|line|json|csv",
+    ]
+
+    /// Every statement and dot command the README's prose quotes runs on
+    /// the People sample (dot commands in a folder of their own).
+    @Test func readmeInlineStatementsAndDotCommandsRun() throws {
+        let starts = Set(StatementParser.statementWords + ["Person", "Department", "history"]
+                         + ShellSession.dotCommands.map { "." + $0.name })
+        let candidates = Self.readmeSpans.filter { span in
+            span.split(separator: " ").first.map { starts.contains(String($0)) } ?? false
+        }
+        let run = candidates.filter { !Self.readmeSpansNotRun.contains($0) }
+        #expect(Set(candidates).isSuperset(of: Self.readmeSpansNotRun), "no longer in the README: \(Self.readmeSpansNotRun.subtracting(candidates))")
+        #expect(run.count >= 8)
+        let session = try Self.sampleSession()
+        let folder = try ShellHarness()
+        session.baseDirectory = folder.directory
+        for span in run {
+            #expect(Self.failure(span, on: session) == nil)
+            session.quitRequested = false
+        }
+    }
+
     /// Runs `text` on `session`; the errors it printed, if any.
     static func failure(_ text: String, on session: ShellSession) -> String? {
         let output = ShellHarness.Output()
