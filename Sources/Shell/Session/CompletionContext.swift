@@ -91,20 +91,19 @@ struct CompletionContext {
         var kind: Kind
         var entity: EntityDescription?
         var clause: String?
-        var position: Position
     }
 
     let model: ManagedObjectModel
     private let source: String
-    private(set) var kind = Kind.other
-    private(set) var entity: EntityDescription?
+    private var kind = Kind.other
+    private var entity: EntityDescription?
     /// The last clause word of the statement (`where`, `sort`, …).
     private var clause: String?
-    private(set) var position = Position.statementStart
+    private var position = Position.statementStart
     private var outer: [Frame] = []
     /// For each open bracket, the predicate state to take when it closes
     /// (nil for a bracket the scan does not follow into).
-    private var brackets: [(kind: TokenKind, after: PredicateState?)] = []
+    private var brackets: [PredicateState?] = []
 
     /// The context after `head`, the statement's text up to the word
     /// being completed; nil when it does not lex.
@@ -286,7 +285,7 @@ struct CompletionContext {
             case .afterGroupKey:
                 if token.kind == .comma { position = .groupKey }
                 else if ![.dot, .identifier, .collectionOperator].contains(token.kind) { position = .nothing }
-            case .afterAssignmentValue: scanAssignment(token, previous: previous)
+            case .afterAssignmentValue: scanAssignment(token)
             default: endNested(token)
             }
         case .predicate:
@@ -296,7 +295,7 @@ struct CompletionContext {
         case .number:
             position = token.kind == .integer && clause == "limit" ? .afterLimit : .nothing
         case .assignmentKey, .afterAssignmentKey, .assignmentValue:
-            scanAssignment(token, previous: previous)
+            scanAssignment(token)
         case .insertOpen:
             position = token.kind == .leftBrace ? .assignmentKey : .nothing
         case .selectKey:
@@ -404,21 +403,21 @@ struct CompletionContext {
         case .leftParen, .leftBrace, .leftBracket:
             if token.kind == .leftBracket, previous.map({ Self.isComparison($0.kind) }) == true {
                 next = .options
-                brackets.append((token.kind, .right))
+                brackets.append(.right)
             } else if token.kind == .leftParen, state == .start || state == .keyOnly || state == .leftOperand {
                 // A bracketed predicate, or an expression: say which at `)`.
-                brackets.append((token.kind, nil))
+                brackets.append(nil)
                 next = .start
             } else {
                 // A call's arguments, an aggregate `{…}`, an index: one
                 // value, after which the state is the one a value gives.
                 let after: PredicateState = state == .right || state == .afterComparison ? .afterComparison : .afterLeft
-                brackets.append((token.kind, after))
+                brackets.append(after)
                 next = .right
             }
         case .rightParen, .rightBrace, .rightBracket:
-            guard let open = brackets.popLast() else { endNested(token); return }
-            if let after = open.after {
+            guard let closing = brackets.popLast() else { endNested(token); return }
+            if let after = closing {
                 next = after
             } else {
                 // `(age > 3)` is a predicate; `(a + b)` a value on the left.
@@ -464,7 +463,7 @@ struct CompletionContext {
     }
 
     /// `set key = value, …` and `{ key: value, … }`.
-    private mutating func scanAssignment(_ token: Token, previous: Token?) {
+    private mutating func scanAssignment(_ token: Token) {
         let separator: TokenKind = kind == .insert ? .colon : .assign
         switch position {
         case .assignmentKey:
@@ -476,7 +475,7 @@ struct CompletionContext {
         case .assignmentValue:
             if token.kind == .keyword(.first) || (token.kind == .identifier && entityNamed(token) != nil
                 && token.name(in: source).first?.isUppercase == true) {
-                outer.append(Frame(kind: kind, entity: entity, clause: clause, position: position))
+                outer.append(Frame(kind: kind, entity: entity, clause: clause))
                 kind = .first
                 clause = nil
                 if token.kind == .keyword(.first) {
@@ -488,7 +487,7 @@ struct CompletionContext {
                 return
             }
             if Self.isOperand(token.kind) || token.kind == .leftParen || token.kind == .leftBrace || token.kind == .minus {
-                if token.kind == .leftParen || token.kind == .leftBrace { brackets.append((token.kind, nil)) }
+                if token.kind == .leftParen || token.kind == .leftBrace { brackets.append(nil) }
                 position = brackets.isEmpty ? .afterAssignmentValue : .assignmentValue
                 return
             }
@@ -504,7 +503,7 @@ struct CompletionContext {
             case let k where Self.isArithmetic(k): position = .assignmentValue
             case .leftParen, .leftBracket:
                 // A call such as `now()`, or an index.
-                brackets.append((token.kind, nil))
+                brackets.append(nil)
             case let k where Self.isOperand(k): break
             default:
                 if word(token) == "direct" { position = .nothing } else { endNested(token) }

@@ -46,7 +46,7 @@ enum Help {
         Statements end at a newline or ';'; a line ending with an operator, AND or
         a comma goes on on the next. Changes stay pending until 'save'.
         Topics: .help statements | predicates | operators | direct | dot
-        One statement, with examples: .help \(statementHelp.map { $0.words[0] }.joined(separator: " | "))
+        \(wrapped("One statement, with examples: .help WORD, for " + statementHelp.map { $0.words[0] }.joined(separator: ", ")))
         """
     }
 
