@@ -5,7 +5,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SAMPLE_STORE := .build/samples/people.sqlite
 MRQ := .build/debug/mrq
 
-.PHONY: run test build release deps sample-store bench clean
+.PHONY: run test build release deps sample-store bench clean install install-files uninstall
 
 deps:
 	@missing=""; \
@@ -70,6 +70,32 @@ release: deps
 
 clean:
 	rm -rf .build
+
+# `make install` puts the release mrq in $(PREFIX)/bin, its manual page in
+# $(PREFIX)/share/man/man1 and its completion scripts (bash, zsh, fish)
+# where those shells look; DESTDIR stages it for a package. install-files
+# does the copying, of the binary in MRQ_BIN, and is what the test runs.
+PREFIX ?= /usr/local
+MRQ_BIN ?= .build/release/mrq
+BINDIR = $(DESTDIR)$(PREFIX)/bin
+MANDIR = $(DESTDIR)$(PREFIX)/share/man/man1
+BASH_COMPLETIONS = $(DESTDIR)$(PREFIX)/share/bash-completion/completions
+ZSH_COMPLETIONS = $(DESTDIR)$(PREFIX)/share/zsh/site-functions
+FISH_COMPLETIONS = $(DESTDIR)$(PREFIX)/share/fish/vendor_completions.d
+
+install: release
+	@$(MAKE) --no-print-directory install-files
+
+install-files:
+	install -d $(BINDIR) $(MANDIR) $(BASH_COMPLETIONS) $(ZSH_COMPLETIONS) $(FISH_COMPLETIONS)
+	install -m 755 $(MRQ_BIN) $(BINDIR)/mrq
+	install -m 644 man/mrq.1 $(MANDIR)/mrq.1
+	$(MRQ_BIN) --generate-completion-script bash > $(BASH_COMPLETIONS)/mrq
+	$(MRQ_BIN) --generate-completion-script zsh > $(ZSH_COMPLETIONS)/_mrq
+	$(MRQ_BIN) --generate-completion-script fish > $(FISH_COMPLETIONS)/mrq.fish
+
+uninstall:
+	rm -f $(BINDIR)/mrq $(MANDIR)/mrq.1 $(BASH_COMPLETIONS)/mrq $(ZSH_COMPLETIONS)/_mrq $(FISH_COMPLETIONS)/mrq.fish
 
 # The benchmark suite (issue 8): its own package in Benchmarks/, so GRDB, the
 # Swift peer it is compared with, never becomes a dependency of mrq.

@@ -24,19 +24,27 @@ static inline void mrq_rl_configure(const char *name,
     rl_completer_word_break_characters = strdup(word_breaks);
 }
 
-/* libedit reads and writes multi-byte characters in the locale's
-   encoding, and a program starts in the "C" locale, where every byte
-   above 127 is dropped as it is typed. Takes the character encoding
-   from the environment, and UTF-8 when that names none. Returns 1 when
-   the encoding is UTF-8. */
-static inline int mrq_use_utf8_characters(void) {
-    const char *chosen = setlocale(LC_CTYPE, "");
-    if (chosen == NULL || strcmp(chosen, "C") == 0 || strcmp(chosen, "POSIX") == 0) {
+/* Sets the program's locale from the environment (LC_ALL, LC_*, LANG),
+   which libedit needs before it starts: it reads and writes multi-byte
+   characters in the locale's encoding, and a program starts in the "C"
+   locale, where every byte above 127 is dropped as it is typed. When the
+   environment names no UTF-8 encoding (nothing set, "C", "POSIX", or a
+   locale that is not installed), characters are UTF-8 all the same
+   ("C.UTF-8"): mrq reads and writes nothing else. Numbers stay in the
+   "C" locale: Foundation formats them with printf, which would write
+   "3,5" under a German LC_NUMERIC. Returns 1 when the encoding is UTF-8. */
+static inline int mrq_set_locale(void) {
+    if (setlocale(LC_ALL, "") == NULL) setlocale(LC_CTYPE, "");
+    const char *ctype = setlocale(LC_CTYPE, NULL);
+    const char *codeset = nl_langinfo(CODESET);
+    if (ctype == NULL || strcmp(ctype, "C") == 0 || strcmp(ctype, "POSIX") == 0
+        || codeset == NULL || strcmp(codeset, "UTF-8") != 0) {
         if (setlocale(LC_CTYPE, "C.UTF-8") == NULL) {
             setlocale(LC_CTYPE, "en_US.UTF-8");
         }
     }
-    const char *codeset = nl_langinfo(CODESET);
+    setlocale(LC_NUMERIC, "C");
+    codeset = nl_langinfo(CODESET);
     return codeset != NULL && strcmp(codeset, "UTF-8") == 0;
 }
 

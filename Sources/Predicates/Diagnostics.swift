@@ -104,6 +104,9 @@ struct Diagnostic: Sendable {
         Diagnostic("expected predicate after \(token)")
     }
     static let expectedPredicate = Diagnostic("expected predicate")
+    static func keyPathIsNotAPredicate(_ keyPath: String) -> Diagnostic {
+        Diagnostic("a key path alone is not a predicate: write '\(keyPath) == YES'")
+    }
     static let expectedExpression = Diagnostic("expected value")
     static func expectedOperator(after text: String, found: String, suggestion s: String?) -> Diagnostic {
         Diagnostic("expected comparison operator after \(text), found \(found)\(suggestion(s))")

@@ -99,6 +99,12 @@ extension Parser {
         let lhs = try parseExpression()
         let lastOfLhs = previous
         guard let op = try parseComparisonOperator() else {
+            // `active` or `NOT active`: NSPredicate has no bare key path
+            // as a predicate, and people write it for a Boolean.
+            if case .keyPath = lhs.kind, modifier == .direct, endsComparison {
+                let text = Token.slice(source, lhs.range.start.offset, lhs.range.end.offset)
+                throw SyntaxError(.keyPathIsNotAPredicate(text), at: lhs.range)
+            }
             if isAtEnd { throw incompleteInput() }
             var found: String? = nil
             if peek().kind == .identifier {
@@ -177,6 +183,15 @@ extension Parser {
 
     static let operatorWords = ["BETWEEN", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES",
                                 "AND", "OR", "NOT", "ANY", "ALL", "NONE", "SOME"]
+
+    /// Whether the current token ends a comparison that has not started:
+    /// the end, AND, OR, or what closes or separates.
+    var endsComparison: Bool {
+        switch peek().kind {
+        case .end, .keyword(.and), .keyword(.or), .rightParen, .rightBrace, .rightBracket, .comma, .semicolon: return true
+        default: return false
+        }
+    }
 
     var isModifier: Bool {
         switch peek().kind {

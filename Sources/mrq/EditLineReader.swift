@@ -19,7 +19,8 @@ import Shell
 /// back whole. The history file is rewritten after every entry, so a
 /// killed shell loses nothing.
 ///
-/// libedit keeps global state, so use one reader per process, on one thread.
+/// libedit keeps global state, so use one reader per process, on one thread,
+/// made after `mrq_set_locale()` (in the "C" locale it drops "é" as typed).
 final class EditLineReader: LineReader {
     static let historyLimit: Int32 = 1000
 
@@ -41,8 +42,6 @@ final class EditLineReader: LineReader {
         self.historyPath = historyPath
         assembler = EntryAssembler(isComplete: isComplete)
         CompletionBridge.provider = completion
-        // Before libedit starts: in the "C" locale it drops "é" as typed.
-        _ = mrq_use_utf8_characters()
 
         // Word boundaries for libedit's word. The session decides what a
         // candidate replaces, and `Completion.replacements` rewrites the

@@ -37,6 +37,10 @@ struct MRQCommand: ParsableCommand {
             (or the model or store could not be loaded), 70 internal failure, 74 \
             standard output could not be written, 75 the run ended with unsaved \
             changes (end a script with 'save' or 'rollback').
+
+            Shell completion: 'mrq --generate-completion-script bash' (or zsh, \
+            fish) prints a script that completes mrq's options; 'make install' \
+            installs it with mrq and its manual page, mrq(1).
             """,
         version: mrqVersion
     )
@@ -180,6 +184,9 @@ struct MRQCommand: ParsableCommand {
 
     /// Runs `-c` statements, then FILEs, then standard input or the prompt.
     private func runStatements() throws {
+        // Before libedit starts, which reads typed characters in the
+        // locale's encoding.
+        _ = mrq_set_locale()
         Self.reopenClosedStandardDescriptors()
         Self.bootstrapLogging()
         // A reader that goes away (`mrq … | head`) must not kill a run
@@ -188,10 +195,12 @@ struct MRQCommand: ParsableCommand {
         let options = try makeOptions()
         let output = StandardOutput(showsProgress: options.showsProgress)
         let session: ShellSessionProtocol
+        let greeting: String
         do {
             let opened = try makeSession(options: options)
+            greeting = banner(opened, options: options)
             if options.verbose {
-                for line in openingDescription(opened, options: options) { output.writeError(line + "\n") }
+                for line in openingDescription(opened, options: options) { output.writeError("mrq: \(line)\n") }
             }
             // A backup and a migration are always said.
             for line in opened.openingReport { output.writeError("mrq: \(line)\n") }
@@ -201,7 +210,7 @@ struct MRQCommand: ParsableCommand {
             throw ExitCode(65)
         }
 
-        let failed = runInput(session: session, output: output)
+        let failed = runInput(session: session, output: output) { output.write(greeting) }
         // Whatever ended the run, changes still pending were not saved:
         // say which, rather than drop them without a word.
         let unsaved = session.pendingChanges
@@ -237,14 +246,22 @@ struct MRQCommand: ParsableCommand {
         "the run ended with changes that were not saved (\(unsaved)); end it with 'save' to keep them or 'rollback' to drop them"
     }
 
+    /// What diagnostics call `-c` text, in place of a file name.
+    static let commandTextName = "-c"
+
     /// Runs `-c` statements, then FILEs, then standard input or the
     /// prompt, stopping at the first failing statement or file (not at a
     /// failing entry at the prompt) and after `.quit`. Returns whether a
     /// statement failed.
-    private func runInput(session: ShellSessionProtocol, output: StandardOutput) -> Bool {
+    ///
+    /// `greet` runs when the prompt is all there is to run: mrq started on
+    /// a terminal with no -c and no FILE.
+    private func runInput(session: ShellSessionProtocol, output: StandardOutput, greet: () -> Void) -> Bool {
         let scripted = !commands.isEmpty || !files.isEmpty
         for command in commands {
-            guard session.run(command, fileName: nil, output: output) else { return true }
+            // Named like a file, so that an error says `-c:LINE:COL` and
+            // the rest of that -c text is not run (as in a script).
+            guard session.run(command, fileName: Self.commandTextName, output: output) else { return true }
             if session.quitRequested { return false }
         }
         for file in files {
@@ -261,6 +278,7 @@ struct MRQCommand: ParsableCommand {
 
         let stdinIsTerminal = isatty(STDIN_FILENO) == 1
         if interactive || (!scripted && stdinIsTerminal) {
+            if !scripted && stdinIsTerminal { greet() }
             let reader: LineReader = stdinIsTerminal
                 ? EditLineReader(
                     historyPath: EditLineReader.defaultHistoryPath(),

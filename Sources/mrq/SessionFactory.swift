@@ -21,13 +21,25 @@ func makeSession(options: CommandLineOptions) throws -> ShellSession {
                             parameters: options.parameters, renderOptions: options.renderOptions, opening: options.opening)
 }
 
-/// What `--verbose` says about the session just opened: the model (its
-/// version and bundle when it came from one) and the store.
+/// What `--verbose` and the banner say about the session just opened:
+/// the model (its version and bundle when it came from one) and the store.
 func openingDescription(_ session: ShellSession, options: CommandLineOptions) -> [String] {
     let model = session.model
-    var modelLine = "mrq: model " + (options.modelPath ?? "kept in the store")
+    var modelLine = "model "
+    if let path = options.modelPath {
+        modelLine += path
+    } else {
+        modelLine += model.entities.isEmpty ? "empty (entity statements add to it)" : "kept in the store"
+    }
     if let version = model.versionName { modelLine += ", version \(version)" }
     modelLine += " (\(model.entities.count) \(model.entities.count == 1 ? "entity" : "entities"))"
     let store = options.storePath == ":memory:" ? "in memory" : options.storePath
-    return [modelLine, "mrq: store \(store)\(options.opening.readOnly ? ", read-only" : "")"]
+    return [modelLine, "store \(store)\(options.opening.readOnly ? ", read-only" : "")"]
+}
+
+/// What the prompt shows first, when mrq starts on a terminal with
+/// nothing else to run: the version, the model and store, and where help is.
+func banner(_ session: ShellSession, options: CommandLineOptions) -> String {
+    (["mrq \(mrqVersion)"] + openingDescription(session, options: options) + ["Enter .help for help"])
+        .joined(separator: "\n") + "\n"
 }

@@ -101,6 +101,21 @@ import Testing
                 \("")
                 ^
             """),
+        ("NOT active", """
+            error: a key path alone is not a predicate: write 'active == YES'
+                NOT active
+                    ^~~~~~
+            """),
+        ("age > 18 AND department.active", """
+            error: a key path alone is not a predicate: write 'department.active == YES'
+                age > 18 AND department.active
+                             ^~~~~~~~~~~~~~~~~
+            """),
+        ("(active) OR age > 3", """
+            error: a key path alone is not a predicate: write 'active == YES'
+                (active) OR age > 3
+                 ^~~~~~
+            """),
         ("ANY > 3", """
             error: expected comparison after 'ANY'
                 ANY > 3

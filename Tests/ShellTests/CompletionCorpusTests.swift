@@ -127,6 +127,29 @@ import Testing
         #expect(session.completion(in: "import Person from \"r.\"", cursor: 22).terminator == "")
     }
 
+    /// Paths complete under any directory: up (`../`), absolute, and in
+    /// the home directory (`~/`), in dot commands and in an import.
+    @Test func pathsCompleteUnderAnyDirectory() throws {
+        let shell = try Self.shell()
+        let session = shell.session
+        defer { withExtendedLifetime(shell) {} }
+        func complete(_ line: String) -> [String] { session.completions(in: line, cursor: line.utf8.count) }
+        let root = shell.directory.path
+        #expect(complete(".read sub/../r.") == ["sub/../r.json"])
+        #expect(complete(".read \(root)/sub/") == ["\(root)/sub/x.mrq", "\"\(root)/sub/y z.json\""])
+        #expect(complete("import Person from \"\(root)/r.") == ["\(root)/r.json"])
+        #expect(complete("import Person from \(root)/r.") == ["\"\(root)/r.json"])
+        session.baseDirectory = URL(fileURLWithPath: shell.path("sub"), isDirectory: true)
+        #expect(complete(".read ../r.") == ["../r.json"])
+        #expect(complete(".open ../su") == ["../sub/"])
+        #expect(complete("import Person from \"../sub/") == ["../sub/x.mrq", "../sub/y z.json"])
+        let home = ShellFiles.homeDirectory
+        let visible = ((try? FileManager.default.contentsOfDirectory(atPath: home)) ?? []).filter { !$0.hasPrefix(".") && !$0.contains("\n") }
+        let inHome = complete(".read ~/")
+        #expect(inHome.count == visible.count)
+        #expect(inHome.allSatisfy { $0.hasPrefix("~/") || $0.hasPrefix("\"~/") || $0.hasPrefix("'~/") })
+    }
+
     @Test func dotCommandArgumentsVariablesAndComments() throws {
         let shell = try Self.shell()
         let session = shell.session

@@ -1,12 +1,12 @@
 import Foundation
+import ObjectStore
 import Predicates
 import Testing
 @testable import Shell
 
 /// The README's prompt sessions replay exactly, through the same loop as
 /// the terminal (questions and answers included), on the People sample;
-/// every example statement of `.help` runs on it, and every example
-/// predicate of `.help predicates` and `.help operators` parses.
+/// every example of every `.help` topic runs on it.
 /// (README command lines run in mrqTests' ReadmeCommandTests.)
 @Suite struct DocumentationExampleTests {
     /// The People sample store, as `make run` builds it, in memory, with
@@ -84,63 +84,137 @@ import Testing
         }
     }
 
-    /// `.help` lines that start like a statement and hold no template
-    /// (`[where PRED]`, `a|b`, `…`) are examples: each must run.
-    @Test func helpStatementExamplesRun() throws {
-        let session = try Self.peopleSession()
-        // `.help` names files as a script in Samples/ would.
+    /// The README's `code` spans outside code blocks, each on one line.
+    static let readmeSpans: [String] = {
+        var text = ""
+        var inBlock = false
+        for line in StatementCorpus.lines(of: ShellHarness.root.appendingPathComponent("README.md")) {
+            if line.hasPrefix("```") { inBlock.toggle(); continue }
+            if !inBlock { text += line + "\n" }
+        }
+        return text.components(separatedBy: "`").enumerated().filter { $0.offset % 2 == 1 }
+            .map { $0.element.replacingOccurrences(of: "\n", with: " ") }
+    }()
+
+    /// The README's spans that are templates (a placeholder in capitals,
+    /// `a|b`) or name a statement or dot command without being one: not
+    /// run, and listed here so that a new one is not left out unseen.
+    static let readmeSpansNotRun: Set<String> = [
+        "explain", "import", "select", "entity", "save", "undo", "redo", "rollback", ".save-as",
+        ".model --migrate PATH", ".save-as FILE coredata", ".save-as FILE sqlite", ".mode table|line|json|csv",
+    ]
+
+    /// Every statement and dot command the README's prose quotes runs on
+    /// the People sample (dot commands in a folder of their own).
+    @Test func readmeInlineStatementsAndDotCommandsRun() throws {
+        let starts = Set(StatementParser.statementWords + ["Person", "Department", "history"]
+                         + ShellSession.dotCommands.map { "." + $0.name })
+        let candidates = Self.readmeSpans.filter { span in
+            span.split(separator: " ").first.map { starts.contains(String($0)) } ?? false
+        }
+        let run = candidates.filter { !Self.readmeSpansNotRun.contains($0) }
+        #expect(Set(candidates).isSuperset(of: Self.readmeSpansNotRun), "no longer in the README: \(Self.readmeSpansNotRun.subtracting(candidates))")
+        #expect(run.count >= 8)
+        let session = try Self.sampleSession()
+        let folder = try ShellHarness()
+        session.baseDirectory = folder.directory
+        for span in run {
+            #expect(Self.failure(span, on: session) == nil)
+            session.quitRequested = false
+        }
+    }
+
+    /// Runs `text` on `session`; the errors it printed, if any.
+    static func failure(_ text: String, on session: ShellSession) -> String? {
+        let output = ShellHarness.Output()
+        let ok = session.run(text, fileName: nil, output: output)
+        return ok && output.errors.isEmpty ? nil : "\(text): \(output.errors)"
+    }
+
+    /// A session on the People sample with file names relative to
+    /// Samples/, as a script there would name them (and `.help` does).
+    static func sampleSession() throws -> ShellSession {
+        let session = try peopleSession()
         session.baseDirectory = ShellHarness.samples
-        let starts = StatementParser.statementWords + ["Person", "Department", "history"]
-        var examples: [String] = []
-        for topic in [nil, "statements"] {
-            for line in Help.text(topic: topic).split(separator: "\n") {
-                // An example ends where two spaces start its comment.
-                let text = String(line.trimmingCharacters(in: .whitespaces).components(separatedBy: "   ")[0])
-                guard let first = text.split(separator: " ").first, starts.contains(String(first)) else { continue }
-                if text.contains(" [") || text.contains("|") || text.contains("…") || text.contains("PRED") { continue }
-                examples.append(text)
+        return session
+    }
+
+    /// Every statement topic's examples run, in order, each topic on a
+    /// fresh copy of the People sample (an `entity` declaration on a
+    /// model of its own), and each is shown in its topic, as run.
+    @Test func everyStatementTopicsExamplesRun() throws {
+        var ran = 0
+        for statement in Help.statementHelp {
+            let topic = Help.text(topic: statement.words[0])
+            for word in statement.words { #expect(Help.text(topic: word) == topic, "\(word)") }
+            #expect(!statement.examples.isEmpty, "\(statement.words[0]) has no example")
+            let session = statement.words[0] == "entity"
+                ? try ShellSession(modelPath: nil, storePath: ":memory:")
+                : try Self.sampleSession()
+            for example in statement.examples {
+                #expect(topic.contains("\n  " + example + "\n") || topic.hasSuffix("\n  " + example), "\(example) is not shown")
+                #expect(Self.failure(example, on: session) == nil)
+                ran += 1
             }
         }
-        #expect(examples.count >= 12)
+        #expect(ran >= 35)
+    }
+
+    /// The examples `.help` opens with, and `.help direct`'s, run.
+    @Test func overviewAndDirectExamplesRun() throws {
+        let session = try Self.sampleSession()
+        for example in Help.overviewExamples {
+            #expect(Help.text(topic: nil).contains("  " + example + "\n"))
+            #expect(Self.failure(example, on: session) == nil)
+        }
+        let before = try #require(Self.countOf("Person", session))
+        for example in Help.directExamples {
+            #expect(Help.text(topic: "direct").contains("  " + example))
+            #expect(Self.failure(example, on: session) == nil)
+        }
+        let after = try #require(Self.countOf("Person", session))
+        #expect(after < before, "the direct delete deleted the people the direct update made inactive")
+    }
+
+    static func countOf(_ entity: String, _ session: ShellSession) -> Int? {
+        let request = FetchRequest(entityName: entity)
+        return try? session.context.count(for: request)
+    }
+
+    /// Every predicate of `.help predicates` and `.help operators` runs
+    /// on the sample's Person or Department, and every literal of
+    /// `.help predicates` is a statement that runs.
+    @Test func everyPredicateExampleRuns() throws {
+        let session = try Self.sampleSession()
+        let examples = Help.predicateExamples.flatMap { $0 } + Help.operatorGroups.flatMap { $0.rows.map(\.example) }
+        #expect(examples.count >= 45)
         for example in examples {
-            let output = ShellHarness.Output()
-            if example.hasPrefix("entity ") {
-                // A declaration replaces the sample's entity: on a model of its own.
-                let fresh = try ShellSession(modelPath: nil, storePath: ":memory:")
-                _ = fresh.run("entity Department { name: String }", fileName: nil, output: output)
-                #expect(fresh.run(example, fileName: nil, output: output), "\(example): \(output.errors)")
-                continue
-            }
-            #expect(session.run(example, fileName: nil, output: output), "\(example): \(output.errors)")
-            _ = session.run("rollback", fileName: nil, output: output)
+            let topics = Help.text(topic: "predicates") + Help.text(topic: "operators")
+            #expect(topics.contains(example))
+            let failures = ["Person", "Department"].compactMap { Self.failure("count \($0) where \(example)", on: session) }
+            #expect(failures.count < 2, "\(example) runs on neither entity: \(failures)")
+        }
+        for literal in Help.literals {
+            #expect(Self.failure(literal, on: session) == nil)
         }
     }
 
-    /// The predicate examples of `.help predicates` and `.help operators`
-    /// (columns two or more spaces apart) parse.
-    @Test func helpPredicateExamplesParse() throws {
-        var parsed = 0
-        for topic in ["predicates", "operators"] {
-            for line in Help.text(topic: topic).split(separator: "\n") where line.hasPrefix("  ") {
-                let columns = line.components(separatedBy: "  ").map { $0.trimmingCharacters(in: .whitespaces) }
-                    .filter { $0.contains(" ") || $0.contains(".@") }
-                for column in columns where Self.looksLikeAPredicate(column) {
-                    #expect(throws: Never.self, "\(topic): \(column)") { _ = try Predicate(format: column) }
-                    parsed += 1
-                }
+    /// Nothing in `.help` looks like a statement without being one of the
+    /// examples run above or a usage line: every indented line of every
+    /// topic that starts with a statement word or an entity name is one.
+    @Test func nothingInHelpIsSkipped() throws {
+        let statements = Help.statementHelp
+        let known = Set(statements.flatMap { $0.usage + $0.examples } + Help.overviewExamples + Help.directExamples)
+            .union(Help.operatorGroups.flatMap { $0.rows.map(\.example) })
+        let starts = Set(StatementParser.statementWords + ["Person", "Department", "history"])
+        var unknown: [String] = []
+        for topic in [nil] + Help.topics {
+            for line in Help.text(topic: topic).split(separator: "\n") where line.hasPrefix("  ") && !line.hasPrefix("   ") {
+                let text = line.trimmingCharacters(in: .whitespaces)
+                guard let first = text.split(separator: " ").first, starts.contains(String(first)) else { continue }
+                if !known.contains(text) { unknown.append("\(topic ?? "overview"): \(text)") }
             }
         }
-        #expect(parsed >= 35)
-    }
-
-    /// A column that compares something (`age > 18`, `ANY tags.label ==
-    /// "vip"`), rather than prose or a list of operators.
-    static func looksLikeAPredicate(_ text: String) -> Bool {
-        guard let first = text.unicodeScalars.first, CharacterSet.letters.contains(first) || first == "\"" || first == "{" else { return false }
-        if text.hasSuffix(":") || text.contains(": ") || text.hasPrefix("(") { return false }
-        // A list of operators (`NOT !`, `AND &&`), not an example.
-        if !text.contains(where: { $0.isLowercase || $0.isNumber || $0 == "\"" }) { return false }
-        let operators = ["==", "!=", ">", "<", " BEGINSWITH", " ENDSWITH", " CONTAINS", " LIKE", " MATCHES", " IN ", " BETWEEN", "NOT ", " AND ", " OR "]
-        return operators.contains { text.contains($0) }
+        #expect(unknown.isEmpty, "\(unknown.joined(separator: "\n"))")
     }
 }

@@ -71,6 +71,20 @@ struct CommandLineTests {
         #expect(!result.stdout.contains("never"))
     }
 
+    /// An error in -c text says `-c:LINE:COL`, counting the lines of
+    /// that -c; the rest of it does not run, nor do later -c.
+    @Test func errorsInCommandTextSayWhere() throws {
+        let result = try MRQBinary.run(["-c", "\"one\"", "-c", "1 +\n  2\n\"three\"; 4 + )\n\"never\"", "-c", "\"never\""])
+        #expect(result.status == 65)
+        #expect(result.stdout == "one\n3\nthree\n")
+        #expect(result.stderr == """
+            -c:3:14: error: expected value after '+'
+                "three"; 4 + )
+                             ^
+
+            """)
+    }
+
     @Test func failingCommandSkipsTheFiles() throws {
         let file = try MRQBinary.temporaryFile("\"never\"\n")
         defer { try? FileManager.default.removeItem(atPath: file) }

@@ -8,19 +8,45 @@ import Testing
 /// shows them). `make …` lines are left to the Makefile.
 @Suite(.serialized, .enabled(if: MRQBinary.isBuilt, MRQBinary.notBuilt))
 struct ReadmeCommandTests {
-    static let blocks: [[String]] = {
+    /// The README's code blocks: the fence's language and the lines.
+    static let fencedBlocks: [(language: String, lines: [String])] = {
         let readme = (try? String(contentsOf: MRQBinary.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)) ?? ""
-        var blocks: [[String]] = []
-        var current: [String]?
+        var blocks: [(language: String, lines: [String])] = []
+        var current: (language: String, lines: [String])?
         for line in readme.split(separator: "\n", omittingEmptySubsequences: false).map(String.init) {
             if line.hasPrefix("```") {
-                if let block = current { blocks.append(block); current = nil } else { current = [] }
+                if let block = current { blocks.append(block); current = nil } else { current = (String(line.dropFirst(3)), []) }
             } else {
-                current?.append(line)
+                current?.lines.append(line)
             }
         }
         return blocks
     }()
+
+    static var blocks: [[String]] { fencedBlocks.map(\.lines) }
+
+    /// Every code block is one this suite or DocumentationExampleTests
+    /// runs: a prompt session (`mrq> `, replayed exactly), a `$ ` block
+    /// (its output compared), command lines (`mrq …` run here, `make …`
+    /// naming a target of the Makefile), or Swift (the API, which the
+    /// Swift test suites exercise, not run from the README).
+    @Test func everyBlockIsOneThatRuns() throws {
+        let makefile = try String(contentsOf: MRQBinary.packageRoot.appendingPathComponent("Makefile"), encoding: .utf8)
+        for block in Self.fencedBlocks {
+            let lines = block.lines.filter { !$0.isEmpty }
+            guard let first = lines.first else { Issue.record("an empty code block"); continue }
+            if block.language == "swift" || first.hasPrefix("mrq> ") || first.hasPrefix("$ ") { continue }
+            #expect(block.language.isEmpty, "a \(block.language) block: \(first)")
+            for line in lines {
+                if line.hasPrefix("make ") {
+                    let target = line.dropFirst(5).prefix { !$0.isWhitespace }
+                    #expect(makefile.contains("\n\(target):"), "README runs 'make \(target)', which the Makefile has not")
+                } else {
+                    #expect(line.hasPrefix("mrq "), "a README line that no test runs: \(line)")
+                }
+            }
+        }
+    }
 
     /// Runs `script` with bash in a new folder holding `Samples/`.
     static func bash(_ script: String) throws -> (status: Int32, output: String) {

@@ -15,17 +15,40 @@ final class TerminalTests {
 
     /// Starts mrq in tmux with its own history file and waits for the
     /// prompt; `nil`, with an issue recorded, when tmux is missing.
-    func startShell(in directory: String? = nil, arguments: String = "", environment: String = "") throws -> Tmux? {
+    /// `unset` names environment variables mrq starts without.
+    func startShell(in directory: String? = nil, arguments: String = "", environment: String = "", unset: [String] = []) throws -> Tmux? {
         let model = MRQBinary.packageRoot.appendingPathComponent("Samples/People.xcdatamodeld").path
         guard let executable = Tmux.executable else {
             Issue.record(Tmux.missing)
             return nil
         }
         let change = directory.map { "cd '\($0)' && " } ?? ""
-        let command = "\(change)exec env MRQ_HISTORY='\(historyPath)' NO_COLOR=1 \(environment) '\(MRQBinary.path)' --model '\(model)' \(arguments)"
+        let unsetting = unset.map { "-u \($0) " }.joined()
+        let command = "\(change)exec env \(unsetting)MRQ_HISTORY='\(historyPath)' NO_COLOR=1 \(environment) '\(MRQBinary.path)' --model '\(model)' \(arguments)"
         let tmux = try Tmux(executable: executable, command: command)
         try tmux.waitForLastLine("mrq>")
         return tmux
+    }
+
+    /// The screen below the banner mrq prints at start-up.
+    static func afterBanner(_ screen: [String]) -> [String] {
+        guard let end = screen.firstIndex(of: "Enter .help for help") else { return screen }
+        return Array(screen[(end + 1)...])
+    }
+
+    @Test func theBannerNamesTheVersionModelAndStore() throws {
+        let model = MRQBinary.packageRoot.appendingPathComponent("Samples/People.xcdatamodeld").path
+        guard let tmux = try startShell() else { return }
+        #expect(try tmux.screen() == [
+            "mrq 0.1.0",
+            "model \(model), version People (2 entities)",
+            "store in memory",
+            "Enter .help for help",
+            "mrq>",
+        ])
+        // Not when -c or a file runs first, even with --interactive.
+        guard let scripted = try startShell(arguments: "-c '\"one\"' -i") else { return }
+        #expect(try scripted.screen() == ["one", "mrq>"])
     }
 
     @Test func typedLineReachesTheSession() throws {
@@ -34,7 +57,7 @@ final class TerminalTests {
         try tmux.waitForLastLine("mrq> \"hello\"")
         try tmux.press("Enter")
         let screen = try tmux.waitFor("the result") { $0.suffix(2) == ["hello", "mrq>"] }
-        #expect(screen == ["mrq> \"hello\"", "hello", "mrq>"])
+        #expect(Self.afterBanner(screen) == ["mrq> \"hello\"", "hello", "mrq>"])
     }
 
     @Test func multiLineStatementShowsTheContinuationPrompt() throws {
@@ -46,12 +69,37 @@ final class TerminalTests {
         try tmux.type("2)")
         try tmux.press("Enter")
         let screen = try tmux.waitForLastLine("mrq>")
-        #expect(screen == [
+        #expect(Self.afterBanner(screen) == [
             "mrq> (1 +",
             "   ...> 2)",
             "3",
             "mrq>",
         ])
+    }
+
+    /// A line that ends where a statement cannot (after `where`, an
+    /// operator, `AND`, a comma) goes on on the next.
+    @Test func aLineEndingInAnOperatorContinues() throws {
+        guard let tmux = try startShell() else { return }
+        try tmux.type("select FirstName,")
+        try tmux.press("Enter")
+        try tmux.waitForLastLine("   ...>")
+        try tmux.type("age from Person where")
+        try tmux.press("Enter")
+        try tmux.waitForLastLine("   ...>")
+        try tmux.type("age > 3 AND")
+        try tmux.press("Enter")
+        try tmux.waitForLastLine("   ...>")
+        try tmux.type("age < 1")
+        try tmux.press("Enter")
+        let screen = try tmux.waitFor("the result") { $0.last == "mrq>" && $0.contains { $0.contains("FirstName") } }
+        #expect(Self.afterBanner(screen).prefix(4) == [
+            "mrq> select FirstName,",
+            "   ...> age from Person where",
+            "   ...> age > 3 AND",
+            "   ...> age < 1",
+        ])
+        #expect(!screen.contains { $0.contains("error") })
     }
 
     @Test func tabCompletesTheWordAtTheCursor() throws {
@@ -66,6 +114,31 @@ final class TerminalTests {
         try tmux.type("> 3")
         try tmux.press("Enter")
         try tmux.waitFor("the count of the completed statement") { $0.contains("│     0 │") && $0.last == "mrq>" }
+    }
+
+    /// No space after a key path that goes on (`department.`), collection
+    /// operators after a to-many, and only the words that may follow.
+    @Test func tabCompletesKeyPathsThroughRelationships() throws {
+        guard let tmux = try startShell() else { return }
+        try tmux.type("Person where depa")
+        try tmux.press("Tab")
+        try tmux.waitForLastLine("mrq> Person where department.")
+        try tmux.type("na")
+        try tmux.press("Tab")
+        try tmux.type("== \"x\"")
+        try tmux.waitForLastLine("mrq> Person where department.name == \"x\"")
+        try tmux.press("C-u")
+        try tmux.type("Department where people.@s")
+        try tmux.press("Tab")
+        try tmux.waitForLastLine("mrq> Department where people.@sum.")
+        try tmux.type("sal")
+        try tmux.press("Tab")
+        try tmux.waitForLastLine("mrq> Department where people.@sum.salary")
+        try tmux.press("C-u")
+        try tmux.type("count Person ")
+        try tmux.press("Tab")
+        try tmux.press("Tab")
+        try tmux.waitFor("the clause words listed") { $0.suffix(2) == ["limit   offset  sort    where", "mrq> count Person"] }
     }
 
     @Test func ctrlCCancelsTheLineAndKeepsTheShellRunning() throws {
@@ -83,7 +156,7 @@ final class TerminalTests {
         try tmux.type("\"ok\"")
         try tmux.press("Enter")
         let screen = try tmux.waitFor("'ok' printed") { $0.suffix(2) == ["ok", "mrq>"] }
-        #expect(screen == [
+        #expect(Self.afterBanner(screen) == [
             "mrq> count Per^C",
             "mrq> (1 +",
             "   ...> ^C",
@@ -197,13 +270,27 @@ final class TerminalTests {
     }
 
     /// mrq started in the "C" locale, where libedit drops every byte
-    /// above 127 as it is typed: "é日本" arrived as "".
-    @Test func typedNonASCIITextReachesTheSession() throws {
-        guard let tmux = try startShell(arguments: "", environment: "LANG= LC_ALL= LC_CTYPE=") else { return }
+    /// above 127 as it is typed: "é日本" arrived as "". Whatever the
+    /// locale variables say (nothing, empty, "C"), typed UTF-8 is kept:
+    /// it goes into the store and finds the object again.
+    @Test(arguments: [
+        ("", [String]()), ("LANG= LC_ALL= LC_CTYPE=", []), ("LC_ALL=C", []), ("", ["LANG", "LC_ALL", "LC_CTYPE"]),
+    ])
+    func typedNonASCIITextRoundTrips(environment: String, unset: [String]) throws {
+        guard let tmux = try startShell(environment: environment, unset: unset) else { return }
         try tmux.type("\"é日本\"")
         try tmux.waitForLastLine("mrq> \"é日本\"")
         try tmux.press("Enter")
         try tmux.waitFor("the result") { $0.suffix(2) == ["é日本", "mrq>"] }
+        try tmux.type("insert Person { FirstName: \"Zoë\", LastName: \"日本\" }")
+        try tmux.press("Enter")
+        try tmux.waitForLastLine("mrq*>")
+        try tmux.type(".mode line")
+        try tmux.press("Enter")
+        try tmux.type("select FirstName, LastName from Person where FirstName == \"Zoë\" AND LastName == \"日本\"")
+        try tmux.press("Enter")
+        let screen = try tmux.waitFor("the object found") { $0.last == "mrq*>" && $0.contains { $0.hasSuffix("LastName = 日本") } }
+        #expect(screen.suffix(3) == ["FirstName = Zoë", " LastName = 日本", "mrq*>"])
     }
 
     /// libedit sets its history file's mode to 0600: with
@@ -243,7 +330,7 @@ final class TerminalTests {
         try tmux.type("count ")
         try tmux.press("Tab")
         try tmux.press("Tab")
-        try tmux.waitFor("the entities listed") { $0.suffix(2) == ["Department  Person", "mrq> count"] }
+        try tmux.waitFor("the entities listed") { $0.suffix(2) == ["Department  of          Person", "mrq> count"] }
     }
 
     static let question = "save, discard, or stay? [s/d/Enter=stay]"

@@ -64,7 +64,7 @@ enum ScriptSplitter {
         var items: [(offset: Int, item: Item)] = dots
         do {
             let tokens = try Lexer.tokenize(masked, options: .shellComments)
-            for group in StatementParser.split(tokens) {
+            for group in StatementParser.split(tokens, source: masked) {
                 items.append((group[0].range.start.offset, .statements(group)))
             }
         } catch {
@@ -73,7 +73,7 @@ enum ScriptSplitter {
             while lineStart > 0 && bytes[lineStart - 1] != UInt8(ascii: "\n") { lineStart -= 1 }
             let prefix = String(decoding: bytes[0..<max(0, min(lineStart, bytes.count))], as: UTF8.self)
             if let tokens = try? Lexer.tokenize(prefix, options: .shellComments) {
-                for group in StatementParser.split(tokens) {
+                for group in StatementParser.split(tokens, source: masked) {
                     items.append((group[0].range.start.offset, .statements(group)))
                 }
             }

@@ -32,16 +32,18 @@ public struct StatementParser {
     public static func parse(_ source: String) throws(SyntaxError) -> [LocatedStatement] {
         let tokens = try Lexer.tokenize(source, options: .shellComments)
         var result: [LocatedStatement] = []
-        for group in split(tokens) {
+        for group in split(tokens, source: source) {
             var statementParser = StatementParser(parser: Parser(tokens: group, source: source), source: source)
             result.append(try statementParser.parseWholeStatement())
         }
         return result
     }
 
-    /// Splits tokens into statements at `;` and at line breaks outside
-    /// brackets. Each group ends with an `.end` token.
-    public static func split(_ tokens: [Token]) -> [[Token]] {
+    /// Splits tokens (lexed from `source`) into statements at `;` and at
+    /// line breaks outside brackets, except after a token that cannot end
+    /// a statement (see `LineContinuation`). Each group ends with an
+    /// `.end` token.
+    public static func split(_ tokens: [Token], source: String) -> [[Token]] {
         var groups: [[Token]] = []
         var current: [Token] = []
         var depth = 0
@@ -58,8 +60,10 @@ public struct StatementParser {
                 continue
             }
             // A line break outside brackets ends the statement, unless the
-            // new line opens with `{` (a brace on its own line).
-            if depth == 0, let last = current.last, token.range.start.line > last.range.end.line, token.kind != .leftBrace {
+            // new line opens with `{` (a brace on its own line) or the
+            // line ends where a statement cannot.
+            if depth == 0, let last = current.last, token.range.start.line > last.range.end.line, token.kind != .leftBrace,
+               !LineContinuation.continues(current, in: source) {
                 close()
             }
             switch token.kind {
@@ -73,7 +77,8 @@ public struct StatementParser {
         return groups
     }
 
-    /// Whether `text` is complete: no open bracket or string.
+    /// Whether `text` is complete: no open bracket or string, and not
+    /// ending where a statement cannot end (see `LineContinuation`).
     public static func isComplete(_ text: String) -> Bool {
         do {
             let tokens = try Lexer.tokenize(text, options: .shellComments)
@@ -85,7 +90,7 @@ public struct StatementParser {
                 default: break
                 }
             }
-            return depth <= 0
+            return depth <= 0 && !LineContinuation.continues(tokens, in: text)
         } catch {
             return !error.isIncompleteInput
         }

@@ -1,123 +1,204 @@
+import Predicates
+
 /// The text of `.help` and its topics.
+///
+/// Every example here runs on the People sample store (a test runs each
+/// one): the statements' examples in `statementGroups`, the predicates in
+/// `predicateExamples` and `operatorGroups`, the literals in `literals`.
 enum Help {
-    static let topics = ["statements", "predicates", "operators", "import", "dot"]
+    /// The topics besides one per statement.
+    static let generalTopics = ["statements", "predicates", "operators", "direct", "dot"]
+
+    /// Every topic `.help` takes, for completion and its error.
+    static var topics: [String] { generalTopics + statementHelp.map { $0.words[0] } }
 
     static func text(topic: String?) -> String {
-        switch topic?.lowercased() {
-        case nil: return overview
-        case "statements": return statements
+        guard let topic = topic?.lowercased() else { return overview }
+        switch topic {
+        case "statements", "statement": return statements
         case "predicates", "predicate": return predicates
         case "operators", "operator": return operators
-        case "import": return importing
+        case "direct": return direct
         case "dot", "commands": return dot
-        case let other?:
-            let suggestion = topics.first { $0.hasPrefix(String(other.prefix(3))) }
-            return "no help on '\(other)'" + (suggestion.map { "; did you mean '.help \($0)'?" } ?? "") + "\ntopics: " + topics.joined(separator: ", ")
+        default: break
         }
+        if let statement = statementHelp.first(where: { $0.words.contains(topic) }) {
+            return text(of: statement)
+        }
+        let suggestion = Suggestions.closest(to: topic, in: topics)
+        return "no help on '\(topic)'" + (suggestion.map { "; did you mean '.help \($0)'?" } ?? "")
+            + "\ntopics: " + topics.joined(separator: ", ")
     }
 
-    static let overview = """
+    /// The examples `.help` opens with.
+    static let overviewExamples = [
+        "Person where age > 18 sort LastName:NO,FirstName limit 10",
+        "count Person where department.name BEGINSWITH[c] \"eng\"",
+        "explain Person where age > 18",
+    ]
+
+    static var overview: String {
+        """
         mrq: query and change a Core Data store with NSPredicate syntax.
 
-          Person where age > 18 sort LastName:NO,FirstName limit 10
-          count Person where department.name BEGINSWITH[c] "eng"
-          explain Person where age > 18
+        \(overviewExamples.map { "  " + $0 }.joined(separator: "\n"))
 
-        Statements end at a newline or ';'. Changes stay pending until 'save'.
-        More: .help statements | predicates | operators | import | dot
+        Statements end at a newline or ';'; a line ending with an operator, AND or
+        a comma goes on on the next. Changes stay pending until 'save'.
+        Topics: .help statements | predicates | operators | direct | dot
+        \(wrapped("One statement, with examples: .help WORD, for " + statementHelp.map { $0.words[0] }.joined(separator: ", ")))
         """
+    }
 
-    static let statements = """
-        Queries
-          Person [where PRED] [sort KEY[:YES|:NO],…] [limit N] [offset N]
-          first Person where PRED [sort …]
-          count Person [where PRED]
-          select [distinct] FirstName, department.name from Person [where …] [sort …]
-          sum|min|max|avg KEY of Person [where …] [group by KEY,…] [having PRED]
-          count of Person group by department.name having count > 10
-          fetch                                    (the model's fetch request templates)
-          fetch PeopleOlderThan with minAge = 60   (a template, its $variables given)
-        Changes (pending until save)
-          insert Person { FirstName: "Ada", age: 36, department: first Department where name == "Engineering" }
-          update Person where age > 60 set active = NO, age = age + 1
-          delete Person where active == NO
-          truncate Person
-          import Person from "people.json"
-          save | rollback | undo | redo            (undo goes back as far as the last save)
-        Schema
-          entity Person { name: String required; age: Int16 = 0; department: Department inverse people }
-          types: String Int16 Int32 Int64 Double Float Decimal Bool Date Data UUID URI Transformable
-          to-many: people: [Person] inverse department ordered cascade
-          many-to-many: items: [Item] inverse [tags]
-        Variables
-          let adults = Person where age >= 18      (objects: use as $adults in insert/update values)
-          let n = count Person                     (a value: use as $n in predicates)
-          mrq --param minAge=21 …                  (Person where age >= $minAge)
-        Teaching
-          explain Person where age > 18            tokens, tree, SQL, bound values, Swift call
-        Core Data stores (an app's store, in Core Data's own layout)
-          mrq --store App.sqlite                   (no --model: the model the store keeps)
-          history where change == "update" AND entity == "Note" sort timestamp:NO limit 20
-          count history where author == "sync"
-          .save-as Seed.sqlite coredata            (a copy in Core Data's layout, for an app to ship)
-          .save-as Library.xml coredata            (a copy in Apple's XML store format, macOS NSXMLStoreType)
-          keys of history: transaction timestamp author bundleID contextName processID change entity pk properties
+    // MARK: - Predicates
+
+    /// `.help predicates`' examples, a row at a time, side by side.
+    static let predicateExamples: [[String]] = [
+        ["age > 18 AND (department.name == \"Engineering\" OR salary >= 50000)"],
+        ["NOT (active == YES)", "LastName BEGINSWITH[cd] \"sm\""],
+        ["ANY people.LastName == \"Zhang\"", "ALL people.age >= 18", "NONE people.active == NO"],
+        ["people.@count > 150", "people.@avg.salary > 60000"],
+        ["SUBQUERY(people, $p, $p.age > 60).@count > 0"],
+        ["hiredAt > @2020-01-01", "hiredAt < now()"],
+        ["FirstName IN {\"Ada\", \"Grace\"}", "age BETWEEN {18, 65}"],
+        ["email == nil", "salary * 12 > 1000000"],
+        ["FirstName ==[cd] \"zoe\"", "active == YES"],
+    ]
+
+    /// The literals `.help predicates` lists; each is a statement too.
+    static let literals = [
+        "\"text\"", "'text'", "42", "3.5", "1e3", "0x1F", "0o17", "0b101", "YES", "NO", "TRUE", "FALSE", "nil", "NULL",
+        "{1, 2, 3}", "@2024-01-31", "@2024-01-31T10:00:00Z", "CAST(700000000, \"NSDate\")",
+    ]
+
+    static var predicates: String {
+        let rows = predicateExamples.map { row in
+            "  " + row.enumerated().map { i, example in
+                i == row.count - 1 ? example : example.padding(toLength: max(example.count + 2, 33), withPad: " ", startingAt: 0)
+            }.joined()
+        }
+        return """
+            A predicate is NSPredicate's format language (Apple's Predicate Programming Guide),
+            in 'where' and 'having'. On the People sample, Person and Department:
+
+            \(rows.joined(separator: "\n"))
+
+            \(wrapped("Literals: " + literals.joined(separator: " "), indent: "          "))
+            Keys:     a.b.c through relationships; #key for a reserved word; SELF
+            Options:  [c] case-insensitive, [d] diacritic-insensitive, [n] normalized
+            Booleans: a key alone is not a predicate: write active == YES, not active
+            Nil:      with a nil left side, != is true; <, >, BEGINSWITH… are false
+            See .help operators for every operator with an example.
+            """
+    }
+
+    // MARK: - Operators
+
+    /// `.help operators`: the operators by group, each with an example
+    /// (and a note on some).
+    static let operatorGroups: [(heading: String, rows: [(operators: String, example: String, note: String)])] = [
+        ("Comparison", [
+            ("==  =", "age == 30", ""),
+            ("!=  <>", "age != 30", ""),
+            ("<  <=  =<", "age <= 30", ""),
+            (">  >=  =>", "age >= 30", ""),
+            ("BETWEEN", "age BETWEEN {18, 65}", "both ends included"),
+            ("IN", "FirstName IN {\"Ada\", \"Grace\"}", ""),
+        ]),
+        ("Strings (options [c] [d] [cd] [n] after each)", [
+            ("BEGINSWITH", "FirstName BEGINSWITH \"A\"", ""),
+            ("ENDSWITH", "email ENDSWITH[c] \".COM\"", ""),
+            ("CONTAINS", "FirstName CONTAINS[cd] \"zo\"", ""),
+            ("LIKE", "FirstName LIKE \"A?a*\"", "* any run, ? one character"),
+            ("MATCHES", "code MATCHES \"[A-Z]{3}\"", "the whole string, ICU regular expression"),
+            ("IN", "\"da\" IN FirstName", "a substring"),
+        ]),
+        ("Logic", [
+            ("AND  &&", "age > 18 AND active == YES", ""),
+            ("OR  ||", "age < 18 OR age > 64", ""),
+            ("NOT  !", "NOT (age > 18)", ""),
+            ("TRUEPREDICATE", "TRUEPREDICATE", "FALSEPREDICATE too"),
+        ]),
+        ("Collections (to-many relationships: Department's people)", [
+            ("ANY  SOME", "ANY people.age > 60", ""),
+            ("ALL", "ALL people.active == YES", ""),
+            ("NONE", "NONE people.age < 18", ""),
+            ("CONTAINS", "people.age CONTAINS 30", "the collection holds the value"),
+            ("@count", "people.@count > 150", ""),
+            ("@sum @avg @min @max", "people.@sum.salary > 10000000", ""),
+            ("[n] [FIRST] [LAST] [SIZE]", "{1, 2, 3}[LAST] == 3", ""),
+            ("SUBQUERY", "SUBQUERY(people, $p, $p.salary > 50000).@count >= 2", ""),
+        ]),
+        ("Arithmetic and functions", [
+            ("+ - * / **", "salary * 1.1 > 50000", ""),
+            ("-", "-age < -60", "unary minus"),
+            ("now()", "hiredAt < now()", ""),
+            ("sum: count: min: max: average: median: mode: stddev:", "average:({age, 30}) > 60", ""),
+            ("sqrt: log: ln: exp: floor: ceiling: abs: trunc:", "sqrt:(salary) > 300", ""),
+            ("FUNCTION", "FUNCTION(FirstName, 'uppercaseString') == \"ADA\"", "a method by its selector"),
+        ]),
+    ]
+
+    static var operators: String {
+        var lines: [String] = []
+        for group in operatorGroups {
+            lines.append(group.heading)
+            for row in group.rows {
+                var line = "  " + row.operators
+                line = line.count < 16 ? line.padding(toLength: 16, withPad: " ", startingAt: 0) : line + "\n" + String(repeating: " ", count: 16)
+                line += row.example
+                if !row.note.isEmpty { line += "   (\(row.note))" }
+                lines.append(line)
+            }
+        }
+        return lines.joined(separator: "\n")
+    }
+
+    // MARK: - Direct
+
+    /// `.help direct`'s examples, run on the People sample.
+    static let directExamples = [
+        "update Person where age > 64 set active = NO direct",
+        "delete Person where active == NO direct",
+    ]
+
+    static var direct: String {
         """
+        update ENTITY [where PRED] set KEY = VALUE, … direct
+        delete ENTITY [where PRED] direct
 
-    static let predicates = """
-        A predicate is NSPredicate's format language (Apple's Predicate Programming Guide).
+        A batch request in the store, as Core Data's NSBatchUpdateRequest and
+        NSBatchDeleteRequest: no object is loaded, so it is fast on many rows. It is
+        written at once, with no 'save', and 'undo' and 'rollback' cannot take it back.
+        It sees what is saved only, not the pending changes. An update sets attributes
+        only (values may use the row's own attributes: salary * 1.05), without
+        validation; a delete runs the delete rules in SQL (a 'deny' refuses it all).
+        Neither takes sort, limit or offset.
 
-          age > 18 AND (department.name == "Eng" OR salary >= 50000)
-          NOT (active == YES)                lastName BEGINSWITH[cd] "sm"
-          ANY tags.label == "vip"            ALL people.age >= 18     NONE people.active == NO
-          people.@count > 3                  people.@avg.salary > 1000
-          SUBQUERY(people, $p, $p.age > 60).@count > 0
-          hiredAt > @2020-01-01              hiredAt < now()
-          name IN {"Ada", "Grace"}           age BETWEEN {18, 65}
-          nickname == nil                    salary * 12 > 100000
-
-        Literals: "text" 'text' 42 3.5 1e3 0x1F 0o17 0b101 YES NO TRUE FALSE nil NULL
-                  {1, 2, 3} @2024-01-31 @2024-01-31T10:00:00Z CAST(700000000, "NSDate")
-        Keys:     a.b.c through relationships; #key for a reserved word; SELF
-        Options:  [c] case-insensitive, [d] diacritic-insensitive, [n] normalized: name ==[cd] "zoe"
-        Nil:      with a nil left side, != is true; <, >, BEGINSWITH… are false
-        See .help operators for every operator with an example.
+        Examples:
+        \(directExamples.map { "  " + $0 }.joined(separator: "\n"))
         """
+    }
 
-    static let operators = """
-        Comparison
-          ==  =   age == 30                  !=  <>  age != 30
-          <   <=  =<  age <= 30              >   >=  =>  age >= 30
-          BETWEEN     age BETWEEN {18, 65}   IN          name IN {"Ada", "Bob"}
-        Strings (options [c] [d] [cd] [n] on each)
-          BEGINSWITH  name BEGINSWITH "A"    ENDSWITH    email ENDSWITH[c] ".ORG"
-          CONTAINS    name CONTAINS[cd] "zo"  LIKE       name LIKE "A?a*"   (* any run, ? one character)
-          MATCHES     code MATCHES "[A-Z]{3}[0-9]+"      (whole string, ICU regular expression)
-          IN (string)  "da" IN name
-        Logic
-          AND &&      age > 18 AND active == YES      OR ||   a == 1 OR b == 2
-          NOT !       NOT (age > 18)         TRUEPREDICATE   FALSEPREDICATE
-        Collections
-          ANY SOME    ANY people.age > 60    ALL         ALL people.active == YES
-          NONE        NONE people.age < 18   CONTAINS    tags CONTAINS $tag
-          @count @sum @avg @min @max          people.@sum.salary > 100000
-          [n] [FIRST] [LAST] [SIZE]           {1,2,3}[LAST] == 3
-          SUBQUERY(people, $p, $p.salary > 50000).@count >= 2
-        Arithmetic and functions
-          + - * / **  salary * 1.1 > 50000   -age    (unary minus)
-          now()  sum({…}) count: min: max: average: median: mode: stddev:
-          sqrt: log: ln: exp: floor: ceiling: abs: trunc:   FUNCTION(x, 'sqrt:')
-        """
+    /// `line` broken at spaces into lines of at most `width` characters
+    /// (a word longer than that stays whole), the later ones after `indent`.
+    static func wrapped(_ line: String, width: Int = 80, indent: String = "") -> String {
+        var lines: [String] = []
+        var current = ""
+        for word in line.split(separator: " ", omittingEmptySubsequences: false) {
+            let candidate = current.isEmpty ? String(word) : current + " " + word
+            if candidate.count > width, !current.isEmpty, current != indent {
+                lines.append(current)
+                current = indent + word
+            } else {
+                current = candidate
+            }
+        }
+        lines.append(current)
+        return lines.joined(separator: "\n")
+    }
 
-    static let importing = """
-        import Entity from "file.json" reads an array of JSON objects (or one object)
-        following MagicalRecord's rules in the model's userInfo:
-          mappedKeyName        the JSON key (a.b.c for nested keys); .1 … .9 are fallbacks
-          relatedByAttribute   the attribute that identifies objects (default <entity>ID)
-          dateFormat           e.g. yyyy-MM-dd; UnixTime for milliseconds since 1970
-          useDefaultValueWhenNotPresent  YES: an absent key sets the default value
-        Existing objects are updated, not duplicated; JSON null sets nil.
-        """
+    // MARK: - Dot commands
 
     /// One line per command: its usage, then what it does in a column; a
     /// usage too long for the column (never cut short) has it on the next

@@ -5,11 +5,15 @@ import Predicates
 extension ShellSession {
     /// Candidates for the word before `cursor` (a UTF-8 offset into
     /// `line`; one inside a character counts from that character's start):
-    /// dot commands and their arguments at the start of a line, entity
-    /// names where a statement or an entity is expected, key paths after
-    /// `where`/`sort`/`set`/… and after a `.`, variables after `$`,
-    /// keywords and operators, and file names after `import … from "` and
-    /// in the dot commands that take one.
+    /// dot commands and their arguments at the start of a line, and in a
+    /// statement only what may follow at the cursor (see
+    /// `CompletionContext`): entity names where an entity goes, key paths
+    /// where a key goes (a relationship as `department.`, with no space
+    /// after it; `@count`, `@sum.`… after a to-many), operators after a
+    /// key, clause words after a complete part, variables after `$`, and
+    /// file names after `import … from` and in the dot commands that take
+    /// one, under any directory (`../`, `/`, `~/`). Nothing inside a
+    /// string but a file name.
     ///
     /// ```swift
     /// session.completion(in: "Person where ag", cursor: 15).candidates  // ["age"]
@@ -154,8 +158,15 @@ extension ShellSession {
         var depth = 0
         var escaped = false
         for (offset, byte) in bytes.enumerated() {
+            // A line break outside brackets ends the statement, unless
+            // the line ends where a statement cannot.
+            func lineBreak() {
+                if depth == 0, ScriptSplitter.isComplete(String(decoding: bytes[position.statementStart..<offset], as: UTF8.self)) {
+                    position.statementStart = offset + 1
+                }
+            }
             if position.inComment {
-                if byte == UInt8(ascii: "\n") { position.inComment = false; if depth == 0 { position.statementStart = offset + 1 } }
+                if byte == UInt8(ascii: "\n") { position.inComment = false; lineBreak() }
                 continue
             }
             if let string = position.string {
@@ -174,7 +185,7 @@ extension ShellSession {
             case UInt8(ascii: "("), UInt8(ascii: "{"), UInt8(ascii: "["): depth += 1
             case UInt8(ascii: ")"), UInt8(ascii: "}"), UInt8(ascii: "]"): depth = max(0, depth - 1)
             case UInt8(ascii: ";"): if depth == 0 { position.statementStart = offset + 1 }
-            case UInt8(ascii: "\n"): if depth == 0 { position.statementStart = offset + 1 }
+            case UInt8(ascii: "\n"): lineBreak()
             default: break
             }
         }
@@ -204,7 +215,20 @@ extension ShellSession {
             let names = variables.keys.sorted().map { "$" + $0 }
             return Completion(range: start - 1..<cursor, candidates: Self.filter(names, "$" + word))
         }
-        return Completion(range: start..<cursor, candidates: wordCandidates(word: word, head: head))
+        // A file name not in quotes yet (`import Person from Sam`): the
+        // word runs back to the space, and gets its opening quote.
+        var pathStart = scalars.count
+        while pathStart > 0, !scalars[pathStart - 1].properties.isWhitespace { pathStart -= 1 }
+        let pathHead = String(String.UnicodeScalarView(scalars[..<pathStart]))
+        if CompletionContext(model: model, head: pathHead)?.expected.fileName == true {
+            let typed = String(String.UnicodeScalarView(scalars[pathStart...]))
+            let files = fileCandidates(typed).map { FileCandidate(name: "\"" + Self.escape($0.name, quote: "\""), isDirectory: $0.isDirectory) }
+            return fileCompletion(files, range: cursor - typed.utf8.count..<cursor, closing: "\"")
+        }
+        let candidates = wordCandidates(word: word, head: head)
+        // A key path that goes on (`department.`) takes no space after it.
+        let goesOn = candidates.count == 1 && candidates[0].hasSuffix(".")
+        return Completion(range: start..<cursor, candidates: candidates, terminator: goesOn ? "" : " ")
     }
 
     private static func isWordScalar(_ scalar: Unicode.Scalar) -> Bool {
@@ -215,10 +239,6 @@ extension ShellSession {
     private func wordCandidates(word: String, head: String) -> [String] {
         let trimmedHead = head.trimmingCharacters(in: .whitespacesAndNewlines)
         let entities = model.entities.map(\.name).sorted()
-        // Statement start: entities and statement words.
-        if trimmedHead.isEmpty {
-            return Self.filter(entities + StatementParser.statementWords, word)
-        }
         let previousWords = trimmedHead.split(whereSeparator: { $0.isWhitespace || $0 == "(" || $0 == "{" || $0 == "," })
         let previous = previousWords.last.map(String.init)?.lowercased()
         // `fetch Template with variable = …, …`
@@ -231,33 +251,55 @@ extension ShellSession {
             }
             return Self.filter(Self.predicateWords, word)
         }
-        // After words that take an entity.
-        if let previous, ["first", "count", "insert", "update", "delete", "truncate", "import", "of", "from", "explain", "entity"].contains(previous) {
-            return Self.filter(entities, word)
+        guard let context = CompletionContext(model: model, head: head) else { return [] }
+        let expected = context.expected
+        var candidates: [String] = []
+        if expected.keys {
+            let roots = expected.keysOf.map { [$0] } ?? model.entities
+            for root in roots { candidates += Self.keyPaths(word, from: root, continuing: expected.continuingKeys) }
         }
-        // Key paths: find the statement's entity, then walk the typed path.
-        if let entity = statementEntity(head) {
-            var current = entity
-            var prefix = ""
-            let parts = word.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
-            for part in parts.dropLast() {
-                guard let relationship = current.relationship(named: part), let destination = relationship.destination else {
-                    return []
-                }
-                prefix += part + "."
+        if expected.entities { candidates += entities }
+        if expected.statementWords { candidates += StatementParser.statementWords }
+        return Self.filter(candidates + expected.words, word)
+    }
+
+    /// The key paths from `root` that start like `word` (a key path as
+    /// typed so far): through relationships, to-one or to-many, then the
+    /// destination's properties; after a to-many also `@count` and the
+    /// other collection operators (`people.@sum.`), the latter followed
+    /// by the destination's attributes. With `continuing`, relationships
+    /// end in `.`, as the path goes on through them.
+    static func keyPaths(_ word: String, from root: EntityDescription, continuing: Bool) -> [String] {
+        var parts = word.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+        var last = parts.removeLast()
+        var current = root
+        var prefix = ""
+        var toMany = false
+        var afterOperator = false
+        for (i, part) in parts.enumerated() {
+            if !afterOperator, let relationship = current.relationship(named: part), let destination = relationship.destination {
                 current = destination
+                toMany = relationship.isToMany
+            } else if toMany, part.hasPrefix("@"), let op = CollectionOperator(name: String(part.dropFirst())), op != .count {
+                afterOperator = true
+                toMany = false
+            } else {
+                // An element of a composite attribute (`size.width`) is
+                // an attribute named with its dot: match the rest whole.
+                last = (parts[i...] + [last]).joined(separator: ".")
+                break
             }
-            let last = parts.last ?? ""
-            if last.hasPrefix("@") {
-                return Self.filter(["@count", "@sum", "@avg", "@min", "@max"].map { prefix + $0 }, word)
-            }
-            var candidates = current.propertyNames.map { prefix + $0 }
-            if prefix.isEmpty {
-                candidates += Self.predicateWords + StatementParser.clauseWords
-            }
-            return Self.filter(candidates, word)
+            prefix += part + "."
         }
-        return Self.filter(Self.predicateWords + StatementParser.clauseWords, word)
+        var names = current.attributes.map(\.name)
+        if !afterOperator {
+            names += current.relationships.map { $0.name + (continuing ? "." : "") }
+            if toMany {
+                names += CollectionOperator.allCases.map { $0 == .count ? $0.format : $0.format + "." }
+            }
+        }
+        let lowered = last.lowercased()
+        return names.filter { $0.lowercased().hasPrefix(lowered) }.map { prefix + $0 }
     }
 
     /// Inside a string: a file name after `import Entity from`, else
@@ -297,20 +339,6 @@ extension ShellSession {
         var seen: Set<String> = []
         let lowered = word.lowercased()
         return candidates.filter { $0.lowercased().hasPrefix(lowered) && seen.insert($0).inserted }
-    }
-
-    /// The entity the statement being typed is about.
-    private func statementEntity(_ head: String) -> EntityDescription? {
-        let words = head.split(whereSeparator: { !($0.isLetter || $0.isNumber || $0 == "_") }).map(String.init)
-        for (i, word) in words.enumerated() {
-            if let entity = model.entity(named: word) {
-                // `of Person`, `from Person`, `insert Person`, or a statement starting with it.
-                if i == 0 || ["first", "count", "insert", "update", "delete", "of", "from", "explain"].contains(words[i - 1].lowercased()) {
-                    return entity
-                }
-            }
-        }
-        return nil
     }
 
     // MARK: - Files

@@ -11,11 +11,11 @@ extension ShellSession {
          "copy the store to PATH (type from its extension; coredata: Core Data's own format, SQLite or, for PATH.xml, Apple's XML) and use the copy"),
         ("model", ".model [--migrate] [--migrate-dropping-data] PATH", "use the model of an .xcdatamodel or .xcdatamodeld"),
         ("read", ".read FILE", "run the statements of a file"),
-        ("mode", ".mode table|line|json|csv", "how results are shown"),
-        ("headers", ".headers on|off", "column names in table and csv modes"),
-        ("timer", ".timer on|off", "show how long each statement took"),
+        ("mode", ".mode [table|line|json|csv]", "how results are shown; with none, which"),
+        ("headers", ".headers [on|off]", "column names in table and csv modes"),
+        ("timer", ".timer [on|off]", "show each statement's time: real, user and system"),
         ("output", ".output [FILE]", "send results to FILE, or back to the screen"),
-        ("bail", ".bail on|off", "stop a script at its first error"),
+        ("bail", ".bail [on|off]", "stop a script at its first error"),
         ("schema", ".schema [ENTITY]", "the entity statements of the model"),
         ("entities", ".entities", "the entities with their object counts"),
         ("quit", ".quit", "leave mrq (asks first about unsaved changes)"),
@@ -30,9 +30,14 @@ extension ShellSession {
             report(message, range: range, source: source, fileName: fileName, output: output)
             return false
         }
-        func onOff(_ apply: (Bool) -> Void) -> Bool {
+        // With no argument, a setting is shown.
+        func onOff(_ current: Bool, _ apply: (Bool) -> Void) -> Bool {
+            if arguments.isEmpty {
+                output.status("\(name): \(current ? "on" : "off")")
+                return true
+            }
             guard arguments.count == 1, let flag = ["on": true, "off": false, "yes": true, "no": false][arguments[0].lowercased()] else {
-                return fail("usage: .\(name) on|off")
+                return fail("usage: .\(name) [on|off]")
             }
             apply(flag)
             return true
@@ -44,16 +49,20 @@ extension ShellSession {
             case "quit", "exit":
                 quitRequested = true
             case "mode":
+                if arguments.isEmpty {
+                    output.status("mode: \(renderOptions.mode.rawValue)")
+                    return true
+                }
                 guard arguments.count == 1, let mode = OutputMode(rawValue: arguments[0].lowercased()) else {
-                    return fail("usage: .mode table|line|json|csv")
+                    return fail("usage: .mode [table|line|json|csv]")
                 }
                 renderOptions.mode = mode
             case "headers":
-                return onOff { renderOptions.headers = $0 }
+                return onOff(renderOptions.headers) { renderOptions.headers = $0 }
             case "timer":
-                return onOff { timer = $0 }
+                return onOff(timer) { timer = $0 }
             case "bail":
-                return onOff { bail = $0 }
+                return onOff(bail) { bail = $0 }
             case "output":
                 guard arguments.count <= 1 else { return fail("usage: .output [FILE]") }
                 if let name = arguments.first {

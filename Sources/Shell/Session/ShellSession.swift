@@ -120,7 +120,7 @@ public final class ShellSession: ShellSessionProtocol {
             if FileManager.default.fileExists(atPath: url.path) { baseDirectory = url.deletingLastPathComponent() }
         }
         for item in ScriptSplitter.split(source) {
-            let started = DispatchTime.now()
+            let started = timer ? RunTime.now() : nil
             var succeeded: Bool
             switch item {
             case .dotCommand(let line, let range):
@@ -131,10 +131,7 @@ public final class ShellSession: ShellSessionProtocol {
                 report(error.message, range: error.range, source: source, fileName: fileName, output: out)
                 succeeded = false
             }
-            if timer {
-                let elapsed = Double(DispatchTime.now().uptimeNanoseconds - started.uptimeNanoseconds) / 1e9
-                out.status(String(format: "Run Time: real %.3f\n", elapsed))
-            }
+            if timer, let started { out.status(started.report()) }
             if let problem = out.takeWriteProblem() {
                 report(problem, range: item.range, source: source, fileName: fileName, output: out)
                 succeeded = false
