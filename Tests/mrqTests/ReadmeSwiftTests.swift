@@ -11,6 +11,8 @@ import Testing
         import Foundation
         import ObjectStore
         import Predicates
+        import struct Predicates.Expression
+        import struct Predicates.Predicate
 
         final class Person: ManagedObject {
             @Managed("FirstName") var firstName: String?
