@@ -125,7 +125,7 @@ extension ActiveRecordObject {
         try requestAll(where: Finder.predicate(format, arguments), sortedBy: sortedBy, ascending: ascending, in: context)
     }
 
-    /// `requestAll` with Swift values for the placeholders (see ``PredicateArgument``).
+    /// `requestAll` with Swift values for the placeholders (see `PredicateArgument`).
     @_disfavoredOverload
     public static func requestAll(where format: String? = nil, _ arguments: any PredicateArgument..., sortedBy: String? = nil,
                                   ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> FetchRequest {
@@ -213,7 +213,7 @@ extension ActiveRecordObject {
         try findAll(where: Predicate(format: format, arguments: arguments), sortedBy: sortedBy, ascending: ascending, in: context)
     }
 
-    /// `findAll` with Swift values for the placeholders (see ``PredicateArgument``):
+    /// `findAll` with Swift values for the placeholders (see `PredicateArgument`):
     ///
     /// ```swift
     /// let minAge = 18
