@@ -123,3 +123,17 @@ soak: deps
 bench-smoke: deps
 	$(SWIFT) build -c release --package-path Benchmarks --scratch-path $(BENCH_SCRATCH)
 	$(BENCH_SCRATCH)/release/mrq-bench --smoke
+
+# The DocC documentation of the three libraries (swift-docc-plugin), each a
+# static site in .build/docs/<Target>: serve the folder, e.g. with
+# `python3 -m http.server -d .build/docs`, and open
+# /Predicates/documentation/predicates/ (or objectstore, activerecord).
+DOC_TARGETS := Predicates ObjectStore ActiveRecord
+.PHONY: docs
+docs: deps
+	@mkdir -p .build/docs
+	@for t in $(DOC_TARGETS); do \
+		$(SWIFT) package --allow-writing-to-directory .build/docs generate-documentation \
+			--target $$t --output-path .build/docs/$$t \
+			--transform-for-static-hosting --hosting-base-path $$t || exit 1; \
+	done

@@ -11,7 +11,11 @@ import Predicates
 /// let context = MagicalRecord.defaultContext
 /// ```
 public final class CoreDataStack: @unchecked Sendable {
+    /// The model the stack was set up with.
     public let model: ManagedObjectModel
+    /// The coordinator holding the store: Core Data's
+    /// `NSPersistentStoreCoordinator`, for what the contexts don't do
+    /// (migrating, `persistentHistory(after:)`, a second store).
     public let coordinator: PersistentStoreCoordinator
     /// Private queue, on the coordinator: the context that writes to disk.
     public let rootSavingContext: ManagedObjectContext
@@ -22,13 +26,27 @@ public final class CoreDataStack: @unchecked Sendable {
     /// Where save blocks' completion handlers run (``Options/completionQueue``).
     public let completionQueue: DispatchQueue
 
+    /// Where the stack keeps its SQLite store.
     public enum StoreLocation: Sendable {
         /// In the XDG data directory, under the app's name.
         case named(String)
+        /// At this file URL; its folder is created when missing.
         case url(URL)
+        /// In memory, gone when the stack is: for tests and previews.
         case inMemory
     }
 
+    /// How ``CoreDataStack/init(model:store:options:)`` sets the stack up:
+    /// migration, the default context's queue, where save completions run.
+    /// The defaults are MagicalRecord's, for an app; ``server`` is the setup
+    /// for a server or a command-line tool.
+    ///
+    /// ```swift
+    /// var options = CoreDataStack.Options.server
+    /// options.autoMigrate = true
+    /// try MagicalRecord.setupCoreDataStack(model: model, storeAt: url,
+    ///                                      options: options)
+    /// ```
     public struct Options: Sendable {
         /// Migrate the store when it was made with another model (inferred
         /// migration): what `MagicalRecord.setupAutoMigratingCoreDataStack`
@@ -50,6 +68,8 @@ public final class CoreDataStack: @unchecked Sendable {
         /// MagicalRecord, unless set. A server or tool whose main thread
         /// never runs the main queue sets its own (see ``server``).
         public var completionQueue: DispatchQueue = .main
+        /// The app setup: no migration, a main-queue default context,
+        /// completions on the main queue.
         public init() {}
 
         /// The setup for a server or a command-line tool: nothing runs on
@@ -70,6 +90,19 @@ public final class CoreDataStack: @unchecked Sendable {
         }
     }
 
+    /// Opens (or creates) the store and builds the stack on it, without
+    /// making it the default: pass it to `MagicalRecord.use(_:)` for that, or
+    /// keep several. `MagicalRecord.setupCoreDataStack` calls this.
+    ///
+    /// ```swift
+    /// let stack = try CoreDataStack(model: model, store: .url(url),
+    ///                               options: .server)
+    /// let context = stack.newPrivateContext()
+    /// ```
+    ///
+    /// Throws when the store cannot be opened, or was made with another
+    /// model and `options` allow no migration (`StoreError`, the store left
+    /// as it was).
     public init(model: ManagedObjectModel, store: StoreLocation, options: Options = Options()) throws {
         self.model = model
         completionQueue = options.completionQueue

@@ -5,6 +5,8 @@ import struct Predicates.Predicate
 
 /// An unknown key in a sort string or attribute name.
 public struct FinderError: Error, CustomStringConvertible, Equatable {
+    /// What was wrong, with a suggestion when there is a close name:
+    /// `unknown sort key 'agee' on Person; did you mean 'age'?`.
     public let message: String
     public var description: String { message }
 }
@@ -57,7 +59,6 @@ public enum Finder {
         return request
     }
 
-    /// `attribute == value`, with `nil` meaning `attribute == nil`.
     /// Makes `type` its entity's class if it is not yet, after
     /// `ManagedObjectModel.register`'s check: a finder on a class never
     /// registered works, or says why it cannot.
@@ -76,6 +77,9 @@ public enum Finder {
         try predicate(format, arguments.map(\.formatArgument))
     }
 
+    /// `attribute == value` (with `.null`, `attribute == nil`): the predicate
+    /// of `findFirst(byAttribute:withValue:)`. Throws a ``FinderError`` when
+    /// `entity` has no property of that name.
     public static func predicate(attribute: String, value: Value, entity: EntityDescription) throws -> Predicate {
         guard entity.attribute(named: attribute) != nil || entity.relationship(named: attribute) != nil else {
             var message = "unknown attribute '\(attribute)' on \(entity.name)"
@@ -85,6 +89,15 @@ public enum Finder {
         return Predicate(.comparison(Comparison(.direct, .equal, .keyPath(attribute), .constant(value))))
     }
 
+    /// Runs `request` in `context` (the default context when nil) and returns
+    /// its objects, typed `ManagedObject`: MagicalRecord's
+    /// `MR_executeFetchRequest:inContext:` for code that has an entity name
+    /// rather than a class.
+    ///
+    /// ```swift
+    /// let request = try Finder.request("Person", sortedBy: "LastName")
+    /// let people = try Finder.execute(request, in: context)
+    /// ```
     public static func execute(_ request: FetchRequest, in context: ManagedObjectContext? = nil) throws -> [ManagedObject] {
         Array(try self.context(context).fetch(request))
     }
@@ -112,13 +125,22 @@ extension ActiveRecordObject {
         try requestAll(where: Finder.predicate(format, arguments), sortedBy: sortedBy, ascending: ascending, in: context)
     }
 
-    /// `requestAll` with Swift values for the placeholders (see ``PredicateArgument``).
+    /// `requestAll` with Swift values for the placeholders (see `PredicateArgument`).
     @_disfavoredOverload
     public static func requestAll(where format: String? = nil, _ arguments: any PredicateArgument..., sortedBy: String? = nil,
                                   ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> FetchRequest {
         try requestAll(where: Finder.predicate(format, arguments), sortedBy: sortedBy, ascending: ascending, in: context)
     }
 
+    /// A request for the objects matching `predicate` (every object when
+    /// nil), sorted by a MagicalRecord sort string: MagicalRecord's
+    /// `MR_requestAllSortedBy:ascending:withPredicate:inContext:`. Throws a
+    /// ``FinderError`` for an unknown sort key.
+    ///
+    /// ```swift
+    /// let adults = try Predicate(format: "age >= 18")
+    /// let request = try Person.requestAll(where: adults, sortedBy: "LastName")
+    /// ```
     public static func requestAll(where predicate: Predicate?, sortedBy: String? = nil, ascending: Bool = true,
                                   in context: ManagedObjectContext? = nil) throws -> FetchRequest {
         try Finder.request(entityName, where: predicate, sortedBy: sortedBy, ascending: ascending, in: context)
@@ -191,7 +213,7 @@ extension ActiveRecordObject {
         try findAll(where: Predicate(format: format, arguments: arguments), sortedBy: sortedBy, ascending: ascending, in: context)
     }
 
-    /// `findAll` with Swift values for the placeholders (see ``PredicateArgument``):
+    /// `findAll` with Swift values for the placeholders (see `PredicateArgument`):
     ///
     /// ```swift
     /// let minAge = 18
@@ -203,6 +225,14 @@ extension ActiveRecordObject {
         try findAll(where: Predicate(format: format, arguments: arguments.map(\.formatArgument)), sortedBy: sortedBy, ascending: ascending, in: context)
     }
 
+    /// The objects matching a parsed `Predicate`, optionally sorted:
+    /// MagicalRecord's `MR_findAllSortedBy:ascending:withPredicate:inContext:`.
+    /// Parse a predicate once and reuse it to skip the parsing on every call.
+    ///
+    /// ```swift
+    /// let adults = try Predicate(format: "age >= %d", 18)
+    /// let people = try Person.findAll(where: adults, sortedBy: "LastName:NO")
+    /// ```
     public static func findAll(where predicate: Predicate, sortedBy: String? = nil, ascending: Bool = true,
                                in context: ManagedObjectContext? = nil) throws -> [Self] {
         try execute(try requestAll(where: predicate, sortedBy: sortedBy, ascending: ascending, in: context), in: context)
@@ -241,7 +271,6 @@ extension ActiveRecordObject {
         try findFirst(byAttribute: attribute, withValue: value.predicateValue, in: context)
     }
 
-    /// Every object whose `attribute` equals `value`, optionally ordered.
     /// `find(byAttribute:withValue:)` with a Swift value.
     @_disfavoredOverload
     public static func find(byAttribute attribute: String, withValue value: some PredicateValue, orderedBy: String? = nil,
@@ -249,6 +278,16 @@ extension ActiveRecordObject {
         try find(byAttribute: attribute, withValue: value.predicateValue, orderedBy: orderedBy, ascending: ascending, in: context)
     }
 
+    /// Every object whose `attribute` equals `value`, optionally ordered by a
+    /// sort string: MagicalRecord's
+    /// `MR_findByAttribute:withValue:andOrderBy:ascending:inContext:`. Throws a
+    /// ``FinderError`` for an unknown attribute or sort key.
+    ///
+    /// ```swift
+    /// let engineers = try Person.find(byAttribute: "department.name",
+    ///                                 withValue: "Engineering",
+    ///                                 orderedBy: "LastName")
+    /// ```
     public static func find(byAttribute attribute: String, withValue value: Value, orderedBy: String? = nil,
                             ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> [Self] {
         let context = try Finder.context(context)
@@ -258,8 +297,6 @@ extension ActiveRecordObject {
         return try execute(request, in: context)
     }
 
-    /// The first object whose `attribute` equals `value`, or a new one with
-    /// that value.
     /// `findFirstOrCreate(byAttribute:withValue:)` with a Swift value.
     @_disfavoredOverload
     public static func findFirstOrCreate(byAttribute attribute: String, withValue value: some PredicateValue,
@@ -279,10 +316,24 @@ extension ActiveRecordObject {
 
     // MARK: - Counting
 
+    /// How many objects of this class's entity there are, counted in SQL and
+    /// adjusted for the context's pending changes: MagicalRecord's
+    /// `MR_countOfEntities` (`MR_countOfEntitiesWithContext:`).
+    ///
+    /// ```swift
+    /// let total = try Person.count()
+    /// ```
     public static func count(in context: ManagedObjectContext? = nil) throws -> Int {
         try Finder.context(context).count(for: try requestAll(where: nil, in: context))
     }
 
+    /// How many objects match a predicate format string with arguments:
+    /// MagicalRecord's `MR_countOfEntitiesWithPredicate:`. Throws a
+    /// `SyntaxError` for a malformed format.
+    ///
+    /// ```swift
+    /// let adults = try Person.count(where: "age >= %d", 18)
+    /// ```
     public static func count(where format: String, _ arguments: FormatArgument..., in context: ManagedObjectContext? = nil) throws -> Int {
         try count(where: Predicate(format: format, arguments: arguments), in: context)
     }
@@ -293,6 +344,7 @@ extension ActiveRecordObject {
         try count(where: Predicate(format: format, arguments: arguments.map(\.formatArgument)), in: context)
     }
 
+    /// How many objects match a parsed `Predicate`.
     public static func count(where predicate: Predicate, in context: ManagedObjectContext? = nil) throws -> Int {
         try Finder.context(context).count(for: try requestAll(where: predicate, in: context))
     }

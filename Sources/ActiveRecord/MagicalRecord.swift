@@ -92,6 +92,8 @@ public enum MagicalRecord {
         MRLog.level = level
     }
 
+    /// The logging level in force (`setLoggingLevel(_:)` sets it):
+    /// MagicalRecord's `loggingLevel`.
     public static var loggingLevel: MRLog.Level { MRLog.level }
 
     // MARK: - Save blocks

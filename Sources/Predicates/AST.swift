@@ -11,21 +11,44 @@ import Foundation
 /// Every node keeps the ``SourceRange`` it was parsed from; `==` and
 /// `hash(into:)` ignore ranges, so `try Predicate(format: p.format) == p`.
 public struct Predicate: Sendable, Hashable {
+    /// What a predicate node is: a constant, a negation, a conjunction, a
+    /// disjunction or a comparison (NSPredicate's `NSCompoundPredicate` types
+    /// and `NSComparisonPredicate`).
+    ///
+    /// ```swift
+    /// switch try Predicate(format: "NOT (age > 18)").kind {
+    /// case .not(let inner): print(inner.format)   // age > 18
+    /// default: break
+    /// }
+    /// ```
     public indirect enum Kind: Sendable, Hashable {
         /// `TRUEPREDICATE` or `FALSEPREDICATE`.
         case constant(Bool)
+        /// `NOT p` (or `!p`): NSCompoundPredicate's `notPredicateType`.
         case not(Predicate)
         /// Two or more operands; `a AND b AND c` is one node, while
         /// `(a AND b) AND c` nests.
         case and([Predicate])
         /// Two or more operands, flattened like `and`.
         case or([Predicate])
+        /// `lhs op rhs`, with its quantifier and options: an
+        /// NSComparisonPredicate.
         case comparison(Comparison)
     }
 
+    /// The node itself; match on it to walk the tree.
     public var kind: Kind
+    /// Where the predicate was parsed from; ``SourceRange/unknown`` for one
+    /// built in code. Ignored by `==`.
     public var range: SourceRange
 
+    /// Builds a predicate node in code, as NSCompoundPredicate's
+    /// `init(andPredicateWithSubpredicates:)` and its siblings do.
+    ///
+    /// ```swift
+    /// let adult = try Predicate(format: "age >= 18")
+    /// let p = Predicate(.and([adult, try Predicate(format: "active == YES")]))
+    /// ```
     public init(_ kind: Kind, range: SourceRange = .unknown) {
         self.kind = kind
         self.range = range
@@ -34,7 +57,10 @@ public struct Predicate: Sendable, Hashable {
     public static func == (lhs: Predicate, rhs: Predicate) -> Bool { lhs.kind == rhs.kind }
     public func hash(into hasher: inout Hasher) { hasher.combine(kind) }
 
+    /// `TRUEPREDICATE`: matches every object, as
+    /// `NSPredicate(value: true)`.
     public static let truePredicate = Predicate(.constant(true))
+    /// `FALSEPREDICATE`: matches no object, as `NSPredicate(value: false)`.
     public static let falsePredicate = Predicate(.constant(false))
 }
 
@@ -46,22 +72,47 @@ public struct Predicate: Sendable, Hashable {
 public struct Comparison: Sendable, Hashable {
     /// The quantifier in front of the comparison. `SOME` parses as `.any`.
     public enum Modifier: String, Sendable, Hashable, CaseIterable {
+        /// `direct` compares the value itself (NSComparisonPredicate's
+        /// `directPredicateModifier`); `ANY`, `ALL` and `NONE` test each
+        /// element of a collection on the left (`anyPredicateModifier`,
+        /// `allPredicateModifier`; `NONE x` is `NOT ANY x`).
         case direct = "", any = "ANY", all = "ALL", none = "NONE"
     }
 
+    /// The operator of a comparison, NSComparisonPredicate's `Operator`; the
+    /// raw value is its canonical spelling in a format string.
+    ///
+    /// ```swift
+    /// Comparison.Operator(rawValue: "BEGINSWITH") == .beginsWith   // true
+    /// ```
     public enum Operator: String, Sendable, Hashable, CaseIterable {
+        /// `==` (also `=`): `equalTo`.
         case equal = "=="
+        /// `!=` (also `<>`): `notEqualTo`.
         case notEqual = "!="
+        /// `<`: `lessThan`.
         case less = "<"
+        /// `<=` (also `=<`): `lessThanOrEqualTo`.
         case lessEqual = "<="
+        /// `>`: `greaterThan`.
         case greater = ">"
+        /// `>=` (also `=>`): `greaterThanOrEqualTo`.
         case greaterEqual = ">="
+        /// `x BETWEEN {lo, hi}`, inclusive at both ends.
         case between = "BETWEEN"
+        /// `x IN collection`: membership in a collection (or a substring of a
+        /// string).
         case `in` = "IN"
+        /// `CONTAINS`: a substring test on strings, membership on a collection.
         case contains = "CONTAINS"
+        /// `BEGINSWITH`: a string prefix test.
         case beginsWith = "BEGINSWITH"
+        /// `ENDSWITH`: a string suffix test.
         case endsWith = "ENDSWITH"
+        /// `LIKE`: a whole-string wildcard match, `*` for any run and `?` for
+        /// one character.
         case like = "LIKE"
+        /// `MATCHES`: a whole-string ICU regular expression match.
         case matches = "MATCHES"
 
         /// True for `< <= > >=`.
@@ -77,8 +128,13 @@ public struct Comparison: Sendable, Hashable {
     public struct Options: OptionSet, Sendable, Hashable {
         public let rawValue: UInt8
         public init(rawValue: UInt8) { self.rawValue = rawValue }
+        /// `[c]`: compare strings ignoring case (`caseInsensitive`).
         public static let caseInsensitive = Options(rawValue: 1)
+        /// `[d]`: compare strings ignoring accents, so `é` matches `e`
+        /// (`diacriticInsensitive`).
         public static let diacriticInsensitive = Options(rawValue: 2)
+        /// `[n]`: the caller promises both strings are already normalized
+        /// (`normalized`); mrq compares them as given.
         public static let normalized = Options(rawValue: 4)
 
         /// `[cd]` and so on; empty when there are no options.
@@ -92,13 +148,29 @@ public struct Comparison: Sendable, Hashable {
         }
     }
 
+    /// The quantifier: `.direct` unless the comparison starts with `ANY`,
+    /// `SOME`, `ALL` or `NONE`.
     public var modifier: Modifier
+    /// The comparison operator.
     public var op: Operator
+    /// The `[cd]` options written after the operator.
     public var options: Options
+    /// The left operand, usually a key path (`department.name`).
     public var lhs: Expression
+    /// The right operand, usually a constant (`"Engineering"`).
     public var rhs: Expression
+    /// Where the comparison was parsed from; ignored by `==`.
     public var range: SourceRange
 
+    /// Builds a comparison in code, as NSComparisonPredicate's initializer
+    /// does. Wrap it in `Predicate(.comparison(c))` to use it as a
+    /// predicate.
+    ///
+    /// ```swift
+    /// let c = Comparison(.direct, .beginsWith, .keyPath("name"),
+    ///                    .constant("A"), options: .caseInsensitive)
+    /// let p = Predicate(.comparison(c))   // name BEGINSWITH[c] "A"
+    /// ```
     public init(_ modifier: Modifier = .direct, _ op: Operator, _ lhs: Expression, _ rhs: Expression,
                 options: Options = [], range: SourceRange = .unknown) {
         self.modifier = modifier
@@ -135,7 +207,12 @@ public struct Comparison: Sendable, Hashable {
 /// "name"])`, also when written `SELF.department.name` or substituted
 /// through `%K`.
 public struct Expression: Sendable, Hashable {
+    /// What an expression node is: NSExpression's expression types, plus
+    /// arithmetic, indexes and format placeholders, which NSExpression keeps as
+    /// functions.
     public indirect enum Kind: Sendable, Hashable {
+        /// A literal: `18`, `"Ada"`, `@2024-01-31`, `nil`
+        /// (`NSExpression(forConstantValue:)`).
         case constant(Value)
         /// Keys read from the evaluated object, in order.
         case keyPath([String])
@@ -149,6 +226,8 @@ public struct Expression: Sendable, Hashable {
         case function(Function, [Expression])
         /// `FUNCTION(receiver, 'selector:', arguments…)`.
         case method(receiver: Expression, selector: String, arguments: [Expression])
+        /// `lhs + rhs` and the other arithmetic operators (NSExpression's
+        /// `add:to:`, `from:subtract:`… functions).
         case binary(ArithmeticOperator, Expression, Expression)
         /// Unary minus.
         case negate(Expression)
@@ -167,9 +246,18 @@ public struct Expression: Sendable, Hashable {
         case placeholder(FormatSpecifier)
     }
 
+    /// The node itself; match on it to walk the tree.
     public var kind: Kind
+    /// Where the expression was parsed from; ``SourceRange/unknown`` for one
+    /// built in code. Ignored by `==`.
     public var range: SourceRange
 
+    /// Builds an expression node in code.
+    ///
+    /// ```swift
+    /// let next = Expression(.binary(.add, .keyPath("age"), .constant(1)))
+    /// next.format   // age + 1
+    /// ```
     public init(_ kind: Kind, range: SourceRange = .unknown) {
         self.kind = kind
         self.range = range
@@ -195,19 +283,32 @@ public struct Expression: Sendable, Hashable {
 
 /// `+ - * / **`.
 public enum ArithmeticOperator: String, Sendable, Hashable, CaseIterable {
+    /// `+`, `-`, `*`, `/` and `**` (power, right-associative), as
+    /// NSExpression's `add:to:`, `from:subtract:`, `multiply:by:`,
+    /// `divide:by:` and `raise:toPower:`.
     case add = "+", subtract = "-", multiply = "*", divide = "/", power = "**"
 }
 
 /// The subscript of an index expression.
 public enum Index: Sendable, Hashable {
+    /// `base[expression]`: an element of a collection by 0-based position, or
+    /// a key of an object by string.
     case at(Expression)
+    /// `base[FIRST]`, `base[LAST]` (nil for an empty collection) and
+    /// `base[SIZE]` (the element count).
     case first, last, size
 }
 
 /// Key-value coding collection operators.
 public enum CollectionOperator: String, Sendable, Hashable, CaseIterable {
+    /// `@count`, `@sum`, `@avg`, `@min`, `@max`: key-value coding's aggregate
+    /// operators (`children.@avg.age`); nils are skipped.
     case count, sum, avg, min, max
+    /// `@distinctUnionOfObjects` and `@unionOfObjects`: the values of a key
+    /// over a collection, without and with duplicates.
     case distinctUnionOfObjects, unionOfObjects
+    /// `@distinctUnionOfArrays`, `@unionOfArrays` and `@distinctUnionOfSets`:
+    /// the same over a collection of collections, flattened one level.
     case distinctUnionOfArrays, unionOfArrays, distinctUnionOfSets
 
     /// `@count`, and so on.
@@ -224,12 +325,19 @@ public enum CollectionOperator: String, Sendable, Hashable, CaseIterable {
 
 /// The class names CAST accepts.
 public enum CastType: String, Sendable, Hashable, CaseIterable {
+    /// `"NSDate"`: a number as seconds since 2001-01-01, or an ISO 8601 string.
     case date = "NSDate"
+    /// `"NSNumber"`: a number, or a string read as one.
     case number = "NSNumber"
+    /// `"NSString"`: the value as text.
     case string = "NSString"
+    /// `"NSDecimalNumber"`: an exact decimal, from a number or a string.
     case decimal = "NSDecimalNumber"
+    /// `"NSUUID"`: a UUID from its string form.
     case uuid = "NSUUID"
+    /// `"NSURL"`: a URL from a string.
     case url = "NSURL"
+    /// `"NSData"`: bytes from a base64 string.
     case data = "NSData"
 }
 
@@ -239,16 +347,39 @@ public enum CastType: String, Sendable, Hashable, CaseIterable {
 /// Function(selector: "average:") == .average   // true
 /// ```
 public enum Function: String, Sendable, Hashable, CaseIterable {
+    /// Aggregates of a collection: `sum:`, `count:` (non-nil elements), `min:`
+    /// and `max:` (`sum:(salaries)`, or `sum(salaries)`).
     case sum = "sum:", count = "count:", min = "min:", max = "max:"
+    /// Statistics of a collection: `average:`, `median:` (the mean of the two
+    /// middle values for an even count), `mode:` (the collection of the most
+    /// frequent values) and `stddev:` (population standard deviation).
     case average = "average:", median = "median:", mode = "mode:", stddev = "stddev:"
+    /// Arithmetic as functions: `add:to:(a, b)` is `a + b`,
+    /// `from:subtract:(a, b)` is `a - b`, `multiply:by:(a, b)` is `a * b`.
     case add = "add:to:", subtract = "from:subtract:", multiply = "multiply:by:"
+    /// `divide:by:(a, b)` is `a / b`; `modulus:by:(a, b)` is the remainder.
+    /// Both throw on a zero divisor.
     case divide = "divide:by:", modulus = "modulus:by:"
+    /// `sqrt:`, `log:` (base 10), `ln:` (natural), `raise:toPower:(a, b)`
+    /// (`a ** b`) and `exp:` (e to the power).
     case sqrt = "sqrt:", log = "log:", ln = "ln:", raise = "raise:toPower:", exp = "exp:"
+    /// Rounding and sign: `floor:`, `ceiling:`, `abs:` and `trunc:` (toward
+    /// zero).
     case floor = "floor:", ceiling = "ceiling:", abs = "abs:", trunc = "trunc:"
+    /// `random()` is a double in `0..<1`; `random:(list)` an element of a
+    /// collection; `randomn:(n)` an integer in `0..<n`; `now()` the current
+    /// date.
     case random = "random", randomElement = "random:", randomn = "randomn:", now = "now"
+    /// `uppercase:` and `lowercase:` of a string.
     case uppercase = "uppercase:", lowercase = "lowercase:"
+    /// Bitwise `&`, `|` and `^` of two integers.
     case bitwiseAnd = "bitwiseAnd:with:", bitwiseOr = "bitwiseOr:with:", bitwiseXor = "bitwiseXor:with:"
+    /// Integer shifts (`leftshift:by:`, `rightshift:by:`, arithmetic) and
+    /// `onesComplement:` (`~`).
     case leftshift = "leftshift:by:", rightshift = "rightshift:by:", onesComplement = "onesComplement:"
+    /// `noindex:` returns its argument (a hint for Core Data's SQL, with no
+    /// effect here); `length:` is a string's length in UTF-16 units, as
+    /// NSString counts, or a collection's count.
     case noindex = "noindex:", length = "length:"
 
     /// The Objective-C selector, as Apple's format strings write it.

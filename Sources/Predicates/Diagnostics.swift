@@ -7,7 +7,11 @@ import Foundation
 /// catch let error as SyntaxError { print(error.message) }   // expected value after '>'
 /// ```
 public struct SyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What is wrong, lowercase and without a final period:
+    /// `expected value after '>'`.
     public let message: String
+    /// The span of the source the error points at; render it with
+    /// ``DiagnosticRenderer``.
     public let range: SourceRange
     let kind: Kind
 
@@ -40,7 +44,11 @@ public struct SyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
 /// An error while evaluating a predicate in memory: a type mismatch,
 /// division by zero, a missing variable.
 public struct EvaluationError: Error, Sendable, Hashable, CustomStringConvertible {
+    /// What went wrong: `division by zero`,
+    /// `cannot apply '+' to string "a" and int 1`.
     public let message: String
+    /// The span of the predicate being evaluated when it failed, or
+    /// ``SourceRange/unknown`` for a tree built in code.
     public let range: SourceRange
 
     init(_ diagnostic: Diagnostic, at range: SourceRange) {

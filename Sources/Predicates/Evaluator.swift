@@ -75,10 +75,19 @@ public struct Evaluator {
     public var variables: [String: Operand]
     private let regexCache = RegexCache()
 
+    /// An evaluator with values for `$name` variables, as
+    /// `evaluate(with:substitutionVariables:)` takes them.
+    ///
+    /// ```swift
+    /// let p = try Predicate(format: "age >= $min")
+    /// try Evaluator(variables: ["min": 18]).evaluate(p, on: ["age": 20])
+    /// ```
     public init(variables: [String: Value] = [:]) {
         self.variables = variables.mapValues { .value($0) }
     }
 
+    /// An evaluator whose variables may be objects or collections, not only
+    /// values.
     public init(operands: [String: Operand]) {
         self.variables = operands
     }
@@ -90,14 +99,25 @@ public struct Evaluator {
         try test(predicate, object, [:])
     }
 
+    /// Evaluates `predicate` with `object` as SELF: NSPredicate's
+    /// `evaluate(with:)`. Throws an ``EvaluationError`` for a type mismatch,
+    /// a division by zero or an unbound variable.
     public func evaluate(_ predicate: Predicate, on object: any PredicateObject) throws -> Bool {
         try test(predicate, .object(object), [:])
     }
 
+    /// Evaluates `predicate` against a dictionary, its keys read as the
+    /// object's keys.
+    ///
+    /// ```swift
+    /// let p = try Predicate(format: "age > 18")
+    /// try Evaluator().evaluate(p, on: ["age": 20])   // true
+    /// ```
     public func evaluate(_ predicate: Predicate, on dictionary: [String: Value]) throws -> Bool {
         try test(predicate, .dictionary(dictionary), [:])
     }
 
+    /// Evaluates `predicate` with a scalar as SELF, as in `SELF > 3`.
     public func evaluate(_ predicate: Predicate, on value: Value) throws -> Bool {
         try test(predicate, .value(value), [:])
     }
@@ -107,6 +127,8 @@ public struct Evaluator {
         try value(expression, object, [:])
     }
 
+    /// Evaluates `expression` against a dictionary, its keys read as the
+    /// object's keys: NSExpression's `expressionValue(with:context:)`.
     public func evaluate(_ expression: Expression, on dictionary: [String: Value]) throws -> Operand {
         try value(expression, .dictionary(dictionary), [:])
     }

@@ -20,12 +20,16 @@ extension Value: ExpressibleByStringLiteral, ExpressibleByIntegerLiteral, Expres
 /// expression.
 public enum FormatArgument: Sendable, Hashable, ExpressibleByStringLiteral, ExpressibleByIntegerLiteral,
     ExpressibleByFloatLiteral, ExpressibleByBooleanLiteral, ExpressibleByNilLiteral, ExpressibleByArrayLiteral {
+    /// A value for `%@`, `%d`, `%f` and the other value placeholders.
     case value(Value)
     /// A dotted key path, for `%K` (or `%@` to compare two keys).
     case keyPath(String)
+    /// A list for `IN %@`: it becomes an aggregate `{a, b, c}`.
     case array([Value])
+    /// A whole expression put in the placeholder's place.
     case expression(Expression)
 
+    /// A value argument: `FormatArgument(.date(now))`.
     public init(_ value: Value) { self = .value(value) }
     public init(stringLiteral value: String) { self = .value(.string(value)) }
     public init(integerLiteral value: Int64) { self = .value(.int(value)) }
@@ -36,7 +40,14 @@ public enum FormatArgument: Sendable, Hashable, ExpressibleByStringLiteral, Expr
 
     /// An integer of any width.
     public static func int<T: BinaryInteger>(_ n: T) -> FormatArgument { .value(.int(Int64(n))) }
+    /// A string value, for a call that mixes variables with
+    /// ``FormatArgument`` forms.
     public static func string(_ s: String) -> FormatArgument { .value(.string(s)) }
+    /// A date value, compared as an instant.
+    ///
+    /// ```swift
+    /// try Predicate(format: "hiredAt < %@", .date(Date()))
+    /// ```
     public static func date(_ d: Date) -> FormatArgument { .value(.date(d)) }
 }
 

@@ -22,9 +22,17 @@ public struct Lexer: Sendable {
         public static let shellComments = Options(rawValue: 1)
     }
 
+    /// The text to scan.
     public let source: String
+    /// How to scan it: with or without shell comments.
     public let options: Options
 
+    /// A lexer over `source`; ``tokenize()`` does the scanning.
+    ///
+    /// ```swift
+    /// let lexer = Lexer(source: "age > 18 # adults", options: .shellComments)
+    /// let tokens = try lexer.tokenize()   // age, >, 18, end
+    /// ```
     public init(source: String, options: Options = []) {
         self.source = source
         self.options = options

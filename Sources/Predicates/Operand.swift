@@ -20,6 +20,9 @@ import Foundation
 /// Return `.value` for attributes, `.object` (or `.value(.null)`) for
 /// to-one relationships and `.collection` for to-many ones.
 public protocol PredicateObject: AnyObject {
+    /// The value of `key` on this object: Key-Value Coding's
+    /// `value(forKey:)` as a predicate sees it. Throw an ``EvaluationError``
+    /// for a key the object does not have.
     func predicateValue(forKey key: String) throws -> Operand
 
     /// Answers `FUNCTION(SELF, 'selector', arguments…)`. The default throws
@@ -37,8 +40,13 @@ extension PredicateObject {
 /// (a to-many relationship, an aggregate `{…}`, a collection operator's
 /// union).
 public enum Operand: CustomStringConvertible {
+    /// A scalar: an attribute's value, a constant, or `.null`.
     case value(Value)
+    /// An object whose keys can be read: a managed object, a to-one
+    /// relationship's destination, a dictionary.
     case object(any PredicateObject)
+    /// Several operands: a to-many relationship, an aggregate `{…}`, the
+    /// union a collection operator returns.
     case collection([Operand])
 
     /// A dictionary as an object: keys read its entries.
@@ -60,6 +68,7 @@ public enum Operand: CustomStringConvertible {
         return nil
     }
 
+    /// True for `.value(.null)`.
     public var isNull: Bool {
         if case .value(.null) = self { return true }
         return false
@@ -77,12 +86,22 @@ public enum Operand: CustomStringConvertible {
 /// A `[String: Operand]` read through ``PredicateObject``; missing keys
 /// read as null.
 public final class DictionaryObject: PredicateObject {
+    /// The dictionary's entries, by key.
     public let entries: [String: Operand]
 
+    /// Wraps `entries`; `Operand.dictionary(_:)` does this for you.
+    ///
+    /// ```swift
+    /// let row = DictionaryObject(["age": .value(40), "name": .value("Ada")])
+    /// let p = try Predicate(format: "age > 30")
+    /// try Evaluator().evaluate(p, on: row)   // true
+    /// ```
     public init(_ entries: [String: Operand]) {
         self.entries = entries
     }
 
+    /// The entry for `key`, or `.value(.null)` when there is none (as
+    /// `NSDictionary` answers `value(forKey:)`).
     public func predicateValue(forKey key: String) throws -> Operand {
         entries[key] ?? .value(.null)
     }

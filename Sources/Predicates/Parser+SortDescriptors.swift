@@ -7,11 +7,19 @@ import Foundation
 /// keys[0] == SortKey(keyPath: ["LastName"], ascending: false)   // true
 /// ```
 public struct SortKey: Sendable, Hashable, CustomStringConvertible {
+    /// The key path's components: `["department", "name"]`.
     public var keyPath: [String]
+    /// True for ascending order (`:YES`, `ASC`), false for descending.
     public var ascending: Bool
     /// Where the key was written; ignored by `==`.
     public var range: SourceRange
 
+    /// A sort key built in code, as `NSSortDescriptor(key:ascending:)`.
+    ///
+    /// ```swift
+    /// let byAge = SortKey(keyPath: ["age"], ascending: false)
+    /// byAge.description   // age:NO
+    /// ```
     public init(keyPath: [String], ascending: Bool, range: SourceRange = .unknown) {
         self.keyPath = keyPath
         self.ascending = ascending

@@ -15,6 +15,7 @@ import Foundation
 /// placeholders (`%@`, `%K`) stay in the tree as `.placeholder`; call
 /// ``Predicate/substituting(arguments:)`` to fill them in.
 public struct Parser {
+    /// The tokens being parsed, ending with an `.end` token.
     public let tokens: [Token]
     /// The text the tokens were cut from; names and strings are read here.
     public let source: String

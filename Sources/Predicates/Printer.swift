@@ -15,12 +15,16 @@ import Foundation
 /// `CAST("inf", "NSNumber")`. Whole-second dates print as `@2024-01-31` or
 /// `@2024-01-31T10:00:00Z`.
 public enum Printer {
+    /// The canonical format string of `predicate`, as ``Predicate/format``
+    /// gives it: NSPredicate's `predicateFormat`.
     public static func format(_ predicate: Predicate) -> String {
         var out = ""
         write(predicate, minimum: 0, to: &out)
         return out
     }
 
+    /// The canonical format string of `expression`, as ``Expression/format``
+    /// gives it: NSExpression's `description`.
     public static func format(_ expression: Expression) -> String {
         var out = ""
         write(expression, minimum: 0, to: &out)

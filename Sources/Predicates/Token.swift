@@ -9,16 +9,22 @@ import Foundation
 /// `line` and `column` are 1-based; the column counts Unicode scalars from
 /// the start of the line. `offset` is the 0-based UTF-8 byte offset.
 public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConvertible {
+    /// The line, counting from 1.
     public var line: Int
+    /// The column, counting Unicode scalars from 1 at the start of the line.
     public var column: Int
+    /// The UTF-8 byte offset from the start of the source, counting from 0.
     public var offset: Int
 
+    /// A location from its three coordinates; they must agree with each other
+    /// in the source it points into.
     public init(line: Int, column: Int, offset: Int) {
         self.line = line
         self.column = column
         self.offset = offset
     }
 
+    /// The start of any source: line 1, column 1, offset 0.
     public static let start = SourceLocation(line: 1, column: 1, offset: 0)
 
     public static func < (lhs: SourceLocation, rhs: SourceLocation) -> Bool {
@@ -35,9 +41,12 @@ public struct SourceLocation: Sendable, Hashable, Comparable, CustomStringConver
 /// let range = token.range   // "AND" at 1:7 covers offsets 6..<9
 /// ```
 public struct SourceRange: Sendable, Hashable, CustomStringConvertible {
+    /// The first character of the range.
     public var start: SourceLocation
+    /// Just past the last character of the range.
     public var end: SourceLocation
 
+    /// The range from `start` up to, not including, `end`.
     public init(start: SourceLocation, end: SourceLocation) {
         self.start = start
         self.end = end
@@ -77,13 +86,18 @@ public struct SourceRange: Sendable, Hashable, CustomStringConvertible {
 /// are cut from the source when asked for, and numbers and dates are
 /// decoded by the lexer into the token.
 public struct Token: Sendable, Hashable {
+    /// What the token is: an operator, a keyword, a literal, a name or `.end`.
     public var kind: TokenKind
+    /// Where the token is in the source; its text is cut from there.
     public var range: SourceRange
     /// `.integer`: the value's bits; `.double`: the Double's bits;
     /// `.date`: the bits of its seconds since 1970; `.string`: 1 when the
     /// literal has escapes to decode.
     var bits: UInt64
 
+    /// A token of `kind` covering `range`: for a grammar built on ``Parser``
+    /// that makes tokens of its own. A number or date token made this way has
+    /// the value 0.
     public init(kind: TokenKind, range: SourceRange) {
         self.init(kind: kind, range: range, bits: 0)
     }

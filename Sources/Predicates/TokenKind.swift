@@ -3,7 +3,7 @@ import Foundation
 /// The kind of a token; literals and names carry no payload.
 ///
 /// ```swift
-/// if parser.peek().kind == .identifier { print(parser.text(of: parser.peek())) }
+/// if parser.peek().kind == .identifier { print(parser.name(of: parser.peek())) }
 /// ```
 ///
 /// A token's text stays in the source: read it with ``Token/name(in:)``,
@@ -16,23 +16,42 @@ import Foundation
 /// `=` and `==` stay apart because the shell uses `=` for assignment.
 public enum TokenKind: Sendable, Hashable, CustomStringConvertible {
     // Single-character punctuation.
+    /// `(` `)` around groups and calls, `{` `}` around aggregates, `[` `]`
+    /// around options and indexes.
     case leftParen, rightParen, leftBrace, rightBrace, leftBracket, rightBracket
+    /// `,` between arguments and sort keys, `.` in key paths, `:` in
+    /// selectors and sort directions, `;` between shell statements.
     case comma, dot, colon, semicolon
+    /// `+`, `-`, `*` and `/`.
     case plus, minus, star, slash
 
     // One- or two-character operators.
+    /// `=`: equality in a predicate, assignment in the shell.
     case assign          // =
+    /// `==`.
     case equal           // ==
+    /// `!=` or `<>`.
     case notEqual        // != <>
+    /// `<`.
     case less            // <
+    /// `<=` or `=<`.
     case lessEqual       // <= =<
+    /// `>`.
     case greater         // >
+    /// `>=` or `=>`.
     case greaterEqual    // >= =>
+    /// `**`.
     case power           // **
 
     // Literals.
+    /// A quoted string, `'…'` or `"…"`; read it with
+    /// ``Token/stringValue(in:)``.
     case string
+    /// An integer literal (decimal, `0x`, `0o` or `0b`); read it with
+    /// ``Token/integerValue``.
     case integer
+    /// A floating-point literal such as `1.5` or `2e3`; read it with
+    /// ``Token/doubleValue``.
     case double
     /// `@2024-01-31` or `@2024-01-31T10:00:00Z`.
     case date
@@ -46,6 +65,7 @@ public enum TokenKind: Sendable, Hashable, CustomStringConvertible {
     case collectionOperator
     /// `%@`, `%K`, `%d`...
     case formatArgument(FormatSpecifier)
+    /// A reserved word such as `AND`, `BEGINSWITH` or `SUBQUERY`, in any case.
     case keyword(Keyword)
 
     /// End of input; its range is empty, at the end.
@@ -97,18 +117,32 @@ public enum TokenKind: Sendable, Hashable, CustomStringConvertible {
 /// Keyword(spelling: "beginswith") == .beginsWith   // true
 /// ```
 public enum Keyword: String, Sendable, Hashable, CaseIterable {
+    /// `AND` (`&&`), `OR` (`||`) and `NOT` (`!`).
     case and = "AND", or = "OR", not = "NOT"
+    /// The constant predicates `TRUEPREDICATE` and `FALSEPREDICATE`.
     case truePredicate = "TRUEPREDICATE", falsePredicate = "FALSEPREDICATE"
+    /// The Boolean literals `TRUE`/`YES` and `FALSE`/`NO`.
     case `true` = "TRUE", yes = "YES", `false` = "FALSE", no = "NO"
+    /// `NULL` and `NIL` (no value), and `SELF`, the object being evaluated.
     case null = "NULL", `nil` = "NIL", `self` = "SELF"
+    /// The quantifiers in front of a comparison; `SOME` means `ANY`.
     case any = "ANY", some = "SOME", all = "ALL", none = "NONE"
+    /// The word operators `IN`, `CONTAINS` and `BEGINSWITH`.
     case `in` = "IN", contains = "CONTAINS", beginsWith = "BEGINSWITH"
+    /// The word operators `ENDSWITH`, `LIKE` and `MATCHES`.
     case endsWith = "ENDSWITH", like = "LIKE", matches = "MATCHES"
+    /// The operator `BETWEEN`.
     case between = "BETWEEN"
+    /// `SUBQUERY(…)`, `FUNCTION(…)` and `CAST(…)`.
     case subquery = "SUBQUERY", function = "FUNCTION", cast = "CAST"
+    /// The indexes `[FIRST]`, `[LAST]` and `[SIZE]`.
     case first = "FIRST", last = "LAST", size = "SIZE"
     // Reserved by Apple with no meaning in mrq's format language.
+    /// `ANYKEY` and `FETCH`: reserved by NSPredicate, with no meaning in mrq
+    /// (write `#fetch` for a key of that name).
     case anyKey = "ANYKEY", fetch = "FETCH"
+    /// `CASEINSENSITIVE` and `CI`: reserved by NSPredicate, with no meaning in
+    /// mrq.
     case caseInsensitive = "CASEINSENSITIVE", ci = "CI"
 
     private static let table: [String: Keyword] = {
@@ -165,13 +199,21 @@ public enum Keyword: String, Sendable, Hashable, CaseIterable {
 
 /// A format-argument placeholder: `%@ %K %d %i %f %ld %lld %u %%`.
 public enum FormatSpecifier: String, Sendable, Hashable, CaseIterable {
+    /// `%@`: any value (an object argument in NSPredicate).
     case object = "%@"
+    /// `%K`: a key path, substituted as a key and not a string.
     case keyPath = "%K"
+    /// `%d`: an integer.
     case int = "%d"
+    /// `%i`: an integer.
     case integer = "%i"
+    /// `%f`: a floating-point number.
     case float = "%f"
+    /// `%ld`: a long integer.
     case long = "%ld"
+    /// `%lld`: a 64-bit integer.
     case longLong = "%lld"
+    /// `%u`: an unsigned integer.
     case unsigned = "%u"
     /// `%%`, a literal percent sign (the string "%").
     case percent = "%%"

@@ -11,6 +11,16 @@
 /// //     constant "x"
 /// ```
 extension Predicate {
+    /// An indented dump of the tree, one node per line: what `explain` shows
+    /// and the golden tests compare.
+    ///
+    /// ```swift
+    /// print(try Predicate(format: "NOT age > 18").treeDescription)
+    /// // NOT
+    /// //   comparison >
+    /// //     keyPath age
+    /// //     constant 18
+    /// ```
     public var treeDescription: String {
         var lines: [String] = []
         TreeDump.dump(self, indent: 0, into: &lines)
@@ -19,6 +29,15 @@ extension Predicate {
 }
 
 extension Expression {
+    /// An indented dump of the tree, one node per line: what `explain`
+    /// shows.
+    ///
+    /// ```swift
+    /// print(try Expression(format: "age + 1").treeDescription)
+    /// // binary +
+    /// //   keyPath age
+    /// //   constant 1
+    /// ```
     public var treeDescription: String {
         var lines: [String] = []
         TreeDump.dump(self, indent: 0, into: &lines)

@@ -1,8 +1,9 @@
 import Foundation
 import Testing
 
-/// Every Swift example in the README compiles as written (issue 19, item
-/// 9): a block that starts with `import` is a whole program; any other is
+/// Every Swift example in the README and in the DocC articles
+/// (`Sources/*/*.docc/*.md`) compiles as written (issue 19, item 9): a
+/// block that starts with `import` is a whole program; any other is
 /// checked after a prelude that declares what the text around it has
 /// introduced (`model`, `data`, `url`, a `Person` class).
 @Suite struct ReadmeSwiftTests {
@@ -76,6 +77,41 @@ import Testing
                 Issue.record("a README example does not compile:\n\(block)\n\(complaints)")
             }
         }
+    }
+
+    /// The Markdown files of every documentation catalog under Sources/.
+    static func articles() throws -> [URL] {
+        let sources = MRQBinary.packageRoot.appendingPathComponent("Sources")
+        var result: [URL] = []
+        for target in try FileManager.default.contentsOfDirectory(atPath: sources.path).sorted() {
+            let folder = sources.appendingPathComponent(target)
+            for catalog in try FileManager.default.contentsOfDirectory(atPath: folder.path).sorted()
+            where catalog.hasSuffix(".docc") {
+                let root = folder.appendingPathComponent(catalog)
+                guard let files = FileManager.default.enumerator(atPath: root.path) else { continue }
+                for case let file as String in files where file.hasSuffix(".md") {
+                    result.append(root.appendingPathComponent(file))
+                }
+            }
+        }
+        return result.sorted { $0.path < $1.path }
+    }
+
+    @Test func everySwiftExampleInTheArticlesCompiles() throws {
+        let articles = try Self.articles()
+        #expect(articles.count >= 5, "expected the catalogs of Predicates, ObjectStore and ActiveRecord")
+        var checked = 0
+        for article in articles {
+            let text = try String(contentsOf: article, encoding: .utf8)
+            for block in Self.swiftBlocks(text) {
+                checked += 1
+                let program = block.hasPrefix("import ") ? block : Self.prelude + block
+                if let complaints = try Self.typeCheck(program) {
+                    Issue.record("an example of \(article.lastPathComponent) does not compile:\n\(block)\n\(complaints)")
+                }
+            }
+        }
+        #expect(checked >= 10)
     }
 
     @Test func aBrokenExampleIsCaught() throws {

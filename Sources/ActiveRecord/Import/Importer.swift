@@ -27,7 +27,10 @@ import Predicates
 /// Use an importer on its context's queue, one call at a time, as the
 /// context itself: its state skips the runtime's exclusivity checks.
 public final class Importer {
+    /// The context the imported objects are made in; use the importer on its
+    /// queue.
     public let context: ManagedObjectContext
+    /// How the import treats what it reads.
     @exclusivity(unchecked) public var options: ImportOptions
     var dateFormatters: [String: DateFormatter] = [:]
     @exclusivity(unchecked) var plans: [ObjectIdentifier: EntityPlan] = [:]
@@ -37,6 +40,19 @@ public final class Importer {
     /// looks at the context's pending objects again.
     private var generation = 0
 
+    /// An importer into `context`. Keep one for several calls on the same
+    /// context to reuse what it learned of the model; it finds the objects
+    /// the earlier calls made.
+    ///
+    /// ```swift
+    /// try MagicalRecord.saveAndWait { context in
+    ///     let importer = Importer(context: context)
+    ///     let department = model.entity(named: "Department")!
+    ///     let person = model.entity(named: "Person")!
+    ///     try importer.importArray(departments, into: department)
+    ///     try importer.importArray(people, into: person)
+    /// }
+    /// ```
     public init(context: ManagedObjectContext, options: ImportOptions = ImportOptions()) {
         self.context = context
         self.options = options

@@ -7,14 +7,28 @@ import Foundation
 /// json["name"]      // .string("Ada")
 /// ```
 public enum JSON: Sendable, Hashable {
+    /// `null`.
     case null
+    /// `true` or `false`.
     case bool(Bool)
+    /// A number written without a fraction or exponent that fits in 64 bits.
     case int(Int64)
+    /// Any other number.
     case double(Double)
+    /// A string, escapes decoded.
     case string(String)
+    /// An array.
     case array([JSON])
+    /// An object, its members in document order.
     case object(JSONObject)
 
+    /// The member `key` of an object; nil when absent or when this is not an
+    /// object.
+    ///
+    /// ```swift
+    /// let json = try JSON(parsing: #"{"name": "Ada"}"#)
+    /// json["name"]   // .string("Ada")
+    /// ```
     public subscript(key: String) -> JSON? {
         if case .object(let members) = self { return members[key] }
         return nil
@@ -40,6 +54,7 @@ public enum JSON: Sendable, Hashable {
         return current
     }
 
+    /// True for `null`.
     public var isNull: Bool { if case .null = self { return true }; return false }
 
     /// Parses JSON text; errors give the line and column.
@@ -48,6 +63,13 @@ public enum JSON: Sendable, Hashable {
         self = try parser.parseDocument()
     }
 
+    /// Parses JSON from UTF-8 bytes, such as a file's or an HTTP body's.
+    /// Throws a ``JSONSyntaxError`` with the line and column of the mistake.
+    ///
+    /// ```swift
+    /// let url = URL(fileURLWithPath: "people.json")
+    /// let json = try JSON(data: Data(contentsOf: url))
+    /// ```
     public init(data: Data) throws {
         var parser = JSONParser(bytes: Array(data))
         self = try parser.parseDocument()
@@ -72,8 +94,11 @@ public enum JSON: Sendable, Hashable {
 
 /// A JSON syntax error with its position.
 public struct JSONSyntaxError: Error, CustomStringConvertible {
+    /// What is wrong: `expected ',' or '}' in object`.
     public let message: String
+    /// The line of the mistake, from 1.
     public let line: Int
+    /// The column of the mistake, from 1.
     public let column: Int
     public var description: String { "invalid JSON at \(line):\(column): \(message)" }
 }

@@ -12,6 +12,7 @@
 /// it (`value(forKey:near:)`) with one comparison of short strings instead
 /// of hashing the key, which a dictionary does on every lookup.
 public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
+    /// One member: its key and its value.
     public typealias Member = (key: String, value: JSON)
 
     /// One reference, so that copying a JSON value (which the importer
@@ -45,6 +46,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// Objects with more members than this keep an index of their keys.
     fileprivate static let searchLimit = 16
 
+    /// An empty object.
     public init() {
         storage = Storage([])
     }
@@ -68,7 +70,9 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     public var keys: [String] { storage.members.map(\.key) }
     /// The values, in the order of `keys`.
     public var values: [JSON] { storage.members.map(\.value) }
+    /// How many members the object has.
     public var count: Int { storage.members.count }
+    /// True when the object has no members.
     public var isEmpty: Bool { storage.members.isEmpty }
 
     /// The members as a dictionary.
@@ -82,6 +86,8 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         return storage.members.firstIndex { $0.key == key }
     }
 
+    /// The value of `key`; setting a new key appends it, setting nil removes
+    /// it.
     public subscript(key: String) -> JSON? {
         get { index(forKey: key).map { storage.members[$0].value } }
         set {
