@@ -5,7 +5,10 @@ import Foundation
 ///
 /// SQLite errors keep the result code, SQLite's message and the SQL text,
 /// never the bound values:
-/// ``SQLite error 19: NOT NULL constraint failed: person.name - while executing `INSERT …` ``.
+///
+/// ```
+/// SQLite error 19: NOT NULL constraint failed: person.name - while executing `INSERT …`
+/// ```
 public struct StoreError: Error, CustomStringConvertible, Sendable {
     public enum Kind: Sendable, Equatable {
         case sqlite
