@@ -24,28 +24,63 @@ enum ValueFormatter {
     /// The text form of a value, with `NULL` spelled `nullText`.
     static func text(_ value: Value, nullText: String) -> String {
         switch value {
-        case .null: return nullText
-        case .bool(let flag): return flag ? "true" : "false"
-        case .int(let number): return String(number)
-        case .double(let number): return doubleText(number)
-        case .decimal(let number): return number.description
         case .string(let string): return string
-        case .date(let date): return dateText(date, iso: false)
-        case .data(let data): return "x'" + hex(data) + "'"
-        case .uuid(let uuid): return uuid.uuidString
-        case .url(let url): return url.absoluteString
+        default:
+            var text = ""
+            append(value, nullText: nullText, to: &text)
+            return text
+        }
+    }
+
+    /// Appends the text form of a value to `text`: what ``text(_:nullText:)``
+    /// returns, without making a string per value.
+    static func append(_ value: Value, nullText: String, to text: inout String) {
+        switch value {
+        case .null: text += nullText
+        case .bool(let flag): text += flag ? "true" : "false"
+        case .int(let number): text += String(number)
+        case .double(let number): text += doubleText(number)
+        case .decimal(let number): text += number.description
+        case .string(let string): text += string
+        case .date(let date): appendDate(date, iso: false, to: &text)
+        case .data(let data):
+            text += "x'"
+            appendHex(data, to: &text)
+            text += "'"
+        case .uuid(let uuid): text += uuid.uuidString
+        case .url(let url): text += url.absoluteString
         }
     }
 
     /// The text form of a to-many list: `[Ada, Grace]`.
     static func text(_ list: [Value], nullText: String) -> String {
-        "[" + list.map { text($0, nullText: nullText) }.joined(separator: ", ") + "]"
+        var text = ""
+        append(.list(list), nullText: nullText, to: &text)
+        return text
     }
 
     static func text(_ cell: Cell, nullText: String) -> String {
         switch cell {
         case .value(let value): return text(value, nullText: nullText)
-        case .list(let list): return text(list, nullText: nullText)
+        case .list:
+            var text = ""
+            append(cell, nullText: nullText, to: &text)
+            return text
+        }
+    }
+
+    /// Appends a cell's text form: a value's, or a list's `[Ada, Grace]`.
+    static func append(_ cell: Cell, nullText: String, to text: inout String) {
+        switch cell {
+        case .value(let value):
+            append(value, nullText: nullText, to: &text)
+        case .list(let list):
+            text += "["
+            for (i, value) in list.enumerated() {
+                if i > 0 { text += ", " }
+                append(value, nullText: nullText, to: &text)
+            }
+            text += "]"
         }
     }
 
@@ -77,42 +112,62 @@ enum ValueFormatter {
 
     /// A value as a JSON literal.
     static func json(_ value: Value) -> String {
+        var text = ""
+        appendJSON(value, to: &text)
+        return text
+    }
+
+    /// Appends a value as a JSON literal.
+    static func appendJSON(_ value: Value, to text: inout String) {
         switch value {
-        case .null: return "null"
-        case .bool(let flag): return flag ? "true" : "false"
-        case .int(let number): return String(number)
-        case .double(let number): return number.isFinite ? number.description : "null"
-        case .decimal(let number): return number.isNaN ? "null" : number.description
-        case .string(let string): return jsonString(string)
-        case .date(let date): return jsonString(dateText(date, iso: true))
-        case .data(let data): return jsonString(data.base64EncodedString())
-        case .uuid(let uuid): return jsonString(uuid.uuidString)
-        case .url(let url): return jsonString(url.absoluteString)
+        case .null: text += "null"
+        case .bool(let flag): text += flag ? "true" : "false"
+        case .int(let number): text += String(number)
+        case .double(let number): text += number.isFinite ? number.description : "null"
+        case .decimal(let number): text += number.isNaN ? "null" : number.description
+        case .string(let string): appendJSONString(string, to: &text)
+        case .date(let date):
+            text += "\""
+            appendDate(date, iso: true, to: &text)
+            text += "\""
+        case .data(let data): appendJSONString(data.base64EncodedString(), to: &text)
+        case .uuid(let uuid): appendJSONString(uuid.uuidString, to: &text)
+        case .url(let url): appendJSONString(url.absoluteString, to: &text)
         }
     }
 
     /// A JSON string literal: `"`, `\` and control characters escaped,
     /// everything else, non-ASCII included, left as UTF-8.
     static func jsonString(_ string: String) -> String {
-        var result = "\""
-        result.reserveCapacity(string.utf8.count + 2)
+        var text = ""
+        appendJSONString(string, to: &text)
+        return text
+    }
+
+    /// Appends a JSON string literal. Most strings need no escape and are
+    /// appended whole.
+    static func appendJSONString(_ string: String, to text: inout String) {
+        text += "\""
+        defer { text += "\"" }
+        guard string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            text += string
+            return
+        }
         for scalar in string.unicodeScalars {
             switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case "\u{08}": result += "\\b"
-            case "\u{0C}": result += "\\f"
+            case "\"": text += "\\\""
+            case "\\": text += "\\\\"
+            case "\n": text += "\\n"
+            case "\r": text += "\\r"
+            case "\t": text += "\\t"
+            case "\u{08}": text += "\\b"
+            case "\u{0C}": text += "\\f"
             case _ where scalar.value < 0x20:
-                result += "\\u00" + hexByte(UInt8(scalar.value))
+                text += "\\u00" + hexByte(UInt8(scalar.value))
             default:
-                result.unicodeScalars.append(scalar)
+                text.unicodeScalars.append(scalar)
             }
         }
-        result += "\""
-        return result
     }
 
     // MARK: Dates
@@ -120,23 +175,51 @@ enum ValueFormatter {
     /// `2024-01-31 10:00:00` or, with `iso`, `2024-01-31T10:00:00Z`; the
     /// milliseconds appear only when they are not zero.
     static func dateText(_ date: Date, iso: Bool) -> String {
+        var text = ""
+        appendDate(date, iso: iso, to: &text)
+        return text
+    }
+
+    /// Appends ``dateText(_:iso:)``, written digit by digit into one
+    /// small buffer: a date per row is the commonest value of a big
+    /// result, and building it from pieces cost more than the rest of
+    /// the row.
+    static func appendDate(_ date: Date, iso: Bool, to text: inout String) {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
         guard milliseconds.isFinite, abs(milliseconds) < 1e17 else {
-            return iso ? "invalid" : "invalid date"
+            text += iso ? "invalid" : "invalid date"
+            return
         }
         let total = Int64(milliseconds)
         let (seconds, millis) = floorDivide(total, 1000)
         let (days, secondOfDay) = floorDivide(seconds, 86_400)
         let (year, month, day) = civilDate(daysSinceEpoch: days)
-        var text = year >= 0 && year <= 9999
-            ? pad(year, 4) : (year < 0 ? "-" + pad(-year, 6) : "+" + pad(year, 6))
-        text += "-" + pad(month, 2) + "-" + pad(day, 2)
-        text += iso ? "T" : " "
-        text += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2)
-        text += ":" + pad(secondOfDay % 60, 2)
-        if millis != 0 { text += "." + pad(millis, 3) }
-        if iso { text += "Z" }
-        return text
+        if year < 0 || year > 9999 {
+            text += (year < 0 ? "-" : "+") + pad(abs(year), 6)
+        }
+        // yyyy-MM-dd?HH:mm:ss.SSSZ: 24 bytes at most.
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
+            var n = 0
+            func put(_ value: Int64, _ width: Int) {
+                var v = value
+                for i in stride(from: width - 1, through: 0, by: -1) {
+                    buffer[n + i] = UInt8(ascii: "0") + UInt8(v % 10)
+                    v /= 10
+                }
+                n += width
+            }
+            func put(_ byte: Character) {
+                buffer[n] = byte.asciiValue!
+                n += 1
+            }
+            if year >= 0 && year <= 9999 { put(year, 4) }
+            put("-"); put(month, 2); put("-"); put(day, 2)
+            put(iso ? "T" : " ")
+            put(secondOfDay / 3600, 2); put(":"); put(secondOfDay / 60 % 60, 2); put(":"); put(secondOfDay % 60, 2)
+            if millis != 0 { put("."); put(millis, 3) }
+            if iso { put("Z") }
+            text += String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<n]), as: UTF8.self)
+        }
     }
 
     private static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
@@ -165,11 +248,9 @@ enum ValueFormatter {
 
     // MARK: Bytes
 
-    private static func hex(_ data: Data) -> String {
-        var text = ""
-        text.reserveCapacity(data.count * 2)
+    private static func appendHex(_ data: Data, to text: inout String) {
+        text.reserveCapacity(text.utf8.count + data.count * 2)
         for byte in data { text += hexByte(byte) }
-        return text
     }
 
     private static func hexByte(_ byte: UInt8) -> String {
