@@ -5,29 +5,37 @@
 /// unquoted field). Quotes inside are doubled.
 extension Renderer {
     func csvRow(_ cells: [Cell]) -> String {
-        var text = ""
+        var text = TextBuffer()
         appendCSVRow(cells, columns: cells.count, to: &text)
-        return text
+        return text.string
     }
 
     /// Appends one record of `columns` fields and its line break.
-    func appendCSVRow(_ cells: [Cell], columns: Int, to text: inout String) {
+    func appendCSVRow(_ cells: [Cell], columns: Int, to text: inout TextBuffer) {
         for index in 0..<columns {
-            if index > 0 { text += "," }
-            let cell = Self.cell(cells, index)
-            if ValueFormatter.isNull(cell) { continue }
-            Self.appendCSVField(ValueFormatter.text(cell, nullText: ""), to: &text)
+            if index > 0 { text.append(ascii: UInt8(ascii: ",")) }
+            switch Self.cell(cells, index) {
+            case .value(.null):
+                continue
+            case .value(.string(let string)):
+                Self.appendCSVField(string, to: &text)
+            case .value(.url), .list:
+                Self.appendCSVField(ValueFormatter.text(Self.cell(cells, index), nullText: ""), to: &text)
+            case .value(let value):
+                // Numbers, dates, booleans, UUIDs and hex never need quotes.
+                ValueFormatter.append(value, nullText: "", to: &text)
+            }
         }
-        text += "\n"
+        text.append(ascii: UInt8(ascii: "\n"))
     }
 
     static func csvField(_ text: String) -> String {
-        var field = ""
+        var field = TextBuffer()
         appendCSVField(text, to: &field)
-        return field
+        return field.string
     }
 
-    static func appendCSVField(_ field: String, to text: inout String) {
+    static func appendCSVField(_ field: String, to text: inout TextBuffer) {
         let needsQuotes = field.isEmpty || field.utf8.contains {
             $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r")
         }

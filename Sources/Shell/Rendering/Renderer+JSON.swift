@@ -12,9 +12,9 @@
 extension Renderer {
     /// One object; `indent` is the indentation of its opening brace.
     func jsonObject(columns: [String], row: [Cell], indent: String) -> String {
-        var text = ""
+        var text = TextBuffer()
         appendJSONObject(keys: Self.jsonKeys(columns, indent: indent), row: row, indent: indent, to: &text)
-        return text
+        return text.string
     }
 
     /// Each member's start, `    "name": `, made once per result.
@@ -23,7 +23,7 @@ extension Renderer {
     }
 
     /// Appends one object whose members start with `keys`.
-    func appendJSONObject(keys: [String], row: [Cell], indent: String, to text: inout String) {
+    func appendJSONObject(keys: [String], row: [Cell], indent: String, to text: inout TextBuffer) {
         guard !keys.isEmpty else {
             text += "{}"
             return
@@ -38,12 +38,12 @@ extension Renderer {
     }
 
     static func json(_ cell: Cell) -> String {
-        var text = ""
+        var text = TextBuffer()
         appendJSON(cell, to: &text)
-        return text
+        return text.string
     }
 
-    static func appendJSON(_ cell: Cell, to text: inout String) {
+    static func appendJSON(_ cell: Cell, to text: inout TextBuffer) {
         switch cell {
         case .value(let value):
             ValueFormatter.appendJSON(value, to: &text)

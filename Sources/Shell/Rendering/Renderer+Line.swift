@@ -13,7 +13,7 @@ extension Renderer {
     }
 
     /// Appends one record, its lines starting with `names`.
-    func appendLineRecord(names: [String], row: [Cell], to text: inout String) {
+    func appendLineRecord(names: [String], row: [Cell], to text: inout TextBuffer) {
         for (index, name) in names.enumerated() {
             text += name
             text += styled(Self.cell(row, index), escaping: false)

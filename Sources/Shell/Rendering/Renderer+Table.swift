@@ -57,11 +57,11 @@ extension Renderer {
 
     /// A cell as a table shows it: on one line, `NULL` as `nullText`.
     func cellText(_ cell: Cell) -> String {
-        Self.escapeControls(ValueFormatter.text(cell, nullText: options.nullText))
+        Self.escapeControls(ValueFormatter.text(cell, nullText: options.nullText, listLimit: Self.listLimit))
     }
 
     /// The top border and the header.
-    func appendTableStart(_ layout: TableLayout, to text: inout String) {
+    func appendTableStart(_ layout: TableLayout, to text: inout TextBuffer) {
         guard !layout.names.isEmpty, !layout.vertical else { return }
         appendBorder(layout, "┌", "┬", "┐", to: &text)
         guard options.headers else { return }
@@ -76,7 +76,7 @@ extension Renderer {
     }
 
     /// Row `number` (from 1): a line of the table, or a record.
-    func appendTableRow(_ row: [Cell], number: Int, layout: TableLayout, to text: inout String) {
+    func appendTableRow(_ row: [Cell], number: Int, layout: TableLayout, to text: inout TextBuffer) {
         guard !layout.names.isEmpty else { return }
         if layout.vertical {
             let title = "-[ RECORD \(number) ]"
@@ -99,13 +99,13 @@ extension Renderer {
     }
 
     /// The bottom border and the footer, `(3 rows)`.
-    func appendTableEnd(_ layout: TableLayout, count: Int, footer: Footer?, to text: inout String) {
+    func appendTableEnd(_ layout: TableLayout, count: Int, footer: Footer?, to text: inout TextBuffer) {
         if !layout.names.isEmpty && !layout.vertical { appendBorder(layout, "└", "┴", "┘", to: &text) }
         if let footer { text += footer.text(count: count) + "\n" }
     }
 
     private func appendBorder(_ layout: TableLayout, _ left: String, _ middle: String, _ right: String,
-                              to text: inout String) {
+                              to text: inout TextBuffer) {
         text += left
         for (index, width) in layout.widths.enumerated() {
             if index > 0 { text += middle }

@@ -83,6 +83,12 @@ public struct Renderer: Sendable {
 
     // MARK: Shared helpers
 
+    /// How many keys of a to-many list tables and lines show: the rest
+    /// are counted (`[Ada, Grace, … 38 more]`), so that a department of
+    /// a thousand people stays one readable cell. CSV and JSON give every
+    /// key.
+    static let listLimit = 5
+
     /// The cell in `row` under column `index`; short rows read as NULL.
     static func cell(_ row: [Cell], _ index: Int) -> Cell {
         index < row.count ? row[index] : .value(.null)
@@ -91,7 +97,7 @@ public struct Renderer: Sendable {
     /// A cell's text with its colour, if colour is on. `escaping` asks for
     /// control characters to be escaped so the text stays on one line.
     func styled(_ cell: Cell, escaping escapeControls: Bool) -> String {
-        var text = ValueFormatter.text(cell, nullText: options.nullText)
+        var text = ValueFormatter.text(cell, nullText: options.nullText, listLimit: Self.listLimit)
         if escapeControls { text = Self.escapeControls(text) }
         guard options.color else { return text }
         if ValueFormatter.isNull(cell) { return ANSI.dim + text + ANSI.reset }

@@ -9,11 +9,13 @@
 /// writer.finish()
 /// ```
 ///
-/// CSV, JSON and line modes write each row as it is added. A table first
-/// holds ``pageSize`` rows, lays itself out from them (see
-/// ``Renderer/TableLayout``), writes them and then each later row as it
-/// comes. Nothing is written before the first row or ``finish()``, so a
-/// statement that fails before its first row prints nothing.
+/// Rows are rendered as they are added and handed to `write` in blocks of
+/// about 8 KB (a call per row would cost more than the row), and at
+/// ``flush()`` and ``finish()``. A table first holds ``pageSize`` rows,
+/// lays itself out from them (see ``Renderer/TableLayout``), then renders
+/// each later row as it comes. Nothing is written before the first row
+/// or ``finish()``, so a statement that fails before its first row
+/// prints nothing.
 public final class RowWriter {
     /// How many rows a table measures before it is laid out.
     public static let pageSize = 1000
@@ -28,8 +30,9 @@ public final class RowWriter {
     private var layout: Renderer.TableLayout?
     /// Per-column prefixes made once: JSON keys or `name = ` lines.
     private var prefixes: [String] = []
-    /// The text of the row being written, its storage reused.
-    private var text = ""
+    /// Rendered text not handed to `write` yet.
+    private var text = TextBuffer()
+    private static let blockSize = 8 * 1024
 
     /// A writer of `columns`, handing its text to `write`; a table ends
     /// with a `(3 rows)` footer.
@@ -49,10 +52,9 @@ public final class RowWriter {
         }
     }
 
-    /// Writes a row (a table's first rows are held until its layout is
+    /// Renders a row (a table's first rows are held until its layout is
     /// known).
     public func add(_ row: [Cell]) {
-        text.removeAll(keepingCapacity: true)
         switch renderer.options.mode {
         case .csv:
             if count == 0 { appendCSVHeader() }
@@ -64,24 +66,27 @@ public final class RowWriter {
             if count > 0 { text += "\n" }
             renderer.appendLineRecord(names: prefixes, row: row, to: &text)
         case .table:
-            count += 1
-            guard let layout else {
+            if let layout {
+                renderer.appendTableRow(row, number: count + 1, layout: layout, to: &text)
+            } else {
                 page.append(row)
                 if page.count == Self.pageSize { layOut() }
-                return
             }
-            renderer.appendTableRow(row, number: count, layout: layout, to: &text)
-            write(text)
-            return
         }
         count += 1
-        write(text)
+        if text.count >= Self.blockSize { flush() }
+    }
+
+    /// Hands the rows rendered so far to `write`.
+    public func flush() {
+        guard !text.isEmpty else { return }
+        write(text.string)
+        text.removeAll()
     }
 
     /// Writes the end: a table's bottom border and footer, JSON's closing
     /// bracket, or a header with no rows under it.
     public func finish() {
-        text.removeAll(keepingCapacity: true)
         switch renderer.options.mode {
         case .csv:
             if count == 0 { appendCSVHeader() }
@@ -93,7 +98,7 @@ public final class RowWriter {
             if layout == nil { layOut() }
             if let layout { renderer.appendTableEnd(layout, count: count, footer: footer, to: &text) }
         }
-        if !text.isEmpty { write(text) }
+        flush()
     }
 
     private func appendCSVHeader() {
@@ -101,16 +106,14 @@ public final class RowWriter {
         text += columns.map(Renderer.csvField).joined(separator: ",") + "\n"
     }
 
-    /// Lays the table out from the rows held, and writes them.
+    /// Lays the table out from the rows held, and renders them.
     private func layOut() {
         let layout = renderer.tableLayout(columns: columns, page: page)
         self.layout = layout
-        var start = ""
-        renderer.appendTableStart(layout, to: &start)
+        renderer.appendTableStart(layout, to: &text)
         for (index, row) in page.enumerated() {
-            renderer.appendTableRow(row, number: index + 1, layout: layout, to: &start)
+            renderer.appendTableRow(row, number: index + 1, layout: layout, to: &text)
         }
         page = []
-        write(start)
     }
 }

@@ -26,19 +26,19 @@ enum ValueFormatter {
         switch value {
         case .string(let string): return string
         default:
-            var text = ""
+            var text = TextBuffer()
             append(value, nullText: nullText, to: &text)
-            return text
+            return text.string
         }
     }
 
     /// Appends the text form of a value to `text`: what ``text(_:nullText:)``
     /// returns, without making a string per value.
-    static func append(_ value: Value, nullText: String, to text: inout String) {
+    static func append(_ value: Value, nullText: String, to text: inout TextBuffer) {
         switch value {
         case .null: text += nullText
         case .bool(let flag): text += flag ? "true" : "false"
-        case .int(let number): text += String(number)
+        case .int(let number): text.appendDecimal(number)
         case .double(let number): text += doubleText(number)
         case .decimal(let number): text += number.description
         case .string(let string): text += string
@@ -54,31 +54,34 @@ enum ValueFormatter {
 
     /// The text form of a to-many list: `[Ada, Grace]`.
     static func text(_ list: [Value], nullText: String) -> String {
-        var text = ""
-        append(.list(list), nullText: nullText, to: &text)
-        return text
+        text(.list(list), nullText: nullText)
     }
 
-    static func text(_ cell: Cell, nullText: String) -> String {
+    /// A cell's text form; a list shows at most `listLimit` items, then
+    /// how many more there are: `[1, 2, 3, … 997 more]`.
+    static func text(_ cell: Cell, nullText: String, listLimit: Int = .max) -> String {
         switch cell {
         case .value(let value): return text(value, nullText: nullText)
         case .list:
-            var text = ""
-            append(cell, nullText: nullText, to: &text)
-            return text
+            var text = TextBuffer()
+            append(cell, nullText: nullText, listLimit: listLimit, to: &text)
+            return text.string
         }
     }
 
-    /// Appends a cell's text form: a value's, or a list's `[Ada, Grace]`.
-    static func append(_ cell: Cell, nullText: String, to text: inout String) {
+    /// Appends a cell's text form (see ``text(_:nullText:listLimit:)``).
+    static func append(_ cell: Cell, nullText: String, listLimit: Int = .max, to text: inout TextBuffer) {
         switch cell {
         case .value(let value):
             append(value, nullText: nullText, to: &text)
         case .list(let list):
             text += "["
-            for (i, value) in list.enumerated() {
+            for (i, value) in list.prefix(listLimit).enumerated() {
                 if i > 0 { text += ", " }
                 append(value, nullText: nullText, to: &text)
+            }
+            if list.count > listLimit {
+                text += (listLimit > 0 ? ", … " : "… ") + WorkProgress.grouped(list.count - listLimit) + " more"
             }
             text += "]"
         }
@@ -112,17 +115,17 @@ enum ValueFormatter {
 
     /// A value as a JSON literal.
     static func json(_ value: Value) -> String {
-        var text = ""
+        var text = TextBuffer()
         appendJSON(value, to: &text)
-        return text
+        return text.string
     }
 
     /// Appends a value as a JSON literal.
-    static func appendJSON(_ value: Value, to text: inout String) {
+    static func appendJSON(_ value: Value, to text: inout TextBuffer) {
         switch value {
         case .null: text += "null"
         case .bool(let flag): text += flag ? "true" : "false"
-        case .int(let number): text += String(number)
+        case .int(let number): text.appendDecimal(number)
         case .double(let number): text += number.isFinite ? number.description : "null"
         case .decimal(let number): text += number.isNaN ? "null" : number.description
         case .string(let string): appendJSONString(string, to: &text)
@@ -139,33 +142,35 @@ enum ValueFormatter {
     /// A JSON string literal: `"`, `\` and control characters escaped,
     /// everything else, non-ASCII included, left as UTF-8.
     static func jsonString(_ string: String) -> String {
-        var text = ""
+        var text = TextBuffer()
         appendJSONString(string, to: &text)
-        return text
+        return text.string
     }
 
     /// Appends a JSON string literal. Most strings need no escape and are
     /// appended whole.
-    static func appendJSONString(_ string: String, to text: inout String) {
-        text += "\""
-        defer { text += "\"" }
+    static func appendJSONString(_ string: String, to text: inout TextBuffer) {
+        text.append(ascii: UInt8(ascii: "\""))
+        defer { text.append(ascii: UInt8(ascii: "\"")) }
         guard string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
             text += string
             return
         }
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": text += "\\\""
-            case "\\": text += "\\\\"
-            case "\n": text += "\\n"
-            case "\r": text += "\\r"
-            case "\t": text += "\\t"
-            case "\u{08}": text += "\\b"
-            case "\u{0C}": text += "\\f"
-            case _ where scalar.value < 0x20:
-                text += "\\u00" + hexByte(UInt8(scalar.value))
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): text += "\\\""
+            case UInt8(ascii: "\\"): text += "\\\\"
+            case UInt8(ascii: "\n"): text += "\\n"
+            case UInt8(ascii: "\r"): text += "\\r"
+            case UInt8(ascii: "\t"): text += "\\t"
+            case 0x08: text += "\\b"
+            case 0x0C: text += "\\f"
+            case 0..<0x20:
+                text += "\\u00"
+                appendHex(byte, to: &text)
             default:
-                text.unicodeScalars.append(scalar)
+                // Every byte of a multi-byte character is 0x80 or above.
+                text.append(ascii: byte)
             }
         }
     }
@@ -175,16 +180,15 @@ enum ValueFormatter {
     /// `2024-01-31 10:00:00` or, with `iso`, `2024-01-31T10:00:00Z`; the
     /// milliseconds appear only when they are not zero.
     static func dateText(_ date: Date, iso: Bool) -> String {
-        var text = ""
+        var text = TextBuffer()
         appendDate(date, iso: iso, to: &text)
-        return text
+        return text.string
     }
 
-    /// Appends ``dateText(_:iso:)``, written digit by digit into one
-    /// small buffer: a date per row is the commonest value of a big
-    /// result, and building it from pieces cost more than the rest of
-    /// the row.
-    static func appendDate(_ date: Date, iso: Bool, to text: inout String) {
+    /// Appends ``dateText(_:iso:)``, digit by digit: a date per row is the
+    /// commonest value of a big result, and building it from strings cost
+    /// more than the rest of the row.
+    static func appendDate(_ date: Date, iso: Bool, to text: inout TextBuffer) {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
         guard milliseconds.isFinite, abs(milliseconds) < 1e17 else {
             text += iso ? "invalid" : "invalid date"
@@ -194,32 +198,27 @@ enum ValueFormatter {
         let (seconds, millis) = floorDivide(total, 1000)
         let (days, secondOfDay) = floorDivide(seconds, 86_400)
         let (year, month, day) = civilDate(daysSinceEpoch: days)
-        if year < 0 || year > 9999 {
-            text += (year < 0 ? "-" : "+") + pad(abs(year), 6)
+        if year >= 0 && year <= 9999 {
+            text.appendDecimal(year, width: 4)
+        } else {
+            text += year < 0 ? "-" : "+"
+            text.appendDecimal(abs(year), width: 6)
         }
-        // yyyy-MM-dd?HH:mm:ss.SSSZ: 24 bytes at most.
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 24) { buffer in
-            var n = 0
-            func put(_ value: Int64, _ width: Int) {
-                var v = value
-                for i in stride(from: width - 1, through: 0, by: -1) {
-                    buffer[n + i] = UInt8(ascii: "0") + UInt8(v % 10)
-                    v /= 10
-                }
-                n += width
-            }
-            func put(_ byte: Character) {
-                buffer[n] = byte.asciiValue!
-                n += 1
-            }
-            if year >= 0 && year <= 9999 { put(year, 4) }
-            put("-"); put(month, 2); put("-"); put(day, 2)
-            put(iso ? "T" : " ")
-            put(secondOfDay / 3600, 2); put(":"); put(secondOfDay / 60 % 60, 2); put(":"); put(secondOfDay % 60, 2)
-            if millis != 0 { put("."); put(millis, 3) }
-            if iso { put("Z") }
-            text += String(decoding: UnsafeBufferPointer(rebasing: buffer[0..<n]), as: UTF8.self)
+        text += "-"
+        text.appendDecimal(month, width: 2)
+        text += "-"
+        text.appendDecimal(day, width: 2)
+        text += iso ? "T" : " "
+        text.appendDecimal(secondOfDay / 3600, width: 2)
+        text += ":"
+        text.appendDecimal(secondOfDay / 60 % 60, width: 2)
+        text += ":"
+        text.appendDecimal(secondOfDay % 60, width: 2)
+        if millis != 0 {
+            text += "."
+            text.appendDecimal(millis, width: 3)
         }
+        if iso { text += "Z" }
     }
 
     private static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
@@ -241,20 +240,17 @@ enum ValueFormatter {
         return (year, month, day)
     }
 
-    private static func pad(_ number: Int64, _ width: Int) -> String {
-        let digits = String(number)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
-    }
-
     // MARK: Bytes
 
-    private static func appendHex(_ data: Data, to text: inout String) {
-        text.reserveCapacity(text.utf8.count + data.count * 2)
-        for byte in data { text += hexByte(byte) }
+    private static func appendHex(_ data: Data, to text: inout TextBuffer) {
+        for byte in data { appendHex(byte, to: &text) }
     }
 
-    private static func hexByte(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0xF)])
+    private static func appendHex(_ byte: UInt8, to text: inout TextBuffer) {
+        let digits: StaticString = "0123456789abcdef"
+        digits.withUTF8Buffer { digits in
+            text.append(ascii: digits[Int(byte >> 4)])
+            text.append(ascii: digits[Int(byte & 0xF)])
+        }
     }
 }
