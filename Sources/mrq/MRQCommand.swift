@@ -202,6 +202,7 @@ struct MRQCommand: ParsableCommand {
         }
 
         let failed = runInput(session: session, output: output)
+        output.flush()
         // Whatever ended the run, changes still pending were not saved:
         // say which, rather than drop them without a word.
         let unsaved = session.pendingChanges
@@ -269,6 +270,9 @@ struct MRQCommand: ParsableCommand {
                 : PlainLineReader(isComplete: { [unowned session] in session.isComplete($0) })
             InteractiveLoop.run(session: InterruptibleSession(session), reader: reader, output: output) { session in
                 session.renderOptions.terminalWidth = Self.terminalWidth()
+                // At the terminal only: a taller result goes through the pager.
+                let rows = Int(mrq_terminal_rows(STDOUT_FILENO))
+                session.renderOptions.terminalHeight = stdinIsTerminal && rows > 0 ? rows : nil
             }
         } else if !scripted {
             let source: String
