@@ -121,3 +121,13 @@ static inline int mrq_terminal_columns(int fd) {
     }
     return 0;
 }
+
+/* The height of the terminal on fd in lines, or 0 if fd is not a
+   terminal. */
+static inline int mrq_terminal_rows(int fd) {
+    struct winsize size;
+    if (ioctl(fd, TIOCGWINSZ, &size) == 0 && size.ws_row > 0) {
+        return size.ws_row;
+    }
+    return 0;
+}

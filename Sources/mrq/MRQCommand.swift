@@ -210,7 +210,11 @@ struct MRQCommand: ParsableCommand {
             throw ExitCode(65)
         }
 
-        let failed = runInput(session: session, output: output) { output.write(greeting) }
+        let failed = runInput(session: session, output: output) {
+            output.write(greeting)
+            output.flush()
+        }
+        output.flush()
         // Whatever ended the run, changes still pending were not saved:
         // say which, rather than drop them without a word.
         let unsaved = session.pendingChanges
@@ -287,6 +291,9 @@ struct MRQCommand: ParsableCommand {
                 : PlainLineReader(isComplete: { [unowned session] in session.isComplete($0) })
             InteractiveLoop.run(session: InterruptibleSession(session), reader: reader, output: output) { session in
                 session.renderOptions.terminalWidth = Self.terminalWidth()
+                // At the terminal only: a taller result goes through the pager.
+                let rows = Int(mrq_terminal_rows(STDOUT_FILENO))
+                session.renderOptions.terminalHeight = stdinIsTerminal && rows > 0 ? rows : nil
             }
         } else if !scripted {
             let source: String

@@ -3,18 +3,22 @@ import Foundation
 import Shell
 
 /// Writes session output to standard output and diagnostics to standard
-/// error, unbuffered, so that they interleave in the order written.
+/// error. Results are buffered (64 KB, a `write(2)` per block, not per
+/// row); the buffer is written at the end of every statement, before
+/// anything goes to standard error, and before a progress line is drawn,
+/// so that results and diagnostics stay in the order they were made.
 ///
 /// A write that fails never stops mrq: a reader that went away (`mrq … |
 /// head -1`, with SIGPIPE ignored) just gets no more output, and the
-/// statements still run to the end, their saves included; any other
+/// statements still run to the end, their saves included (``isClosed``
+/// tells a statement printing rows to stop fetching them); any other
 /// failure (`> /dev/full`) is reported once on standard error and makes
 /// the exit status 74.
 ///
 /// Long work's progress line is drawn on standard error when
 /// `showsProgress` (it is a terminal, and neither `--quiet` nor NO_COLOR
-/// asked for quiet); any other write takes it away first, and the next
-/// report draws it again below.
+/// asked for quiet); any other write to the terminal takes it away first,
+/// and the next report draws it again below.
 final class StandardOutput: ShellOutput {
     /// Why standard output took no more, other than a closed pipe.
     private(set) var failure: String?
@@ -22,15 +26,32 @@ final class StandardOutput: ShellOutput {
     let showsProgress: Bool
     /// Whether a progress line is on the screen now.
     private var progressShown = false
+    /// Results not written yet.
+    private var buffer = ""
+    private static let blockSize = 64 * 1024
+    /// Whether results share the terminal with the progress line, which
+    /// must then be taken away before they are written.
+    private let outputIsTerminal = isatty(STDOUT_FILENO) == 1
 
     init(showsProgress: Bool = false) {
         self.showsProgress = showsProgress
+        buffer.reserveCapacity(Self.blockSize + 4096)
     }
+
+    var isClosed: Bool { outputClosed }
 
     func write(_ text: String) {
         guard !outputClosed else { return }
-        clearProgress()
-        let code = DescriptorWriter.writeAll(STDOUT_FILENO, text)
+        buffer += text
+        if buffer.utf8.count >= Self.blockSize { flush() }
+    }
+
+    func flush() {
+        guard !buffer.isEmpty else { return }
+        defer { buffer.removeAll(keepingCapacity: true) }
+        guard !outputClosed else { return }
+        if outputIsTerminal { clearProgress() }
+        let code = DescriptorWriter.writeAll(STDOUT_FILENO, buffer)
         guard code != 0 else { return }
         outputClosed = true
         if code != EPIPE {
@@ -41,6 +62,7 @@ final class StandardOutput: ShellOutput {
     }
 
     func writeError(_ text: String) {
+        flush()
         clearProgress()
         DescriptorWriter.writeAll(STDERR_FILENO, text)
     }
@@ -48,6 +70,7 @@ final class StandardOutput: ShellOutput {
     func progress(_ progress: WorkProgress?) {
         guard showsProgress else { return }
         guard let progress else { return clearProgress() }
+        flush()
         let columns = Int(mrq_terminal_columns(STDERR_FILENO))
         let line = progress.line(width: (columns > 0 ? columns : 80) - 1)
         DescriptorWriter.writeAll(STDERR_FILENO, "\r" + line + "\u{1B}[K")

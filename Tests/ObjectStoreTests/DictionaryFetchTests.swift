@@ -226,6 +226,50 @@ import struct Predicates.Predicate
         }
     }
 
+    /// The cursor form hands over the same rows as the array form, one
+    /// at a time, and stops when its body throws.
+    @Test func theCursorStreamsTheRowsAndStopsWhenAsked() throws {
+        let context = try seeded()
+        let request = try request([PropertyToFetch(keyPath: "lastName"), PropertyToFetch(keyPath: "department.name")],
+                                  sort: "lastName")
+        var streamed: [[Value]] = []
+        let columns = try context.fetchRows(request) { streamed.append($0) }
+        #expect(columns == ["lastName", "department.name"])
+        #expect(streamed == (try context.fetchRows(request)).rows)
+        #expect(streamed.count == 10)
+
+        struct Enough: Error {}
+        var seen = 0
+        #expect(throws: Enough.self) {
+            try context.fetchRows(request) { _ in
+                seen += 1
+                if seen == 3 { throw Enough() }
+            }
+        }
+        #expect(seen == 3)
+        // The statement was reset: the next fetch starts from the first row.
+        var first: [Value]?
+        try context.fetchRows(request) { row in if first == nil { first = row } }
+        #expect(first == streamed.first)
+    }
+
+    /// With a HAVING residual the cursor filters, then windows, as the
+    /// array form does.
+    @Test func theCursorWindowsAfterAHavingResidual() throws {
+        let context = try seeded()
+        let properties = [PropertyToFetch(keyPath: "department.name"), PropertyToFetch(.sum, of: "age", as: "total")]
+        var request = try request(properties, sort: "total", groupBy: ["department.name"], having: "total / 5 >= 20")
+        request.fetchOffset = 1
+        var rows: [[Value]] = []
+        try context.fetchRows(request) { rows.append($0) }
+        #expect(rows == [[.string("Operations"), .int(225)]])
+        request.fetchOffset = 0
+        request.fetchLimit = 1
+        rows = []
+        try context.fetchRows(request) { rows.append($0) }
+        #expect(rows == [[.string("Engineering"), .int(100)]])
+    }
+
     @Test func havingReadsOnlyFetchedNamesInMemory() throws {
         let context = try seeded()
         let request = try request([PropertyToFetch(keyPath: "department.name"), PropertyToFetch(.sum, of: "age", as: "total")],

@@ -142,7 +142,9 @@ struct Measurement: Codable {
 /// Child side: prints the measurement as the last line of stdout.
 func report(_ measurement: Measurement) {
     var m = measurement
-    m.peakKB = peakRSSKilobytes()
+    // Workloads that run a program report its peak (-1: not measured);
+    // the others, ours.
+    if m.peakKB == 0 { m.peakKB = peakRSSKilobytes() }
     let data = try! JSONEncoder().encode(m)
     print("RESULT " + String(decoding: data, as: UTF8.self))
     fflush(nil)

@@ -4,7 +4,7 @@ import Foundation
 // own process (so its peak RSS is its own), several times; the table shows
 // medians as ratios to the raw SQLite C baseline measured in the same run.
 //
-//   mrq-bench [--smoke] [--only insert,fetch,...]
+//   mrq-bench [--smoke] [--only insert,fetch,csv,json,first,...]
 //   mrq-bench --child WORKLOAD IMPL RUNS SCALE WORKDIR     (internal)
 
 typealias Implementation = (Scale, Fixtures, Int) throws -> Measurement
@@ -28,6 +28,12 @@ let implementations: [String: Implementation] = [
     "shell/mrq": { try MRQWorkloads.shell($0, $1, runs: $2) },
     "memory/c": { try CWorkloads.memory($0, $1, runs: $2) },
     "memory/mrq": { try MRQWorkloads.memory($0, $1, runs: $2) },
+    "csv/c": { try ShellOutputWorkloads.rowsOut(.sqlite3, format: "csv", $0, $1, runs: $2) },
+    "csv/mrq": { try ShellOutputWorkloads.rowsOut(.mrq, format: "csv", $0, $1, runs: $2) },
+    "json/c": { try ShellOutputWorkloads.rowsOut(.sqlite3, format: "json", $0, $1, runs: $2) },
+    "json/mrq": { try ShellOutputWorkloads.rowsOut(.mrq, format: "json", $0, $1, runs: $2) },
+    "first/c": { try ShellOutputWorkloads.firstRow(.sqlite3, $0, $1, runs: $2) },
+    "first/mrq": { try ShellOutputWorkloads.firstRow(.mrq, $0, $1, runs: $2) },
     "model/800": { _, _, runs in try MRQWorkloads.deepModel(levels: 800, runs: runs) },
     "model/3000": { _, _, runs in try MRQWorkloads.deepModel(levels: 3_000, runs: runs) },
     "dates/c": { try APIWorkloads.datedImport($0, $1, runs: $2, asText: false) },
@@ -75,8 +81,14 @@ let rows: [Row] = [
     Row(workload: "g. memory", key: "memory/mrq", label: "mrq fetchBatchSize 500", runs: 3, target: .megabytes(64)),
     Row(workload: "h. deep model", key: "model/800", label: "load + lay out 800 levels", runs: 5, target: .seconds(0.5), compare: false),
     Row(workload: "h. deep model", key: "model/3000", label: "load + lay out 3,000 levels", runs: 3, target: .seconds(3), compare: false),
-    Row(workload: "i. date column", key: "dates/c", label: "import, dates as numbers (baseline)", runs: 5, target: .none),
-    Row(workload: "i. date column", key: "dates/text", label: "import, dates as text with a dateFormat", runs: 5, target: .ratio(1.3)),
+    Row(workload: "i. rows out, csv", key: "csv/c", label: "sqlite3 -csv (baseline)", runs: 5, target: .none, compare: false),
+    Row(workload: "i. rows out, csv", key: "csv/mrq", label: "mrq --format csv", runs: 5, target: .ratio(2), compare: false),
+    Row(workload: "j. rows out, json", key: "json/c", label: "sqlite3 -json (baseline)", runs: 5, target: .none, compare: false),
+    Row(workload: "j. rows out, json", key: "json/mrq", label: "mrq --format json", runs: 5, target: .ratio(2), compare: false),
+    Row(workload: "k. first row", key: "first/c", label: "sqlite3 -csv | head -1 (baseline)", runs: 9, target: .none, compare: false),
+    Row(workload: "k. first row", key: "first/mrq", label: "mrq --format csv | head -1", runs: 9, target: .seconds(0.1), compare: false),
+    Row(workload: "l. date column", key: "dates/c", label: "import, dates as numbers (baseline)", runs: 5, target: .none),
+    Row(workload: "l. date column", key: "dates/text", label: "import, dates as text with a dateFormat", runs: 5, target: .ratio(1.3)),
 ]
 
 func benchmarksDirectory() -> URL {
@@ -165,7 +177,7 @@ func runSuite(scale: Scale, only: Set<String>?) throws -> Bool {
                       m.peakKB > 0 ? String(format: "%.0f MB", Double(m.peakKB) / 1024) : "-",
                       status, notes.joined(separator: "; ")])
     }
-    print("mrq benchmarks, \(scale.name) scale: \(scale.people) people (a, b, c, f), import of \(scale.importPeople) (d), \(scale.memoryRows) rows (g); medians, ×C = ratio to the raw SQLite C baseline of the same run\n")
+    print("mrq benchmarks, \(scale.name) scale: \(scale.people) people (a, b, c, f, i, j, k), import of \(scale.importPeople) (d), \(scale.memoryRows) rows (g); medians, ×C = ratio to the baseline of the same run (raw SQLite C; the sqlite3 CLI for i, j, k); peak RSS of the measured process (i, j, k: of the program run)\n")
     let header = ["workload", "implementation", "runs", "median", "×C", "peak RSS", "target", "notes"]
     let widths = header.indices.map { i in ([header] + lines).map { $0[i].count }.max()! }
     for line in [header] + lines {

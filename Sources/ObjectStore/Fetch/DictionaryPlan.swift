@@ -145,16 +145,19 @@ struct DictionaryPlan {
         bindings = translator.bindings
     }
 
-    /// Runs the SELECT and decodes each row, in column order.
-    func rows(store: SQLiteStore) throws -> [[Value]] {
+    /// Runs the SELECT and hands each decoded row, in column order, to
+    /// `body` as it is stepped: no array of all rows. The row array is
+    /// reused, so `body` copies it only if it keeps it. The store's lock is
+    /// held meanwhile: `body` must not use the store.
+    func forEachRow(store: SQLiteStore, _ body: ([Value]) throws -> Void) throws {
         try store.withLock {
             let statement = try store.database.cachedStatement(sql)
             defer { statement.reset() }
             try statement.bind(bindings)
-            var rows: [[Value]] = []
+            var row: [Value] = []
+            row.reserveCapacity(columns.count)
             while try statement.step() {
-                var row: [Value] = []
-                row.reserveCapacity(columns.count)
+                row.removeAll(keepingCapacity: true)
                 for (i, column) in columns.enumerated() {
                     let index = Int32(i)
                     if statement.isNull(at: index) {
@@ -167,9 +170,8 @@ struct DictionaryPlan {
                     case .double: row.append(.double(statement.double(at: index)))
                     }
                 }
-                rows.append(row)
+                try body(row)
             }
-            return rows
         }
     }
 

@@ -63,6 +63,30 @@ extension ManagedObjectContext {
     ///
     /// Everything ``fetchDictionaries(_:)`` says applies.
     public func fetchRows(_ request: FetchRequest) throws -> (columns: [String], rows: [[Value]]) {
+        var rows: [[Value]] = []
+        let columns = try fetchRows(request) { rows.append($0) }
+        return (columns, rows)
+    }
+
+    /// The rows of a dictionary fetch one at a time, as SQLite steps
+    /// them: a cursor, for results too big to hold. Returns the fetched
+    /// properties' names.
+    ///
+    /// ```swift
+    /// try context.fetchRows(request) { row in
+    ///     print(row)   // [.string("Engineering"), .int(420)]
+    /// }
+    /// ```
+    ///
+    /// No object is made and no array of rows is kept, so memory stays the
+    /// same whatever the number of rows. `body` gets each row in column
+    /// order (the same array, refilled: copy it to keep it), on the
+    /// context's queue, while the store is locked: it must not use this
+    /// context or its store. To stop early, throw from `body`; the error
+    /// comes out of this call. Everything ``fetchDictionaries(_:)`` says
+    /// applies.
+    @discardableResult
+    public func fetchRows(_ request: FetchRequest, each body: ([Value]) throws -> Void) throws -> [String] {
         try performAndWait {
             let entity = try entity(for: request)
             let store = try persistentStoreCoordinator!.sqlStore(for: entity, purpose: "a dictionary fetch")
@@ -71,18 +95,31 @@ extension ManagedObjectContext {
                 let keys = try savedMatches(request)
                 plan = try DictionaryPlan(request: request, entity: entity, store: store, restrictedTo: keys)
             }
-            var rows = try plan.rows(store: store)
             let names = plan.columns.map(\.name)
-            if let having = plan.havingResidual {
-                let evaluator = Evaluator()
-                rows = try rows.filter { row in
-                    try evaluator.evaluate(having, on: FetchedRow(Dictionary(uniqueKeysWithValues: zip(names, row))))
-                }
-                let start = Swift.min(Swift.max(request.fetchOffset, 0), rows.count)
-                let end = request.fetchLimit > 0 ? Swift.min(start + request.fetchLimit, rows.count) : rows.count
-                rows = Array(rows[start..<end])
+            guard let having = plan.havingResidual else {
+                try plan.forEachRow(store: store, body)
+                return names
             }
-            return (names, rows)
+            // The HAVING part SQL cannot express filters the rows here, so
+            // the window (left out of the SQL) is applied after it.
+            let evaluator = Evaluator()
+            var skipped = 0
+            var left = request.fetchLimit > 0 ? request.fetchLimit : Int.max
+            do {
+                try plan.forEachRow(store: store) { row in
+                    guard try evaluator.evaluate(having, on: FetchedRow(Dictionary(uniqueKeysWithValues: zip(names, row)))) else {
+                        return
+                    }
+                    guard skipped >= request.fetchOffset else {
+                        skipped += 1
+                        return
+                    }
+                    try body(row)
+                    left -= 1
+                    if left == 0 { throw WindowFilled() }
+                }
+            } catch is WindowFilled {}
+            return names
         }
     }
 
@@ -137,6 +174,9 @@ extension ManagedObjectContext {
         return try scratch.fetchObjectIDs(matching).map(\.primaryKey)
     }
 }
+
+/// Stops a row loop once the window has all its rows.
+private struct WindowFilled: Error {}
 
 /// One group of ``ManagedObjectContext/aggregate(_:of:entity:where:groupBy:)``.
 public struct AggregateGroup: Sendable, Hashable {

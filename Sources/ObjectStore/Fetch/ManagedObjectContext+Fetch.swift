@@ -299,6 +299,9 @@ public struct FetchResults: RandomAccessCollection {
                     do {
                         try context.fulfill(objects)
                         prefetched = try context.prefetch(prefetching, for: objects)
+                    } catch let error as StoreError where error.kind == .interrupted {
+                        // Stopped on purpose (the shell's Ctrl-C): the
+                        // objects stay faults, and the caller stops too.
                     } catch {
                         MRLog.error("cannot load a batch of \(slice.count) objects: \(error)")
                     }

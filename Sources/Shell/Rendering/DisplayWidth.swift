@@ -10,6 +10,8 @@
 /// scalars none, everything else one. Control characters count as zero;
 /// the table renderer escapes them before measuring.
 package func displayWidth(_ text: some StringProtocol) -> Int {
+    // Printable ASCII, the common case, is a column per byte.
+    if text.utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) { return text.utf8.count }
     var width = 0
     for character in text {
         width += displayWidth(of: character)

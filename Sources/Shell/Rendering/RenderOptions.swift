@@ -25,6 +25,9 @@ public struct RenderOptions: Sendable, Hashable {
     /// The terminal's width in columns; `nil` means unlimited (no vertical
     /// fallback), which is what you want when writing to a file or pipe.
     public var terminalWidth: Int?
+    /// The terminal's height in lines at an interactive prompt, where a
+    /// result taller than this goes through the pager; `nil` otherwise.
+    public var terminalHeight: Int?
     /// What table and line modes print for `NULL`. CSV always prints an
     /// empty field, JSON prints `null`.
     public var nullText: String
@@ -34,12 +37,14 @@ public struct RenderOptions: Sendable, Hashable {
         headers: Bool = true,
         color: Bool = false,
         terminalWidth: Int? = nil,
+        terminalHeight: Int? = nil,
         nullText: String = "NULL"
     ) {
         self.mode = mode
         self.headers = headers
         self.color = color
         self.terminalWidth = terminalWidth
+        self.terminalHeight = terminalHeight
         self.nullText = nullText
     }
 }

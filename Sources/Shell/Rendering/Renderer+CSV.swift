@@ -4,28 +4,45 @@
 /// the empty string (so that `""` differs from NULL, which is an empty
 /// unquoted field). Quotes inside are doubled.
 extension Renderer {
-    func csv(_ result: ResultSet) -> String {
-        var output = ""
-        if options.headers {
-            output += result.columns.map(Self.csvField).joined(separator: ",") + "\n"
-        }
-        for row in result.rows {
-            output += csvRow((0..<result.columns.count).map { Self.cell(row, $0) })
-        }
-        return output
+    func csvRow(_ cells: [Cell]) -> String {
+        var text = TextBuffer()
+        appendCSVRow(cells, columns: cells.count, to: &text)
+        return text.string
     }
 
-    func csvRow(_ cells: [Cell]) -> String {
-        cells.map { cell in
-            ValueFormatter.isNull(cell) ? "" : Self.csvField(ValueFormatter.text(cell, nullText: ""))
-        }.joined(separator: ",") + "\n"
+    /// Appends one record of `columns` fields and its line break.
+    func appendCSVRow(_ cells: [Cell], columns: Int, to text: inout TextBuffer) {
+        for index in 0..<columns {
+            if index > 0 { text.append(ascii: UInt8(ascii: ",")) }
+            switch Self.cell(cells, index) {
+            case .value(.null):
+                continue
+            case .value(.string(let string)):
+                Self.appendCSVField(string, to: &text)
+            case .value(.url), .list:
+                Self.appendCSVField(ValueFormatter.text(Self.cell(cells, index), nullText: ""), to: &text)
+            case .value(let value):
+                // Numbers, dates, booleans, UUIDs and hex never need quotes.
+                ValueFormatter.append(value, nullText: "", to: &text)
+            }
+        }
+        text.append(ascii: UInt8(ascii: "\n"))
     }
 
     static func csvField(_ text: String) -> String {
-        let needsQuotes = text.isEmpty || text.unicodeScalars.contains {
-            $0 == "," || $0 == "\"" || $0 == "\n" || $0 == "\r"
+        var field = TextBuffer()
+        appendCSVField(text, to: &field)
+        return field.string
+    }
+
+    static func appendCSVField(_ field: String, to text: inout TextBuffer) {
+        let needsQuotes = field.isEmpty || field.utf8.contains {
+            $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r")
         }
-        guard needsQuotes else { return text }
-        return "\"" + text.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        guard needsQuotes else {
+            text += field
+            return
+        }
+        text += "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

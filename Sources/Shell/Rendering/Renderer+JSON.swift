@@ -10,27 +10,50 @@
 /// ]
 /// ```
 extension Renderer {
-    func jsonArray(_ result: ResultSet) -> String {
-        guard !result.rows.isEmpty else { return "[]\n" }
-        let objects = result.rows.map { "  " + jsonObject(columns: result.columns, row: $0, indent: "  ") }
-        return "[\n" + objects.joined(separator: ",\n") + "\n]\n"
-    }
-
     /// One object; `indent` is the indentation of its opening brace.
     func jsonObject(columns: [String], row: [Cell], indent: String) -> String {
-        guard !columns.isEmpty else { return "{}" }
-        let members = columns.enumerated().map { index, name in
-            indent + "  " + ValueFormatter.jsonString(name) + ": " + Self.json(Self.cell(row, index))
+        var text = TextBuffer()
+        appendJSONObject(keys: Self.jsonKeys(columns, indent: indent), row: row, indent: indent, to: &text)
+        return text.string
+    }
+
+    /// Each member's start, `    "name": `, made once per result.
+    static func jsonKeys(_ columns: [String], indent: String) -> [String] {
+        columns.map { indent + "  " + ValueFormatter.jsonString($0) + ": " }
+    }
+
+    /// Appends one object whose members start with `keys`.
+    func appendJSONObject(keys: [String], row: [Cell], indent: String, to text: inout TextBuffer) {
+        guard !keys.isEmpty else {
+            text += "{}"
+            return
         }
-        return "{\n" + members.joined(separator: ",\n") + "\n" + indent + "}"
+        text += "{\n"
+        for (index, key) in keys.enumerated() {
+            if index > 0 { text += ",\n" }
+            text += key
+            Self.appendJSON(Self.cell(row, index), to: &text)
+        }
+        text += "\n" + indent + "}"
     }
 
     static func json(_ cell: Cell) -> String {
+        var text = TextBuffer()
+        appendJSON(cell, to: &text)
+        return text.string
+    }
+
+    static func appendJSON(_ cell: Cell, to text: inout TextBuffer) {
         switch cell {
         case .value(let value):
-            return ValueFormatter.json(value)
+            ValueFormatter.appendJSON(value, to: &text)
         case .list(let values):
-            return "[" + values.map(ValueFormatter.json).joined(separator: ", ") + "]"
+            text += "["
+            for (index, value) in values.enumerated() {
+                if index > 0 { text += ", " }
+                ValueFormatter.appendJSON(value, to: &text)
+            }
+            text += "]"
         }
     }
 }

@@ -6,16 +6,18 @@
 ///  LastName = Lovelace
 /// ```
 extension Renderer {
-    func lines(_ result: ResultSet) -> String {
-        let nameWidth = result.columns.map { displayWidth($0) }.max() ?? 0
-        var output = ""
-        for (rowIndex, row) in result.rows.enumerated() {
-            if rowIndex > 0 { output += "\n" }
-            for (index, name) in result.columns.enumerated() {
-                output += pad(styledHeader(name), width: displayWidth(name), to: nameWidth, right: true)
-                output += " = " + styled(Self.cell(row, index), escaping: false) + "\n"
-            }
+    /// Each line's start, ` LastName = `, made once per result.
+    func lineNames(_ columns: [String]) -> [String] {
+        let nameWidth = columns.map { displayWidth($0) }.max() ?? 0
+        return columns.map { pad(styledHeader($0), width: displayWidth($0), to: nameWidth, right: true) + " = " }
+    }
+
+    /// Appends one record, its lines starting with `names`.
+    func appendLineRecord(names: [String], row: [Cell], to text: inout TextBuffer) {
+        for (index, name) in names.enumerated() {
+            text += name
+            text += styled(Self.cell(row, index), escaping: false)
+            text += "\n"
         }
-        return output
     }
 }

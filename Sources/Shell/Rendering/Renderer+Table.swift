@@ -8,97 +8,117 @@
 /// └─────┴──────┘
 /// (1 row)
 /// ```
+///
+/// A table is laid out from its first rows (``RowWriter/pageSize`` of
+/// them): the column widths, which headers are right-aligned, and whether
+/// it fits the terminal at all. Later rows keep that layout; a later value
+/// wider than its column is shown whole, pushing that row's border out,
+/// rather than cut: the table never hides part of a value.
 extension Renderer {
-    func table(_ result: ResultSet, footer: Footer?) -> String {
-        let columnCount = result.columns.count
-        let footerLine = footer.map { $0.text(count: result.rows.count) + "\n" } ?? ""
-        guard columnCount > 0 else { return footerLine }
-
-        let texts = result.rows.map { row in
-            (0..<columnCount).map {
-                Self.escapeControls(ValueFormatter.text(Self.cell(row, $0), nullText: options.nullText))
-            }
-        }
-        var widths = result.columns.map { options.headers ? displayWidth(Self.escapeControls($0)) : 0 }
-        for row in texts {
-            for (index, text) in row.enumerated() {
-                widths[index] = max(widths[index], displayWidth(text))
-            }
-        }
-        let totalWidth = widths.reduce(0, +) + 3 * columnCount + 1
-        if let limit = options.terminalWidth, totalWidth > limit, !result.rows.isEmpty {
-            return vertical(result, footer: footerLine)
-        }
-
-        let numericColumns = (0..<columnCount).map { index in
-            let cells = result.rows.map { Self.cell($0, index) }.filter { !ValueFormatter.isNull($0) }
-            return !cells.isEmpty && cells.allSatisfy(ValueFormatter.isNumeric)
-        }
-
-        func border(_ left: String, _ middle: String, _ right: String) -> String {
-            left + widths.map { String(repeating: "─", count: $0 + 2) }.joined(separator: middle) + right + "\n"
-        }
-
-        var output = border("┌", "┬", "┐")
-        if options.headers {
-            let names = result.columns.enumerated().map { index, name in
-                let escaped = Self.escapeControls(name)
-                return pad(styledHeader(escaped), width: displayWidth(escaped), to: widths[index],
-                           right: numericColumns[index])
-            }
-            output += "│ " + names.joined(separator: " │ ") + " │\n"
-            output += border("├", "┼", "┤")
-        }
-        for (rowIndex, row) in result.rows.enumerated() {
-            let cells = (0..<columnCount).map { index in
-                let cell = Self.cell(row, index)
-                let text = texts[rowIndex][index]
-                return pad(styled(cell, escaping: true), width: displayWidth(text), to: widths[index],
-                           right: ValueFormatter.isNumeric(cell))
-            }
-            output += "│ " + cells.joined(separator: " │ ") + " │\n"
-        }
-        output += border("└", "┴", "┘")
-        return output + footerLine
+    struct TableLayout {
+        /// Display width of each column.
+        let widths: [Int]
+        /// Columns whose header is right-aligned: every non-null value of
+        /// the first page is a number.
+        let numericColumns: [Bool]
+        /// psql's expanded display, one record per row: the first page
+        /// was too wide for the terminal.
+        let vertical: Bool
+        /// The column names, control characters escaped.
+        let names: [String]
+        /// The record rule's width, in vertical display.
+        let ruleWidth: Int
     }
 
-    /// psql's expanded display, for rows too wide for the terminal:
-    ///
-    /// ```
-    /// -[ RECORD 1 ]-----------
-    /// name  | Ada
-    /// notes | a long text …
-    /// ```
-    func vertical(_ result: ResultSet, footer: String) -> String {
-        let names = result.columns.map(Self.escapeControls)
-        let nameWidth = names.map { displayWidth($0) }.max() ?? 0
+    /// The layout that fits `columns` and the first `page` of rows.
+    func tableLayout(columns: [String], page: [[Cell]]) -> TableLayout {
+        let names = columns.map(Self.escapeControls)
+        var widths = names.map { options.headers ? displayWidth($0) : 0 }
         var valueWidth = 0
-        for row in result.rows {
+        for row in page {
             for index in names.indices {
-                let text = Self.escapeControls(ValueFormatter.text(Self.cell(row, index), nullText: options.nullText))
-                valueWidth = max(valueWidth, displayWidth(text))
+                let width = displayWidth(cellText(Self.cell(row, index)))
+                widths[index] = max(widths[index], width)
+                valueWidth = max(valueWidth, width)
             }
         }
+        let totalWidth = widths.reduce(0, +) + 3 * names.count + 1
+        let vertical = !names.isEmpty && !page.isEmpty && options.terminalWidth.map { totalWidth > $0 } == true
+        let numericColumns = names.indices.map { index in
+            let cells = page.map { Self.cell($0, index) }.filter { !ValueFormatter.isNull($0) }
+            return !cells.isEmpty && cells.allSatisfy(ValueFormatter.isNumeric)
+        }
+        let nameWidth = names.map { displayWidth($0) }.max() ?? 0
         var ruleWidth = nameWidth + 3 + valueWidth
         if let limit = options.terminalWidth { ruleWidth = min(ruleWidth, limit) }
+        return TableLayout(widths: widths, numericColumns: numericColumns, vertical: vertical, names: names,
+                           ruleWidth: ruleWidth)
+    }
 
-        var output = ""
-        for (rowIndex, row) in result.rows.enumerated() {
-            let title = "-[ RECORD \(rowIndex + 1) ]"
-            output += title + String(repeating: "-", count: max(0, ruleWidth - title.count)) + "\n"
-            for (index, name) in names.enumerated() {
-                let value = styled(Self.cell(row, index), escaping: true)
-                output += pad(styledHeader(name), width: displayWidth(name), to: nameWidth, right: false)
-                output += " | " + value + "\n"
-            }
+    /// A cell as a table shows it: on one line, `NULL` as `nullText`.
+    func cellText(_ cell: Cell) -> String {
+        Self.escapeControls(ValueFormatter.text(cell, nullText: options.nullText, listLimit: Self.listLimit))
+    }
+
+    /// The top border and the header.
+    func appendTableStart(_ layout: TableLayout, to text: inout TextBuffer) {
+        guard !layout.names.isEmpty, !layout.vertical else { return }
+        appendBorder(layout, "┌", "┬", "┐", to: &text)
+        guard options.headers else { return }
+        text += "│ "
+        for (index, name) in layout.names.enumerated() {
+            if index > 0 { text += " │ " }
+            text += pad(styledHeader(name), width: displayWidth(name), to: layout.widths[index],
+                        right: layout.numericColumns[index])
         }
-        return output + footer
+        text += " │\n"
+        appendBorder(layout, "├", "┼", "┤", to: &text)
+    }
+
+    /// Row `number` (from 1): a line of the table, or a record.
+    func appendTableRow(_ row: [Cell], number: Int, layout: TableLayout, to text: inout TextBuffer) {
+        guard !layout.names.isEmpty else { return }
+        if layout.vertical {
+            let title = "-[ RECORD \(number) ]"
+            text += title + String(repeating: "-", count: max(0, layout.ruleWidth - title.count)) + "\n"
+            let nameWidth = layout.names.map { displayWidth($0) }.max() ?? 0
+            for (index, name) in layout.names.enumerated() {
+                text += pad(styledHeader(name), width: displayWidth(name), to: nameWidth, right: false)
+                text += " | " + styled(Self.cell(row, index), escaping: true) + "\n"
+            }
+            return
+        }
+        text += "│ "
+        for index in layout.names.indices {
+            if index > 0 { text += " │ " }
+            let cell = Self.cell(row, index)
+            text += pad(styled(cell, escaping: true), width: displayWidth(cellText(cell)), to: layout.widths[index],
+                        right: ValueFormatter.isNumeric(cell))
+        }
+        text += " │\n"
+    }
+
+    /// The bottom border and the footer, `(3 rows)`.
+    func appendTableEnd(_ layout: TableLayout, count: Int, footer: Footer?, to text: inout TextBuffer) {
+        if !layout.names.isEmpty && !layout.vertical { appendBorder(layout, "└", "┴", "┘", to: &text) }
+        if let footer { text += footer.text(count: count) + "\n" }
+    }
+
+    private func appendBorder(_ layout: TableLayout, _ left: String, _ middle: String, _ right: String,
+                              to text: inout TextBuffer) {
+        text += left
+        for (index, width) in layout.widths.enumerated() {
+            if index > 0 { text += middle }
+            text += String(repeating: "─", count: width + 2)
+        }
+        text += right + "\n"
     }
 
     /// Pads already-styled text of display width `width` to `target`
     /// columns, on the left when `right` aligned.
     func pad(_ text: String, width: Int, to target: Int, right: Bool) -> String {
-        let padding = String(repeating: " ", count: max(0, target - width))
+        guard target > width else { return text }
+        let padding = String(repeating: " ", count: target - width)
         return right ? padding + text : text + padding
     }
 }

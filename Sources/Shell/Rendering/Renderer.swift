@@ -10,7 +10,8 @@ import Predicates
 /// Rendering is pure: every method returns a string (ending in a newline
 /// unless it is empty) and never touches the terminal, so the REPL,
 /// scripts and tests share it. See ``ValueFormatter`` for how each kind
-/// of value is spelled.
+/// of value is spelled, and ``RowWriter`` for rows written as they come
+/// (these methods collect what it writes).
 public struct Renderer: Sendable {
     public var options: RenderOptions
 
@@ -47,25 +48,23 @@ public struct Renderer: Sendable {
     /// Several named values computed together, such as
     /// `min(age), max(age)`: one record, a JSON object in JSON mode.
     public func render(values: [(label: String, value: Value)]) -> String {
-        let record = ResultSet(
-            columns: values.map(\.label),
-            rows: [values.map { .value($0.value) }]
-        )
-        switch options.mode {
-        case .table: return table(record, footer: nil)
-        case .line: return lines(record)
-        case .csv: return csv(record)
-        case .json: return jsonObject(columns: record.columns, row: record.rows[0], indent: "") + "\n"
-        }
+        let columns = values.map(\.label)
+        let row: [Cell] = values.map { .value($0.value) }
+        if options.mode == .json { return jsonObject(columns: columns, row: row, indent: "") + "\n" }
+        return collect(columns: columns, rows: [row], footer: nil)
     }
 
     func renderRows(_ result: ResultSet, footer: Footer) -> String {
-        switch options.mode {
-        case .table: return table(result, footer: footer)
-        case .line: return lines(result)
-        case .json: return jsonArray(result)
-        case .csv: return csv(result)
-        }
+        collect(columns: result.columns, rows: result.rows, footer: footer)
+    }
+
+    /// What a ``RowWriter`` writes for these rows, as one string.
+    private func collect(columns: [String], rows: [[Cell]], footer: Footer?) -> String {
+        var output = ""
+        let writer = RowWriter(columns: columns, options: options, footer: footer) { output += $0 }
+        for row in rows { writer.add(row) }
+        writer.finish()
+        return output
     }
 
     /// The count line under a table: `(1 row)`, `(3 groups)`.
@@ -84,6 +83,12 @@ public struct Renderer: Sendable {
 
     // MARK: Shared helpers
 
+    /// How many keys of a to-many list tables and lines show: the rest
+    /// are counted (`[Ada, Grace, … 38 more]`), so that a department of
+    /// a thousand people stays one readable cell. CSV and JSON give every
+    /// key.
+    static let listLimit = 5
+
     /// The cell in `row` under column `index`; short rows read as NULL.
     static func cell(_ row: [Cell], _ index: Int) -> Cell {
         index < row.count ? row[index] : .value(.null)
@@ -92,7 +97,7 @@ public struct Renderer: Sendable {
     /// A cell's text with its colour, if colour is on. `escaping` asks for
     /// control characters to be escaped so the text stays on one line.
     func styled(_ cell: Cell, escaping escapeControls: Bool) -> String {
-        var text = ValueFormatter.text(cell, nullText: options.nullText)
+        var text = ValueFormatter.text(cell, nullText: options.nullText, listLimit: Self.listLimit)
         if escapeControls { text = Self.escapeControls(text) }
         guard options.color else { return text }
         if ValueFormatter.isNull(cell) { return ANSI.dim + text + ANSI.reset }

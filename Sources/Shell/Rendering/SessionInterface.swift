@@ -38,9 +38,19 @@ public protocol ShellSessionProtocol: AnyObject {
 
 /// Where a session writes: results to `write`, diagnostics to
 /// `writeError`. Text is written as is; include the newline.
+///
+/// An output may hold results back (mrq buffers standard output); the
+/// session calls `flush` at the end of every statement, and an output
+/// must write what it holds before any diagnostic, so the two stay in
+/// order.
 public protocol ShellOutput: AnyObject {
     func write(_ text: String)
     func writeError(_ text: String)
+    /// Writes whatever results are held back.
+    func flush()
+    /// Whether results can no longer be written (the reader of a pipe
+    /// went away): a statement printing rows then stops fetching them.
+    var isClosed: Bool { get }
     /// Long work under way, or `nil` when it ended: a progress bar on a
     /// terminal (see ``WorkProgress``). Outputs that show none keep the
     /// default, which ignores it.
@@ -100,4 +110,10 @@ extension ShellOutput {
     /// Long work under way (`nil`: it ended). Only a terminal shows it;
     /// the default ignores it.
     public func progress(_ progress: WorkProgress?) {}
+
+    /// Nothing held back: the default writes at once.
+    public func flush() {}
+
+    /// The default never closes.
+    public var isClosed: Bool { false }
 }

@@ -24,28 +24,66 @@ enum ValueFormatter {
     /// The text form of a value, with `NULL` spelled `nullText`.
     static func text(_ value: Value, nullText: String) -> String {
         switch value {
-        case .null: return nullText
-        case .bool(let flag): return flag ? "true" : "false"
-        case .int(let number): return String(number)
-        case .double(let number): return doubleText(number)
-        case .decimal(let number): return number.description
         case .string(let string): return string
-        case .date(let date): return dateText(date, iso: false)
-        case .data(let data): return "x'" + hex(data) + "'"
-        case .uuid(let uuid): return uuid.uuidString
-        case .url(let url): return url.absoluteString
+        default:
+            var text = TextBuffer()
+            append(value, nullText: nullText, to: &text)
+            return text.string
+        }
+    }
+
+    /// Appends the text form of a value to `text`: what ``text(_:nullText:)``
+    /// returns, without making a string per value.
+    static func append(_ value: Value, nullText: String, to text: inout TextBuffer) {
+        switch value {
+        case .null: text += nullText
+        case .bool(let flag): text += flag ? "true" : "false"
+        case .int(let number): text.appendDecimal(number)
+        case .double(let number): text += doubleText(number)
+        case .decimal(let number): text += number.description
+        case .string(let string): text += string
+        case .date(let date): appendDate(date, iso: false, to: &text)
+        case .data(let data):
+            text += "x'"
+            appendHex(data, to: &text)
+            text += "'"
+        case .uuid(let uuid): text += uuid.uuidString
+        case .url(let url): text += url.absoluteString
         }
     }
 
     /// The text form of a to-many list: `[Ada, Grace]`.
     static func text(_ list: [Value], nullText: String) -> String {
-        "[" + list.map { text($0, nullText: nullText) }.joined(separator: ", ") + "]"
+        text(.list(list), nullText: nullText)
     }
 
-    static func text(_ cell: Cell, nullText: String) -> String {
+    /// A cell's text form; a list shows at most `listLimit` items, then
+    /// how many more there are: `[1, 2, 3, … 997 more]`.
+    static func text(_ cell: Cell, nullText: String, listLimit: Int = .max) -> String {
         switch cell {
         case .value(let value): return text(value, nullText: nullText)
-        case .list(let list): return text(list, nullText: nullText)
+        case .list:
+            var text = TextBuffer()
+            append(cell, nullText: nullText, listLimit: listLimit, to: &text)
+            return text.string
+        }
+    }
+
+    /// Appends a cell's text form (see ``text(_:nullText:listLimit:)``).
+    static func append(_ cell: Cell, nullText: String, listLimit: Int = .max, to text: inout TextBuffer) {
+        switch cell {
+        case .value(let value):
+            append(value, nullText: nullText, to: &text)
+        case .list(let list):
+            text += "["
+            for (i, value) in list.prefix(listLimit).enumerated() {
+                if i > 0 { text += ", " }
+                append(value, nullText: nullText, to: &text)
+            }
+            if list.count > listLimit {
+                text += (listLimit > 0 ? ", … " : "… ") + WorkProgress.grouped(list.count - listLimit) + " more"
+            }
+            text += "]"
         }
     }
 
@@ -77,42 +115,64 @@ enum ValueFormatter {
 
     /// A value as a JSON literal.
     static func json(_ value: Value) -> String {
+        var text = TextBuffer()
+        appendJSON(value, to: &text)
+        return text.string
+    }
+
+    /// Appends a value as a JSON literal.
+    static func appendJSON(_ value: Value, to text: inout TextBuffer) {
         switch value {
-        case .null: return "null"
-        case .bool(let flag): return flag ? "true" : "false"
-        case .int(let number): return String(number)
-        case .double(let number): return number.isFinite ? number.description : "null"
-        case .decimal(let number): return number.isNaN ? "null" : number.description
-        case .string(let string): return jsonString(string)
-        case .date(let date): return jsonString(dateText(date, iso: true))
-        case .data(let data): return jsonString(data.base64EncodedString())
-        case .uuid(let uuid): return jsonString(uuid.uuidString)
-        case .url(let url): return jsonString(url.absoluteString)
+        case .null: text += "null"
+        case .bool(let flag): text += flag ? "true" : "false"
+        case .int(let number): text.appendDecimal(number)
+        case .double(let number): text += number.isFinite ? number.description : "null"
+        case .decimal(let number): text += number.isNaN ? "null" : number.description
+        case .string(let string): appendJSONString(string, to: &text)
+        case .date(let date):
+            text += "\""
+            appendDate(date, iso: true, to: &text)
+            text += "\""
+        case .data(let data): appendJSONString(data.base64EncodedString(), to: &text)
+        case .uuid(let uuid): appendJSONString(uuid.uuidString, to: &text)
+        case .url(let url): appendJSONString(url.absoluteString, to: &text)
         }
     }
 
     /// A JSON string literal: `"`, `\` and control characters escaped,
     /// everything else, non-ASCII included, left as UTF-8.
     static func jsonString(_ string: String) -> String {
-        var result = "\""
-        result.reserveCapacity(string.utf8.count + 2)
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": result += "\\\""
-            case "\\": result += "\\\\"
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case "\u{08}": result += "\\b"
-            case "\u{0C}": result += "\\f"
-            case _ where scalar.value < 0x20:
-                result += "\\u00" + hexByte(UInt8(scalar.value))
+        var text = TextBuffer()
+        appendJSONString(string, to: &text)
+        return text.string
+    }
+
+    /// Appends a JSON string literal. Most strings need no escape and are
+    /// appended whole.
+    static func appendJSONString(_ string: String, to text: inout TextBuffer) {
+        text.append(ascii: UInt8(ascii: "\""))
+        defer { text.append(ascii: UInt8(ascii: "\"")) }
+        guard string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
+            text += string
+            return
+        }
+        for byte in string.utf8 {
+            switch byte {
+            case UInt8(ascii: "\""): text += "\\\""
+            case UInt8(ascii: "\\"): text += "\\\\"
+            case UInt8(ascii: "\n"): text += "\\n"
+            case UInt8(ascii: "\r"): text += "\\r"
+            case UInt8(ascii: "\t"): text += "\\t"
+            case 0x08: text += "\\b"
+            case 0x0C: text += "\\f"
+            case 0..<0x20:
+                text += "\\u00"
+                appendHex(byte, to: &text)
             default:
-                result.unicodeScalars.append(scalar)
+                // Every byte of a multi-byte character is 0x80 or above.
+                text.append(ascii: byte)
             }
         }
-        result += "\""
-        return result
     }
 
     // MARK: Dates
@@ -120,23 +180,45 @@ enum ValueFormatter {
     /// `2024-01-31 10:00:00` or, with `iso`, `2024-01-31T10:00:00Z`; the
     /// milliseconds appear only when they are not zero.
     static func dateText(_ date: Date, iso: Bool) -> String {
+        var text = TextBuffer()
+        appendDate(date, iso: iso, to: &text)
+        return text.string
+    }
+
+    /// Appends ``dateText(_:iso:)``, digit by digit: a date per row is the
+    /// commonest value of a big result, and building it from strings cost
+    /// more than the rest of the row.
+    static func appendDate(_ date: Date, iso: Bool, to text: inout TextBuffer) {
         let milliseconds = (date.timeIntervalSince1970 * 1000).rounded()
         guard milliseconds.isFinite, abs(milliseconds) < 1e17 else {
-            return iso ? "invalid" : "invalid date"
+            text += iso ? "invalid" : "invalid date"
+            return
         }
         let total = Int64(milliseconds)
         let (seconds, millis) = floorDivide(total, 1000)
         let (days, secondOfDay) = floorDivide(seconds, 86_400)
         let (year, month, day) = civilDate(daysSinceEpoch: days)
-        var text = year >= 0 && year <= 9999
-            ? pad(year, 4) : (year < 0 ? "-" + pad(-year, 6) : "+" + pad(year, 6))
-        text += "-" + pad(month, 2) + "-" + pad(day, 2)
+        if year >= 0 && year <= 9999 {
+            text.appendDecimal(year, width: 4)
+        } else {
+            text += year < 0 ? "-" : "+"
+            text.appendDecimal(abs(year), width: 6)
+        }
+        text += "-"
+        text.appendDecimal(month, width: 2)
+        text += "-"
+        text.appendDecimal(day, width: 2)
         text += iso ? "T" : " "
-        text += pad(secondOfDay / 3600, 2) + ":" + pad(secondOfDay / 60 % 60, 2)
-        text += ":" + pad(secondOfDay % 60, 2)
-        if millis != 0 { text += "." + pad(millis, 3) }
+        text.appendDecimal(secondOfDay / 3600, width: 2)
+        text += ":"
+        text.appendDecimal(secondOfDay / 60 % 60, width: 2)
+        text += ":"
+        text.appendDecimal(secondOfDay % 60, width: 2)
+        if millis != 0 {
+            text += "."
+            text.appendDecimal(millis, width: 3)
+        }
         if iso { text += "Z" }
-        return text
     }
 
     private static func floorDivide(_ a: Int64, _ b: Int64) -> (Int64, Int64) {
@@ -158,22 +240,17 @@ enum ValueFormatter {
         return (year, month, day)
     }
 
-    private static func pad(_ number: Int64, _ width: Int) -> String {
-        let digits = String(number)
-        return String(repeating: "0", count: max(0, width - digits.count)) + digits
-    }
-
     // MARK: Bytes
 
-    private static func hex(_ data: Data) -> String {
-        var text = ""
-        text.reserveCapacity(data.count * 2)
-        for byte in data { text += hexByte(byte) }
-        return text
+    private static func appendHex(_ data: Data, to text: inout TextBuffer) {
+        for byte in data { appendHex(byte, to: &text) }
     }
 
-    private static func hexByte(_ byte: UInt8) -> String {
-        let digits = Array("0123456789abcdef")
-        return String(digits[Int(byte >> 4)]) + String(digits[Int(byte & 0xF)])
+    private static func appendHex(_ byte: UInt8, to text: inout TextBuffer) {
+        let digits: StaticString = "0123456789abcdef"
+        digits.withUTF8Buffer { digits in
+            text.append(ascii: digits[Int(byte >> 4)])
+            text.append(ascii: digits[Int(byte & 0xF)])
+        }
     }
 }

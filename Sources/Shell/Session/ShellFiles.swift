@@ -206,31 +206,51 @@ package enum ShellFiles {
     }
 }
 
-/// `.output FILE`: results written to a file, a pipe or a device, with
-/// every failure reported rather than trapped.
+/// `.output FILE` and `.once FILE`: results written to a file, a pipe or a
+/// device, in blocks, with every failure reported rather than trapped.
 final class FileOutput {
     let path: String
     /// The name as typed, for messages.
     let shownName: String
     private let descriptor: Int32
+    /// Results not written yet: they go out in blocks of `blockSize`, and
+    /// at the end of each statement (``flush()``).
+    private var buffer = ""
+    private static let blockSize = 64 * 1024
 
     /// Opens `path` for writing: a regular file is created or emptied; a
-    /// named pipe needs a reader already (opening it would wait forever);
-    /// a device (`/dev/null`, a terminal) is written as it is.
-    init(path: String, shownAs shown: String) throws(ShellFiles.Problem) {
+    /// device (`/dev/null`, a terminal) is written as it is; a named pipe
+    /// with no reader yet is waited for, after `waiting` says so (Ctrl-C
+    /// gives up); `/dev/stdout`, `/dev/stderr` and `/dev/fd/N` write to
+    /// mrq's own descriptor, where the output already stands, rather than
+    /// opening the file again from its start.
+    init(path: String, shownAs shown: String, waiting: () -> Void = {}) throws(ShellFiles.Problem) {
         self.path = path
         shownName = shown
         let kind = ShellFiles.kind(of: path)
         if kind == .directory {
             throw ShellFiles.Problem(message: ShellDiagnostics.cannotWrite(shown, because: "it is a directory"))
         }
+        if let inherited = Self.inheritedDescriptor(path) {
+            let descriptor = fcntl(inherited, F_DUPFD_CLOEXEC, 3)
+            guard descriptor >= 0 else {
+                throw ShellFiles.Problem(message: ShellDiagnostics.cannotWrite(shown, because: ShellFiles.reason(errno)))
+            }
+            self.descriptor = descriptor
+            return
+        }
         // O_NONBLOCK: a pipe with no reader fails with ENXIO instead of
-        // waiting; it is cleared again once the file is open.
-        let descriptor = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0o644)
+        // waiting unannounced; it is cleared again once the file is open.
+        var descriptor = open(path, O_WRONLY | O_CREAT | O_NONBLOCK | O_CLOEXEC, 0o644)
+        if descriptor < 0, errno == ENXIO, kind == .fifo {
+            waiting()
+            // Ctrl-C's signal ends the wait with EINTR (mrq's handler does
+            // not restart calls).
+            descriptor = open(path, O_WRONLY | O_CLOEXEC)
+        }
         guard descriptor >= 0 else {
             let code = errno
-            let why = code == ENXIO ? "no process is reading the named pipe" : ShellFiles.reason(code)
-            throw ShellFiles.Problem(message: ShellDiagnostics.cannotWrite(shown, because: why))
+            throw ShellFiles.Problem(message: ShellDiagnostics.cannotWrite(shown, because: code == EINTR ? "interrupted" : ShellFiles.reason(code)))
         }
         let flags = fcntl(descriptor, F_GETFL)
         if flags >= 0 { _ = fcntl(descriptor, F_SETFL, flags & ~O_NONBLOCK) }
@@ -243,16 +263,44 @@ final class FileOutput {
         self.descriptor = descriptor
     }
 
-    /// Writes all of `text`; throws with the reason when the file takes
-    /// no more (a full disk, a pipe whose reader left).
+    /// The descriptor `/dev/stdout`, `/dev/stderr`, `/dev/fd/N` or
+    /// `/proc/self/fd/N` names, when it is open.
+    static func inheritedDescriptor(_ path: String) -> Int32? {
+        let number: Int32?
+        switch path {
+        case "/dev/stdin": number = 0
+        case "/dev/stdout": number = 1
+        case "/dev/stderr": number = 2
+        default:
+            let prefix = ["/dev/fd/", "/proc/self/fd/"].first { path.hasPrefix($0) }
+            number = prefix.flatMap { Int32(path.dropFirst($0.count)) }
+        }
+        guard let number, fcntl(number, F_GETFD) != -1 else { return nil }
+        return number
+    }
+
+    /// Adds `text`, writing a block once there is one; throws with the
+    /// reason when the file takes no more (a full disk, a pipe whose
+    /// reader left).
     func write(_ text: String) throws(ShellFiles.Problem) {
-        let code = DescriptorWriter.writeAll(descriptor, text)
+        buffer += text
+        if buffer.utf8.count >= Self.blockSize { try flush() }
+    }
+
+    /// Writes what is held.
+    func flush() throws(ShellFiles.Problem) {
+        guard !buffer.isEmpty else { return }
+        defer { buffer.removeAll(keepingCapacity: true) }
+        let code = DescriptorWriter.writeAll(descriptor, buffer)
         guard code == 0 else {
             throw ShellFiles.Problem(message: ShellDiagnostics.cannotWrite(shownName, because: ShellFiles.reason(code)))
         }
     }
 
-    deinit { close(descriptor) }
+    deinit {
+        try? flush()
+        close(descriptor)
+    }
 }
 
 /// Writing to a file descriptor with `write(2)`: every byte, retrying

@@ -14,7 +14,9 @@ extension ShellSession {
         ("mode", ".mode [table|line|json|csv]", "how results are shown; with none, which"),
         ("headers", ".headers [on|off]", "column names in table and csv modes"),
         ("timer", ".timer [on|off]", "show each statement's time: real, user and system"),
-        ("output", ".output [FILE]", "send results to FILE, or back to the screen"),
+        ("output", ".output [FILE]", "send results to FILE as plain text, or back to the screen"),
+        ("once", ".once FILE", "send only the next statement's results to FILE"),
+        ("pager", ".pager [on|off]", "page results taller than the terminal ($PAGER, else less -FRSX)"),
         ("bail", ".bail [on|off]", "stop a script at its first error"),
         ("schema", ".schema [ENTITY]", "the entity statements of the model"),
         ("entities", ".entities", "the entities with their object counts"),
@@ -63,17 +65,36 @@ extension ShellSession {
                 return onOff(timer) { timer = $0 }
             case "bail":
                 return onOff(bail) { bail = $0 }
-            case "output":
-                guard arguments.count <= 1 else { return fail("usage: .output [FILE]") }
-                if let name = arguments.first {
-                    if namesStoreFile(path(name)) {
-                        return fail(ShellDiagnostics.cannotWrite(name, because: "it is the open store, which .output would empty"))
-                    }
-                    try ShellFiles.checkOutputPath(path(name), shownAs: name)
-                    redirect = try FileOutput(path: path(name), shownAs: name)
-                } else {
-                    redirect = nil
+            case "output", "once":
+                guard arguments.count <= 1, name == "output" || arguments.count == 1 else {
+                    return fail(name == "output" ? "usage: .output [FILE]" : "usage: .once FILE")
                 }
+                guard let file = arguments.first else {
+                    redirect = nil
+                    return true
+                }
+                if namesStoreFile(path(file)) {
+                    return fail(ShellDiagnostics.cannotWrite(file, because: "it is the open store, which .\(name) would empty"))
+                }
+                try ShellFiles.checkOutputPath(path(file), shownAs: file)
+                let opened = try FileOutput(path: path(file), shownAs: file) {
+                    output.error("waiting for a process to read the named pipe '\(file)' (Ctrl-C gives up)\n")
+                }
+                if name == "output" {
+                    redirect = opened
+                } else {
+                    onceOutput = opened
+                    onceCountdown = 2
+                }
+            case "pager":
+                guard let setting = arguments.first else {
+                    output.status("pager: " + (pagerOn ? "on (\(pagerCommand))" : "off"))
+                    return true
+                }
+                guard arguments.count == 1, let flag = ["on": true, "off": false][setting.lowercased()] else {
+                    return fail("usage: .pager [on|off]")
+                }
+                pagerOn = flag
             case "read":
                 guard arguments.count == 1 else { return fail("usage: .read FILE") }
                 guard readDepth < Self.maxReadDepth else { return fail(ShellDiagnostics.readTooDeep(arguments[0], depth: readDepth)) }
@@ -148,7 +169,7 @@ extension ShellSession {
                     let count = try context.count(for: request)
                     rows.append([.value(.string(entity.name)), .value(entity.isAbstract ? .string("abstract") : .int(Int64(count)))])
                 }
-                output.result(Renderer(options: renderOptions).render(ResultSet(columns: ["entity", "objects"], rows: rows)))
+                output.result(Renderer(options: resultOptions).render(ResultSet(columns: ["entity", "objects"], rows: rows)))
             default:
                 let names = Self.dotCommands.map(\.name)
                 return fail(ShellDiagnostics.unknownDotCommand(name, suggestion: Suggestions.closest(to: name, in: names)))

@@ -9,26 +9,24 @@ extension ShellSession {
     func execute(_ statement: Statement, output: OutputSink) throws {
         switch statement {
         case .query(let query) where isHistoryQuery(query):
-            output.result(Renderer(options: renderOptions).render(try runHistory(query)))
+            output.result(Renderer(options: resultOptions).render(try runHistory(query)))
         case .count(let query) where isHistoryQuery(query):
-            output.result(Renderer(options: renderOptions).render(scalar: .int(Int64(try runHistory(query).rows.count)), label: "count"))
+            output.result(Renderer(options: resultOptions).render(scalar: .int(Int64(try runHistory(query).rows.count)), label: "count"))
         case .query(let query):
-            let (objects, entity) = try fetch(query)
-            output.result(render(objects, entity: entity))
+            try streamQuery(query, output: output)
         case .first(var query):
             query.limit = 1
-            let (objects, entity) = try fetch(query)
-            output.result(render(objects, entity: entity))
+            try streamQuery(query, output: output)
         case .count(let query):
-            output.result(Renderer(options: renderOptions).render(scalar: .int(Int64(try count(query))), label: "count"))
+            output.result(Renderer(options: resultOptions).render(scalar: .int(Int64(try count(query))), label: "count"))
         case .select(let select):
-            output.result(Renderer(options: renderOptions).render(try runSelect(select)))
+            try runSelect(select, output: output)
         case .aggregate(let aggregate):
             let result = try runAggregate(aggregate)
             if aggregate.groupBy.isEmpty, result.rows.count == 1, result.columns.count == 1, case .value(let v) = result.rows[0][0] {
-                output.result(Renderer(options: renderOptions).render(scalar: v, label: result.columns[0]))
+                output.result(Renderer(options: resultOptions).render(scalar: v, label: result.columns[0]))
             } else {
-                output.result(Renderer(options: renderOptions).render(result))
+                output.result(Renderer(options: resultOptions).render(result))
             }
         case .insert(let entityName, let assignments):
             let entity = try self.entity(entityName)
@@ -107,11 +105,11 @@ extension ShellSession {
             output.status("\(name.text) = \(describe(variable))")
         case .expression(let expression):
             if case .variable(let name) = expression.kind, case .objects(let objects, let entity)? = variables[name] {
-                output.result(render(try liveObjects(objects, of: name, at: expression.range), entity: entity))
+                try streamObjects(try liveObjects(objects, of: name, at: expression.range), columns: ObjectColumns(entity), output: output)
                 return
             }
             let value = try evaluate(expression)
-            output.result(Renderer(options: renderOptions).render(scalar: value, label: nil))
+            output.result(Renderer(options: resultOptions).render(scalar: value, label: nil))
         case .explain(let inner):
             output.result(try explain(inner))
         case .templates:
@@ -335,7 +333,17 @@ extension ShellSession {
     /// How a related object is shown: its `relatedByAttribute` (or
     /// `<entity>ID`, `name`, `title`) value, else its primary key.
     func keyValue(_ object: ManagedObject, via relationship: RelationshipDescription? = nil) -> Value {
-        let entity = object.entity
+        for name in keyCandidates(of: object.entity, via: relationship) {
+            let value = object[name]
+            if !value.isNull { return value }
+        }
+        return .int(object.objectID.primaryKey)
+    }
+
+    /// The attributes of `entity` that may show an object of it, in the
+    /// order tried: the relationship's `relatedByAttribute`, the entity's
+    /// (or an ancestor's), `<entity>ID`, `name`, `title`.
+    func keyCandidates(of entity: EntityDescription, via relationship: RelationshipDescription?) -> [String] {
         var candidates: [String] = []
         if let name = relationship?.userInfo["relatedByAttribute"] { candidates.append(name) }
         var e: EntityDescription? = entity
@@ -345,38 +353,12 @@ extension ShellSession {
         }
         candidates.append(entity.name.prefix(1).lowercased() + entity.name.dropFirst() + "ID")
         candidates += ["name", "title"]
-        for name in candidates where entity.attribute(named: name) != nil {
-            let value = object[name]
-            if !value.isNull { return value }
-        }
-        return .int(object.objectID.primaryKey)
+        var seen: Set<String> = []
+        return candidates.filter { entity.attribute(named: $0) != nil && seen.insert($0).inserted }
     }
 
     func keyValueText(_ object: ManagedObject) -> String {
         ValueFormatter.text(keyValue(object), nullText: "nil")
-    }
-
-    /// Objects as rows: every stored attribute, then each to-one as the
-    /// related object's key value; to-many relationships as lists of key
-    /// values in json mode.
-    func render(_ objects: [ManagedObject], entity: EntityDescription) -> String {
-        let attributes = entity.attributes.filter { !$0.isTransient }
-        let relationships = entity.relationships.filter { !$0.isTransient && ($0.isToOne || renderOptions.mode == .json) }
-        var rows: [[Cell]] = []
-        rows.reserveCapacity(objects.count)
-        for object in objects {
-            var row: [Cell] = attributes.map { .value(object[$0.name]) }
-            for relationship in relationships {
-                if relationship.isToOne {
-                    row.append(.value(object.object(forKey: relationship.name).map { keyValue($0, via: relationship) } ?? .null))
-                } else {
-                    row.append(.list(object.objects(forKey: relationship.name).map { keyValue($0, via: relationship) }))
-                }
-            }
-            rows.append(row)
-        }
-        let columns = attributes.map(\.name) + relationships.map(\.name)
-        return Renderer(options: renderOptions).render(ResultSet(columns: columns, rows: rows))
     }
 }
 

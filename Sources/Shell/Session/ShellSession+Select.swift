@@ -54,28 +54,32 @@ extension ShellSession {
         return true
     }
 
-    /// `select [distinct] a, b.c from Entity …`.
-    func runSelect(_ select: SelectQuery) throws -> ResultSet {
+    /// `select [distinct] a, b.c from Entity …`, each row printed as it
+    /// is fetched.
+    func runSelect(_ select: SelectQuery, output: OutputSink) throws {
         let entity = try self.entity(select.query.entity)
         for keyPath in select.keyPaths { try checkPath(keyPath.path, range: keyPath.range, entity: entity) }
+        let columns = select.keyPaths.map { $0.path.joined(separator: ".") }
         if canRunInSQL(select.keyPaths.map(\.path), entity: entity) {
             var (request, _) = try self.request(for: select.query)
             request.resultType = .dictionary
             request.propertiesToFetch = select.keyPaths.map { PropertyToFetch(keyPath: $0.path.joined(separator: ".")) }
             request.returnsDistinctResults = select.distinct
-            let (columns, rows) = try context.fetchRows(request)
-            return ResultSet(columns: columns, rows: rows.map { $0.map { .value($0) } })
+            try streamResult(columns: columns, output: output) { stream in
+                try context.fetchRows(request) { row in try stream.add(row.map { .value($0) }) }
+            }
+            return
         }
         let (objects, _) = try fetch(select.query)
         for keyPath in select.keyPaths { try checkPath(keyPath.path, range: keyPath.range, entity: entity) }
-        var rows: [[Cell]] = []
         var seen: Set<[Value]> = []
-        for object in objects {
-            let values = select.keyPaths.map { pathValue(object, $0.path) }
-            if select.distinct && !seen.insert(values).inserted { continue }
-            rows.append(values.map { .value($0) })
+        try streamResult(columns: columns, output: output) { stream in
+            for object in objects {
+                let values = select.keyPaths.map { pathValue(object, $0.path) }
+                if select.distinct && !seen.insert(values).inserted { continue }
+                try stream.add(values.map { .value($0) })
+            }
         }
-        return ResultSet(columns: select.keyPaths.map { $0.path.joined(separator: ".") }, rows: rows)
     }
 
     /// `sum salary of Person where … group by department.name having sum > 10`.

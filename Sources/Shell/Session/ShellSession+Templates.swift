@@ -14,7 +14,7 @@ extension ShellSession {
              .value(request.predicate.map { .string($0.format) } ?? .null),
              .value(.string(model.substitutionVariables(ofTemplate: name).map { "$" + $0 }.joined(separator: ", ")))]
         }
-        return Renderer(options: renderOptions).render(ResultSet(columns: ["template", "entity", "predicate", "variables"], rows: rows))
+        return Renderer(options: resultOptions).render(ResultSet(columns: ["template", "entity", "predicate", "variables"], rows: rows))
     }
 
     /// The request of `fetch Name with a = 1, …`: the template with its
@@ -50,12 +50,12 @@ extension ShellSession {
     func runTemplate(_ fetch: TemplateFetch, output: OutputSink) throws {
         var (request, entity) = try templateRequest(fetch)
         if request.resultType == .count {
-            output.result(Renderer(options: renderOptions).render(scalar: .int(Int64(try context.count(for: request))), label: "count"))
+            output.result(Renderer(options: resultOptions).render(scalar: .int(Int64(try context.count(for: request))), label: "count"))
             return
         }
         // Objects are shown whatever the template returns.
         request.resultType = .managedObject
-        output.result(render(Array(try context.fetch(request)), entity: entity))
+        try streamObjects(try context.fetch(request), columns: ObjectColumns(entity), output: output)
     }
 
     /// `; it needs $a, $b` after a missing variable.

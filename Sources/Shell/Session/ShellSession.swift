@@ -27,7 +27,19 @@ public final class ShellSession: ShellSessionProtocol {
     /// Stop a script at its first error.
     public var bail = true
     var timer = false
+    /// Where `.output FILE` sends results.
     var redirect: FileOutput?
+    /// Where `.once FILE` sends the next statement's results.
+    var onceOutput: FileOutput?
+    /// Statements (and dot commands) left before `.once` ends: 2 when
+    /// set, as the `.once` itself counts.
+    var onceCountdown = 0
+    /// Whether a result taller than the terminal goes through the pager
+    /// (`.pager on|off`); only when ``RenderOptions/terminalHeight`` is
+    /// known, which mrq sets at an interactive terminal.
+    var pagerOn: Bool
+    /// The pager: `$PAGER`, or `less -FRSX`.
+    let pagerCommand: String
     /// Where relative file names in statements are resolved.
     var baseDirectory: URL
     /// What opening the store did: the backup it made and what it
@@ -66,6 +78,10 @@ public final class ShellSession: ShellSessionProtocol {
         }
         (coordinator, openingReport) = try StoreOpening.open(storeURL, model: model, modelGiven: modelPath != nil, options: opening)
         context = Self.makeContext(coordinator, undoManager: undoManager)
+        // As psql: PAGER set but empty turns the pager off.
+        let pager = ProcessInfo.processInfo.environment["PAGER"]
+        pagerCommand = pager.flatMap { $0.trimmingCharacters(in: .whitespaces).isEmpty ? nil : $0 } ?? "less -FRSX"
+        pagerOn = pager.map { !$0.trimmingCharacters(in: .whitespaces).isEmpty } ?? true
         for (name, text) in parameters {
             variables[name] = .value(Self.parameterValue(text))
         }
@@ -101,6 +117,38 @@ public final class ShellSession: ShellSessionProtocol {
 
     public var prompt: String { context.hasChanges ? "mrq*> " : "mrq> " }
 
+    // MARK: - Where results go
+
+    /// The file results go to: `.once`'s, else `.output`'s.
+    var outputFile: FileOutput? { onceOutput ?? redirect }
+
+    /// Stops writing to `file` (it failed): results go to the screen.
+    func closeOutputFile(_ file: FileOutput) {
+        if onceOutput === file {
+            onceOutput = nil
+            onceCountdown = 0
+        }
+        if redirect === file { redirect = nil }
+    }
+
+    /// The options results are rendered with: a file gets plain text, no
+    /// colours and no layout for the terminal's width.
+    var resultOptions: RenderOptions {
+        guard outputFile != nil else { return renderOptions }
+        var options = renderOptions
+        options.color = false
+        options.terminalWidth = nil
+        options.terminalHeight = nil
+        return options
+    }
+
+    /// The pager command and the screen's height, when a tall result on
+    /// the screen is to be paged.
+    var pager: (command: String, height: Int)? {
+        guard pagerOn, outputFile == nil, let height = renderOptions.terminalHeight else { return nil }
+        return (pagerCommand, height)
+    }
+
     /// The inserted, updated and deleted objects not saved yet, per entity.
     public var pendingChanges: PendingChanges { PendingChanges(of: context) }
 
@@ -132,6 +180,11 @@ public final class ShellSession: ShellSessionProtocol {
                 succeeded = false
             }
             if timer, let started { out.status(started.report()) }
+            out.endStatement()
+            if onceCountdown > 0 {
+                onceCountdown -= 1
+                if onceCountdown == 0 { onceOutput = nil }
+            }
             if let problem = out.takeWriteProblem() {
                 report(problem, range: item.range, source: source, fileName: fileName, output: out)
                 succeeded = false
@@ -288,51 +341,100 @@ struct LocatedError: Error, CustomStringConvertible {
     }
 }
 
-/// Where results and messages go: the session's output, or a file after
-/// `.output FILE`. Status lines (`inserted 1 Person`) go to standard error
-/// in json and csv modes, so those outputs stay machine-readable.
+/// Where results and messages go: the session's output, a file after
+/// `.output FILE` or `.once FILE`, or a pager for a tall result at the
+/// terminal. Status lines (`inserted 1 Person`) go to standard error in
+/// json and csv modes, so those outputs stay machine-readable.
+///
+/// One sink serves one `run`; ``endStatement()`` ends each statement's
+/// output: what is held is written, the pager is waited for.
 final class OutputSink {
     let base: ShellOutput
     unowned let session: ShellSession
+    /// This statement's results on the terminal, paged when tall.
+    private var paged: PagedOutput?
+    /// Set when the file took no more: the rest of this statement's
+    /// results are dropped, and its row loop stops.
+    private var stopped = false
 
     init(base: ShellOutput, session: ShellSession) {
         self.base = base
         self.session = session
     }
 
-    /// Why writing to the `.output` file failed, until the statement
-    /// that wrote reports it.
+    /// Why writing to the `.output` file (or running the pager) failed,
+    /// until the statement that wrote reports it.
     private(set) var writeProblem: String?
 
+    /// A whole result: a newline is added when it has none.
     func result(_ text: String) {
         guard !text.isEmpty else { return }
-        let line = text.hasSuffix("\n") ? text : text + "\n"
-        toFileOrScreen(line)
+        write(text.hasSuffix("\n") ? text : text + "\n")
+    }
+
+    /// Part of a result being streamed, as is.
+    func write(_ text: String) {
+        guard !stopped else { return }
+        guard let file = session.outputFile else {
+            toScreen(text)
+            return
+        }
+        do {
+            try file.write(text)
+        } catch {
+            fileFailed(file, error)
+        }
     }
 
     func status(_ text: String) {
         let line = text.hasSuffix("\n") ? text : text + "\n"
         switch session.renderOptions.mode {
-        case .json, .csv: base.writeError(line)
-        default: toFileOrScreen(line)
+        case .json, .csv: error(line)
+        default: write(line)
         }
     }
 
-    /// Writes to the `.output` file; when it takes no more (a full disk, a
-    /// pipe whose reader left), results go back to the screen, this one
-    /// included, and the statement reports why.
-    private func toFileOrScreen(_ line: String) {
-        guard let file = session.redirect else {
-            base.write(line)
-            return
+    /// Whether results can no longer be written: the file failed, or the
+    /// reader of standard output or the pager went away.
+    var isClosed: Bool {
+        if stopped { return true }
+        if session.outputFile != nil { return false }
+        return paged?.isClosed ?? base.isClosed
+    }
+
+    private func toScreen(_ text: String) {
+        if paged == nil, let (command, height) = session.pager {
+            paged = PagedOutput(command: command, height: height, screen: base)
         }
-        do {
-            try file.write(line)
-        } catch {
-            session.redirect = nil
-            if writeProblem == nil { writeProblem = ShellDiagnostics.outputBackToScreen(error.message) }
-            base.write(line)
+        if let paged { paged.write(text) } else { base.write(text) }
+    }
+
+    /// The file takes no more (a full disk, a pipe whose reader left):
+    /// this statement's results stop, the later ones go to the screen,
+    /// and the statement reports why.
+    private func fileFailed(_ file: FileOutput, _ error: ShellFiles.Problem) {
+        session.closeOutputFile(file)
+        stopped = true
+        if writeProblem == nil { writeProblem = ShellDiagnostics.outputBackToScreen(error.message) }
+    }
+
+    /// Ends the statement's output: the file's block and standard
+    /// output's buffer are written, a short result held for the pager goes
+    /// to the screen, and a running pager is waited for.
+    func endStatement() {
+        if let file = session.outputFile {
+            do { try file.flush() } catch { fileFailed(file, error) }
         }
+        finishPaging()
+        base.flush()
+        stopped = false
+    }
+
+    private func finishPaging() {
+        guard let paged else { return }
+        self.paged = nil
+        paged.finish()
+        if writeProblem == nil { writeProblem = paged.takeProblem() }
     }
 
     /// The write problem since the last call, if any.
@@ -341,13 +443,17 @@ final class OutputSink {
         return writeProblem
     }
 
+    /// A diagnostic: after the results so far, the pager's included.
     func error(_ text: String) {
+        finishPaging()
         base.writeError(text)
     }
 
     /// Long work under way (see ``WorkMeter``): always to the session's
-    /// output, which shows it on a terminal, whatever `.output` says.
+    /// output, which shows it on a terminal, whatever `.output` says;
+    /// not while a pager has the terminal.
     func progress(_ progress: WorkProgress?) {
+        guard paged?.isPaging != true else { return }
         base.progress(progress)
     }
 }

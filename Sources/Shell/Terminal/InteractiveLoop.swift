@@ -31,6 +31,8 @@ public enum InteractiveLoop {
     ) -> Bool {
         var succeeded = true
         while true {
+            // Whatever is still buffered goes out before the prompt.
+            output.flush()
             guard let entry = reader.readLine(prompt: session.prompt) else {
                 if mayLeave(session: session, reader: reader, output: output) { return succeeded }
                 continue
@@ -52,6 +54,7 @@ public enum InteractiveLoop {
     static func mayLeave(session: ShellSessionProtocol, reader: LineReader, output: ShellOutput) -> Bool {
         while !session.pendingChanges.isEmpty {
             output.writeError("unsaved changes: \(session.pendingChanges)\n")
+            output.flush()
             guard let answer = reader.readAnswer(prompt: leaveQuestion) else { return true }
             switch answer.trimmingCharacters(in: .whitespaces).lowercased() {
             case "s", "save", "y", "yes":
