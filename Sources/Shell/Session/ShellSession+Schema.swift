@@ -34,7 +34,7 @@ extension ShellSession {
         // Templates come along while their entity and keys still exist.
         for (name, request) in copy.fetchRequestTemplatesByName.sorted(by: { $0.key < $1.key }) {
             do {
-                try newModel.setFetchRequestTemplate(request, forName: name)
+                try newModel.setFetchRequestTemplate(request, forName: name, checkingComparisons: false)
             } catch {
                 notes.append("dropped fetch request template \(name)")
             }
