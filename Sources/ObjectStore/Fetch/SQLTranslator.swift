@@ -367,8 +367,9 @@ struct SQLTranslator {
     private mutating func scalarComparisonSQL(_ c: Comparison, in scope: Scope, rhsScope: Scope) throws -> String {
         if c.op == .between { return try between(c, in: scope, rhsScope: rhsScope) }
         if c.op == .in { return try membership(c, in: scope, rhsScope: rhsScope) }
-        let lhs = try operand(c.lhs, in: scope)
-        let rhs = try operand(c.rhs, in: rhsScope)
+        var lhs = try operand(c.lhs, in: scope)
+        var rhs = try operand(c.rhs, in: rhsScope)
+        try reconcile(&lhs, &rhs, op: c.op)
         try checkCategories(lhs, rhs, op: c.op)
         let options = c.options
         switch c.op {
@@ -423,6 +424,39 @@ struct SQLTranslator {
         return ("mrq_fold(\(lhs.sql), \(options.rawValue))", "mrq_fold(\(rhs.sql), \(options.rawValue))")
     }
 
+    /// URIs and UUIDs with strings, as the evaluator compares them: a URI
+    /// reads as the absolute string its column holds; a UUID equals the
+    /// string constant that spells it, bound as the column holds UUIDs
+    /// (16 bytes in Core Data's layout, the uppercase string in mrq's),
+    /// and a string operator reads mrq's layout's text. Only the subject
+    /// (the left side) of a string operator is read so.
+    private mutating func reconcile(_ lhs: inout Operand, _ rhs: inout Operand, op: Comparison.Operator) throws {
+        if lhs.isNullConstant || rhs.isNullConstant { return }
+        let stringOperator = [.beginsWith, .endsWith, .contains, .like, .matches].contains(op)
+        func adjust(_ a: inout Operand, _ b: inout Operand) throws {
+            guard b.category == .string else { return }
+            if a.category == .url { a.category = .string }
+            guard a.category == .uuid else { return }
+            if stringOperator {
+                guard mapping.layout == .mrq, a.constant == nil else {
+                    throw Untranslatable(reason: "a string operator on a UUID held as bytes")
+                }
+                a.category = .string
+            } else if op == .equal || op == .notEqual, case .string(let text)? = b.constant, let uuid = UUID(uuidString: text),
+                      b.sql.hasPrefix("?"), let n = Int(b.sql.dropFirst()), n >= 1, n <= bindings.count {
+                bindings[n - 1] = storedForm(of: uuid)
+                b = Operand(sql: b.sql, category: .uuid, constant: .uuid(uuid))
+            }
+        }
+        try adjust(&lhs, &rhs)
+        if !stringOperator { try adjust(&rhs, &lhs) }
+    }
+
+    /// A UUID as its column holds it.
+    private func storedForm(of uuid: UUID) -> Value {
+        mapping.layout == .coreData ? .data(bytes(of: uuid)) : .string(uuid.uuidString)
+    }
+
     /// SQLite compares across types by its own rules (and column affinity
     /// converts bound values); the evaluator does not: send mixed
     /// comparisons to memory.
@@ -446,10 +480,13 @@ struct SQLTranslator {
         guard case .aggregate(let bounds) = c.rhs.kind, bounds.count == 2 else {
             throw Untranslatable(reason: "BETWEEN needs two constant bounds")
         }
-        let value = try operand(c.lhs, in: scope)
-        let low = try operand(bounds[0], in: rhsScope)
-        let high = try operand(bounds[1], in: rhsScope)
+        var value = try operand(c.lhs, in: scope)
+        var low = try operand(bounds[0], in: rhsScope)
+        var high = try operand(bounds[1], in: rhsScope)
         if low.isNullConstant || high.isNullConstant { return "0" }
+        var copy = value
+        try reconcile(&value, &low, op: .greaterEqual)
+        try reconcile(&copy, &high, op: .lessEqual)
         try checkCategories(value, low, op: .greaterEqual)
         try checkCategories(value, high, op: .lessEqual)
         if !c.options.isEmpty && value.category == .string {
@@ -462,14 +499,19 @@ struct SQLTranslator {
     private mutating func membership(_ c: Comparison, in scope: Scope, rhsScope: Scope) throws -> String {
         switch c.rhs.kind {
         case .aggregate(let elements):
-            let value = try operand(c.lhs, in: scope)
+            var value = try operand(c.lhs, in: scope)
             if elements.isEmpty { return "0" }
+            if value.category == .url, elements.allSatisfy({ if case .constant(.string) = $0.kind { return true }; return false }) {
+                value.category = .string
+            }
             let folds = !c.options.isEmpty && value.category == .string
             var sql = folds ? "mrq_fold(\(value.sql), \(c.options.rawValue)) IN (" : value.sql + " IN ("
             for (i, element) in elements.enumerated() {
-                let item = try operand(element, in: rhsScope)
+                var item = try operand(element, in: rhsScope)
                 if item.isNullConstant { throw Untranslatable(reason: "nil inside IN") }
-                try checkCategories(value, item, op: .equal)
+                var subject = value
+                try reconcile(&subject, &item, op: .equal)
+                try checkCategories(subject, item, op: .equal)
                 if i > 0 { sql += ", " }
                 sql += folds ? "mrq_fold(\(item.sql), \(c.options.rawValue))" : item.sql
             }
@@ -604,7 +646,7 @@ struct SQLTranslator {
         case .constant(let value):
             switch value {
             case .decimal(let d): return Operand(sql: bind(.double(NSDecimalNumber(decimal: d).doubleValue)), category: .number, constant: value)
-            case .uuid(let u): return Operand(sql: bind(mapping.layout == .coreData ? .data(bytes(of: u)) : .string(u.uuidString)), category: .uuid, constant: value)
+            case .uuid(let u): return Operand(sql: bind(storedForm(of: u)), category: .uuid, constant: value)
             case .url(let u): return Operand(sql: bind(.string(u.absoluteString)), category: .url, constant: value)
             case .null: return Operand(sql: "NULL", category: .unknown, constant: value)
             default: return Operand(sql: bind(value), category: Self.category(of: value), constant: value)
