@@ -118,6 +118,44 @@ import struct Predicates.Expression
         }
     }
 
+    /// `owner == $o` and `owner IN $os` with objects bound by ID: in SQL
+    /// (the foreign key against the primary key) and in memory (identity,
+    /// with unsaved changes), the same objects.
+    @Test(arguments: SchemaMapping.Layout.allCases)
+    func objectVariablesMatchInSQLAndInMemory(layout: SchemaMapping.Layout) throws {
+        let model = try DifferentialModel.make()
+        var random = SeededRandom(seed: 11)
+        let context = try DifferentialModel.populate(model, random: &random, layout: layout)
+        let owners = try context.fetch(FetchRequest(entityName: "Owner")).map { $0 }
+        let labels = try context.fetch(FetchRequest(entityName: "Label")).map { $0 }
+        let all = try context.fetch(FetchRequest(entityName: "Item")).map { $0 }
+        let variables: [String: ObjectVariable] = ["o": .object(owners[0].objectID), "os": .objects(owners.prefix(2).map(\.objectID)),
+                                                   "none": .objects([]), "l": .object(labels[0].objectID)]
+        let evaluator = Evaluator(operands: ["o": .object(owners[0]), "os": .collection(owners.prefix(2).map { .object($0) }),
+                                             "none": .collection([]), "l": .object(labels[0])])
+        for format in ["owner == $o", "owner != $o", "owner IN $os", "NOT (owner IN $os) OR i16 > 1", "owner IN $none",
+                       "$o == owner AND flag == YES", "labels CONTAINS $l", "owner == $l"] {
+            let predicate = try Predicate(format: format)
+            var request = FetchRequest(entityName: "Item", predicate: predicate)
+            request.objectVariables = variables
+            let expected = Set(try all.filter { try evaluator.evaluate(predicate, on: $0) }.map(\.objectID.primaryKey))
+            #expect(Set(try context.fetch(request).objectIDs.map(\.primaryKey)) == expected, "\(layout): \(format)")
+            request.resultType = .count
+            #expect(try context.count(for: request) == expected.count, "\(layout): \(format)")
+            if format.hasPrefix("owner") && !format.contains("$l") {
+                #expect(try context.explain(request).residual == nil, "\(layout): \(format) runs in SQL")
+            }
+        }
+        // With unsaved changes: a moved item, and an unsaved owner.
+        let fresh = context.insertObject(forEntityName: "Owner")
+        all[0].setObject(fresh, forKey: "owner")
+        var request = FetchRequest(entityName: "Item", predicate: try Predicate(format: "owner == $o"))
+        request.objectVariables = ["o": .object(fresh.objectID)]
+        #expect(try context.fetch(request).map(\.objectID) == [all[0].objectID])
+        request.objectVariables = ["o": .object(owners[0].objectID)]
+        #expect(!(try context.fetch(request).contains { $0 === all[0] }))
+    }
+
     private static func report(seed: UInt64, case n: Int, predicate: Predicate, plan: FetchPlan,
                                expected: Set<Int64>, actual: Set<Int64>, objects: [ManagedObject]) -> String {
         var text = """

@@ -121,6 +121,46 @@ extension ManagedObjectContext {
             changes: RemoteChanges(updated: outcome.updated, deleted: outcome.deleted))
     }
 
+    /// The statements a batch update runs, without running them: the
+    /// fetch of the matching keys (unsaved changes left out), then the
+    /// UPDATE for those keys, 500 at a time; the attributes SQL cannot
+    /// compute are named in `inMemory`, one UPDATE per row.
+    ///
+    /// ```swift
+    /// let plan = try context.explain(request)
+    /// print(plan.steps.map(\.sql))
+    /// ```
+    public func explain(_ request: BatchUpdateRequest) throws -> (FetchExplanation, inMemory: [String]) {
+        let entity = try self.entity(for: FetchRequest(entityName: request.entityName))
+        let store = try batchCoordinator.sqlStore(for: entity, purpose: "a batch update")
+        let plan = try store.batchUpdatePlan(entity: entity, properties: request.propertiesToUpdate)
+        let matching = try explainMatches(entity: entity, predicate: request.predicate,
+                                          includesSubentities: request.includesSubentities)
+        let marks = "?\(plan.bindings.count + 1), …"
+        let update = FetchExplanation.Step(sql: store.batchUpdateSQL(entity: entity, assignments: plan.assignments, marks: marks),
+                                           bindings: plan.bindings.map { .value($0) } + [.keysFoundBefore], purpose: "update")
+        return (matching.adding(update), plan.inMemory.map { $0.0.name })
+    }
+
+    /// The statements a batch delete runs, without running them: the
+    /// fetch of the matching keys, then (after the delete rules, run in
+    /// SQL on those keys) the DELETE of each table's rows, 500 at a time.
+    public func explain(_ request: BatchDeleteRequest) throws -> FetchExplanation {
+        let entity = try self.entity(for: FetchRequest(entityName: request.entityName))
+        let store = try batchCoordinator.sqlStore(for: entity, purpose: "a batch delete")
+        let matching = try explainMatches(entity: entity, predicate: request.predicate,
+                                          includesSubentities: request.includesSubentities)
+        return matching.adding(FetchExplanation.Step(sql: store.batchDeleteSQL(entity: entity, marks: "?, …"),
+                                                     bindings: [.keysFoundBefore], purpose: "delete"))
+    }
+
+    private func explainMatches(entity: EntityDescription, predicate: Predicate?, includesSubentities: Bool) throws -> FetchExplanation {
+        let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: batchCoordinator)
+        var request = SQLiteStore.matchingRequest(entity: entity, predicate: predicate, includesSubentities: includesSubentities)
+        request.resultType = .managedObjectID
+        return try scratch.explain(request)
+    }
+
     private var batchCoordinator: PersistentStoreCoordinator {
         guard let coordinator = persistentStoreCoordinator else {
             preconditionFailure("the context has no coordinator")

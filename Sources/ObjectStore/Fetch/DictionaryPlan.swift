@@ -51,15 +51,20 @@ struct DictionaryPlan {
     /// Whether LIMIT and OFFSET are in the SQL (false when the HAVING
     /// residual must filter first).
     let windowInSQL: Bool
+    /// The index of the binding that holds the keys the plan is restricted
+    /// to, if any.
+    let keysBinding: Int?
 
     init(request: FetchRequest, entity: EntityDescription, store: SQLiteStore, restrictedTo keys: [Int64]? = nil) throws {
         var translator = SQLTranslator(store: store, entity: entity)
+        translator.objectVariables = request.objectVariables
         var conditions: [String] = []
         if let filter = FetchPlan.entityFilter(entity: entity, includesSubentities: request.includesSubentities,
                                                mapping: store.mapping) {
             conditions.append(filter)
         }
         var whereResidual: Predicate?
+        keysBinding = keys == nil ? nil : translator.bindings.count
         if let keys {
             let list = "[" + keys.map(String.init).joined(separator: ",") + "]"
             conditions.append("t.\(store.mapping.primaryKey) IN (SELECT value FROM json_each(\(translator.bind(.string(list)))))")

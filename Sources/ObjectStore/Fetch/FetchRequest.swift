@@ -48,6 +48,15 @@ public struct FetchRequest: Sendable {
     public var propertiesToGroupBy: [String]?
     /// Filters groups, over the fetched properties' names.
     public var havingPredicate: Predicate?
+    /// Objects the predicate names as `$variables`, by ID: `department ==
+    /// $d` compares identity (in SQL, the foreign key with the object's
+    /// primary key), `department IN $ds` tests membership in a list.
+    ///
+    /// ```swift
+    /// request.predicate = try Predicate(format: "department == $d")
+    /// request.objectVariables = ["d": .object(sales.objectID)]
+    /// ```
+    public var objectVariables: [String: ObjectVariable] = [:]
 
     public init(entityName: String, predicate: Predicate? = nil, sortDescriptors: [SortKey] = []) {
         self.entityName = entityName
@@ -79,5 +88,20 @@ public struct PropertyToFetch: Sendable, Hashable {
         self.function = function
         self.keyPath = keyPath
         self.name = name ?? "\(function.rawValue)(\(keyPath))"
+    }
+}
+
+/// The value of an object variable of a fetch request: one object, or a
+/// list of them (for `IN`).
+public enum ObjectVariable: Sendable, Hashable {
+    case object(ObjectID)
+    case objects([ObjectID])
+
+    /// The IDs it holds.
+    public var ids: [ObjectID] {
+        switch self {
+        case .object(let id): return [id]
+        case .objects(let ids): return ids
+        }
     }
 }

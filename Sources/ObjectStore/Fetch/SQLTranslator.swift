@@ -63,6 +63,9 @@ struct SQLTranslator {
         var category: Category
         /// A bound constant (for null checks and type decisions).
         var constant: Value?
+        /// For an object (a to-one's foreign key, an object variable): the
+        /// entity it belongs to.
+        var entity: EntityDescription?
         var isNullConstant: Bool { constant?.isNull ?? false }
     }
 
@@ -73,6 +76,9 @@ struct SQLTranslator {
     /// Names that stand for SQL expressions in the root scope: the fetched
     /// properties of a dictionary request, for its HAVING predicate.
     var namedColumns: [String: (sql: String, category: Category)] = [:]
+    /// The request's object variables: `$d` reads as the object's primary
+    /// key, compared with a to-one's foreign key.
+    var objectVariables: [String: ObjectVariable] = [:]
     private(set) var bindings: [Value] = []
     private var aliasCounter = 0
     /// How deep the SQL written so far nests at this point.
@@ -380,7 +386,11 @@ struct SQLTranslator {
                 return c.op == .equal ? "\(other.sql) IS NULL" : "\(other.sql) IS NOT NULL"
             }
             if lhs.category == .object || rhs.category == .object {
-                throw Untranslatable(reason: "object comparison")
+                // Keys compare within one table: objects of one root entity.
+                guard lhs.category == rhs.category, let a = lhs.entity, let b = rhs.entity, a.rootEntity === b.rootEntity else {
+                    throw Untranslatable(reason: "object comparison")
+                }
+                return c.op == .equal ? "\(lhs.sql) IS \(rhs.sql)" : "\(lhs.sql) IS NOT \(rhs.sql)"
             }
             // IS, not =: nil == nil holds in the evaluator.
             let (l, r) = folded(lhs, rhs, options)
@@ -498,6 +508,16 @@ struct SQLTranslator {
 
     private mutating func membership(_ c: Comparison, in scope: Scope, rhsScope: Scope) throws -> String {
         switch c.rhs.kind {
+        case .variable(let name) where objectVariables[name] != nil:
+            // `department IN $ds`: the foreign key among the objects' keys.
+            let value = try operand(c.lhs, in: scope)
+            let ids = objectVariables[name]?.ids ?? []
+            guard value.category == .object, let entity = value.entity,
+                  ids.allSatisfy({ !$0.isTemporaryID && $0.entity.rootEntity === entity.rootEntity }) else {
+                throw Untranslatable(reason: "membership in a list of objects")
+            }
+            if ids.isEmpty { return "0" }
+            return "\(value.sql) IN (" + ids.map { bind(.int($0.primaryKey)) }.joined(separator: ", ") + ")"
         case .aggregate(let elements):
             var value = try operand(c.lhs, in: scope)
             if elements.isEmpty { return "0" }
@@ -659,12 +679,18 @@ struct SQLTranslator {
             case .attribute(let sql, let type):
                 if type == .decimal { throw Untranslatable(reason: "decimal attributes compare exactly only in memory") }
                 return Operand(sql: sql, category: Self.category(of: type))
-            case .toOne(let sql, _):
-                return Operand(sql: sql, category: .object)
+            case .toOne(let sql, let destination):
+                return Operand(sql: sql, category: .object, entity: destination)
             }
         case .variable(let name):
             if let variableScope = scope.variables[name] {
-                return Operand(sql: "\(variableScope.alias).\(mapping.primaryKey)", category: .object)
+                return Operand(sql: "\(variableScope.alias).\(mapping.primaryKey)", category: .object, entity: variableScope.entity)
+            }
+            if case .object(let id)? = objectVariables[name] {
+                // An unsaved object has no row to point at: the rows that
+                // point at it are changed ones, tested in memory.
+                guard !id.isTemporaryID else { throw Untranslatable(reason: "an unsaved object") }
+                return Operand(sql: bind(.int(id.primaryKey)), category: .object, entity: id.entity)
             }
             throw Untranslatable(reason: "unbound variable $\(name)")
         case .member(let base, let path):
