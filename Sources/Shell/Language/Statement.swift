@@ -125,3 +125,28 @@ public struct LocatedStatement: Sendable {
     public var statement: Statement
     public var range: SourceRange
 }
+
+extension Statement {
+    /// Every predicate written in the statement (where and having
+    /// clauses, and those of the queries that give values), for warnings.
+    var predicates: [Predicate] {
+        func of(_ query: Query) -> [Predicate] { query.predicate.map { [$0] } ?? [] }
+        func of(_ assignments: [Assignment]) -> [Predicate] {
+            assignments.flatMap { assignment -> [Predicate] in
+                switch assignment.value {
+                case .first(let query), .all(let query): return of(query)
+                case .expression: return []
+                }
+            }
+        }
+        switch self {
+        case .query(let q), .first(let q), .count(let q), .delete(let q), .directDelete(let q): return of(q)
+        case .select(let select): return of(select.query)
+        case .aggregate(let aggregate): return of(aggregate.query) + (aggregate.having.map { [$0] } ?? [])
+        case .insert(_, let assignments): return of(assignments)
+        case .update(let q, let assignments), .directUpdate(let q, let assignments): return of(q) + of(assignments)
+        case .letBinding(_, let value), .explain(let value): return value.predicates
+        case .truncate, .importJSON, .save, .rollback, .undo, .redo, .entity, .expression, .templates, .template: return []
+        }
+    }
+}

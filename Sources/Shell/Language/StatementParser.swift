@@ -94,13 +94,21 @@ public struct StatementParser {
     // MARK: - Statements
 
     /// script → { ( statement | dotCommand ) ( ";" | NEWLINE ) }
+    ///
+    /// A statement that does not parse but reads as SQL (`SELECT * FROM`,
+    /// `ORDER BY`, `UPDATE … SET … WHERE`) fails with mrq's spelling of it.
     mutating func parseWholeStatement() throws(SyntaxError) -> LocatedStatement {
         let start = parser.peek().range
-        let statement = try parseStatement()
-        if !parser.isAtEnd {
-            throw SyntaxError(message: ShellDiagnostics.unexpectedAfterStatement(parser.describe(parser.peek())), range: parser.peek().range)
+        do throws(SyntaxError) {
+            let statement = try parseStatement()
+            if !parser.isAtEnd {
+                throw SyntaxError(message: ShellDiagnostics.unexpectedAfterStatement(parser.describe(parser.peek())), range: parser.peek().range)
+            }
+            return LocatedStatement(statement: statement, range: start.union(parser.previous.range))
+        } catch {
+            if error.isIncompleteInput { throw error }
+            throw SQLHabits.hint(parser.tokens, source: source) ?? error
         }
-        return LocatedStatement(statement: statement, range: start.union(parser.previous.range))
     }
 
     /// statement → query | "first" query | "count" query | select | aggregate | insert | update | "delete" query [ "direct" ]
