@@ -31,6 +31,8 @@ struct DictionaryPlan {
         case integer
         /// An average or a floating-point sum.
         case double
+        /// As SQLite holds it: an integer or a double (arithmetic).
+        case stored
     }
 
     struct Column {
@@ -168,6 +170,7 @@ struct DictionaryPlan {
                     }
                     switch column.decoding {
                     case .attribute(let type): row.append(RowLayout.decode(statement, column: index, type: type))
+                    case .stored: row.append(statement.value(at: index))
                     case .integer: row.append(.int(statement.int64(at: index)))
                     case .double: row.append(.double(statement.double(at: index)))
                     }
@@ -189,6 +192,22 @@ struct DictionaryPlan {
 
     private static func column(for property: PropertyToFetch, entity: EntityDescription,
                                translator: inout SQLTranslator) throws -> Column {
+        if let expression = property.expression {
+            let operand: SQLTranslator.Operand
+            do {
+                operand = try translator.operand(expression, in: translator.root)
+            } catch let reason as SQLTranslator.Untranslatable {
+                throw error("cannot fetch '\(property.name)' in SQL: \(reason.reason)")
+            } catch let unknown as SQLTranslator.UnknownKey {
+                throw error(unknown.description)
+            }
+            switch operand.category {
+            case .number: return Column(name: property.name, sql: operand.sql, decoding: .stored, isAggregate: false)
+            case .string: return Column(name: property.name, sql: operand.sql, decoding: .attribute(.string), isAggregate: false)
+            case .date: return Column(name: property.name, sql: operand.sql, decoding: .attribute(.date), isAggregate: false)
+            default: throw error("cannot fetch '\(property.name)' in SQL: it is no number, string or date")
+            }
+        }
         guard let function = property.function else {
             let (sql, decoding) = try plainSQL(property.keyPath, entity: entity, translator: &translator, use: "fetch")
             return Column(name: property.name, sql: sql, decoding: decoding, isAggregate: false)
@@ -258,7 +277,7 @@ struct DictionaryPlan {
         // Decimals are text in the store: as "objects", every comparison
         // but a nil check goes to memory.
         case .attribute(let type): return type == .decimal ? .object : SQLTranslator.category(of: type)
-        case .integer, .double: return .number
+        case .integer, .double, .stored: return .number
         }
     }
 

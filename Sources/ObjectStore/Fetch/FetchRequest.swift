@@ -1,6 +1,7 @@
 import Foundation
 import Predicates
 import struct Predicates.Predicate
+import struct Predicates.Expression
 
 /// What to fetch: an entity, a predicate, an order, a window, and the shape
 /// of the results.
@@ -76,11 +77,25 @@ public struct PropertyToFetch: Sendable, Hashable {
     public var keyPath: String
     /// nil for a plain key path.
     public var function: Function?
+    /// An expression over the row instead of a key path, Core Data's
+    /// `NSExpressionDescription`: arithmetic on attributes, collection
+    /// operators on to-many relationships.
+    public var expression: Expression?
 
     public init(keyPath: String) {
         self.name = keyPath
         self.keyPath = keyPath
         self.function = nil
+    }
+
+    /// An expression: `PropertyToFetch(expression: try Expression(format:
+    /// "people.@avg.age"), as: "average age")`. Its value is a number (an
+    /// integer or a double, as the evaluator computes it), a string or a
+    /// date; an expression SQL cannot compute makes the fetch throw.
+    public init(expression: Expression, as name: String) {
+        self.name = name
+        self.keyPath = ""
+        self.expression = expression
     }
 
     /// An aggregate: `PropertyToFetch(.sum, of: "salary", as: "total")`.

@@ -730,10 +730,12 @@ struct SQLTranslator {
             switch op {
             case .add, .subtract: return 0
             case .multiply: return 1
-            case .divide, .power: throw Untranslatable(reason: "\(op.rawValue) is evaluated in memory")
+            case .divide: return 2
+            case .power: throw Untranslatable(reason: "\(op.rawValue) is evaluated in memory")
             }
         }
         let level = try group(top)
+        if level == 2 { return try division(expression, in: scope) }
         var links: [(ArithmeticOperator, Expression)] = []
         var first = expression
         while case .binary(let op, let l, let r) = first.kind, try group(op) == level {
@@ -749,6 +751,28 @@ struct SQLTranslator {
             sql += " \(op.rawValue) " + right.sql
         }
         sql += ")"
+        return Operand(sql: sql, category: .number)
+    }
+
+    /// `x / c` by a constant that is not zero, as the evaluator divides:
+    /// exactly when both are integers and `c` divides `x` (an integer),
+    /// else in doubles. Division by anything else (zero is an error in the
+    /// evaluator, nil in SQLite) is evaluated in memory.
+    private mutating func division(_ expression: Expression, in scope: Scope) throws -> Operand {
+        // Decimals divide exactly in the evaluator: not here.
+        func isIntegerOrDouble(_ value: Value) -> Bool {
+            if case .int = value { return true }
+            if case .double = value { return true }
+            return false
+        }
+        guard case .binary(.divide, let dividend, let divisor) = expression.kind, case .constant(let constant) = divisor.kind,
+              isIntegerOrDouble(constant), let n = constant.numericValue, n != 0, n.isFinite else {
+            throw Untranslatable(reason: "/ by anything but a constant other than zero is evaluated in memory")
+        }
+        let x = try operand(dividend, in: scope)
+        guard x.category == .number else { throw Untranslatable(reason: "arithmetic on non-numbers") }
+        let c = bind(constant)
+        let sql = "(CASE WHEN typeof(\(x.sql)) = 'integer' AND \(x.sql) % \(c) != 0 THEN CAST(\(x.sql) AS REAL) / \(c) ELSE \(x.sql) / \(c) END)"
         return Operand(sql: sql, category: .number)
     }
 
