@@ -44,6 +44,10 @@ enum ShellDiagnostics {
     static func variableHoldsMany(_ name: String, count: Int, entity: String) -> String {
         "$\(name) holds \(count) \(entity) object\(count == 1 ? "" : "s") (a query): compare with 'IN $\(name)', or bind one with 'let \(name) = first \(entity) where …'"
     }
+    static func aggregateSortKey(_ key: String, function: String, groups: [String]) -> String {
+        "an aggregate sorts by its value ('sort \(function):NO')" + (groups.isEmpty ? "" : " or a group key (" + groups.map { "'\($0)'" }.joined(separator: ", ") + ")")
+            + ", not '\(key)'"
+    }
     static func unknownAggregate(_ name: String) -> String { "'\(name)' cannot run as an aggregate in SQL" }
 
     // Files

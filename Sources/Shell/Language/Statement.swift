@@ -51,10 +51,18 @@ public struct AggregateQuery: Sendable {
     }
 }
 
-/// `select [distinct] a, b.c from Person where ... sort ... limit ...`.
+/// `select [distinct] a, b.c, people.@count, age * 2 from Person where …
+/// sort … limit …`.
 public struct SelectQuery: Sendable {
+    /// One column: an expression of the predicate language, named as
+    /// written.
+    public struct Column: Sendable {
+        public var expression: Expression
+        public var name: String
+    }
+
     public var distinct: Bool
-    public var keyPaths: [(path: [String], range: SourceRange)]
+    public var columns: [Column]
     public var query: Query
 }
 

@@ -266,19 +266,26 @@ public struct StatementParser {
         return paths
     }
 
-    /// select → "select" [ "distinct" ] keyPathList "from" query
+    /// select → "select" [ "distinct" ] column { "," column } "from" query
+    /// column → expression
     mutating func parseSelect() throws(SyntaxError) -> SelectQuery {
         var distinct = false
         if parser.check(word: "distinct") {
             parser.advance()
             distinct = true
         }
-        let paths = try parseKeyPathList()
+        var columns: [SelectQuery.Column] = []
+        repeat {
+            let expression = try parser.parseExpression()
+            // Named as written: `age * 2`, `people.@avg.age`.
+            let name = String(decoding: Array(source.utf8)[expression.range.offsets], as: UTF8.self)
+            columns.append(SelectQuery.Column(expression: expression, name: name))
+        } while parser.match(.comma)
         guard parser.check(word: "from") else {
             throw SyntaxError(message: ShellDiagnostics.expected("'from' and an entity name", found: parser.describe(parser.peek())), range: parser.peek().range)
         }
         parser.advance()
-        return SelectQuery(distinct: distinct, keyPaths: paths, query: try parseQuery(after: "from"))
+        return SelectQuery(distinct: distinct, columns: columns, query: try parseQuery(after: "from"))
     }
 
     /// aggregate → aggregateFunction [ keyPath ] "of" entityName [ "where" predicate ] [ "group" "by" keyPathList ] [ "having" predicate ] [ "sort" sortKeys ] [ "limit" INTEGER ]
