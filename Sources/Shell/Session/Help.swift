@@ -35,6 +35,8 @@ enum Help {
           select [distinct] FirstName, department.name from Person [where …] [sort …]
           sum|min|max|avg KEY of Person [where …] [group by KEY,…] [having PRED]
           count of Person group by department.name having count > 10
+          count of Person group by department.name sort count:NO limit 3
+          select name, people.@count, people.@avg.age, budget / 12 from Department
           fetch                                    (the model's fetch request templates)
           fetch PeopleOlderThan with minAge = 60   (a template, its $variables given)
         Changes (pending until save)
@@ -52,9 +54,10 @@ enum Help {
         Variables
           let adults = Person where age >= 18      (objects: use as $adults in insert/update values)
           let n = count Person                     (a value: use as $n in predicates)
+          let sales = first Department where name == "Sales"   (an object: Person where department == $sales)
           mrq --param minAge=21 …                  (Person where age >= $minAge)
         Teaching
-          explain Person where age > 18            tokens, tree, SQL, bound values, Swift call
+          explain Person where age > 18            any statement: what it does, the SQL that runs, bound values, Swift call
         Core Data stores (an app's store, in Core Data's own layout)
           mrq --store App.sqlite                   (no --model: the model the store keeps)
           history where change == "update" AND entity == "Note" sort timestamp:NO limit 20

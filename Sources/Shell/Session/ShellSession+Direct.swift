@@ -7,6 +7,14 @@ extension ShellSession {
     /// the store; the session's live objects are refreshed afterwards.
     func runDirectUpdate(_ query: Query, assignments: [Assignment], output: OutputSink) throws {
         let (fetch, entity) = try directRequest(for: query, verb: "update")
+        let result = try context.execute(BatchUpdateRequest(entityName: entity.name, predicate: fetch.predicate,
+                                                            propertiesToUpdate: try directProperties(assignments, entity: entity)))
+        ManagedObjectContext.mergeChanges(fromRemoteContextSave: result.changes, into: [context])
+        output.status("updated \(Self.count(result.count ?? 0, entity.name)) directly")
+    }
+
+    /// A direct update's assignments as batch values: attributes only.
+    func directProperties(_ assignments: [Assignment], entity: EntityDescription) throws -> [String: BatchValue] {
         var properties: [String: BatchValue] = [:]
         for assignment in assignments {
             let key = assignment.key
@@ -22,10 +30,7 @@ extension ShellSession {
             }
             properties[attribute.name] = .expression(try expression.substituting(variables: scalarVariables()))
         }
-        let result = try context.execute(BatchUpdateRequest(entityName: entity.name, predicate: fetch.predicate,
-                                                            propertiesToUpdate: properties))
-        ManagedObjectContext.mergeChanges(fromRemoteContextSave: result.changes, into: [context])
-        output.status("updated \(Self.count(result.count ?? 0, entity.name)) directly")
+        return properties
     }
 
     /// `delete Person where … direct`: a batch delete in the store, delete
@@ -40,7 +45,7 @@ extension ShellSession {
         output.status(text)
     }
 
-    private func directRequest(for query: Query, verb: String) throws -> (FetchRequest, EntityDescription) {
+    func directRequest(for query: Query, verb: String) throws -> (FetchRequest, EntityDescription) {
         if !query.sort.isEmpty || query.limit != nil || query.offset != nil {
             throw LocatedError("a direct \(verb) takes no sort, limit or offset", query.range)
         }
