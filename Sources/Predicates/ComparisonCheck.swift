@@ -13,9 +13,13 @@ import Foundation
 public enum ValueKind: String, Sendable, Hashable, CaseIterable {
     /// Integers, floating-point and decimal numbers.
     case number
+    /// Compares with booleans and numbers (0 and 1).
     case boolean
+    /// Compares with strings.
     case string
+    /// Compares with dates (`@2024-01-31`, `CAST(…, "NSDate")`).
     case date
+    /// Binary data.
     case data
     /// Compares with UUIDs, and with strings that spell one.
     case uuid
@@ -99,6 +103,7 @@ extension Comparison.Operator {
 /// p.warnings.first?.message   // LIKE uses * and ?, not %: write name LIKE "Zh*" …
 /// ```
 public struct PredicateWarning: Sendable, Hashable {
+    /// What looks wrong, and how to write it.
     public let message: String
     /// The part of the predicate it is about.
     public let range: SourceRange

@@ -635,9 +635,11 @@ struct PredicateGenerator {
         case 4: return comparison(key("link"), random.pick([.equal, .notEqual, .less, .greaterEqual]),
                                   constant(.string(random.pick([link, "https", "file:///tmp/x", "HTTPS://EXAMPLE.COM/A"]))),
                                   options: random.pick(Self.optionSets))
-        case 5: return comparison(key("link"), random.pick([.beginsWith, .endsWith, .contains, .like, .matches]),
-                                  constant(.string(random.pick(["https", "HTTPS", "/x", "example", "*example*", "file:*", "h.*", ""]))),
-                                  options: random.pick(Self.optionSets))
+        case 5:
+            let op: Comparison.Operator = random.pick([.beginsWith, .endsWith, .contains, .like, .matches])
+            let patterns = op == .matches ? ["h.*", "HTTPS.*", ".*example.*", "file:.*", ""]
+                : ["https", "HTTPS", "/x", "example", "*example*", "file:*", "h?tps*", ""]
+            return comparison(key("link"), op, constant(.string(random.pick(patterns))), options: random.pick(Self.optionSets))
         default:
             let items = [constant(.string(link)), constant(.string(random.pick(["https://example.com/a", "nope"])))]
             return comparison(key("link"), .in, Expression(.aggregate(items)), options: random.pick(Self.optionSets))

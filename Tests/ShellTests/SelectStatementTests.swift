@@ -190,6 +190,9 @@ import Testing
         #expect(explained.text.contains(#"SELECT COUNT(*) FROM "Person" t WHERE t."department" IN (?1, ?2)"#), "\(explained.text)")
         #expect(explained.text.contains("$ds: 2 objects: Department #"), "\(explained.text)")
 
+        let direct = shell.run("update Person where department == $d set age = 5 direct")
+        #expect(direct.text == "updated 2 Person objects directly\n", "\(direct.text)\(direct.errors)")
+        #expect(shell.run("explain delete Person where department IN $ds direct").text.contains(#"WHERE t."department" IN (?1, ?2)"#))
         let many = shell.run("count Person where department == $ds")
         #expect(many.errors.hasPrefix("error: $ds holds 2 Department objects (a query): compare with 'IN $ds'"), "\(many.errors)")
         #expect(shell.run("let p = first Person").ok)

@@ -10,18 +10,15 @@ extension SQLiteStore {
     /// Rows per `IN (...)` list.
     private static let chunkSize = 500
 
-    /// The IDs of the stored objects of `entity` matching `predicate`,
-    /// ignoring every context's unsaved changes.
-    private func matchingIDs(entity: EntityDescription, predicate: Predicate?, includesSubentities: Bool,
-                             scratch: ManagedObjectContext) throws -> [ObjectID] {
-        try scratch.fetchObjectIDs(Self.matchingRequest(entity: entity, predicate: predicate, includesSubentities: includesSubentities))
-    }
-
-    /// The fetch of a batch request's matching IDs.
-    static func matchingRequest(entity: EntityDescription, predicate: Predicate?, includesSubentities: Bool) -> FetchRequest {
-        var request = FetchRequest(entityName: entity.name, predicate: predicate)
+    /// The fetch of a batch request's matching IDs: the stored objects of
+    /// `entity` matching `predicate`, ignoring every context's unsaved
+    /// changes.
+    static func matchingRequest(entity: String, predicate: Predicate?, includesSubentities: Bool,
+                                objectVariables: [String: ObjectVariable]) -> FetchRequest {
+        var request = FetchRequest(entityName: entity, predicate: predicate)
         request.includesSubentities = includesSubentities
         request.includesPendingChanges = false
+        request.objectVariables = objectVariables
         return request
     }
 
@@ -86,14 +83,14 @@ extension SQLiteStore {
 
     /// Sets `properties` on every matching row and bumps its version;
     /// returns the IDs it changed.
-    package func batchUpdate(entity: EntityDescription, predicate: Predicate?, includesSubentities: Bool,
+    package func batchUpdate(entity: EntityDescription, matching: FetchRequest,
                              properties: [String: BatchValue], coordinator: PersistentStoreCoordinator) throws -> [ObjectID] {
         let plan = try batchUpdatePlan(entity: entity, properties: properties)
         let table = mapping.table(for: entity)
         return try withLock {
             try database.transaction {
                 let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
-                let ids = try matchingIDs(entity: entity, predicate: predicate, includesSubentities: includesSubentities, scratch: scratch)
+                let ids = try scratch.fetchObjectIDs(matching)
                 guard !ids.isEmpty else { return ids }
                 let fixed = plan.bindings
                 for start in stride(from: 0, to: ids.count, by: Self.chunkSize) {
@@ -157,12 +154,12 @@ extension SQLiteStore {
     }
 
     /// Deletes the matching rows and runs their delete rules in SQL.
-    package func batchDelete(entity: EntityDescription, predicate: Predicate?, includesSubentities: Bool,
+    package func batchDelete(entity: EntityDescription, matching: FetchRequest,
                              coordinator: PersistentStoreCoordinator) throws -> BatchDeleteOutcome {
         try withLock {
             try database.transaction {
                 let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
-                let matched = try matchingIDs(entity: entity, predicate: predicate, includesSubentities: includesSubentities, scratch: scratch)
+                let matched = try scratch.fetchObjectIDs(matching)
                 // Cascades, to a fixed point.
                 var deleted = matched
                 var deletedSet = Set(matched)

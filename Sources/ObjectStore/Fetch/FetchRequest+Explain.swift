@@ -7,6 +7,7 @@ import struct Predicates.Predicate
 public struct FetchExplanation: Sendable {
     /// A value bound to a parameter.
     public enum Binding: Sendable, Hashable {
+        /// A value known now.
         case value(Value)
         /// The primary keys the statement before finds, as a JSON list:
         /// known only when it runs.

@@ -109,7 +109,9 @@ public struct PropertyToFetch: Sendable, Hashable {
 /// The value of an object variable of a fetch request: one object, or a
 /// list of them (for `IN`).
 public enum ObjectVariable: Sendable, Hashable {
+    /// One object: `department == $d`.
     case object(ObjectID)
+    /// A list: `department IN $ds`.
     case objects([ObjectID])
 
     /// The IDs it holds.

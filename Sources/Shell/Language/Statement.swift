@@ -57,12 +57,17 @@ public struct SelectQuery: Sendable {
     /// One column: an expression of the predicate language, named as
     /// written.
     public struct Column: Sendable {
+        /// What the column shows, evaluated on each object (or in SQL).
         public var expression: Expression
+        /// The column's heading: the expression's text.
         public var name: String
     }
 
+    /// Whether repeated rows are dropped.
     public var distinct: Bool
+    /// The columns, in order.
     public var columns: [Column]
+    /// Which objects, in which order, how many.
     public var query: Query
 }
 

@@ -276,6 +276,11 @@ public struct StatementParser {
         }
         var columns: [SelectQuery.Column] = []
         repeat {
+            // `select from Person`, `select a, from Person`: a column is missing.
+            if parser.check(word: "from"), parser.peek(1).kind == .identifier {
+                throw SyntaxError(message: ShellDiagnostics.expected("a column (a key path or an expression) after '\(parser.name(of: parser.previous))'",
+                                                                     found: "'from'"), range: parser.peek().range)
+            }
             let expression = try parser.parseExpression()
             // Named as written: `age * 2`, `people.@avg.age`.
             let name = String(decoding: Array(source.utf8)[expression.range.offsets], as: UTF8.self)

@@ -7,8 +7,10 @@ extension ShellSession {
     /// the store; the session's live objects are refreshed afterwards.
     func runDirectUpdate(_ query: Query, assignments: [Assignment], output: OutputSink) throws {
         let (fetch, entity) = try directRequest(for: query, verb: "update")
-        let result = try context.execute(BatchUpdateRequest(entityName: entity.name, predicate: fetch.predicate,
-                                                            propertiesToUpdate: try directProperties(assignments, entity: entity)))
+        var batch = BatchUpdateRequest(entityName: entity.name, predicate: fetch.predicate,
+                                       propertiesToUpdate: try directProperties(assignments, entity: entity))
+        batch.objectVariables = fetch.objectVariables
+        let result = try context.execute(batch)
         ManagedObjectContext.mergeChanges(fromRemoteContextSave: result.changes, into: [context])
         output.status("updated \(Self.count(result.count ?? 0, entity.name)) directly")
     }
@@ -37,7 +39,9 @@ extension ShellSession {
     /// rules run in SQL.
     func runDirectDelete(_ query: Query, output: OutputSink) throws {
         let (fetch, entity) = try directRequest(for: query, verb: "delete")
-        let result = try context.execute(BatchDeleteRequest(entityName: entity.name, predicate: fetch.predicate))
+        var batch = BatchDeleteRequest(entityName: entity.name, predicate: fetch.predicate)
+        batch.objectVariables = fetch.objectVariables
+        let result = try context.execute(batch)
         ManagedObjectContext.mergeChanges(fromRemoteContextSave: result.changes, into: [context])
         var text = "deleted \(Self.count(result.count ?? 0, entity.name)) directly"
         let cascaded = result.changes.deleted.count - (result.count ?? 0)

@@ -297,8 +297,9 @@ extension ShellSession {
 
     private func explainDirectUpdate(_ query: Query, assignments: [Assignment], into out: inout Explanation) throws {
         let (request, entity) = try directRequest(for: query, verb: "update")
-        let batch = BatchUpdateRequest(entityName: entity.name, predicate: request.predicate,
+        var batch = BatchUpdateRequest(entityName: entity.name, predicate: request.predicate,
                                        propertiesToUpdate: try directProperties(assignments, entity: entity))
+        batch.objectVariables = request.objectVariables
         let (plan, inMemory) = try context.explain(batch)
         out.section("does:", "updates the matching rows in the store at once, in one transaction, without loading objects:\n"
                     + assignments.map { "  " + describe($0) }.joined(separator: "\n")
@@ -313,7 +314,9 @@ extension ShellSession {
 
     private func explainDirectDelete(_ query: Query, into out: inout Explanation) throws {
         let (request, entity) = try directRequest(for: query, verb: "delete")
-        let plan = try context.explain(BatchDeleteRequest(entityName: entity.name, predicate: request.predicate))
+        var batch = BatchDeleteRequest(entityName: entity.name, predicate: request.predicate)
+        batch.objectVariables = request.objectVariables
+        let plan = try context.explain(batch)
         out.section("does:", "deletes the matching rows in the store at once, in one transaction, running the delete rules in SQL"
                     + deleteRules(of: entity) + "; unsaved changes are not seen")
         predicateSections(query.predicate, into: &out)

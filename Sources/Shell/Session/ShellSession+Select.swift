@@ -82,7 +82,10 @@ extension ShellSession {
     /// With `inMemory`, the plan evaluates in memory whatever SQL could do
     /// (the differential tests compare both).
     func selectPlan(_ select: SelectQuery, inMemory: Bool = false) throws -> SelectPlan {
-        let (objects, entity) = try request(for: select.query)
+        let (request, entity) = try self.request(for: select.query)
+        // In memory, DISTINCT comes before the window.
+        var objects = request
+        if select.distinct { (objects.fetchLimit, objects.fetchOffset) = (0, 0) }
         var columns: [(name: String, expression: Expression)] = []
         for column in select.columns {
             let expression = try column.expression.substituting(variables: scalarVariables())
@@ -92,14 +95,14 @@ extension ShellSession {
             columns.append((column.name, expression))
         }
         return SelectPlan(entity: entity, columns: columns, objects: objects,
-                          dictionary: inMemory ? nil : dictionaryRequest(objects, columns: columns, distinct: select.distinct, entity: entity))
+                          dictionary: inMemory ? nil : dictionaryRequest(request, columns: columns, distinct: select.distinct, entity: entity))
     }
 
     /// The select as a dictionary fetch, when SQL can run it whole.
-    private func dictionaryRequest(_ objects: FetchRequest, columns: [(name: String, expression: Expression)],
+    private func dictionaryRequest(_ request: FetchRequest, columns: [(name: String, expression: Expression)],
                                    distinct: Bool, entity: EntityDescription) -> FetchRequest? {
         guard !context.hasChanges else { return nil }
-        var request = objects
+        var request = request
         request.resultType = .dictionary
         request.returnsDistinctResults = distinct
         var properties: [PropertyToFetch] = []
@@ -128,10 +131,7 @@ extension ShellSession {
             let (_, rows) = try context.fetchRows(dictionary)
             return ResultSet(columns: plan.columns.map(\.name), rows: rows.map { $0.map { .value($0) } })
         }
-        // DISTINCT comes before the window.
-        var request = plan.objects
-        if select.distinct { (request.fetchLimit, request.fetchOffset) = (0, 0) }
-        let objects = try context.fetch(request)
+        let objects = try context.fetch(plan.objects)
         var rows: [[Cell]] = []
         var seen: Set<[Cell]> = []
         let evaluator = Evaluator()
@@ -144,7 +144,7 @@ extension ShellSession {
         // SELECT DISTINCT without a sort orders by the columns.
         if select.distinct {
             if select.query.sort.isEmpty { rows.sort(by: Self.ascending) }
-            rows = Array(rows.dropFirst(plan.objects.fetchOffset).prefix(plan.objects.fetchLimit > 0 ? plan.objects.fetchLimit : rows.count))
+            rows = Array(rows.dropFirst(select.query.offset ?? 0).prefix(select.query.limit ?? rows.count))
         }
         return ResultSet(columns: plan.columns.map(\.name), rows: rows)
     }
