@@ -16,7 +16,7 @@ public struct SyntaxError: Error, Sendable, Hashable, CustomStringConvertible {
     let kind: Kind
 
     enum Kind: Sendable, Hashable {
-        case lexical, syntax, incompleteInput, tooDeep, argument, unknownKey
+        case lexical, syntax, incompleteInput, tooDeep, argument, unknownKey, neverMatches
     }
 
     init(_ diagnostic: Diagnostic, at range: SourceRange) {
@@ -180,6 +180,30 @@ struct Diagnostic: Sendable {
     static func unknownEntity(_ entity: String) -> Diagnostic { Diagnostic("unknown entity \(quoted(entity))", .unknownKey) }
     static func notARelationship(_ key: String, entity: String, next: String) -> Diagnostic {
         Diagnostic("\(quoted(key)) on \(entity) is an attribute, so it has no key \(quoted(next))", .unknownKey)
+    }
+
+    // Comparisons that never match, and habits from SQL.
+    static func neverMatches(_ key: String, holds: String, constant: String, isA: String, fix: String?,
+                             alternative: String?, hint: String?) -> Diagnostic {
+        var message = "\(quoted(key)) holds \(holds) and \(constant) is \(isA), so this never matches"
+        if let fix {
+            message += "; write \(fix)" + (alternative.map { " (or \($0))" } ?? "")
+        } else if let hint {
+            message += "; \(hint)"
+        }
+        return Diagnostic(message, .neverMatches)
+    }
+    static func relationshipNeverMatches(_ key: String, destination: String, toMany: Bool, constant: String,
+                                         isA: String, fix: String?) -> Diagnostic {
+        let kind = toMany ? "a to-many relationship" : "a relationship"
+        return Diagnostic("\(quoted(key)) is \(kind) to \(destination) objects and \(constant) is \(isA), so this never matches"
+                          + (fix.map { "; write \($0)" } ?? "; compare one of \(destination)'s attributes, as in \(key).name"), .neverMatches)
+    }
+    static func stringOperatorOnNonString(_ op: String, key: String, holds: String) -> Diagnostic {
+        Diagnostic("\(op) compares strings and \(quoted(key)) holds \(holds), so this never matches", .neverMatches)
+    }
+    static func sqlLikePattern(fixed: String) -> Diagnostic {
+        Diagnostic("LIKE uses * and ?, not % and _: write \(fixed) (here % and _ match only themselves)")
     }
 
     // Evaluation.

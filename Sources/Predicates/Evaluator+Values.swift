@@ -24,6 +24,11 @@ extension Evaluator {
         case (.data(let x), .data(let y)): return x == y
         case (.uuid(let x), .uuid(let y)): return x == y
         case (.url(let x), .url(let y)): return x == y
+        // As Core Data's SQLite store compares them: a UUID with the string
+        // that spells it (in either case), a URL with its absolute string.
+        case (.uuid(let u), .string(let s)), (.string(let s), .uuid(let u)): return UUID(uuidString: s) == u
+        case (.url(let u), .string(let s)): return equal(.string(u.absoluteString), .string(s), options)
+        case (.string(let s), .url(let u)): return equal(.string(s), .string(u.absoluteString), options)
         default:
             guard let x = Number(a), let y = Number(b) else { return false }
             return Number.compare(x, y) == 0
@@ -33,6 +38,10 @@ extension Evaluator {
     /// -1, 0 or 1; nil when the values have no order (nil, mixed kinds).
     static func order(_ a: Value, _ b: Value, _ options: Comparison.Options) -> Int? {
         switch (a, b) {
+        case (.url(let u), .string):
+            return order(.string(u.absoluteString), b, options)
+        case (.string, .url(let u)):
+            return order(a, .string(u.absoluteString), options)
         case (.string(let x), .string(let y)):
             let fx = fold(x, options), fy = fold(y, options)
             if fx.utf8.elementsEqual(fy.utf8) { return 0 }
@@ -42,6 +51,17 @@ extension Evaluator {
         default:
             guard let x = Number(a), let y = Number(b) else { return nil }
             return Number.compare(x, y)
+        }
+    }
+
+    /// The text string operators read: a string, a URL's absolute string,
+    /// a UUID's uppercase spelling.
+    static func text(of operand: Operand) -> String? {
+        switch operand {
+        case .value(.string(let s)): return s
+        case .value(.url(let u)): return u.absoluteString
+        case .value(.uuid(let u)): return u.uuidString
+        default: return nil
         }
     }
 

@@ -241,14 +241,12 @@ public struct Evaluator {
                     return needles.allSatisfy { n in items.contains { Evaluator.equal($0, n, options) } }
                 }
                 return items.contains { Evaluator.equal($0, rhs, options) }
-            case .value(.string(let haystack)):
-                guard case .value(.string(let needle)) = rhs else { return false }
-                return Evaluator.containsString(haystack, needle, options)
             default:
-                return false
+                guard let haystack = Evaluator.text(of: lhs), case .value(.string(let needle)) = rhs else { return false }
+                return Evaluator.containsString(haystack, needle, options)
             }
         case .beginsWith, .endsWith, .like, .matches:
-            guard case .value(.string(let s)) = lhs, case .value(.string(let pattern)) = rhs else { return false }
+            guard let s = Evaluator.text(of: lhs), case .value(.string(let pattern)) = rhs else { return false }
             switch c.op {
             case .beginsWith:
                 guard !pattern.isEmpty else { return false }

@@ -66,14 +66,16 @@ extension Predicate {
     }
 
     /// Replaces `$name` variables with constants. Variables bound by a
-    /// SUBQUERY stay; any other variable missing from `variables` throws.
+    /// SUBQUERY stay, and so do those named in `keeping` (objects a fetch
+    /// request binds); any other variable missing from `variables` throws.
     ///
     /// ```swift
     /// let template = try Predicate(format: "age > $min")
     /// let p = try template.substituting(variables: ["min": 18])
     /// ```
-    public func substituting(variables: [String: Value]) throws(SyntaxError) -> Predicate {
+    public func substituting(variables: [String: Value], keeping: Set<String> = []) throws(SyntaxError) -> Predicate {
         var substitution = Substitution(arguments: nil, variables: variables)
+        substitution.kept = keeping
         return try substitution.predicate(self)
     }
 
@@ -110,8 +112,9 @@ extension Expression {
 
     /// Replaces `$name` variables with constants (see
     /// ``Predicate/substituting(variables:)``).
-    public func substituting(variables: [String: Value]) throws(SyntaxError) -> Expression {
+    public func substituting(variables: [String: Value], keeping: Set<String> = []) throws(SyntaxError) -> Expression {
         var substitution = Substitution(arguments: nil, variables: variables)
+        substitution.kept = keeping
         return try substitution.expression(self)
     }
 }
@@ -126,6 +129,8 @@ struct Substitution {
     var bound: [String] = []
     /// When set, missing variables are collected here instead of thrown.
     var collected: Set<String>?
+    /// Variables left as they are.
+    var kept: Set<String> = []
 
     init(arguments: [FormatArgument]?, variables: [String: Value]?) {
         self.arguments = arguments
@@ -170,7 +175,7 @@ struct Substitution {
         case .constant, .keyPath, .evaluatedObject:
             return e
         case .variable(let name):
-            guard let variables, !bound.contains(name) else { return e }
+            guard let variables, !bound.contains(name), !kept.contains(name) else { return e }
             guard let value = variables[name] else {
                 if collected != nil {
                     collected?.insert(name)

@@ -16,32 +16,52 @@ public protocol PredicateSchema {
     func destination(ofEntity entity: String, key: String) -> String?
     /// True when `key` is a to-many relationship.
     func isToMany(entity: String, key: String) -> Bool
+    /// What attribute `key` of `entity` holds, for the checks that refuse
+    /// comparisons that can never match (a date with a string); nil for a
+    /// relationship or an unknown key. The default returns nil, which
+    /// turns those checks off.
+    func valueKind(ofEntity entity: String, key: String) -> ValueKind?
+}
+
+extension PredicateSchema {
+    public func valueKind(ofEntity entity: String, key: String) -> ValueKind? { nil }
 }
 
 extension Predicate {
-    /// Checks every key path against the model, starting at `entity`.
+    /// Checks every key path against the model, starting at `entity`,
+    /// and every comparison of a key with a constant.
     ///
     /// Throws `unknown key 'agee' on Person; did you mean 'age'?` with the
     /// key's range. Key paths after a SUBQUERY variable are checked
     /// against the collection's destination; keys after a collection
     /// operator (`children.@avg.age`) against the relationship's.
-    public func validateKeys(entity: String, schema: some PredicateSchema) throws(SyntaxError) {
+    ///
+    /// With `comparisons` (and a schema that gives ``ValueKind``s), a
+    /// comparison that can never match is an error that says how to write
+    /// it, pointing at the constant: `hiredAt > "2020-01-01"` (write
+    /// `hiredAt > @2020-01-01`), `age > "18"`, `department == "Sales"`
+    /// (write `department.name == "Sales"`), `age BEGINSWITH "1"`.
+    public func validateKeys(entity: String, schema: some PredicateSchema,
+                             comparisons: Bool = true) throws(SyntaxError) {
         guard schema.keys(ofEntity: entity) != nil else {
             throw SyntaxError(.unknownEntity(entity), at: range)
         }
-        var checker = KeyChecker(schema: schema, root: entity)
+        var checker = KeyChecker(schema: schema, root: entity, comparisons: comparisons)
         try checker.check(self)
     }
 }
 
-private struct KeyChecker<Schema: PredicateSchema> {
+struct KeyChecker<Schema: PredicateSchema> {
     let schema: Schema
     let root: String
+    /// Whether comparisons of keys with constants are checked too.
+    let comparisons: Bool
     var variables: [String: String] = [:]
 
-    init(schema: Schema, root: String) {
+    init(schema: Schema, root: String, comparisons: Bool) {
         self.schema = schema
         self.root = root
+        self.comparisons = comparisons
     }
 
     mutating func check(_ p: Predicate) throws(SyntaxError) {
@@ -53,6 +73,7 @@ private struct KeyChecker<Schema: PredicateSchema> {
         case .comparison(let c):
             _ = try entity(of: c.lhs)
             _ = try entity(of: c.rhs)
+            if comparisons { try checkKinds(c) }
         }
     }
 

@@ -148,9 +148,9 @@ import struct Predicates.Predicate
 
     @Test func aResidualPredicateRunsOnTheMatchingRowsOnly() throws {
         let context = try seeded()
-        // age / 5 > 8 is evaluated in memory: ages 45, 50, 55.
+        // age ** 1 > 40 is evaluated in memory: ages 45, 50, 55.
         let request = try request([PropertyToFetch(.sum, of: "age", as: "total"), PropertyToFetch(.count, of: "", as: "n")],
-                                  where: "age / 5 > 8 AND lastName != 'Kim'")
+                                  where: "age ** 1 > 40 AND lastName != 'Kim'")
         let store = context.persistentStoreCoordinator!.store
         let entity = context.model.entity(named: "Person")!
         #expect(try DictionaryPlan(request: request, entity: entity, store: store).whereResidual != nil)
@@ -166,8 +166,8 @@ import struct Predicates.Predicate
         lee["age"] = .int(1)
         #expect(try context.aggregate(.sum, of: "age", entity: "Person") == .int(325))
         // Also when part of the predicate is evaluated in memory.
-        #expect(try context.aggregate(.count, of: "", entity: "Person", where: try Predicate(format: "age / 5 > 10")) == .int(1))
-        #expect(try context.aggregate(.max, of: "age", entity: "Person", where: try Predicate(format: "age / 5 > 8")) == .int(55))
+        #expect(try context.aggregate(.count, of: "", entity: "Person", where: try Predicate(format: "age ** 1 > 50")) == .int(1))
+        #expect(try context.aggregate(.max, of: "age", entity: "Person", where: try Predicate(format: "age ** 1 > 40")) == .int(55))
     }
 
     @Test func theAggregateConvenience() throws {
@@ -273,7 +273,7 @@ import struct Predicates.Predicate
     @Test func havingReadsOnlyFetchedNamesInMemory() throws {
         let context = try seeded()
         let request = try request([PropertyToFetch(keyPath: "department.name"), PropertyToFetch(.sum, of: "age", as: "total")],
-                                  groupBy: ["department.name"], having: "total / 2 > budget")
+                                  groupBy: ["department.name"], having: "total ** 1 > budget")
         #expect {
             _ = try context.fetchRows(request)
         } throws: { error in

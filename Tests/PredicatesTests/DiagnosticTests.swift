@@ -186,4 +186,117 @@ import Testing
         #expect(check("SUBQUERY(kids, $k, $k.nme == 'x').@count > 0").hasPrefix("error: unknown key 'nme' on Person; did you mean 'name'?"))
         #expect(check("name.first2 == 1").hasPrefix("error: 'name' on Person is an attribute, so it has no key 'first2'"))
     }
+
+    /// People with kinds: the checks of comparisons that never match.
+    struct TypedPeople: PredicateSchema {
+        let kinds: [String: [String: ValueKind]] = [
+            "Person": ["age": .number, "name": .string, "hiredAt": .date, "active": .boolean, "identifier": .uuid, "url": .url],
+            "Dept": ["title": .string, "floor": .number, "code": .string],
+        ]
+        func keys(ofEntity entity: String) -> [String]? {
+            kinds[entity].map { Array($0.keys).sorted() + (entity == "Person" ? ["dept", "kids"] : ["people"]) }
+        }
+        func destination(ofEntity entity: String, key: String) -> String? {
+            switch (entity, key) {
+            case ("Person", "dept"): return "Dept"
+            case ("Person", "kids"), ("Dept", "people"): return "Person"
+            default: return nil
+            }
+        }
+        func isToMany(entity: String, key: String) -> Bool { key == "kids" || key == "people" }
+        func valueKind(ofEntity entity: String, key: String) -> ValueKind? { kinds[entity]?[key] }
+    }
+
+    @Test(arguments: [
+        (#"hiredAt > "2020-01-01""#, #"""
+            error: 'hiredAt' holds dates and "2020-01-01" is a string, so this never matches; write hiredAt > @2020-01-01 (or CAST("2020-01-01", "NSDate"))
+                hiredAt > "2020-01-01"
+                          ^~~~~~~~~~~~
+            """#),
+        (#"age > "18""#, #"""
+            error: 'age' holds numbers and "18" is a string, so this never matches; write age > 18
+                age > "18"
+                      ^~~~
+            """#),
+        (#"dept == "Sales""#, #"""
+            error: 'dept' is a relationship to Dept objects and "Sales" is a string, so this never matches; write dept.title == "Sales"
+                dept == "Sales"
+                        ^~~~~~~
+            """#),
+        (#"kids.dept.floor IN {1, "2"}"#, #"""
+            error: 'kids.dept.floor' holds numbers and "2" is a string, so this never matches; write kids.dept.floor IN {1, 2}
+                kids.dept.floor IN {1, "2"}
+                                       ^~~
+            """#),
+        (#""Ada" == age"#, #"""
+            error: 'age' holds numbers and "Ada" is a string, so this never matches
+                "Ada" == age
+                ^~~~~
+            """#),
+        ("name == 5", #"""
+            error: 'name' holds strings and 5 is a number, so this never matches; write name == "5"
+                name == 5
+                        ^
+            """#),
+        ("hiredAt < 0", #"""
+            error: 'hiredAt' holds dates and 0 is a number, so this never matches; write hiredAt < CAST(0, "NSDate") (seconds since 2001-01-01)
+                hiredAt < 0
+                          ^
+            """#),
+        (#"age BEGINSWITH "1""#, """
+            error: BEGINSWITH compares strings and 'age' holds numbers, so this never matches
+                age BEGINSWITH "1"
+                ^~~
+            """),
+        (#"identifier == "nope""#, #"""
+            error: 'identifier' holds UUIDs and "nope" is a string, so this never matches; write a UUID such as "3F2504E0-4F89-11D3-9A0C-0305E82C3301"
+                identifier == "nope"
+                              ^~~~~~
+            """#),
+        (#"active == "yes""#, #"""
+            error: 'active' holds booleans and "yes" is a string, so this never matches; write active == TRUE
+                active == "yes"
+                          ^~~~~
+            """#),
+        (#"ANY kids.dept == "x""#, #"""
+            error: 'kids.dept' is a relationship to Dept objects and "x" is a string, so this never matches; write ANY kids.dept.title == "x"
+                ANY kids.dept == "x"
+                                 ^~~
+            """#),
+        (#"SUBQUERY(kids, $k, $k.age > "3").@count > 0"#, #"""
+            error: 'age' holds numbers and "3" is a string, so this never matches; write $k.age > 3
+                SUBQUERY(kids, $k, $k.age > "3").@count > 0
+                                            ^~~
+            """#),
+    ])
+    func comparisonsThatNeverMatchTeachTheFix(source: String, expected: String) {
+        do {
+            try Predicate(format: source).validateKeys(entity: "Person", schema: TypedPeople())
+            Issue.record("no error for \(source)")
+        } catch {
+            #expect(DiagnosticRenderer.render(error, source: source) == expected)
+        }
+    }
+
+    @Test(arguments: [
+        #"identifier == "3F2504E0-4F89-11D3-9A0C-0305E82C3301" AND url BEGINSWITH "https""#,
+        #"hiredAt > @2020-01-01 AND age > 18 AND active == YES AND name == nil AND dept.title == "x""#,
+        #"name IN "Ada Lovelace" AND age BETWEEN {1, 2.5} AND url == "https://x.org" AND dept != nil"#,
+        #"identifier BEGINSWITH "3F" AND hiredAt > CAST(0, "NSDate") AND age == TRUE"#,
+    ])
+    func comparisonsThatCanMatchPass(source: String) throws {
+        try Predicate(format: source).validateKeys(entity: "Person", schema: TypedPeople())
+        // Without kinds (the default), nothing is checked.
+        try Predicate(format: #"age > "18""#).validateKeys(entity: "Person", schema: People())
+        try Predicate(format: #"age > "18""#).validateKeys(entity: "Person", schema: TypedPeople(), comparisons: false)
+    }
+
+    @Test func aLikePatternWithPercentWarns() throws {
+        let warnings = try Predicate(format: #"name LIKE "Zh%" OR name LIKE[c] "a_b%" OR name LIKE "*100%""#).warnings
+        #expect(warnings.map(\.message) == [
+            #"LIKE uses * and ?, not % and _: write name LIKE "Zh*" (here % and _ match only themselves)"#,
+            #"LIKE uses * and ?, not % and _: write name LIKE[c] "a?b*" (here % and _ match only themselves)"#,
+        ])
+        #expect(warnings.first?.range.start.column == 11)
+    }
 }

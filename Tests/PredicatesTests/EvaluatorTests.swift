@@ -87,4 +87,29 @@ import Testing
         let e = try Evaluator().evaluate(Expression(format: "friend.age + 1"), on: .object(a))
         #expect(e.scalar == .int(41))
     }
+
+    /// UUIDs and URLs compare with their string forms, as in Core Data's
+    /// SQLite store.
+    @Test(arguments: [
+        (#"identifier == "3F2504E0-4F89-11D3-9A0C-0305E82C3301""#, true),
+        (#"identifier == "3f2504e0-4f89-11d3-9a0c-0305e82c3301""#, true),
+        (#""3F2504E0-4F89-11D3-9A0C-0305E82C3301" == identifier"#, true),
+        (#"identifier != "3F2504E0-4F89-11D3-9A0C-0305E82C3301""#, false),
+        (#"identifier == "3F2504E0""#, false),
+        (#"identifier IN {"x", "3F2504E0-4F89-11D3-9A0C-0305E82C3301"}"#, true),
+        (#"identifier BEGINSWITH "3F25""#, true),
+        (#"url BEGINSWITH "https""#, true),
+        (#"url == "https://example.com/a?b=1""#, true),
+        (#"url CONTAINS[c] "EXAMPLE""#, true),
+        (#"url LIKE "*.com/*""#, true),
+        (#"url ENDSWITH "b=2""#, false),
+        (#"url < "i""#, true),
+    ])
+    func uuidsAndURLsCompareWithTheirStrings(source: String, result: Bool) throws {
+        let object = Operand.dictionary([
+            "identifier": .uuid(UUID(uuidString: "3F2504E0-4F89-11D3-9A0C-0305E82C3301")!),
+            "url": .url(URL(string: "https://example.com/a?b=1")!),
+        ])
+        #expect(try Evaluator().evaluate(try Predicate(format: source), on: object) == result, "\(source)")
+    }
 }

@@ -91,7 +91,7 @@ struct StatementGenerator {
         case 73..<77: return "rollback"
         case 77..<82: return pick(["undo", "redo"])
         case 82..<86: return letBinding(e, name)
-        case 86..<89: return "explain " + pick([query(e, name), "count " + query(e, name), select(e, name), insert(e, name)])
+        case 86..<89: return "explain " + statement()
         case 89..<95: return expression(depth: 0)
         case 95..<97: return entityDeclaration()
         default: return pick(["", "   ", "# a comment", "$" + (variables.isEmpty ? "nothing" : pick(variables))])
@@ -113,10 +113,27 @@ struct StatementGenerator {
             .joined(separator: ",")
     }
 
-    /// `select → "select" [ "distinct" ] keyPathList "from" query`
+    /// `select → "select" [ "distinct" ] column { "," column } "from" query`, `column → expression`
     mutating func select(_ e: EntityDescription?, _ name: String) -> String {
-        let paths = (0..<(1 + random.below(3))).map { _ in keyPath(e, scalar: true) }
-        return "select " + (chance(30) ? "distinct " : "") + paths.joined(separator: ", ") + " from " + query(e, name)
+        let columns = (0..<(1 + random.below(3))).map { _ in column(e) }
+        return "select " + (chance(30) ? "distinct " : "") + columns.joined(separator: ", ") + " from " + query(e, name)
+    }
+
+    /// A select column: a key path, a to-many with a collection operator,
+    /// or arithmetic.
+    mutating func column(_ e: EntityDescription?) -> String {
+        switch random.below(10) {
+        case 0:
+            guard let toMany = e?.relationships.filter(\.isToMany), !toMany.isEmpty else { break }
+            let relationship = pick(toMany)
+            let operators = ["@count", "@sum.", "@avg.", "@min.", "@max."]
+            let op = pick(operators)
+            return relationship.name + "." + op + (op == "@count" ? "" : keyPath(relationship.destination, scalar: true, allowRelationships: false))
+        case 1: return keyPath(e, scalar: true) + " " + pick(["+", "-", "*", "/"]) + " " + pick(["2", "0", "1.5", keyPath(e, scalar: true)])
+        case 2: return pick(["-", ""]) + keyPath(e, scalar: true)
+        default: break
+        }
+        return keyPath(e, scalar: true)
     }
 
     /// `aggregate → aggregateFunction [ keyPath ] "of" entityName [ "where" predicate ] [ "group" "by" keyPathList ] [ "having" predicate ] …`

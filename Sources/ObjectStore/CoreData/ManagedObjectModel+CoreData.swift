@@ -38,7 +38,7 @@ extension ManagedObjectModel {
             } catch {
                 throw ModelError("fetch request template '\(template.name)': \(error)")
             }
-            try setFetchRequestTemplate(FetchRequest(entityName: template.entityName, predicate: predicate), forName: template.name)
+            try setFetchRequestTemplate(FetchRequest(entityName: template.entityName, predicate: predicate), forName: template.name, checkingComparisons: false)
         }
     }
 

@@ -10,22 +10,27 @@ extension SQLiteStore {
     /// Rows per `IN (...)` list.
     private static let chunkSize = 500
 
-    /// The IDs of the stored objects of `entity` matching `predicate`,
-    /// ignoring every context's unsaved changes.
-    private func matchingIDs(entity: EntityDescription, predicate: Predicate?, includesSubentities: Bool,
-                             scratch: ManagedObjectContext) throws -> [ObjectID] {
-        var request = FetchRequest(entityName: entity.name, predicate: predicate)
+    /// The fetch of a batch request's matching IDs: the stored objects of
+    /// `entity` matching `predicate`, ignoring every context's unsaved
+    /// changes.
+    static func matchingRequest(entity: String, predicate: Predicate?, includesSubentities: Bool,
+                                objectVariables: [String: ObjectVariable]) -> FetchRequest {
+        var request = FetchRequest(entityName: entity, predicate: predicate)
         request.includesSubentities = includesSubentities
         request.includesPendingChanges = false
-        return try scratch.fetchObjectIDs(request)
+        request.objectVariables = objectVariables
+        return request
     }
 
-    // MARK: - Update
+    /// A batch update's SET list: what SQL computes, with its bound values,
+    /// and the attributes evaluated per object in memory.
+    struct BatchUpdatePlan {
+        let assignments: String
+        let bindings: [Value]
+        let inMemory: [(AttributeDescription, SchemaMapping.AttributeColumn, Expression)]
+    }
 
-    /// Sets `properties` on every matching row and bumps its version;
-    /// returns the IDs it changed.
-    package func batchUpdate(entity: EntityDescription, predicate: Predicate?, includesSubentities: Bool,
-                             properties: [String: BatchValue], coordinator: PersistentStoreCoordinator) throws -> [ObjectID] {
+    func batchUpdatePlan(entity: EntityDescription, properties: [String: BatchValue]) throws -> BatchUpdatePlan {
         var attributes: [(AttributeDescription, SchemaMapping.AttributeColumn, BatchValue)] = []
         for (key, value) in properties.sorted(by: { $0.key < $1.key }) {
             guard let attribute = entity.attribute(named: key), !attribute.isTransient,
@@ -39,41 +44,62 @@ extension SQLiteStore {
             attributes.append((attribute, column, value))
         }
         let table = mapping.table(for: entity)
+        // What SQL can compute goes in the statement; the rest is
+        // evaluated per object and bound row by row.
+        var translator = SQLTranslator(store: self, entity: entity)
+        var inSQL: [String] = []
+        var inMemory: [(AttributeDescription, SchemaMapping.AttributeColumn, Expression)] = []
+        for (attribute, column, value) in attributes {
+            switch value {
+            case .value(let constant):
+                let coerced = try Self.coerce(constant, for: attribute)
+                inSQL.append("\(quoteIdentifier(column.name)) = \(translator.bind(mapping.stored(coerced, for: attribute)))")
+            case .expression(let expression):
+                if case .constant(let constant) = expression.kind {
+                    let coerced = try Self.coerce(constant, for: attribute)
+                    inSQL.append("\(quoteIdentifier(column.name)) = \(translator.bind(mapping.stored(coerced, for: attribute)))")
+                } else if let sql = Self.sqlExpression(expression, for: attribute, translator: &translator) {
+                    inSQL.append("\(quoteIdentifier(column.name)) = \(sql)")
+                } else {
+                    inMemory.append((attribute, column, expression))
+                }
+            }
+        }
+        inSQL.append("\(table.versionColumn) = \(table.versionColumn) + 1")
+        return BatchUpdatePlan(assignments: inSQL.joined(separator: ", "), bindings: translator.bindings, inMemory: inMemory)
+    }
+
+    /// The UPDATE of a batch update, for the primary keys in `marks`.
+    func batchUpdateSQL(entity: EntityDescription, assignments: String, marks: String) -> String {
+        "UPDATE \(quoteIdentifier(mapping.table(for: entity).name)) AS t SET \(assignments) WHERE t.\(mapping.primaryKey) IN (\(marks))"
+    }
+
+    /// The DELETE of a batch delete, for the primary keys in `marks`.
+    func batchDeleteSQL(entity: EntityDescription, marks: String) -> String {
+        "DELETE FROM \(quoteIdentifier(mapping.table(for: entity).name)) WHERE \(mapping.primaryKey) IN (\(marks))"
+    }
+
+    // MARK: - Update
+
+    /// Sets `properties` on every matching row and bumps its version;
+    /// returns the IDs it changed.
+    package func batchUpdate(entity: EntityDescription, matching: FetchRequest,
+                             properties: [String: BatchValue], coordinator: PersistentStoreCoordinator) throws -> [ObjectID] {
+        let plan = try batchUpdatePlan(entity: entity, properties: properties)
+        let table = mapping.table(for: entity)
         return try withLock {
             try database.transaction {
                 let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
-                let ids = try matchingIDs(entity: entity, predicate: predicate, includesSubentities: includesSubentities, scratch: scratch)
+                let ids = try scratch.fetchObjectIDs(matching)
                 guard !ids.isEmpty else { return ids }
-                // What SQL can compute goes in the statement; the rest is
-                // evaluated per object and bound row by row.
-                var translator = SQLTranslator(store: self, entity: entity)
-                var inSQL: [String] = []
-                var inMemory: [(AttributeDescription, SchemaMapping.AttributeColumn, Expression)] = []
-                for (attribute, column, value) in attributes {
-                    switch value {
-                    case .value(let constant):
-                        let coerced = try Self.coerce(constant, for: attribute)
-                        inSQL.append("\(quoteIdentifier(column.name)) = \(translator.bind(mapping.stored(coerced, for: attribute)))")
-                    case .expression(let expression):
-                        if case .constant(let constant) = expression.kind {
-                            let coerced = try Self.coerce(constant, for: attribute)
-                            inSQL.append("\(quoteIdentifier(column.name)) = \(translator.bind(mapping.stored(coerced, for: attribute)))")
-                        } else if let sql = Self.sqlExpression(expression, for: attribute, translator: &translator) {
-                            inSQL.append("\(quoteIdentifier(column.name)) = \(sql)")
-                        } else {
-                            inMemory.append((attribute, column, expression))
-                        }
-                    }
-                }
-                inSQL.append("\(table.versionColumn) = \(table.versionColumn) + 1")
-                let assignments = inSQL.joined(separator: ", ")
-                let fixed = translator.bindings
+                let fixed = plan.bindings
                 for start in stride(from: 0, to: ids.count, by: Self.chunkSize) {
                     let chunk = ids[start..<min(start + Self.chunkSize, ids.count)]
                     let marks = chunk.indices.map { "?\(fixed.count + $0 - start + 1)" }.joined(separator: ", ")
-                    try database.execute("UPDATE \(quoteIdentifier(table.name)) AS t SET \(assignments) WHERE t.\(mapping.primaryKey) IN (\(marks))",
+                    try database.execute(batchUpdateSQL(entity: entity, assignments: plan.assignments, marks: marks),
                                          fixed + chunk.map { .int($0.primaryKey) })
                 }
+                let inMemory = plan.inMemory
                 if !inMemory.isEmpty {
                     // Values computed from each row as it was before this update.
                     let objects = ids.map { scratch.object(with: $0) }
@@ -128,12 +154,12 @@ extension SQLiteStore {
     }
 
     /// Deletes the matching rows and runs their delete rules in SQL.
-    package func batchDelete(entity: EntityDescription, predicate: Predicate?, includesSubentities: Bool,
+    package func batchDelete(entity: EntityDescription, matching: FetchRequest,
                              coordinator: PersistentStoreCoordinator) throws -> BatchDeleteOutcome {
         try withLock {
             try database.transaction {
                 let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
-                let matched = try matchingIDs(entity: entity, predicate: predicate, includesSubentities: includesSubentities, scratch: scratch)
+                let matched = try scratch.fetchObjectIDs(matching)
                 // Cascades, to a fixed point.
                 var deleted = matched
                 var deletedSet = Set(matched)
@@ -177,9 +203,8 @@ extension SQLiteStore {
                 }
                 try recordHighestKeys(ofTables: Set(deleted.map { mapping.table(for: $0.entity.rootEntity).name }))
                 for (source, ids) in Self.grouped(deleted) {
-                    let table = mapping.table(for: source)
                     try forChunks(ids) { marks, keys in
-                        try database.execute("DELETE FROM \(quoteIdentifier(table.name)) WHERE \(mapping.primaryKey) IN (\(marks))", keys)
+                        try database.execute(batchDeleteSQL(entity: source, marks: marks), keys)
                     }
                 }
                 return BatchDeleteOutcome(matched: matched, deleted: deleted, updated: updated)

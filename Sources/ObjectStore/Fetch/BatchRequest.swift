@@ -33,6 +33,15 @@ public struct BatchUpdateRequest: Sendable {
     public var propertiesToUpdate: [String: BatchValue]
     public var includesSubentities = true
     public var resultType: ResultType = .updatedObjectsCount
+    /// Objects the predicate names as `$variables` (see
+    /// ``FetchRequest/objectVariables``).
+    public var objectVariables: [String: ObjectVariable] = [:]
+
+    /// The fetch of the matching rows' IDs.
+    var matching: FetchRequest {
+        SQLiteStore.matchingRequest(entity: entityName, predicate: predicate, includesSubentities: includesSubentities,
+                                    objectVariables: objectVariables)
+    }
 
     public init(entityName: String, predicate: Predicate? = nil, propertiesToUpdate: [String: BatchValue]) {
         self.entityName = entityName
@@ -58,6 +67,15 @@ public struct BatchDeleteRequest: Sendable {
     public var predicate: Predicate?
     public var includesSubentities = true
     public var resultType: ResultType = .deletedObjectsCount
+    /// Objects the predicate names as `$variables` (see
+    /// ``FetchRequest/objectVariables``).
+    public var objectVariables: [String: ObjectVariable] = [:]
+
+    /// The fetch of the matching rows' IDs.
+    var matching: FetchRequest {
+        SQLiteStore.matchingRequest(entity: entityName, predicate: predicate, includesSubentities: includesSubentities,
+                                    objectVariables: objectVariables)
+    }
 
     public init(entityName: String, predicate: Predicate? = nil) {
         self.entityName = entityName
@@ -99,8 +117,7 @@ extension ManagedObjectContext {
         let entity = try self.entity(for: FetchRequest(entityName: request.entityName))
         let coordinator = batchCoordinator
         let ids = try coordinator.sqlStore(for: entity, purpose: "a batch update").batchUpdate(
-            entity: entity, predicate: request.predicate, includesSubentities: request.includesSubentities,
-            properties: request.propertiesToUpdate, coordinator: coordinator)
+            entity: entity, matching: request.matching, properties: request.propertiesToUpdate, coordinator: coordinator)
         return BatchResult(
             count: request.resultType == .statusOnly ? nil : ids.count,
             objectIDs: request.resultType == .updatedObjectIDs ? ids : nil,
@@ -113,12 +130,49 @@ extension ManagedObjectContext {
         let entity = try self.entity(for: FetchRequest(entityName: request.entityName))
         let coordinator = batchCoordinator
         let outcome = try coordinator.sqlStore(for: entity, purpose: "a batch delete").batchDelete(
-            entity: entity, predicate: request.predicate, includesSubentities: request.includesSubentities,
-            coordinator: coordinator)
+            entity: entity, matching: request.matching, coordinator: coordinator)
         return BatchResult(
             count: request.resultType == .statusOnly ? nil : outcome.matched.count,
             objectIDs: request.resultType == .deletedObjectIDs ? outcome.matched : nil,
             changes: RemoteChanges(updated: outcome.updated, deleted: outcome.deleted))
+    }
+
+    /// The statements a batch update runs, without running them: the
+    /// fetch of the matching keys (unsaved changes left out), then the
+    /// UPDATE for those keys, 500 at a time; the attributes SQL cannot
+    /// compute are named in `inMemory`, one UPDATE per row.
+    ///
+    /// ```swift
+    /// let plan = try context.explain(request)
+    /// print(plan.steps.map(\.sql))
+    /// ```
+    public func explain(_ request: BatchUpdateRequest) throws -> (FetchExplanation, inMemory: [String]) {
+        let entity = try self.entity(for: FetchRequest(entityName: request.entityName))
+        let store = try batchCoordinator.sqlStore(for: entity, purpose: "a batch update")
+        let plan = try store.batchUpdatePlan(entity: entity, properties: request.propertiesToUpdate)
+        let matching = try explainMatches(request.matching)
+        let marks = "?\(plan.bindings.count + 1), …"
+        let update = FetchExplanation.Step(sql: store.batchUpdateSQL(entity: entity, assignments: plan.assignments, marks: marks),
+                                           bindings: plan.bindings.map { .value($0) } + [.keysFoundBefore], purpose: "update")
+        return (matching.adding(update), plan.inMemory.map { $0.0.name })
+    }
+
+    /// The statements a batch delete runs, without running them: the
+    /// fetch of the matching keys, then (after the delete rules, run in
+    /// SQL on those keys) the DELETE of each table's rows, 500 at a time.
+    public func explain(_ request: BatchDeleteRequest) throws -> FetchExplanation {
+        let entity = try self.entity(for: FetchRequest(entityName: request.entityName))
+        let store = try batchCoordinator.sqlStore(for: entity, purpose: "a batch delete")
+        let matching = try explainMatches(request.matching)
+        return matching.adding(FetchExplanation.Step(sql: store.batchDeleteSQL(entity: entity, marks: "?, …"),
+                                                     bindings: [.keysFoundBefore], purpose: "delete"))
+    }
+
+    private func explainMatches(_ matching: FetchRequest) throws -> FetchExplanation {
+        let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: batchCoordinator)
+        var request = matching
+        request.resultType = .managedObjectID
+        return try scratch.explain(request)
     }
 
     private var batchCoordinator: PersistentStoreCoordinator {

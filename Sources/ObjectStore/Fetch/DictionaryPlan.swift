@@ -31,6 +31,8 @@ struct DictionaryPlan {
         case integer
         /// An average or a floating-point sum.
         case double
+        /// As SQLite holds it: an integer or a double (arithmetic).
+        case stored
     }
 
     struct Column {
@@ -51,15 +53,20 @@ struct DictionaryPlan {
     /// Whether LIMIT and OFFSET are in the SQL (false when the HAVING
     /// residual must filter first).
     let windowInSQL: Bool
+    /// The index of the binding that holds the keys the plan is restricted
+    /// to, if any.
+    let keysBinding: Int?
 
     init(request: FetchRequest, entity: EntityDescription, store: SQLiteStore, restrictedTo keys: [Int64]? = nil) throws {
         var translator = SQLTranslator(store: store, entity: entity)
+        translator.objectVariables = request.objectVariables
         var conditions: [String] = []
         if let filter = FetchPlan.entityFilter(entity: entity, includesSubentities: request.includesSubentities,
                                                mapping: store.mapping) {
             conditions.append(filter)
         }
         var whereResidual: Predicate?
+        keysBinding = keys == nil ? nil : translator.bindings.count
         if let keys {
             let list = "[" + keys.map(String.init).joined(separator: ",") + "]"
             conditions.append("t.\(store.mapping.primaryKey) IN (SELECT value FROM json_each(\(translator.bind(.string(list)))))")
@@ -166,6 +173,7 @@ struct DictionaryPlan {
                     }
                     switch column.decoding {
                     case .attribute(let type): row.append(RowLayout.decode(statement, column: index, type: type))
+                    case .stored: row.append(statement.value(at: index))
                     case .integer: row.append(.int(statement.int64(at: index)))
                     case .double: row.append(.double(statement.double(at: index)))
                     }
@@ -186,6 +194,22 @@ struct DictionaryPlan {
 
     private static func column(for property: PropertyToFetch, entity: EntityDescription,
                                translator: inout SQLTranslator) throws -> Column {
+        if let expression = property.expression {
+            let operand: SQLTranslator.Operand
+            do {
+                operand = try translator.operand(expression, in: translator.root)
+            } catch let reason as SQLTranslator.Untranslatable {
+                throw error("cannot fetch '\(property.name)' in SQL: \(reason.reason)")
+            } catch let unknown as SQLTranslator.UnknownKey {
+                throw error(unknown.description)
+            }
+            switch operand.category {
+            case .number: return Column(name: property.name, sql: operand.sql, decoding: .stored, isAggregate: false)
+            case .string: return Column(name: property.name, sql: operand.sql, decoding: .attribute(.string), isAggregate: false)
+            case .date: return Column(name: property.name, sql: operand.sql, decoding: .attribute(.date), isAggregate: false)
+            default: throw error("cannot fetch '\(property.name)' in SQL: it is no number, string or date")
+            }
+        }
         guard let function = property.function else {
             let (sql, decoding) = try plainSQL(property.keyPath, entity: entity, translator: &translator, use: "fetch")
             return Column(name: property.name, sql: sql, decoding: decoding, isAggregate: false)
@@ -255,7 +279,7 @@ struct DictionaryPlan {
         // Decimals are text in the store: as "objects", every comparison
         // but a nil check goes to memory.
         case .attribute(let type): return type == .decimal ? .object : SQLTranslator.category(of: type)
-        case .integer, .double: return .number
+        case .integer, .double, .stored: return .number
         }
     }
 

@@ -23,6 +23,7 @@ struct FetchPlan {
         let mapping = store.mapping
         table = mapping.table(for: entity)
         var translator = SQLTranslator(store: store, entity: entity)
+        translator.objectVariables = request.objectVariables
         var condition = Self.entityFilter(entity: entity, table: table, includesSubentities: request.includesSubentities,
                                           mapping: mapping)
         var residual: Predicate?

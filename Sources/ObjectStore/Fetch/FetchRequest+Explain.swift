@@ -2,21 +2,70 @@ import Foundation
 import Predicates
 import struct Predicates.Predicate
 
-/// What a fetch will run, for `explain`.
+/// What a fetch will run, for `explain`: the very statements the fetch
+/// executes (taken from the same code), and what it does in memory after.
 public struct FetchExplanation: Sendable {
-    /// The SELECT, with numbered parameters.
-    public let sql: String
-    /// The values bound to `?1`, `?2`, …
-    public let bindings: [Value]
-    /// The part of the predicate evaluated in memory after the SQL
-    /// pre-filter; nil when SQL runs all of it.
+    /// A value bound to a parameter.
+    public enum Binding: Sendable, Hashable {
+        /// A value known now.
+        case value(Value)
+        /// The primary keys the statement before finds, as a JSON list:
+        /// known only when it runs.
+        case keysFoundBefore
+    }
+
+    /// One SQL statement.
+    public struct Step: Sendable {
+        /// The statement, with numbered parameters.
+        public let sql: String
+        /// The values bound to `?1`, `?2`, …
+        public let bindings: [Binding]
+        /// What the statement is for: `count`, `rows`, `ids`, `keys`
+        /// (the saved matches of a dictionary fetch) or `dictionaries`.
+        public let purpose: String
+    }
+
+    /// Every statement, in the order they run.
+    public let steps: [Step]
+    /// The part of the predicate evaluated in memory on the rows of the
+    /// first statement; nil when SQL runs all of it.
     public let residual: Predicate?
     /// Whether sorting happens in memory (a sort key SQL cannot order by).
     public let sortsInMemory: Bool
+    /// Whether the context's unsaved changes are merged in memory: matching
+    /// inserts added, deletes left out, changed objects tested again.
+    public let mergesPendingChanges: Bool
+    /// Whether the limit and offset are applied in memory.
+    public let windowsInMemory: Bool
+    /// The part of a dictionary fetch's HAVING predicate evaluated in
+    /// memory on its rows.
+    public let havingResidual: Predicate?
+
+    /// This explanation with `step` run after its statements.
+    func adding(_ step: Step) -> FetchExplanation {
+        FetchExplanation(steps: steps + [step], residual: residual, sortsInMemory: sortsInMemory,
+                         mergesPendingChanges: mergesPendingChanges, windowsInMemory: windowsInMemory,
+                         havingResidual: havingResidual)
+    }
+
+    /// The last (main) statement's SQL.
+    public var sql: String { steps.last?.sql ?? "" }
+
+    /// The last statement's bound values (the keys found before as a
+    /// string placeholder).
+    public var bindings: [Value] {
+        (steps.last?.bindings ?? []).map {
+            if case .value(let v) = $0 { return v }
+            return .string("[…]")
+        }
+    }
 }
 
 extension ManagedObjectContext {
-    /// The SQL a fetch request runs against the store, without running it.
+    /// The SQL a fetch request runs against the store, without running it:
+    /// the statements `fetch`, `count(for:)` (for a `.count` result type)
+    /// and `fetchRows` (for `.dictionary`) execute, taken from the code
+    /// they run, with what is done in memory after.
     ///
     /// ```swift
     /// let plan = try context.explain(request)
@@ -25,19 +74,39 @@ extension ManagedObjectContext {
     public func explain(_ request: FetchRequest) throws -> FetchExplanation {
         try performAndWait {
             let entity = try entity(for: request)
-            let store = try persistentStoreCoordinator!.sqlStore(for: entity, purpose: "explain")
-            let plan = try FetchPlan(request: request, entity: entity, store: store, predicate: request.predicate)
-            let windowInSQL = plan.residual == nil && plan.order != nil
-            let sql: String
-            switch request.resultType {
-            case .count:
-                sql = plan.selectCount(limit: windowInSQL ? request.fetchLimit : 0, offset: windowInSQL ? request.fetchOffset : 0)
-            case .managedObjectID:
-                sql = plan.selectIDs(limit: windowInSQL ? request.fetchLimit : 0, offset: windowInSQL ? request.fetchOffset : 0)
-            default:
-                sql = plan.selectRows(store: store, limit: windowInSQL ? request.fetchLimit : 0, offset: windowInSQL ? request.fetchOffset : 0)
+            if request.resultType == .dictionary {
+                return try explainDictionaries(request, entity: entity)
             }
-            return FetchExplanation(sql: sql, bindings: plan.bindings, residual: plan.residual, sortsInMemory: plan.order == nil)
+            let wanting: FetchStatement.Kind = request.resultType == .count ? .count : request.resultType == .managedObjectID ? .ids : .rows
+            guard let statement = try fetchStatement(request, entity: entity, wanting: wanting) else {
+                // Names why there is no SQL: a parent context or another store.
+                _ = try persistentStoreCoordinator!.sqlStore(for: entity, purpose: "explain")
+                throw StoreError(.misuse, "explain needs a context on a single SQLite store, not a child context")
+            }
+            let purpose: String
+            switch statement.kind {
+            case .count: purpose = "count"
+            case .ids: purpose = "ids"
+            case .rows: purpose = "rows"
+            }
+            return FetchExplanation(steps: [.init(sql: statement.sql, bindings: statement.bindings.map { .value($0) }, purpose: purpose)],
+                                    residual: statement.plan.residual, sortsInMemory: statement.plan.order == nil,
+                                    mergesPendingChanges: statement.pending, windowsInMemory: statement.worksInMemory,
+                                    havingResidual: nil)
         }
+    }
+
+    private func explainDictionaries(_ request: FetchRequest, entity: EntityDescription) throws -> FetchExplanation {
+        let store = try persistentStoreCoordinator!.sqlStore(for: entity, purpose: "explain")
+        let (first, plan) = try dictionaryStatements(request, entity: entity, store: store)
+        var steps: [FetchExplanation.Step] = []
+        if let first {
+            steps.append(.init(sql: first.sql, bindings: first.bindings.map { .value($0) }, purpose: "keys"))
+        }
+        steps.append(.init(sql: plan.sql, bindings: plan.bindings.enumerated().map { i, value in
+            i == plan.keysBinding ? .keysFoundBefore : .value(value)
+        }, purpose: "dictionaries"))
+        return FetchExplanation(steps: steps, residual: first?.plan.residual, sortsInMemory: false, mergesPendingChanges: false,
+                                windowsInMemory: plan.havingResidual != nil, havingResidual: plan.havingResidual)
     }
 }

@@ -1,6 +1,7 @@
 import Foundation
 import Predicates
 import struct Predicates.Predicate
+import struct Predicates.Expression
 
 /// What to fetch: an entity, a predicate, an order, a window, and the shape
 /// of the results.
@@ -48,6 +49,15 @@ public struct FetchRequest: Sendable {
     public var propertiesToGroupBy: [String]?
     /// Filters groups, over the fetched properties' names.
     public var havingPredicate: Predicate?
+    /// Objects the predicate names as `$variables`, by ID: `department ==
+    /// $d` compares identity (in SQL, the foreign key with the object's
+    /// primary key), `department IN $ds` tests membership in a list.
+    ///
+    /// ```swift
+    /// request.predicate = try Predicate(format: "department == $d")
+    /// request.objectVariables = ["d": .object(sales.objectID)]
+    /// ```
+    public var objectVariables: [String: ObjectVariable] = [:]
 
     public init(entityName: String, predicate: Predicate? = nil, sortDescriptors: [SortKey] = []) {
         self.entityName = entityName
@@ -67,6 +77,10 @@ public struct PropertyToFetch: Sendable, Hashable {
     public var keyPath: String
     /// nil for a plain key path.
     public var function: Function?
+    /// An expression over the row instead of a key path, Core Data's
+    /// `NSExpressionDescription`: arithmetic on attributes, collection
+    /// operators on to-many relationships.
+    public var expression: Expression?
 
     public init(keyPath: String) {
         self.name = keyPath
@@ -74,10 +88,37 @@ public struct PropertyToFetch: Sendable, Hashable {
         self.function = nil
     }
 
+    /// An expression: `PropertyToFetch(expression: try Expression(format:
+    /// "people.@avg.age"), as: "average age")`. Its value is a number (an
+    /// integer or a double, as the evaluator computes it), a string or a
+    /// date; an expression SQL cannot compute makes the fetch throw.
+    public init(expression: Expression, as name: String) {
+        self.name = name
+        self.keyPath = ""
+        self.expression = expression
+    }
+
     /// An aggregate: `PropertyToFetch(.sum, of: "salary", as: "total")`.
     public init(_ function: Function, of keyPath: String, as name: String? = nil) {
         self.function = function
         self.keyPath = keyPath
         self.name = name ?? "\(function.rawValue)(\(keyPath))"
+    }
+}
+
+/// The value of an object variable of a fetch request: one object, or a
+/// list of them (for `IN`).
+public enum ObjectVariable: Sendable, Hashable {
+    /// One object: `department == $d`.
+    case object(ObjectID)
+    /// A list: `department IN $ds`.
+    case objects([ObjectID])
+
+    /// The IDs it holds.
+    public var ids: [ObjectID] {
+        switch self {
+        case .object(let id): return [id]
+        case .objects(let ids): return ids
+        }
     }
 }

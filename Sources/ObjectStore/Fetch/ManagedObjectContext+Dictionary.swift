@@ -90,9 +90,10 @@ extension ManagedObjectContext {
         try performAndWait {
             let entity = try entity(for: request)
             let store = try persistentStoreCoordinator!.sqlStore(for: entity, purpose: "a dictionary fetch")
-            var plan = try DictionaryPlan(request: request, entity: entity, store: store)
-            if plan.whereResidual != nil {
-                let keys = try savedMatches(request)
+            var (matches, plan) = try dictionaryStatements(request, entity: entity, store: store)
+            if let matches {
+                let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: persistentStoreCoordinator!)
+                let keys = try scratch.fetchObjectIDs(matches.request).map(\.primaryKey)
                 plan = try DictionaryPlan(request: request, entity: entity, store: store, restrictedTo: keys)
             }
             let names = plan.columns.map(\.name)
@@ -163,15 +164,36 @@ extension ManagedObjectContext {
         }
     }
 
-    /// The primary keys of the saved objects matching the request's
-    /// predicate, evaluated where needed in memory, on a scratch context
-    /// so that no unsaved change of this one counts.
-    private func savedMatches(_ request: FetchRequest) throws -> [Int64] {
-        let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: persistentStoreCoordinator!)
+    /// The statements a dictionary fetch runs (`fetchRows` runs them,
+    /// `explain` shows them): its SELECT, and first, when the predicate
+    /// has a part SQL cannot express, the fetch of the saved objects'
+    /// keys that match it, evaluated where needed in memory (on a scratch
+    /// context, so that no unsaved change of this one counts); the SELECT
+    /// is then restricted to those keys (none here: `fetchRows` plans it
+    /// again with them).
+    func dictionaryStatements(_ request: FetchRequest, entity: EntityDescription,
+                              store: SQLiteStore) throws -> (matches: SavedMatches?, plan: DictionaryPlan) {
+        let plan = try DictionaryPlan(request: request, entity: entity, store: store)
+        guard plan.whereResidual != nil else { return (nil, plan) }
         var matching = FetchRequest(entityName: request.entityName, predicate: request.predicate)
         matching.includesSubentities = request.includesSubentities
         matching.includesPendingChanges = false
-        return try scratch.fetchObjectIDs(matching).map(\.primaryKey)
+        matching.objectVariables = request.objectVariables
+        let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: persistentStoreCoordinator!)
+        guard let statement = try scratch.performAndWait({ try scratch.fetchStatement(matching, entity: entity, wanting: .ids) }) else {
+            throw DictionaryPlan.error("a dictionary fetch needs a single SQLite store")
+        }
+        return (SavedMatches(request: matching, statement: statement),
+                try DictionaryPlan(request: request, entity: entity, store: store, restrictedTo: []))
+    }
+
+    /// The fetch of the saved matches' keys before a dictionary fetch.
+    struct SavedMatches {
+        let request: FetchRequest
+        let statement: FetchStatement
+        var sql: String { statement.sql }
+        var bindings: [Value] { statement.bindings }
+        var plan: FetchPlan { statement.plan }
     }
 }
 

@@ -99,24 +99,60 @@ extension ManagedObjectContext {
     }
 
     private func countInSQL(_ request: FetchRequest, entity: EntityDescription) throws -> Int? {
-        guard parent == nil else { return nil }
-        if request.includesPendingChanges && hasPendingChanges(affecting: entity) { return nil }
-        guard let store = persistentStoreCoordinator!.soleSQLiteStore(for: entity, includesSubentities: request.includesSubentities) else {
+        guard let statement = try fetchStatement(request, entity: entity, wanting: .count), statement.kind == .count else {
             return nil
         }
+        return try statement.store.count(sql: statement.sql, bindings: statement.bindings)
+    }
+
+    /// The one SELECT a fetch of `request` runs on its SQLite store, for a
+    /// count, the IDs or the rows (`wanting`): the count or the IDs when
+    /// SQL answers them alone, else the rows. Nil when a parent context or
+    /// other stores answer. `fetch`, `count` and `explain` all take their
+    /// SQL from here, so `explain` shows what runs.
+    func fetchStatement(_ request: FetchRequest, entity: EntityDescription,
+                        wanting: FetchStatement.Kind) throws -> FetchStatement? {
+        guard parent == nil,
+              let store = persistentStoreCoordinator!.soleSQLiteStore(for: entity, includesSubentities: request.includesSubentities) else {
+            return nil
+        }
+        let pending = request.includesPendingChanges && hasPendingChanges(affecting: entity)
         let plan = try FetchPlan(request: request, entity: entity, store: store, predicate: try resolvedPredicate(request))
-        guard plan.residual == nil else { return nil }
-        return try store.count(sql: plan.selectCount(limit: request.fetchLimit, offset: request.fetchOffset), bindings: plan.bindings)
+        let (limit, offset) = (request.fetchLimit, request.fetchOffset)
+        if !pending && plan.residual == nil {
+            if wanting == .count {
+                return FetchStatement(kind: .count, sql: plan.selectCount(limit: limit, offset: offset), plan: plan, store: store, pending: false)
+            }
+            if wanting == .ids && plan.order != nil {
+                return FetchStatement(kind: .ids, sql: plan.selectIDs(limit: limit, offset: offset), plan: plan, store: store, pending: false)
+            }
+        }
+        let windowed = !(pending || plan.residual != nil || plan.order == nil)
+        return FetchStatement(kind: .rows, sql: plan.selectRows(store: store, limit: windowed ? limit : 0, offset: windowed ? offset : 0),
+                              plan: plan, store: store, pending: pending)
     }
 
     func resolvedPredicate(_ request: FetchRequest) throws -> Predicate? {
         request.predicate
     }
 
+    /// The evaluator for `request`'s predicate in this context: its object
+    /// variables are this context's objects, so identity compares.
+    func evaluator(for request: FetchRequest) -> Evaluator {
+        guard !request.objectVariables.isEmpty else { return Evaluator() }
+        return Evaluator(operands: request.objectVariables.mapValues { variable in
+            switch variable {
+            case .object(let id): return .object(object(with: id))
+            case .objects(let ids): return .collection(ids.map { .object(object(with: $0)) })
+            }
+        })
+    }
+
     /// The matching objects, in order, windowed.
     func matchingObjects(_ request: FetchRequest, entity: EntityDescription) throws -> [ManagedObject] {
         let pending = request.includesPendingChanges && hasPendingChanges(affecting: entity)
         let predicate = try resolvedPredicate(request)
+        let evaluator = evaluator(for: request)
         var objects: [ManagedObject]
         var sorted: Bool
         if let parent {
@@ -134,22 +170,20 @@ extension ManagedObjectContext {
             objects = register(snapshots)
             sorted = true
             if !pending { return objects }
-        } else if let store = persistentStoreCoordinator!.soleSQLiteStore(for: entity, includesSubentities: request.includesSubentities) {
-            let plan = try FetchPlan(request: request, entity: entity, store: store, predicate: predicate)
-            let inMemory = pending || plan.residual != nil || plan.order == nil
-            let sql = inMemory ? plan.selectRows(store: store, limit: 0, offset: 0)
-                : plan.selectRows(store: store, limit: request.fetchLimit, offset: request.fetchOffset)
+        } else if let statement = try fetchStatement(request, entity: entity, wanting: .rows) {
+            let plan = statement.plan
+            let inMemory = statement.worksInMemory
             // As faults, new objects keep their row for their first access:
             // one query in all, as Core Data's row cache gives.
             let asFaults = !inMemory && request.returnsObjectsAsFaults && request.relationshipKeyPathsForPrefetching.isEmpty
             objects = []
-            try store.forEachSnapshot(sql: sql, bindings: plan.bindings, root: plan.root) { snapshot in
+            try statement.store.forEachSnapshot(sql: statement.sql, bindings: plan.bindings, root: plan.root) { snapshot in
                 objects.append(register(snapshot, asFaults: asFaults))
             }
             if !inMemory { return objects }
             sorted = plan.order != nil
             if let residual = plan.residual {
-                objects = try objects.filter { try StatementInterrupt.check(); return try $0.matches(residual) }
+                objects = try objects.filter { try StatementInterrupt.check(); return try evaluator.evaluate(residual, on: $0) }
             }
         } else {
             // Other stores, or several: each answers for itself; the
@@ -158,13 +192,16 @@ extension ManagedObjectContext {
             let whole = stores.count == 1 && !pending
             objects = []
             sorted = whole
+            // A store evaluates without the object variables: those
+            // predicates are evaluated here.
+            let storePredicate = request.objectVariables.isEmpty ? predicate : nil
             for store in stores {
-                let found = try store.fetchSnapshots(request, entity: entity, predicate: predicate, windowed: whole)
+                let found = try store.fetchSnapshots(request, entity: entity, predicate: storePredicate, windowed: whole && storePredicate == predicate)
                 var registered = register(found.snapshots)
-                if let residual = found.residual {
-                    registered = try registered.filter { try StatementInterrupt.check(); return try $0.matches(residual) }
+                if let residual = storePredicate == nil ? predicate : found.residual {
+                    registered = try registered.filter { try StatementInterrupt.check(); return try evaluator.evaluate(residual, on: $0) }
                 }
-                if !found.isSorted || found.residual != nil { sorted = false }
+                if !found.isSorted || found.residual != nil || storePredicate != predicate { sorted = false }
                 objects += registered
             }
             if sorted { return objects }
@@ -177,7 +214,7 @@ extension ManagedObjectContext {
             for object in objects {
                 if object.isDeleted { continue }
                 try StatementInterrupt.check()
-                if object.state == .updated, let predicate, !(try object.matches(predicate)) { continue }
+                if object.state == .updated, let predicate, !(try evaluator.evaluate(predicate, on: object)) { continue }
                 merged.append(object)
             }
             let kinds = request.includesSubentities ? Set(entity.selfAndDescendants.map(ObjectIdentifier.init)) : [ObjectIdentifier(entity)]
@@ -185,7 +222,7 @@ extension ManagedObjectContext {
             where (object.state == .inserted || object.state == .updated) && kinds.contains(ObjectIdentifier(object.entity)) {
                 guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
                 try StatementInterrupt.check()
-                if let predicate, !(try object.matches(predicate)) { continue }
+                if let predicate, !(try evaluator.evaluate(predicate, on: object)) { continue }
                 merged.append(object)
             }
             objects = merged
@@ -199,25 +236,15 @@ extension ManagedObjectContext {
 
     /// `matchingIDs`, kept compact when SQL answers alone.
     func matchingIDList(_ request: FetchRequest, entity: EntityDescription) throws -> ObjectIDList {
-        if parent == nil, !(request.includesPendingChanges && hasPendingChanges(affecting: entity)),
-           let store = persistentStoreCoordinator!.soleSQLiteStore(for: entity, includesSubentities: request.includesSubentities) {
-            let plan = try FetchPlan(request: request, entity: entity, store: store, predicate: try resolvedPredicate(request))
-            if plan.residual == nil && plan.order != nil {
-                return try store.objectIDList(sql: plan.selectIDs(limit: request.fetchLimit, offset: request.fetchOffset),
-                                              bindings: plan.bindings, root: plan.root)
-            }
+        if let statement = try fetchStatement(request, entity: entity, wanting: .ids), statement.kind == .ids {
+            return try statement.store.objectIDList(sql: statement.sql, bindings: statement.bindings, root: statement.plan.root)
         }
-        return ObjectIDList(try matchingIDs(request, entity: entity))
+        return ObjectIDList(try matchingObjects(request, entity: entity).map(\.objectID))
     }
 
     func matchingIDs(_ request: FetchRequest, entity: EntityDescription) throws -> [ObjectID] {
-        if parent == nil, !(request.includesPendingChanges && hasPendingChanges(affecting: entity)),
-           let store = persistentStoreCoordinator!.soleSQLiteStore(for: entity, includesSubentities: request.includesSubentities) {
-            let plan = try FetchPlan(request: request, entity: entity, store: store, predicate: try resolvedPredicate(request))
-            if plan.residual == nil && plan.order != nil {
-                return try store.objectIDs(sql: plan.selectIDs(limit: request.fetchLimit, offset: request.fetchOffset),
-                                           bindings: plan.bindings, root: plan.root)
-            }
+        if let statement = try fetchStatement(request, entity: entity, wanting: .ids), statement.kind == .ids {
+            return try statement.store.objectIDs(sql: statement.sql, bindings: statement.bindings, root: statement.plan.root)
         }
         return try matchingObjects(request, entity: entity).map(\.objectID)
     }
@@ -255,6 +282,24 @@ extension ManagedObjectContext {
             if let object = registered[snapshot.id], object.isFault { fill(object, from: snapshot) }
         }
     }
+}
+
+/// The SELECT a fetch runs (see `fetchStatement`) and what it is for.
+struct FetchStatement {
+    enum Kind { case count, ids, rows }
+
+    let kind: Kind
+    let sql: String
+    let plan: FetchPlan
+    let store: SQLiteStore
+    /// Whether the context's unsaved changes are merged into the rows.
+    let pending: Bool
+
+    var bindings: [Value] { plan.bindings }
+
+    /// Whether the rows are filtered, merged, sorted or windowed in memory
+    /// after the SELECT (then it has no LIMIT).
+    var worksInMemory: Bool { kind == .rows && (pending || plan.residual != nil || plan.order == nil) }
 }
 
 /// The results of a fetch: all loaded, or loaded batch by batch.

@@ -63,6 +63,9 @@ struct SQLTranslator {
         var category: Category
         /// A bound constant (for null checks and type decisions).
         var constant: Value?
+        /// For an object (a to-one's foreign key, an object variable): the
+        /// entity it belongs to.
+        var entity: EntityDescription?
         var isNullConstant: Bool { constant?.isNull ?? false }
     }
 
@@ -73,6 +76,9 @@ struct SQLTranslator {
     /// Names that stand for SQL expressions in the root scope: the fetched
     /// properties of a dictionary request, for its HAVING predicate.
     var namedColumns: [String: (sql: String, category: Category)] = [:]
+    /// The request's object variables: `$d` reads as the object's primary
+    /// key, compared with a to-one's foreign key.
+    var objectVariables: [String: ObjectVariable] = [:]
     private(set) var bindings: [Value] = []
     private var aliasCounter = 0
     /// How deep the SQL written so far nests at this point.
@@ -103,7 +109,7 @@ struct SQLTranslator {
 
     var joins: [String] { root.joins }
 
-    private mutating func newAlias() -> String {
+    mutating func newAlias() -> String {
         aliasCounter += 1
         return "a\(aliasCounter)"
     }
@@ -238,7 +244,7 @@ struct SQLTranslator {
     }
 
     /// `prefix` (to-one hops), the to-many relationship, and what follows.
-    private func toManySplit(_ path: [String], in scope: Scope) throws -> (prefix: [String], relationship: RelationshipDescription, owner: EntityDescription, rest: [String])? {
+    func toManySplit(_ path: [String], in scope: Scope) throws -> (prefix: [String], relationship: RelationshipDescription, owner: EntityDescription, rest: [String])? {
         var entity = scope.entity
         var components = path
         if let first = components.first, let variableScope = scope.variables[first] {
@@ -315,7 +321,7 @@ struct SQLTranslator {
 
     /// The FROM clause and correlation of a subquery over a to-many.
     /// The returned scope's joins must be placed after the FROM item.
-    private mutating func toManyFrom(_ prefix: [String], relationship: RelationshipDescription, owner: EntityDescription,
+    mutating func toManyFrom(_ prefix: [String], relationship: RelationshipDescription, owner: EntityDescription,
                                      in scope: Scope) throws -> ToManyFrom {
         guard let destination = relationship.destination else { throw Untranslatable(reason: "no destination") }
         let ownerColumn: String
@@ -367,8 +373,9 @@ struct SQLTranslator {
     private mutating func scalarComparisonSQL(_ c: Comparison, in scope: Scope, rhsScope: Scope) throws -> String {
         if c.op == .between { return try between(c, in: scope, rhsScope: rhsScope) }
         if c.op == .in { return try membership(c, in: scope, rhsScope: rhsScope) }
-        let lhs = try operand(c.lhs, in: scope)
-        let rhs = try operand(c.rhs, in: rhsScope)
+        var lhs = try operand(c.lhs, in: scope)
+        var rhs = try operand(c.rhs, in: rhsScope)
+        try reconcile(&lhs, &rhs, op: c.op)
         try checkCategories(lhs, rhs, op: c.op)
         let options = c.options
         switch c.op {
@@ -379,7 +386,11 @@ struct SQLTranslator {
                 return c.op == .equal ? "\(other.sql) IS NULL" : "\(other.sql) IS NOT NULL"
             }
             if lhs.category == .object || rhs.category == .object {
-                throw Untranslatable(reason: "object comparison")
+                // Keys compare within one table: objects of one root entity.
+                guard lhs.category == rhs.category, let a = lhs.entity, let b = rhs.entity, a.rootEntity === b.rootEntity else {
+                    throw Untranslatable(reason: "object comparison")
+                }
+                return c.op == .equal ? "\(lhs.sql) IS \(rhs.sql)" : "\(lhs.sql) IS NOT \(rhs.sql)"
             }
             // IS, not =: nil == nil holds in the evaluator.
             let (l, r) = folded(lhs, rhs, options)
@@ -423,6 +434,39 @@ struct SQLTranslator {
         return ("mrq_fold(\(lhs.sql), \(options.rawValue))", "mrq_fold(\(rhs.sql), \(options.rawValue))")
     }
 
+    /// URIs and UUIDs with strings, as the evaluator compares them: a URI
+    /// reads as the absolute string its column holds; a UUID equals the
+    /// string constant that spells it, bound as the column holds UUIDs
+    /// (16 bytes in Core Data's layout, the uppercase string in mrq's),
+    /// and a string operator reads mrq's layout's text. Only the subject
+    /// (the left side) of a string operator is read so.
+    private mutating func reconcile(_ lhs: inout Operand, _ rhs: inout Operand, op: Comparison.Operator) throws {
+        if lhs.isNullConstant || rhs.isNullConstant { return }
+        let stringOperator = [.beginsWith, .endsWith, .contains, .like, .matches].contains(op)
+        func adjust(_ a: inout Operand, _ b: inout Operand) throws {
+            guard b.category == .string else { return }
+            if a.category == .url { a.category = .string }
+            guard a.category == .uuid else { return }
+            if stringOperator {
+                guard mapping.layout == .mrq, a.constant == nil else {
+                    throw Untranslatable(reason: "a string operator on a UUID held as bytes")
+                }
+                a.category = .string
+            } else if op == .equal || op == .notEqual, case .string(let text)? = b.constant, let uuid = UUID(uuidString: text),
+                      b.sql.hasPrefix("?"), let n = Int(b.sql.dropFirst()), n >= 1, n <= bindings.count {
+                bindings[n - 1] = storedForm(of: uuid)
+                b = Operand(sql: b.sql, category: .uuid, constant: .uuid(uuid))
+            }
+        }
+        try adjust(&lhs, &rhs)
+        if !stringOperator { try adjust(&rhs, &lhs) }
+    }
+
+    /// A UUID as its column holds it.
+    private func storedForm(of uuid: UUID) -> Value {
+        mapping.layout == .coreData ? .data(bytes(of: uuid)) : .string(uuid.uuidString)
+    }
+
     /// SQLite compares across types by its own rules (and column affinity
     /// converts bound values); the evaluator does not: send mixed
     /// comparisons to memory.
@@ -446,10 +490,13 @@ struct SQLTranslator {
         guard case .aggregate(let bounds) = c.rhs.kind, bounds.count == 2 else {
             throw Untranslatable(reason: "BETWEEN needs two constant bounds")
         }
-        let value = try operand(c.lhs, in: scope)
-        let low = try operand(bounds[0], in: rhsScope)
-        let high = try operand(bounds[1], in: rhsScope)
+        var value = try operand(c.lhs, in: scope)
+        var low = try operand(bounds[0], in: rhsScope)
+        var high = try operand(bounds[1], in: rhsScope)
         if low.isNullConstant || high.isNullConstant { return "0" }
+        var copy = value
+        try reconcile(&value, &low, op: .greaterEqual)
+        try reconcile(&copy, &high, op: .lessEqual)
         try checkCategories(value, low, op: .greaterEqual)
         try checkCategories(value, high, op: .lessEqual)
         if !c.options.isEmpty && value.category == .string {
@@ -461,15 +508,30 @@ struct SQLTranslator {
 
     private mutating func membership(_ c: Comparison, in scope: Scope, rhsScope: Scope) throws -> String {
         switch c.rhs.kind {
-        case .aggregate(let elements):
+        case .variable(let name) where objectVariables[name] != nil:
+            // `department IN $ds`: the foreign key among the objects' keys.
             let value = try operand(c.lhs, in: scope)
+            let ids = objectVariables[name]?.ids ?? []
+            guard value.category == .object, let entity = value.entity,
+                  ids.allSatisfy({ !$0.isTemporaryID && $0.entity.rootEntity === entity.rootEntity }) else {
+                throw Untranslatable(reason: "membership in a list of objects")
+            }
+            if ids.isEmpty { return "0" }
+            return "\(value.sql) IN (" + ids.map { bind(.int($0.primaryKey)) }.joined(separator: ", ") + ")"
+        case .aggregate(let elements):
+            var value = try operand(c.lhs, in: scope)
             if elements.isEmpty { return "0" }
+            if value.category == .url, elements.allSatisfy({ if case .constant(.string) = $0.kind { return true }; return false }) {
+                value.category = .string
+            }
             let folds = !c.options.isEmpty && value.category == .string
             var sql = folds ? "mrq_fold(\(value.sql), \(c.options.rawValue)) IN (" : value.sql + " IN ("
             for (i, element) in elements.enumerated() {
-                let item = try operand(element, in: rhsScope)
+                var item = try operand(element, in: rhsScope)
                 if item.isNullConstant { throw Untranslatable(reason: "nil inside IN") }
-                try checkCategories(value, item, op: .equal)
+                var subject = value
+                try reconcile(&subject, &item, op: .equal)
+                try checkCategories(subject, item, op: .equal)
                 if i > 0 { sql += ", " }
                 sql += folds ? "mrq_fold(\(item.sql), \(c.options.rawValue))" : item.sql
             }
@@ -604,7 +666,7 @@ struct SQLTranslator {
         case .constant(let value):
             switch value {
             case .decimal(let d): return Operand(sql: bind(.double(NSDecimalNumber(decimal: d).doubleValue)), category: .number, constant: value)
-            case .uuid(let u): return Operand(sql: bind(mapping.layout == .coreData ? .data(bytes(of: u)) : .string(u.uuidString)), category: .uuid, constant: value)
+            case .uuid(let u): return Operand(sql: bind(storedForm(of: u)), category: .uuid, constant: value)
             case .url(let u): return Operand(sql: bind(.string(u.absoluteString)), category: .url, constant: value)
             case .null: return Operand(sql: "NULL", category: .unknown, constant: value)
             default: return Operand(sql: bind(value), category: Self.category(of: value), constant: value)
@@ -617,12 +679,18 @@ struct SQLTranslator {
             case .attribute(let sql, let type):
                 if type == .decimal { throw Untranslatable(reason: "decimal attributes compare exactly only in memory") }
                 return Operand(sql: sql, category: Self.category(of: type))
-            case .toOne(let sql, _):
-                return Operand(sql: sql, category: .object)
+            case .toOne(let sql, let destination):
+                return Operand(sql: sql, category: .object, entity: destination)
             }
         case .variable(let name):
             if let variableScope = scope.variables[name] {
-                return Operand(sql: "\(variableScope.alias).\(mapping.primaryKey)", category: .object)
+                return Operand(sql: "\(variableScope.alias).\(mapping.primaryKey)", category: .object, entity: variableScope.entity)
+            }
+            if case .object(let id)? = objectVariables[name] {
+                // An unsaved object has no row to point at: the rows that
+                // point at it are changed ones, tested in memory.
+                guard !id.isTemporaryID else { throw Untranslatable(reason: "an unsaved object") }
+                return Operand(sql: bind(.int(id.primaryKey)), category: .object, entity: id.entity)
             }
             throw Untranslatable(reason: "unbound variable $\(name)")
         case .member(let base, let path):
@@ -651,98 +719,6 @@ struct SQLTranslator {
         default:
             throw Untranslatable(reason: "expression evaluated in memory")
         }
-    }
-
-    /// `a + b - c …`: the left-deep chain the parser builds from flat text,
-    /// written flat as SQLite reads it back (left to right, in one level of
-    /// its parser stack however long the chain); an operand of another
-    /// precedence in parentheses.
-    private mutating func arithmetic(_ expression: Expression, top: ArithmeticOperator, in scope: Scope) throws -> Operand {
-        func group(_ op: ArithmeticOperator) throws -> Int {
-            switch op {
-            case .add, .subtract: return 0
-            case .multiply: return 1
-            case .divide, .power: throw Untranslatable(reason: "\(op.rawValue) is evaluated in memory")
-            }
-        }
-        let level = try group(top)
-        var links: [(ArithmeticOperator, Expression)] = []
-        var first = expression
-        while case .binary(let op, let l, let r) = first.kind, try group(op) == level {
-            links.append((op, r))
-            first = l
-        }
-        let left = try operand(first, in: scope)
-        guard left.category == .number else { throw Untranslatable(reason: "arithmetic on non-numbers") }
-        var sql = "(" + left.sql
-        for (op, r) in links.reversed() {
-            let right = try operand(r, in: scope)
-            guard right.category == .number else { throw Untranslatable(reason: "arithmetic on non-numbers") }
-            sql += " \(op.rawValue) " + right.sql
-        }
-        sql += ")"
-        return Operand(sql: sql, category: .number)
-    }
-
-    /// `rel.@count`, `rel.@sum.key`..., and `SUBQUERY(...).@count`, as
-    /// correlated subqueries.
-    private mutating func collection(_ op: CollectionOperator, base: Expression, key: [String], in scope: Scope) throws -> Operand {
-        if case .subquery(let collection, let variable, let predicate) = base.kind {
-            // `$p.department.people` inside an outer SUBQUERY reads through
-            // the outer variable's row.
-            var collectionPath = collection.keyPathComponents
-            if collectionPath == nil, case .member(let memberBase, let rest) = collection.kind,
-               case .variable(let name) = memberBase.kind, scope.variables[name] != nil {
-                collectionPath = [name] + rest
-            }
-            guard op == .count, key.isEmpty, let path = collectionPath,
-                  let split = try toManySplit(path, in: scope), split.rest.isEmpty else {
-                throw Untranslatable(reason: "SUBQUERY form")
-            }
-            let to = try toManyFrom(split.prefix, relationship: split.relationship, owner: split.owner, in: scope)
-            let (from, correlation, inner) = (to.from, to.correlation, to.scope)
-            inner.variables[variable] = inner
-            let condition = try self.condition(for: predicate, in: inner)
-            let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
-            return Operand(sql: "(SELECT COUNT(*) FROM \(from)\(joins) WHERE \(correlation) AND \(condition))", category: .number)
-        }
-        guard let path = base.keyPathComponents, let split = try toManySplit(path, in: scope), split.rest.isEmpty else {
-            throw Untranslatable(reason: "collection operator on a non-relationship")
-        }
-        let to = try toManyFrom(split.prefix, relationship: split.relationship, owner: split.owner, in: scope)
-        let (from, correlation, inner) = (to.from, to.correlation, to.scope)
-        let function: String
-        var category = Category.number
-        var column = "*"
-        switch op {
-        case .count:
-            guard key.isEmpty else { throw Untranslatable(reason: "@count with a key") }
-            function = "COUNT"
-        case .sum, .avg, .min, .max:
-            guard !key.isEmpty, case .attribute(let sql, let type) = try resolve(key, in: inner),
-                  Self.category(of: type) == .number || (type == .date && (op == .min || op == .max)) else {
-                throw Untranslatable(reason: "aggregate of a non-number")
-            }
-            // SQLite's SUM stops with an error on a 64-bit overflow and AVG
-            // adds in doubles; the evaluator goes on in doubles after an
-            // overflow and adds integers exactly.
-            if type == .integer64 && (op == .sum || op == .avg) {
-                throw Untranslatable(reason: "@\(op.rawValue) of a 64-bit integer is evaluated in memory")
-            }
-            if type == .decimal { throw Untranslatable(reason: "decimal attributes aggregate exactly only in memory") }
-            if type == .date { category = .date }
-            column = sql
-            function = op == .sum ? "TOTAL" : op.rawValue.uppercased()
-        default:
-            throw Untranslatable(reason: "@\(op.rawValue) is evaluated in memory")
-        }
-        let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
-        var sql = "(SELECT \(function)(\(column)) FROM \(from)\(joins) WHERE \(correlation))"
-        if op == .sum {
-            // TOTAL is a float; keep integer sums integral as the evaluator does.
-            sql = "(SELECT COALESCE(SUM(\(column)), 0) FROM \(from)\(joins) WHERE \(correlation))"
-        }
-        return Operand(sql: sql, category: category)
     }
 }
 

@@ -63,7 +63,7 @@ extension ManagedObjectModel {
         versionIdentifier = result.versionIdentifier
         for template in result.fetchRequests {
             do {
-                try setFetchRequestTemplate(try template.request(), forName: template.name)
+                try setFetchRequestTemplate(try template.request(), forName: template.name, checkingComparisons: false)
             } catch let error as ModelError {
                 throw error.located(file: file, line: template.line)
             }

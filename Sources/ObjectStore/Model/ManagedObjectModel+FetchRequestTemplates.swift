@@ -53,9 +53,17 @@ extension ManagedObjectModel {
     ///     forName: "Adults")
     /// ```
     ///
-    /// Throws when the request names an entity the model does not have, or
-    /// its predicate names a key the entity does not have.
+    /// Throws when the request names an entity the model does not have,
+    /// its predicate names a key the entity does not have, or compares a
+    /// key with a constant it can never match (`hiredAt > "2020-01-01"`).
     public func setFetchRequestTemplate(_ request: FetchRequest?, forName name: String) throws {
+        try setFetchRequestTemplate(request, forName: name, checkingComparisons: true)
+    }
+
+    /// ``setFetchRequestTemplate(_:forName:)`` for models read from files:
+    /// without `checkingComparisons`, a template Core Data accepted loads
+    /// even when a comparison of it can never match.
+    package func setFetchRequestTemplate(_ request: FetchRequest?, forName name: String, checkingComparisons: Bool) throws {
         guard let request else {
             fetchRequestTemplatesByName[name] = nil
             return
@@ -65,7 +73,7 @@ extension ManagedObjectModel {
         }
         if let predicate = request.predicate {
             do {
-                try predicate.validateKeys(entity: request.entityName, schema: self)
+                try predicate.validateKeys(entity: request.entityName, schema: self, comparisons: checkingComparisons)
             } catch {
                 throw ModelError("fetch request '\(name)': \(error.message)")
             }

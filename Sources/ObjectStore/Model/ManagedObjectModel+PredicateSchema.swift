@@ -22,6 +22,12 @@ extension ManagedObjectModel: PredicateSchema {
         return description.relationship(named: key)?.destinationName
     }
 
+    public func valueKind(ofEntity entity: String, key: String) -> ValueKind? {
+        let attribute = composite(named: entity)?.elements.first { $0.name == key }
+            ?? self.entity(named: entity)?.attribute(named: key)
+        return attribute.map { $0.type.valueKind }
+    }
+
     public func isToMany(entity: String, key: String) -> Bool {
         self.entity(named: entity)?.relationship(named: key)?.isToMany ?? false
     }
@@ -36,5 +42,21 @@ extension ManagedObjectModel: PredicateSchema {
             composite = element
         }
         return composite
+    }
+}
+
+extension AttributeType {
+    /// What the predicate checker compares values of this type with.
+    var valueKind: ValueKind {
+        switch self {
+        case .integer16, .integer32, .integer64, .double, .float, .decimal: return .number
+        case .boolean: return .boolean
+        case .string: return .string
+        case .date: return .date
+        case .binary: return .data
+        case .uuid: return .uuid
+        case .uri: return .url
+        case .transformable, .objectID, .undefined, .composite: return .other
+        }
     }
 }

@@ -37,7 +37,7 @@ extension ManagedObjectModel {
         versionName = archive.versionName
         localizationDictionary = archive.localization
         for template in archive.fetchRequests ?? [] {
-            try setFetchRequestTemplate(try template.request(), forName: template.name)
+            try setFetchRequestTemplate(try template.request(), forName: template.name, checkingComparisons: false)
         }
     }
 

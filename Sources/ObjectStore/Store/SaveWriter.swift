@@ -172,6 +172,21 @@ struct SaveWriter {
     }
 
     private func insertStatement(for entity: EntityDescription) throws -> InsertStatement {
+        let shape = Self.insertShape(for: entity, mapping: mapping)
+        return InsertStatement(statement: try db.cachedStatement(shape.sql), entityCode: shape.entityCode,
+                               attributes: shape.attributes, converted: shape.converted, toOne: shape.toOne)
+    }
+
+    /// One entity's INSERT and which snapshot slots it binds, in order.
+    struct InsertShape {
+        let sql: String
+        let entityCode: Int64?
+        let attributes: [Int]
+        let converted: [Int: AttributeDescription]
+        let toOne: [(slot: Int, withEntity: Bool)]
+    }
+
+    static func insertShape(for entity: EntityDescription, mapping: SchemaMapping) -> InsertShape {
         let table = mapping.table(for: entity)
         var names = [table.primaryKey]
         var entityCode: Int64?
@@ -197,8 +212,17 @@ struct SaveWriter {
         }
         let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
         let sql = "INSERT INTO \(quoteIdentifier(table.name)) (\(names.joined(separator: ", "))) VALUES (\(marks))"
-        return InsertStatement(statement: try db.cachedStatement(sql), entityCode: entityCode,
-                               attributes: attributes, converted: converted, toOne: toOne)
+        return InsertShape(sql: sql, entityCode: entityCode, attributes: attributes, converted: converted, toOne: toOne)
+    }
+
+    /// The UPDATE of one row, `assignments` being `"column" = ?` parts.
+    static func updateSQL(_ table: SchemaMapping.Table, assignments: [String], mapping: SchemaMapping) -> String {
+        "UPDATE \(quoteIdentifier(table.name)) SET \(assignments.joined(separator: ", ")) WHERE \(mapping.primaryKey) = ?"
+    }
+
+    /// The DELETE of one row.
+    static func deleteSQL(_ table: SchemaMapping.Table, mapping: SchemaMapping) -> String {
+        "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(mapping.primaryKey) = ?"
     }
 
     private func update(_ update: StoreChanges.Update, permanent: PermanentIDs) throws {
@@ -227,8 +251,7 @@ struct SaveWriter {
         assignments.append("\(table.versionColumn) = ?")
         values.append(.int(snapshot.version))
         values.append(.int(snapshot.id.primaryKey))
-        let sql = "UPDATE \(quoteIdentifier(table.name)) SET \(assignments.joined(separator: ", ")) WHERE \(mapping.primaryKey) = ?"
-        try db.execute(sql, values)
+        try db.execute(Self.updateSQL(table, assignments: assignments, mapping: mapping), values)
     }
 
     /// Sets to NULL (which a unique index never compares equal) every
@@ -262,7 +285,7 @@ struct SaveWriter {
     private func delete(_ id: ObjectID) throws {
         let entity = id.entity
         let table = mapping.table(for: entity)
-        try db.execute("DELETE FROM \(quoteIdentifier(table.name)) WHERE \(mapping.primaryKey) = ?", [.int(id.primaryKey)])
+        try db.execute(Self.deleteSQL(table, mapping: mapping), [.int(id.primaryKey)])
         // Join rows on either side go with the object.
         for relationship in entity.relationships where relationship.isManyToMany {
             if let join = mapping.joinTable(relationship.name, of: entity) {
@@ -347,4 +370,39 @@ extension SQLiteStore {
     }
 
     static func highestKeyName(_ table: String) -> String { "highest-pk." + table }
+}
+
+extension ManagedObjectContext {
+    /// The statement a save runs to insert one object of `entity`, for
+    /// `explain` (the parameters are bound per object).
+    package func saveSQL(inserting entity: EntityDescription) throws -> String {
+        let store = try persistentStoreCoordinator!.sqlStore(for: entity, purpose: "explain")
+        return SaveWriter.insertShape(for: entity, mapping: store.mapping).sql
+    }
+
+    /// The statement a save runs to write `keys` of one changed object of
+    /// `entity` (the changed attributes' columns, a to-one's foreign key,
+    /// and the row's version).
+    package func saveSQL(updating entity: EntityDescription, keys: [String]) throws -> String {
+        let store = try persistentStoreCoordinator!.sqlStore(for: entity, purpose: "explain")
+        let mapping = store.mapping
+        var assignments: [String] = []
+        for key in keys {
+            if let column = mapping.column(for: key, of: entity) {
+                assignments.append("\(quoteIdentifier(column.name)) = ?")
+            } else if let columns = mapping.toOne(key, of: entity) {
+                assignments.append("\(quoteIdentifier(columns.foreignKey)) = ?")
+                if let entityColumn = columns.entity { assignments.append("\(quoteIdentifier(entityColumn)) = ?") }
+            }
+        }
+        let table = mapping.table(for: entity)
+        assignments.append("\(table.versionColumn) = ?")
+        return SaveWriter.updateSQL(table, assignments: assignments, mapping: mapping)
+    }
+
+    /// The statement a save runs to delete one object of `entity`.
+    package func saveSQL(deleting entity: EntityDescription) throws -> String {
+        let store = try persistentStoreCoordinator!.sqlStore(for: entity, purpose: "explain")
+        return SaveWriter.deleteSQL(store.mapping.table(for: entity), mapping: store.mapping)
+    }
 }

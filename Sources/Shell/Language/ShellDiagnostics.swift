@@ -9,6 +9,7 @@ enum ShellDiagnostics {
     static func expectedEntity(after word: String) -> String { "expected an entity name after '\(word)'" }
     static func expectedNumber(after word: String) -> String { "expected a whole number after '\(word)'" }
     static func unexpectedAfterStatement(_ found: String) -> String { "unexpected \(found) after the end of the statement" }
+    static func sqlHabit(_ what: String, fixed: String) -> String { "\(what); write \(fixed)" }
     static func unknownEntity(_ name: String, suggestion: String?) -> String {
         "unknown entity '\(name)'" + (suggestion.map { "; did you mean '\($0)'?" } ?? "")
     }
@@ -39,6 +40,13 @@ enum ShellDiagnostics {
     }
     static func wrongDestination(_ relationship: String, takes destination: String, given: String) -> String {
         "'\(relationship)' takes \(destination) objects, not \(given)"
+    }
+    static func variableHoldsMany(_ name: String, count: Int, entity: String) -> String {
+        "$\(name) holds \(count) \(entity) object\(count == 1 ? "" : "s") (a query): compare with 'IN $\(name)', or bind one with 'let \(name) = first \(entity) where …'"
+    }
+    static func aggregateSortKey(_ key: String, function: String, groups: [String]) -> String {
+        "an aggregate sorts by its value ('sort \(function):NO')" + (groups.isEmpty ? "" : " or a group key (" + groups.map { "'\($0)'" }.joined(separator: ", ") + ")")
+            + ", not '\(key)'"
     }
     static func unknownAggregate(_ name: String) -> String { "'\(name)' cannot run as an aggregate in SQL" }
 

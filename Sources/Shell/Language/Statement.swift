@@ -51,10 +51,23 @@ public struct AggregateQuery: Sendable {
     }
 }
 
-/// `select [distinct] a, b.c from Person where ... sort ... limit ...`.
+/// `select [distinct] a, b.c, people.@count, age * 2 from Person where …
+/// sort … limit …`.
 public struct SelectQuery: Sendable {
+    /// One column: an expression of the predicate language, named as
+    /// written.
+    public struct Column: Sendable {
+        /// What the column shows, evaluated on each object (or in SQL).
+        public var expression: Expression
+        /// The column's heading: the expression's text.
+        public var name: String
+    }
+
+    /// Whether repeated rows are dropped.
     public var distinct: Bool
-    public var keyPaths: [(path: [String], range: SourceRange)]
+    /// The columns, in order.
+    public var columns: [Column]
+    /// Which objects, in which order, how many.
     public var query: Query
 }
 
@@ -124,4 +137,29 @@ public indirect enum Statement: Sendable {
 public struct LocatedStatement: Sendable {
     public var statement: Statement
     public var range: SourceRange
+}
+
+extension Statement {
+    /// Every predicate written in the statement (where and having
+    /// clauses, and those of the queries that give values), for warnings.
+    var predicates: [Predicate] {
+        func of(_ query: Query) -> [Predicate] { query.predicate.map { [$0] } ?? [] }
+        func of(_ assignments: [Assignment]) -> [Predicate] {
+            assignments.flatMap { assignment -> [Predicate] in
+                switch assignment.value {
+                case .first(let query), .all(let query): return of(query)
+                case .expression: return []
+                }
+            }
+        }
+        switch self {
+        case .query(let q), .first(let q), .count(let q), .delete(let q), .directDelete(let q): return of(q)
+        case .select(let select): return of(select.query)
+        case .aggregate(let aggregate): return of(aggregate.query) + (aggregate.having.map { [$0] } ?? [])
+        case .insert(_, let assignments): return of(assignments)
+        case .update(let q, let assignments), .directUpdate(let q, let assignments): return of(q) + of(assignments)
+        case .letBinding(_, let value), .explain(let value): return value.predicates
+        case .truncate, .importJSON, .save, .rollback, .undo, .redo, .entity, .expression, .templates, .template: return []
+        }
+    }
 }

@@ -99,13 +99,21 @@ public struct StatementParser {
     // MARK: - Statements
 
     /// script → { ( statement | dotCommand ) ( ";" | NEWLINE ) }
+    ///
+    /// A statement that does not parse but reads as SQL (`SELECT * FROM`,
+    /// `ORDER BY`, `UPDATE … SET … WHERE`) fails with mrq's spelling of it.
     mutating func parseWholeStatement() throws(SyntaxError) -> LocatedStatement {
         let start = parser.peek().range
-        let statement = try parseStatement()
-        if !parser.isAtEnd {
-            throw SyntaxError(message: ShellDiagnostics.unexpectedAfterStatement(parser.describe(parser.peek())), range: parser.peek().range)
+        do throws(SyntaxError) {
+            let statement = try parseStatement()
+            if !parser.isAtEnd {
+                throw SyntaxError(message: ShellDiagnostics.unexpectedAfterStatement(parser.describe(parser.peek())), range: parser.peek().range)
+            }
+            return LocatedStatement(statement: statement, range: start.union(parser.previous.range))
+        } catch {
+            if error.isIncompleteInput { throw error }
+            throw SQLHabits.hint(parser.tokens, source: source) ?? error
         }
-        return LocatedStatement(statement: statement, range: start.union(parser.previous.range))
     }
 
     /// statement → query | "first" query | "count" query | select | aggregate | insert | update | "delete" query [ "direct" ]
@@ -263,19 +271,34 @@ public struct StatementParser {
         return paths
     }
 
-    /// select → "select" [ "distinct" ] keyPathList "from" query
+    /// select → "select" [ "distinct" ] column { "," column } "from" query
+    /// column → expression
     mutating func parseSelect() throws(SyntaxError) -> SelectQuery {
         var distinct = false
         if parser.check(word: "distinct") {
             parser.advance()
             distinct = true
         }
-        let paths = try parseKeyPathList()
+        var columns: [SelectQuery.Column] = []
+        repeat {
+            // `select from Person`, `select a, from Person`: a column is missing.
+            if parser.check(word: "from"), parser.peek(1).kind == .identifier {
+                throw SyntaxError(message: ShellDiagnostics.expected("a column (a key path or an expression) after '\(parser.name(of: parser.previous))'",
+                                                                     found: "'from'"), range: parser.peek().range)
+            }
+            let expression = try parser.parseExpression()
+            // Named as written: `age * 2`, `people.@avg.age`.
+            // A column cut across lines is named as the predicate printer
+            // writes it, on one line.
+            let written = String(decoding: Array(source.utf8)[expression.range.offsets], as: UTF8.self)
+            let name = written.contains(where: \.isNewline) ? Printer.format(expression) : written
+            columns.append(SelectQuery.Column(expression: expression, name: name))
+        } while parser.match(.comma)
         guard parser.check(word: "from") else {
             throw SyntaxError(message: ShellDiagnostics.expected("'from' and an entity name", found: parser.describe(parser.peek())), range: parser.peek().range)
         }
         parser.advance()
-        return SelectQuery(distinct: distinct, keyPaths: paths, query: try parseQuery(after: "from"))
+        return SelectQuery(distinct: distinct, columns: columns, query: try parseQuery(after: "from"))
     }
 
     /// aggregate → aggregateFunction [ keyPath ] "of" entityName [ "where" predicate ] [ "group" "by" keyPathList ] [ "having" predicate ] [ "sort" sortKeys ] [ "limit" INTEGER ]

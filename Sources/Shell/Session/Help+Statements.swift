@@ -39,7 +39,7 @@ extension Help {
                 examples: ["first Person where age > 60 sort age:NO", "first Department where name BEGINSWITH \"S\""]),
             Statement(
                 words: ["count"],
-                usage: ["count ENTITY [where PRED]", "count of ENTITY [where PRED] group by KEY,… [having PRED] [limit N]"],
+                usage: ["count ENTITY [where PRED]", "count of ENTITY [where PRED] group by KEY,… [having PRED] [sort count|KEY[:NO]] [limit N]"],
                 summary: "how many objects match; with 'of … group by', per group",
                 about: """
                     A number, counted in the store. With 'of' and 'group by', one row per \
@@ -48,18 +48,21 @@ extension Help {
                 examples: [
                     "count Person where active == YES",
                     "count of Person group by department.name having count > 150",
+                    "count of Person group by department.name sort count:NO limit 3",
                 ]),
             Statement(
                 words: ["select", "distinct"],
-                usage: ["select [distinct] KEY,… from ENTITY [where PRED] [sort …] [limit N] [offset N]"],
-                summary: "chosen key paths of the objects that match, as columns",
+                usage: ["select [distinct] EXPRESSION,… from ENTITY [where PRED] [sort …] [limit N] [offset N]"],
+                summary: "chosen key paths and expressions of the objects that match, as columns",
                 about: """
-                    Columns of key paths, through to-one relationships too; 'distinct' \
-                    drops repeated rows.
+                    Columns of key paths (through to-one relationships too), collection \
+                    operators on to-many ones (people.@count) and arithmetic, each named as \
+                    written; 'distinct' drops repeated rows.
                     """,
                 examples: [
                     "select FirstName, LastName, department.name from Person where age > 64 sort age:NO limit 3",
                     "select distinct department.name from Person where salary > 115000",
+                    "select name, people.@count, people.@avg.age, budget / 12 from Department",
                 ]),
             Statement(
                 words: ["sum", "min", "max", "avg"],
@@ -192,15 +195,19 @@ extension Help {
                     "Person where age > $n + 30",
                     "let d = first Department where name == \"Sales\"",
                     "insert Person { FirstName: \"Grace\", personID: 8, department: $d }",
+                    "count Person where department == $d",
                 ]),
         ]),
         ("Teaching and history", [
             Statement(
                 words: ["explain"],
                 usage: ["explain STATEMENT"],
-                summary: "how a statement runs: tokens, tree, SQL, bound values, the Swift call",
-                about: "Runs nothing: shows what the statement becomes, from the tokens to the SQL.",
-                examples: ["explain Person where age > 18 sort LastName:NO", "explain count Person where department.name == \"Sales\""]),
+                summary: "how any statement runs: what it does, the SQL that runs, bound values, the Swift call",
+                about: "Runs nothing: shows what the statement does and the very SQL it runs, with what is left to do in memory.",
+                examples: [
+                    "explain Person where age > 18 sort LastName:NO", "explain count Person where department.name == \"Sales\"",
+                    "explain update Person where age > 64 set active = NO", "explain sum salary of Person group by department.name",
+                ]),
             Statement(
                 words: ["history"],
                 usage: ["history [where PRED] [sort KEY[:YES|:NO],…] [limit N]", "count history [where PRED]"],

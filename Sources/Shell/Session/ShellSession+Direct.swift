@@ -7,6 +7,16 @@ extension ShellSession {
     /// the store; the session's live objects are refreshed afterwards.
     func runDirectUpdate(_ query: Query, assignments: [Assignment], output: OutputSink) throws {
         let (fetch, entity) = try directRequest(for: query, verb: "update")
+        var batch = BatchUpdateRequest(entityName: entity.name, predicate: fetch.predicate,
+                                       propertiesToUpdate: try directProperties(assignments, entity: entity))
+        batch.objectVariables = fetch.objectVariables
+        let result = try context.execute(batch)
+        ManagedObjectContext.mergeChanges(fromRemoteContextSave: result.changes, into: [context])
+        output.status("updated \(Self.count(result.count ?? 0, entity.name)) directly")
+    }
+
+    /// A direct update's assignments as batch values: attributes only.
+    func directProperties(_ assignments: [Assignment], entity: EntityDescription) throws -> [String: BatchValue] {
         var properties: [String: BatchValue] = [:]
         for assignment in assignments {
             let key = assignment.key
@@ -22,17 +32,16 @@ extension ShellSession {
             }
             properties[attribute.name] = .expression(try expression.substituting(variables: scalarVariables()))
         }
-        let result = try context.execute(BatchUpdateRequest(entityName: entity.name, predicate: fetch.predicate,
-                                                            propertiesToUpdate: properties))
-        ManagedObjectContext.mergeChanges(fromRemoteContextSave: result.changes, into: [context])
-        output.status("updated \(Self.count(result.count ?? 0, entity.name)) directly")
+        return properties
     }
 
     /// `delete Person where … direct`: a batch delete in the store, delete
     /// rules run in SQL.
     func runDirectDelete(_ query: Query, output: OutputSink) throws {
         let (fetch, entity) = try directRequest(for: query, verb: "delete")
-        let result = try context.execute(BatchDeleteRequest(entityName: entity.name, predicate: fetch.predicate))
+        var batch = BatchDeleteRequest(entityName: entity.name, predicate: fetch.predicate)
+        batch.objectVariables = fetch.objectVariables
+        let result = try context.execute(batch)
         ManagedObjectContext.mergeChanges(fromRemoteContextSave: result.changes, into: [context])
         var text = "deleted \(Self.count(result.count ?? 0, entity.name)) directly"
         let cascaded = result.changes.deleted.count - (result.count ?? 0)
@@ -40,7 +49,7 @@ extension ShellSession {
         output.status(text)
     }
 
-    private func directRequest(for query: Query, verb: String) throws -> (FetchRequest, EntityDescription) {
+    func directRequest(for query: Query, verb: String) throws -> (FetchRequest, EntityDescription) {
         if !query.sort.isEmpty || query.limit != nil || query.offset != nil {
             throw LocatedError("a direct \(verb) takes no sort, limit or offset", query.range)
         }

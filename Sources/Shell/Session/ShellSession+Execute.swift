@@ -104,7 +104,7 @@ extension ShellSession {
             variables[name.text] = variable
             output.status("\(name.text) = \(describe(variable))")
         case .expression(let expression):
-            if case .variable(let name) = expression.kind, case .objects(let objects, let entity)? = variables[name] {
+            if case .variable(let name) = expression.kind, case .objects(let objects, let entity, _)? = variables[name] {
                 try streamObjects(try liveObjects(objects, of: name, at: expression.range), columns: ObjectColumns(entity), output: output)
                 return
             }
@@ -125,17 +125,66 @@ extension ShellSession {
 
     // MARK: - Fetching
 
-    /// The predicate with `$variables` filled in and its keys checked
-    /// against the entity.
+    /// The predicate with scalar `$variables` filled in (those holding
+    /// objects stay, for the fetch request's `objectVariables`) and its
+    /// keys and comparisons checked against the entity.
     func resolve(_ predicate: Predicate?, entity: EntityDescription) throws -> Predicate? {
         guard var predicate else { return nil }
-        var scalars: [String: Value] = [:]
-        for (name, variable) in variables {
-            if case .value(let v) = variable { scalars[name] = v }
-        }
-        predicate = try predicate.substituting(variables: scalars)
+        predicate = try predicate.substituting(variables: scalarVariables(), keeping: objectVariableNames())
         try predicate.validateKeys(entity: entity.name, schema: model)
         return predicate
+    }
+
+    /// The names of the variables that hold objects.
+    func objectVariableNames() -> Set<String> {
+        Set(variables.compactMap { name, variable in
+            if case .objects = variable { return name }
+            return nil
+        })
+    }
+
+    /// The object variables `predicate` uses, for its fetch request: each
+    /// must still be in the context (and not deleted), `== $d` needs one
+    /// object (`first …`), and a relationship compares only with objects
+    /// of its destination.
+    func objectVariables(in predicate: Predicate, entity: EntityDescription) throws -> [String: ObjectVariable] {
+        var result: [String: ObjectVariable] = [:]
+        func visit(_ p: Predicate) throws {
+            switch p.kind {
+            case .constant: break
+            case .not(let inner): try visit(inner)
+            case .and(let parts), .or(let parts): for part in parts { try visit(part) }
+            case .comparison(let c):
+                for (side, other) in [(c.lhs, c.rhs), (c.rhs, c.lhs)] {
+                    guard case .variable(let name) = side.kind, case .objects(let objects, let held, let one)? = variables[name] else { continue }
+                    _ = try liveObjects(objects, of: name, at: side.range, relating: true)
+                    if !one, c.op == .equal || c.op == .notEqual {
+                        throw LocatedError(ShellDiagnostics.variableHoldsMany(name, count: objects.count, entity: held.name), side.range)
+                    }
+                    if let path = other.keyPathComponents, let relationship = relationship(at: path, from: entity),
+                       let destination = relationship.destination,
+                       !destination.selfAndDescendants.contains(where: { $0 === held }) && !held.selfAndDescendants.contains(where: { $0 === destination }) {
+                        throw LocatedError(ShellDiagnostics.wrongDestination(relationship.name, takes: destination.name, given: held.name), side.range)
+                    }
+                    let ids = objects.map(\.objectID)
+                    result[name] = one && ids.count == 1 ? .object(ids[0]) : .objects(ids)
+                }
+            }
+        }
+        try visit(predicate)
+        return result
+    }
+
+    /// The relationship a key path ends at, through to-one or to-many hops.
+    func relationship(at path: [String], from entity: EntityDescription) -> RelationshipDescription? {
+        var current = entity
+        for (i, key) in path.enumerated() {
+            guard let relationship = current.relationship(named: key) else { return nil }
+            if i == path.count - 1 { return relationship }
+            guard let next = relationship.destination else { return nil }
+            current = next
+        }
+        return nil
     }
 
     func checkSortKeys(_ keys: [SortKey], entity: EntityDescription) throws {
@@ -168,6 +217,7 @@ extension ShellSession {
         let entity = try self.entity(query.entity)
         var request = FetchRequest(entityName: entity.name)
         request.predicate = try resolve(query.predicate, entity: entity)
+        if let predicate = request.predicate { request.objectVariables = try objectVariables(in: predicate, entity: entity) }
         try checkSortKeys(query.sort, entity: entity)
         request.sortDescriptors = query.sort
         request.fetchLimit = query.limit ?? 0
@@ -254,7 +304,7 @@ extension ShellSession {
             if case .constant(.null) = expression.kind { return [] }
             if case .variable(let name) = expression.kind {
                 switch variables[name] {
-                case .objects(let objects, _)?:
+                case .objects(let objects, _, _)?:
                     return try liveObjects(objects, of: name, at: expression.range, relating: true)
                 case .value(.null)?:
                     return []
@@ -297,16 +347,16 @@ extension ShellSession {
             return .value(.int(Int64(try runHistory(query).rows.count)))
         case .query(let query):
             let (objects, entity) = try fetch(query)
-            return .objects(objects, entity: entity)
+            return .objects(objects, entity: entity, one: false)
         case .first(var query):
             query.limit = 1
             let (objects, entity) = try fetch(query)
-            return .objects(objects, entity: entity)
+            return .objects(objects, entity: entity, one: true)
         case .template(let fetch):
             var (request, entity) = try templateRequest(fetch)
             if request.resultType == .count { return .value(.int(Int64(try context.count(for: request)))) }
             request.resultType = .managedObject
-            return .objects(Array(try context.fetch(request)), entity: entity)
+            return .objects(Array(try context.fetch(request)), entity: entity, one: false)
         case .count(let query):
             return .value(.int(Int64(try count(query))))
         case .aggregate(let aggregate) where aggregate.groupBy.isEmpty:
@@ -324,7 +374,7 @@ extension ShellSession {
     func describe(_ variable: Variable) -> String {
         switch variable {
         case .value(let v): return ValueFormatter.text(v, nullText: "nil")
-        case .objects(let objects, let entity): return Self.count(objects.count, entity.name)
+        case .objects(let objects, let entity, _): return Self.count(objects.count, entity.name)
         }
     }
 

@@ -11,6 +11,15 @@ extension ShellSession {
         guard !context.hasChanges else {
             throw LocatedError(ShellDiagnostics.pendingChangesBlockSchema(), declaration.name.range)
         }
+        let (newModel, created, notes) = try declaredModel(declaration)
+        try replaceModel(with: newModel)
+        output.status((created ? "created entity \(declaration.name.text)" : "changed entity \(declaration.name.text)")
+                      + notes.map { "; \($0)" }.joined())
+    }
+
+    /// The model with the entity `declaration` declares added (`created`)
+    /// or replaced, and notes on what else changed.
+    func declaredModel(_ declaration: EntityDeclaration) throws -> (model: ManagedObjectModel, created: Bool, notes: [String]) {
         let copy = try ManagedObjectModel(archive: model.archived())
         var entities = copy.entities.filter { $0.name != declaration.name.text }
         let existing = copy.entity(named: declaration.name.text)
@@ -34,14 +43,12 @@ extension ShellSession {
         // Templates come along while their entity and keys still exist.
         for (name, request) in copy.fetchRequestTemplatesByName.sorted(by: { $0.key < $1.key }) {
             do {
-                try newModel.setFetchRequestTemplate(request, forName: name)
+                try newModel.setFetchRequestTemplate(request, forName: name, checkingComparisons: false)
             } catch {
                 notes.append("dropped fetch request template \(name)")
             }
         }
-        try replaceModel(with: newModel)
-        output.status((existing == nil ? "created entity \(entity.name)" : "changed entity \(entity.name)")
-                      + notes.map { "; \($0)" }.joined())
+        return (newModel, existing == nil, notes)
     }
 
     private func makeProperty(_ property: EntityDeclaration.Property, entity: String, entities: [EntityDescription],

@@ -22,6 +22,16 @@ extension ShellSession {
         return .null
     }
 
+    /// The attribute a key path through to-one relationships ends at.
+    func attribute(at path: [String], from entity: EntityDescription) -> AttributeDescription? {
+        var current = entity
+        for key in path.dropLast() {
+            guard let next = current.relationship(named: key)?.destination else { return nil }
+            current = next
+        }
+        return path.last.flatMap { current.attribute(named: $0) }
+    }
+
     func checkPath(_ path: [String], range: SourceRange, entity: EntityDescription) throws {
         var current = entity
         for (i, key) in path.enumerated() {
@@ -38,7 +48,8 @@ extension ShellSession {
     /// does), so it is used only when the context has none, and key paths
     /// must end at attributes (a to-one shows as its key value here).
     func canRunInSQL(_ paths: [[String]], entity: EntityDescription) -> Bool {
-        guard !context.hasChanges else { return false }
+        // An XML store answers no dictionary fetch: it is all in memory.
+        guard !context.hasChanges, coordinator.persistentStores.allSatisfy({ $0.storeType != .xml }) else { return false }
         for path in paths where !path.isEmpty {
             var current = entity
             for (i, key) in path.enumerated() {
@@ -54,72 +65,218 @@ extension ShellSession {
         return true
     }
 
-    /// `select [distinct] a, b.c from Entity …`, each row printed as it
-    /// is fetched.
+    /// How a select runs: one dictionary fetch in SQL (`dictionary`), or
+    /// a fetch of the objects (`objects`) with the columns evaluated on
+    /// each in memory, when the context has unsaved changes (the
+    /// dictionary fetch reads the saved store only, as Core Data's does)
+    /// or a column is something SQL cannot say with the evaluator's
+    /// meaning (a to-many without an operator, a to-one as a whole, a
+    /// decimal, a division by a key…). Both give the same rows.
+    struct SelectPlan {
+        let entity: EntityDescription
+        /// The columns' names and expressions, variables filled in.
+        let columns: [(name: String, expression: Expression)]
+        let objects: FetchRequest
+        let dictionary: FetchRequest?
+    }
+
+    /// With `inMemory`, the plan evaluates in memory whatever SQL could do
+    /// (the differential tests compare both).
+    func selectPlan(_ select: SelectQuery, inMemory: Bool = false) throws -> SelectPlan {
+        let (request, entity) = try self.request(for: select.query)
+        // In memory, DISTINCT comes before the window.
+        var objects = request
+        if select.distinct { (objects.fetchLimit, objects.fetchOffset) = (0, 0) }
+        var columns: [(name: String, expression: Expression)] = []
+        for column in select.columns {
+            let expression = try column.expression.substituting(variables: scalarVariables())
+            // The keys are checked as a predicate's are.
+            try Predicate(.comparison(Comparison(.direct, .equal, expression, .constant(.null))))
+                .validateKeys(entity: entity.name, schema: model, comparisons: false)
+            columns.append((column.name, expression))
+        }
+        return SelectPlan(entity: entity, columns: columns, objects: objects,
+                          dictionary: inMemory ? nil : dictionaryRequest(request, columns: columns, distinct: select.distinct, entity: entity))
+    }
+
+    /// The select as a dictionary fetch, when SQL can run it whole.
+    private func dictionaryRequest(_ request: FetchRequest, columns: [(name: String, expression: Expression)],
+                                   distinct: Bool, entity: EntityDescription) -> FetchRequest? {
+        guard !context.hasChanges else { return nil }
+        var request = request
+        request.resultType = .dictionary
+        request.returnsDistinctResults = distinct
+        var properties: [PropertyToFetch] = []
+        for column in columns {
+            if let path = column.expression.keyPathComponents {
+                // A key path shows an attribute's value; a to-one (its key
+                // value) and a to-many (a list) are shown from objects.
+                guard canRunInSQL([path], entity: entity) else { return nil }
+                var property = PropertyToFetch(keyPath: path.joined(separator: "."))
+                property.name = column.name
+                properties.append(property)
+            } else {
+                properties.append(PropertyToFetch(expression: column.expression, as: column.name))
+            }
+        }
+        request.propertiesToFetch = properties
+        // Planning is cheap and names what SQL cannot compute.
+        guard (try? context.explain(request)) != nil else { return nil }
+        return request
+    }
+
+    /// `select [distinct] a, b.c, people.@count, age * 2 from Entity …`,
+    /// each row printed as it is fetched when SQL runs it whole.
     func runSelect(_ select: SelectQuery, output: OutputSink) throws {
-        let entity = try self.entity(select.query.entity)
-        for keyPath in select.keyPaths { try checkPath(keyPath.path, range: keyPath.range, entity: entity) }
-        let columns = select.keyPaths.map { $0.path.joined(separator: ".") }
-        if canRunInSQL(select.keyPaths.map(\.path), entity: entity) {
-            var (request, _) = try self.request(for: select.query)
-            request.resultType = .dictionary
-            request.propertiesToFetch = select.keyPaths.map { PropertyToFetch(keyPath: $0.path.joined(separator: ".")) }
-            request.returnsDistinctResults = select.distinct
+        let plan = try selectPlan(select)
+        let columns = plan.columns.map(\.name)
+        if let dictionary = plan.dictionary {
             try streamResult(columns: columns, output: output) { stream in
-                try context.fetchRows(request) { row in try stream.add(row.map { .value($0) }) }
+                try context.fetchRows(dictionary) { row in try stream.add(row.map { .value($0) }) }
             }
             return
         }
-        let (objects, _) = try fetch(select.query)
-        for keyPath in select.keyPaths { try checkPath(keyPath.path, range: keyPath.range, entity: entity) }
-        var seen: Set<[Value]> = []
+        let rows = try rowsInMemory(select, plan: plan)
         try streamResult(columns: columns, output: output) { stream in
-            for object in objects {
-                let values = select.keyPaths.map { pathValue(object, $0.path) }
-                if select.distinct && !seen.insert(values).inserted { continue }
-                try stream.add(values.map { .value($0) })
-            }
+            for row in rows { try stream.add(row) }
         }
     }
 
-    /// `sum salary of Person where … group by department.name having sum > 10`.
-    func runAggregate(_ aggregate: AggregateQuery) throws -> ResultSet {
-        let entity = try self.entity(aggregate.query.entity)
+    /// The select's whole result (for tests and `let`), by SQL or, with
+    /// `inMemory`, by the evaluator.
+    func runSelect(_ select: SelectQuery, inMemory: Bool = false) throws -> ResultSet {
+        let plan = try selectPlan(select, inMemory: inMemory)
+        if let dictionary = plan.dictionary {
+            let (_, rows) = try context.fetchRows(dictionary)
+            return ResultSet(columns: plan.columns.map(\.name), rows: rows.map { $0.map { .value($0) } })
+        }
+        return ResultSet(columns: plan.columns.map(\.name), rows: try rowsInMemory(select, plan: plan))
+    }
+
+    /// The select's rows from its objects, the columns evaluated on each.
+    private func rowsInMemory(_ select: SelectQuery, plan: SelectPlan) throws -> [[Cell]] {
+        let objects = try context.fetch(plan.objects)
+        var rows: [[Cell]] = []
+        var seen: Set<[Cell]> = []
+        let evaluator = Evaluator()
+        for object in objects {
+            try StatementInterrupt.check()
+            let row = try plan.columns.map { try cell(evaluator.evaluate($0.expression, on: .object(object)), path: $0.expression.keyPathComponents, of: plan.entity) }
+            if select.distinct && !seen.insert(row).inserted { continue }
+            rows.append(row)
+        }
+        // SELECT DISTINCT without a sort orders by the columns.
+        if select.distinct {
+            if select.query.sort.isEmpty { rows.sort(by: Self.ascending) }
+            rows = Array(rows.dropFirst(select.query.offset ?? 0).prefix(select.query.limit ?? rows.count))
+        }
+        return rows
+    }
+
+    /// A column's value as shown: an object (a to-one) as its key value,
+    /// a collection (a to-many) as a list of them.
+    func cell(_ operand: Operand, path: [String]?, of entity: EntityDescription) -> Cell {
+        let via = path.flatMap { self.relationship(at: $0, from: entity) }
+        func value(_ operand: Operand) -> Value {
+            switch operand {
+            case .value(let v): return v
+            case .object(let object as ManagedObject): return keyValue(object, via: via)
+            case .object, .collection: return .null
+            }
+        }
+        if case .collection(let items) = operand { return .list(items.map(value)) }
+        return .value(value(operand))
+    }
+
+    /// Rows in ascending order of their cells, first to last.
+    static func ascending(_ a: [Cell], _ b: [Cell]) -> Bool {
+        for (x, y) in zip(a, b) {
+            guard case .value(let l) = x, case .value(let r) = y else { continue }
+            let c = ValueOrdering.compare(l, r)
+            if c != 0 { return c < 0 }
+        }
+        return false
+    }
+
+    /// How an aggregate runs: one dictionary fetch in SQL (`dictionary`),
+    /// or the objects fetched (`objects`, unwindowed) and grouped in
+    /// memory. Its result columns are the group keys, then the aggregate
+    /// (`name`); `sort` orders them by column.
+    struct AggregatePlan {
+        let entity: EntityDescription
+        let name: String
+        let objects: FetchRequest
+        let dictionary: FetchRequest?
+        let sort: [(column: Int, ascending: Bool)]
+    }
+
+    func aggregatePlan(_ aggregate: AggregateQuery, inMemory: Bool = false) throws -> AggregatePlan {
+        var query = aggregate.query
+        // Sort keys name result columns: the aggregate by its function
+        // (`sort count:NO`, `sort sum`), or a group key.
+        let sortKeys = query.sort
+        query.sort = []
+        let (request, entity) = try self.request(for: query)
         if !aggregate.keyPath.isEmpty {
             try checkPath(aggregate.keyPath, range: aggregate.keyRange, entity: entity)
         }
         for key in aggregate.groupBy { try checkPath(key.path, range: key.range, entity: entity) }
         let name = aggregate.keyPath.isEmpty ? aggregate.function.rawValue : "\(aggregate.function.rawValue)(\(aggregate.keyPath.joined(separator: ".")))"
-        if canRunInSQL([aggregate.keyPath] + aggregate.groupBy.map(\.path), entity: entity) {
-            var (request, _) = try self.request(for: aggregate.query)
-            guard let function: PropertyToFetch.Function = aggregate.function == .avg ? .average
-                : PropertyToFetch.Function(rawValue: aggregate.function.rawValue) else {
+        let groups = aggregate.groupBy.map { $0.path.joined(separator: ".") }
+        var sort: [(column: Int, ascending: Bool)] = []
+        for key in sortKeys {
+            if key.keyPath.count == 1, key.keyPath[0].lowercased() == aggregate.function.rawValue || key.keyPath[0] == name {
+                sort.append((groups.count, key.ascending))
+            } else if let index = groups.firstIndex(of: key.key) {
+                sort.append((index, key.ascending))
+            } else {
+                throw LocatedError(ShellDiagnostics.aggregateSortKey(key.key, function: aggregate.function.rawValue, groups: groups), key.range)
+            }
+        }
+        var objects = request
+        (objects.fetchLimit, objects.fetchOffset) = (0, 0)
+        var dictionary: FetchRequest?
+        if !inMemory, canRunInSQL([aggregate.keyPath] + aggregate.groupBy.map(\.path), entity: entity) {
+            let function: PropertyToFetch.Function? = aggregate.function == .avg ? .average : PropertyToFetch.Function(rawValue: aggregate.function.rawValue)
+            guard let function else {
                 throw LocatedError(ShellDiagnostics.unknownAggregate(aggregate.function.rawValue), aggregate.query.range)
             }
-            request.resultType = .dictionary
-            let groups = aggregate.groupBy.map { $0.path.joined(separator: ".") }
-            request.propertiesToFetch = groups.map { PropertyToFetch(keyPath: $0) }
+            var fetch = request
+            fetch.resultType = .dictionary
+            fetch.propertiesToFetch = groups.map { PropertyToFetch(keyPath: $0) }
                 + [PropertyToFetch(function, of: aggregate.keyPath.joined(separator: "."), as: name)]
-            request.propertiesToGroupBy = groups.isEmpty ? nil : groups
-            if request.sortDescriptors.isEmpty {
-                request.sortDescriptors = aggregate.groupBy.map { SortKey(keyPath: $0.path, ascending: true) }
+            fetch.propertiesToGroupBy = groups.isEmpty ? nil : groups
+            fetch.sortDescriptors = sort.map { column, ascending in
+                SortKey(keyPath: column == groups.count ? [name] : aggregate.groupBy[column].path, ascending: ascending)
             }
             if let having = aggregate.having {
                 // `having sum > 10` names the aggregate by its function.
-                request.havingPredicate = try renamingKey(aggregate.function.rawValue, to: name, in: having.substituting(variables: scalarVariables()))
+                fetch.havingPredicate = try renamingKey(aggregate.function.rawValue, to: name, in: having.substituting(variables: scalarVariables()))
             }
+            dictionary = fetch
+        }
+        return AggregatePlan(entity: entity, name: name, objects: objects, dictionary: dictionary, sort: sort)
+    }
+
+    /// `sum salary of Person where … group by department.name having sum > 10
+    /// sort sum:NO limit 3`.
+    func runAggregate(_ aggregate: AggregateQuery, inMemory: Bool = false) throws -> ResultSet {
+        let plan = try aggregatePlan(aggregate, inMemory: inMemory)
+        let name = plan.name
+        if let dictionary = plan.dictionary {
             do {
-                let (columns, rows) = try context.fetchRows(request)
+                let (columns, rows) = try context.fetchRows(dictionary)
                 return ResultSet(columns: columns, rows: rows.map { $0.map { .value($0) } })
             } catch let error as StoreError where error.kind == .sqlite && error.message.contains("integer overflow") {
                 // SQLite's SUM stops at Int64; the sum below goes on as a
                 // double, as a sum in memory does.
             }
         }
-        var query = aggregate.query
-        let limit = query.limit
-        query.limit = nil
-        let (objects, _) = try fetch(query)
+        let objects = try context.fetch(plan.objects)
+        // A sum of a floating-point attribute is a double, as in SQL, even
+        // of nothing.
+        let type = attribute(at: aggregate.keyPath, from: plan.entity)?.type
+        let floating = type == .double || type == .float
         var groups: [[Value]: [ManagedObject]] = [:]
         var order: [[Value]] = []
         for object in objects {
@@ -132,7 +289,8 @@ extension ShellSession {
         for key in order {
             let members = groups[key] ?? []
             let values = aggregate.keyPath.isEmpty ? [] : members.map { pathValue($0, aggregate.keyPath) }.filter { !$0.isNull }
-            let result = Self.aggregate(aggregate.function, values, count: aggregate.keyPath.isEmpty ? members.count : values.count)
+            let result = Self.aggregate(aggregate.function, values, count: aggregate.keyPath.isEmpty ? members.count : values.count,
+                                        floating: floating)
             if let having = aggregate.having {
                 // `name` is the function's own name for `count of Person`.
                 var entries: [String: Value] = [aggregate.function.rawValue: result]
@@ -146,17 +304,18 @@ extension ShellSession {
             }
             rows.append(key.map { .value($0) } + [.value(result)])
         }
-        if !aggregate.groupBy.isEmpty {
+        // As SQL orders them: by the sort keys, then by every column.
+        if !aggregate.groupBy.isEmpty || !plan.sort.isEmpty {
             rows.sort { a, b in
-                for (x, y) in zip(a, b) {
-                    guard case .value(let l) = x, case .value(let r) = y else { continue }
+                for (column, ascending) in plan.sort {
+                    guard case .value(let l) = a[column], case .value(let r) = b[column] else { continue }
                     let c = ValueOrdering.compare(l, r)
-                    if c != 0 { return c < 0 }
+                    if c != 0 { return ascending ? c < 0 : c > 0 }
                 }
-                return false
+                return Self.ascending(a, b)
             }
         }
-        if let limit { rows = Array(rows.prefix(limit)) }
+        if let limit = aggregate.query.limit { rows = Array(rows.prefix(limit)) }
         return ResultSet(columns: aggregate.groupBy.map { $0.path.joined(separator: ".") } + [name], rows: rows)
     }
 
@@ -197,12 +356,12 @@ extension ShellSession {
 
     /// sum of integers stays an integer; avg is a double; min/max keep the
     /// values' type; count counts non-nil values (or objects).
-    static func aggregate(_ function: AggregateQuery.PropertyFunction, _ values: [Value], count: Int) -> Value {
+    static func aggregate(_ function: AggregateQuery.PropertyFunction, _ values: [Value], count: Int, floating: Bool = false) -> Value {
         switch function {
         case .count:
             return .int(Int64(count))
         case .sum:
-            if values.allSatisfy({ if case .int = $0 { return true }; return false }) {
+            if !floating, values.allSatisfy({ if case .int = $0 { return true }; return false }) {
                 var total: Int64 = 0
                 for case .int(let i) in values {
                     let (sum, overflow) = total.addingReportingOverflow(i)

@@ -54,7 +54,8 @@ public final class ShellSession: ShellSessionProtocol {
 
     enum Variable {
         case value(Value)
-        case objects([ManagedObject], entity: EntityDescription)
+        /// Objects of a query, or the one object of `first …` (`one`).
+        case objects([ManagedObject], entity: EntityDescription, one: Bool)
     }
 
     /// Opens `storePath` (a SQLite file, an XML store when it ends in
@@ -215,6 +216,13 @@ public final class ShellSession: ShellSessionProtocol {
         // A statement that changes objects is one undo group; when it
         // fails half-way (the 600th update does not fit), its changes are
         // undone, so it either happens whole or not at all.
+        // Warnings (a LIKE pattern with %) go to standard error; the
+        // statement runs.
+        for predicate in statement.statement.predicates {
+            for warning in predicate.warnings {
+                report(warning.message, range: warning.range, source: source, fileName: fileName, output: output, severity: "warning")
+            }
+        }
         let atomic = statement.statement.changesObjects
         if atomic { undoManager.beginUndoGrouping() }
         do {
@@ -244,8 +252,10 @@ public final class ShellSession: ShellSessionProtocol {
         }
     }
 
-    func report(_ message: String, range: SourceRange, source: String, fileName: String?, output: OutputSink) {
-        output.error(DiagnosticRenderer.render(message: message, range: range, source: source, fileName: fileName) + "\n")
+    func report(_ message: String, range: SourceRange, source: String, fileName: String?, output: OutputSink,
+                severity: String = "error") {
+        output.error(DiagnosticRenderer.render(message: message, range: range, source: source, fileName: fileName,
+                                               severity: severity) + "\n")
     }
 
     // MARK: - Model changes

@@ -1,0 +1,123 @@
+import Foundation
+import Predicates
+import struct Predicates.Predicate
+import struct Predicates.Expression
+
+// Arithmetic and collection operators as SQL operands.
+extension SQLTranslator {
+    /// `a + b - c …`: the left-deep chain the parser builds from flat text,
+    /// written flat as SQLite reads it back (left to right, in one level of
+    /// its parser stack however long the chain); an operand of another
+    /// precedence in parentheses.
+    mutating func arithmetic(_ expression: Expression, top: ArithmeticOperator, in scope: Scope) throws -> Operand {
+        func group(_ op: ArithmeticOperator) throws -> Int {
+            switch op {
+            case .add, .subtract: return 0
+            case .multiply: return 1
+            case .divide: return 2
+            case .power: throw Untranslatable(reason: "\(op.rawValue) is evaluated in memory")
+            }
+        }
+        let level = try group(top)
+        if level == 2 { return try division(expression, in: scope) }
+        var links: [(ArithmeticOperator, Expression)] = []
+        var first = expression
+        while case .binary(let op, let l, let r) = first.kind, try group(op) == level {
+            links.append((op, r))
+            first = l
+        }
+        let left = try operand(first, in: scope)
+        guard left.category == .number else { throw Untranslatable(reason: "arithmetic on non-numbers") }
+        var sql = "(" + left.sql
+        for (op, r) in links.reversed() {
+            let right = try operand(r, in: scope)
+            guard right.category == .number else { throw Untranslatable(reason: "arithmetic on non-numbers") }
+            sql += " \(op.rawValue) " + right.sql
+        }
+        sql += ")"
+        return Operand(sql: sql, category: .number)
+    }
+
+    /// `x / c` by a constant that is not zero, as the evaluator divides:
+    /// exactly when both are integers and `c` divides `x` (an integer),
+    /// else in doubles. Division by anything else (zero is an error in the
+    /// evaluator, nil in SQLite) is evaluated in memory.
+    mutating func division(_ expression: Expression, in scope: Scope) throws -> Operand {
+        // Decimals divide exactly in the evaluator: not here.
+        func isIntegerOrDouble(_ value: Value) -> Bool {
+            if case .int = value { return true }
+            if case .double = value { return true }
+            return false
+        }
+        guard case .binary(.divide, let dividend, let divisor) = expression.kind, case .constant(let constant) = divisor.kind,
+              isIntegerOrDouble(constant), let n = constant.numericValue, n != 0, n.isFinite else {
+            throw Untranslatable(reason: "/ by anything but a constant other than zero is evaluated in memory")
+        }
+        let x = try operand(dividend, in: scope)
+        guard x.category == .number else { throw Untranslatable(reason: "arithmetic on non-numbers") }
+        let c = bind(constant)
+        let sql = "(CASE WHEN typeof(\(x.sql)) = 'integer' AND \(x.sql) % \(c) != 0 THEN CAST(\(x.sql) AS REAL) / \(c) ELSE \(x.sql) / \(c) END)"
+        return Operand(sql: sql, category: .number)
+    }
+
+    /// `rel.@count`, `rel.@sum.key`..., and `SUBQUERY(...).@count`, as
+    /// correlated subqueries.
+    mutating func collection(_ op: CollectionOperator, base: Expression, key: [String], in scope: Scope) throws -> Operand {
+        if case .subquery(let collection, let variable, let predicate) = base.kind {
+            // `$p.department.people` inside an outer SUBQUERY reads through
+            // the outer variable's row.
+            var collectionPath = collection.keyPathComponents
+            if collectionPath == nil, case .member(let memberBase, let rest) = collection.kind,
+               case .variable(let name) = memberBase.kind, scope.variables[name] != nil {
+                collectionPath = [name] + rest
+            }
+            guard op == .count, key.isEmpty, let path = collectionPath,
+                  let split = try toManySplit(path, in: scope), split.rest.isEmpty else {
+                throw Untranslatable(reason: "SUBQUERY form")
+            }
+            let to = try toManyFrom(split.prefix, relationship: split.relationship, owner: split.owner, in: scope)
+            let (from, correlation, inner) = (to.from, to.correlation, to.scope)
+            inner.variables[variable] = inner
+            let condition = try self.condition(for: predicate, in: inner)
+            let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
+            return Operand(sql: "(SELECT COUNT(*) FROM \(from)\(joins) WHERE \(correlation) AND \(condition))", category: .number)
+        }
+        guard let path = base.keyPathComponents, let split = try toManySplit(path, in: scope), split.rest.isEmpty else {
+            throw Untranslatable(reason: "collection operator on a non-relationship")
+        }
+        let to = try toManyFrom(split.prefix, relationship: split.relationship, owner: split.owner, in: scope)
+        let (from, correlation, inner) = (to.from, to.correlation, to.scope)
+        let function: String
+        var category = Category.number
+        var column = "*"
+        switch op {
+        case .count:
+            guard key.isEmpty else { throw Untranslatable(reason: "@count with a key") }
+            function = "COUNT"
+        case .sum, .avg, .min, .max:
+            guard !key.isEmpty, case .attribute(let sql, let type) = try resolve(key, in: inner),
+                  Self.category(of: type) == .number || (type == .date && (op == .min || op == .max)) else {
+                throw Untranslatable(reason: "aggregate of a non-number")
+            }
+            // SQLite's SUM stops with an error on a 64-bit overflow and AVG
+            // adds in doubles; the evaluator goes on in doubles after an
+            // overflow and adds integers exactly.
+            if type == .integer64 && (op == .sum || op == .avg) {
+                throw Untranslatable(reason: "@\(op.rawValue) of a 64-bit integer is evaluated in memory")
+            }
+            if type == .decimal { throw Untranslatable(reason: "decimal attributes aggregate exactly only in memory") }
+            if type == .date { category = .date }
+            column = sql
+            function = op == .sum ? "TOTAL" : op.rawValue.uppercased()
+        default:
+            throw Untranslatable(reason: "@\(op.rawValue) is evaluated in memory")
+        }
+        let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
+        var sql = "(SELECT \(function)(\(column)) FROM \(from)\(joins) WHERE \(correlation))"
+        if op == .sum {
+            // TOTAL is a float; keep integer sums integral as the evaluator does.
+            sql = "(SELECT COALESCE(SUM(\(column)), 0) FROM \(from)\(joins) WHERE \(correlation))"
+        }
+        return Operand(sql: sql, category: category)
+    }
+}
