@@ -52,32 +52,15 @@ enum TextDiff {
     }
 }
 
-/// The Swift example of Samples/ compiles (it is a target) and prints its
-/// recorded output.
+/// The Swift examples of Samples/ compile (they are targets) and print
+/// their recorded output.
 @Suite struct SwiftExampleTests {
-    @Test func mailExampleImportsThenSplitsLetters() throws {
-        let binary = MRQBinary.packageRoot.appendingPathComponent(".build/debug/mail-example").path
-        try #require(FileManager.default.isExecutableFile(atPath: binary), "mail-example is not built: run `swift build --build-tests`")
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: binary)
-        process.arguments = [MRQBinary.packageRoot.appendingPathComponent("Samples").path]
-        let output = Pipe()
-        process.standardOutput = output
-        try process.run()
-        let data = output.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0)
-        let expected = try String(contentsOf: MRQBinary.packageRoot.appendingPathComponent("Samples/MailExample/output.txt"), encoding: .utf8)
-        #expect(String(decoding: data, as: UTF8.self) == expected)
-    }
-
-    /// The server example: the `.server` setup, async saves in top-level
-    /// code, parallel readers, and a completion handler, all while the main
-    /// thread is blocked (with the app setup it would hang: a minute's
-    /// timeout turns that into a failure).
-    @Test func serverExampleRunsWithItsMainThreadBlocked() throws {
-        let binary = MRQBinary.packageRoot.appendingPathComponent(".build/debug/server-example").path
-        try #require(FileManager.default.isExecutableFile(atPath: binary), "server-example is not built: run `swift build --build-tests`")
+    /// Runs the built example `product` on Samples/ (stopped after a
+    /// minute: a hang is a failure) and compares what it prints with
+    /// `Samples/<folder>/output.txt`.
+    func expectRecordedOutput(of product: String, in folder: String) throws {
+        let binary = MRQBinary.packageRoot.appendingPathComponent(".build/debug/\(product)").path
+        try #require(FileManager.default.isExecutableFile(atPath: binary), "\(product) is not built: run `swift build --build-tests`")
         let process = Process()
         process.executableURL = URL(fileURLWithPath: binary)
         process.arguments = [MRQBinary.packageRoot.appendingPathComponent("Samples").path]
@@ -90,7 +73,18 @@ enum TextDiff {
         process.waitUntilExit()
         timeout.cancel()
         #expect(process.terminationReason == .exit && process.terminationStatus == 0)
-        let expected = try String(contentsOf: MRQBinary.packageRoot.appendingPathComponent("Samples/ServerExample/output.txt"), encoding: .utf8)
+        let expected = try String(contentsOf: MRQBinary.packageRoot.appendingPathComponent("Samples/\(folder)/output.txt"), encoding: .utf8)
         #expect(String(decoding: data, as: UTF8.self) == expected)
+    }
+
+    @Test func mailExampleImportsThenSplitsLetters() throws {
+        try expectRecordedOutput(of: "mail-example", in: "MailExample")
+    }
+
+    /// The server example: the `.server` setup, async saves in top-level
+    /// code, parallel readers, and a completion handler, all while the main
+    /// thread is blocked (with the app setup it would hang).
+    @Test func serverExampleRunsWithItsMainThreadBlocked() throws {
+        try expectRecordedOutput(of: "server-example", in: "ServerExample")
     }
 }
