@@ -43,10 +43,11 @@ open class ManagedObject: CustomStringConvertible {
     }
 
     /// Whether a write needs no word to the context: the object is in its
-    /// change set already, and nothing (undo, observers) wants each change.
+    /// change set already, and nothing (undo, observers) wants each change,
+    /// or it was made since its context began undoing changes as one action.
     var changeIsOnRecord: Bool {
         guard changeOrder != 0, state != .clean, let hearing else { return false }
-        return !hearing.everyChange
+        return !hearing.everyChange || objectID.primaryKey < hearing.bornBelow
     }
 
     /// Attribute values in `entity.attributes` order.

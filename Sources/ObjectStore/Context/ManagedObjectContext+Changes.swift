@@ -16,8 +16,10 @@ extension ManagedObjectContext {
     }
 
     func didChange(_ object: ManagedObject, attribute index: Int, from old: Value) {
+        bulkUndo?.record(object, attribute: index, was: old)
         if object.state == .clean { object.state = .updated }
         markChanged(object)
+        guard bulkUndo == nil else { return }
         registerUndo(on: object) { _ in object.setAttribute(at: index, to: old) }
     }
 
@@ -65,6 +67,7 @@ extension ManagedObjectContext {
     }
 
     private func touch(_ object: ManagedObject, relationship index: Int) {
+        bulkUndo?.record(object)
         if object.state == .clean { object.state = .updated }
         markChanged(object)
         // The contents to restore on rollback; an inserted object has none
@@ -82,6 +85,7 @@ extension ManagedObjectContext {
         guard case .toOne(let old) = object.relationshipSlots[index], old != id else { return }
         touch(object, relationship: index)
         object.relationshipSlots[index] = .toOne(id)
+        guard bulkUndo == nil else { return }
         registerUndo(on: object) { context in
             let old = old.map(context.currentID)
             guard old.map(context.stillExists) ?? true else { return }
@@ -91,9 +95,10 @@ extension ManagedObjectContext {
 
     func primitiveAdd(_ object: ManagedObject, _ index: Int, _ id: ObjectID, at position: Int?) {
         var ids = toManyIDs(object, relationship: index)
-        if position == nil, object.state == .inserted, undoManager == nil {
+        if position == nil, object.state == .inserted, undoManager == nil || bulkUndo?.isMade(object) == true {
             // An inserted object keeps no committed contents and nothing
-            // records the add: one insert both checks and adds.
+            // records the add (or undo takes the object out whole): one
+            // insert both checks and adds.
             object.relationshipSlots[index] = .toManyFault  // see below
             let added = ids.insert(id)
             object.relationshipSlots[index] = .toMany(ids)
@@ -107,6 +112,7 @@ extension ManagedObjectContext {
         object.relationshipSlots[index] = .toManyFault
         if let position { ids.insert(id, at: position) } else { ids.insert(id) }
         object.relationshipSlots[index] = .toMany(ids)
+        guard bulkUndo == nil else { return }
         registerUndo(on: object) { $0.primitiveRemove(object, index, $0.currentID(id)) }
     }
 
@@ -117,6 +123,7 @@ extension ManagedObjectContext {
         object.relationshipSlots[index] = .toManyFault  // see primitiveAdd
         ids.remove(id)
         object.relationshipSlots[index] = .toMany(ids)
+        guard bulkUndo == nil else { return }
         registerUndo(on: object) { context in
             let id = context.currentID(id)
             guard context.stillExists(id) else { return }
@@ -208,10 +215,11 @@ extension ManagedObjectContext {
         guard object.state != .deleted else { return }
         object.willAccessValues()
         object.prepareForDeletion()
+        bulkUndo?.record(object)
         let previous = object.state
         object.state = .deleted
         markChanged(object)
-        registerUndo(on: object) { $0.undoDelete(object, previous: previous) }
+        if bulkUndo == nil { registerUndo(on: object) { $0.undoDelete(object, previous: previous) } }
         for (index, relationship) in object.entity.relationships.enumerated() where !relationship.isTransient {
             switch relationship.deleteRule {
             case .deny, .noAction:
@@ -242,6 +250,7 @@ extension ManagedObjectContext {
         registered[object.objectID] = nil
         changed.remove(object)
         committedToMany[ObjectIdentifier(object)] = nil
+        guard bulkUndo == nil else { return }
         registerUndo(on: object) { context in
             context.registered[object.objectID] = object
             context.renameSavedIDs(inRelationshipsOf: object)

@@ -17,7 +17,7 @@ extension ManagedObjectContext {
         changed.removeAll()
         committedToMany.removeAll()
         undoManager?.removeAllActions()
-        renamedIDs = [:]
+        renamedIDs = PermanentIDs()
         processPendingChanges()
     }
 

@@ -19,6 +19,25 @@ extension ManagedObjectContext {
         try saveLevel(upToStore: false, finishers: &finishers)
     }
 
+    /// Saves as `save()` does, calling `progress` as the store writes the
+    /// objects, with how many are written and how many there are in all
+    /// (every few hundred, and at the end). Throw from `progress` to stop:
+    /// the save then fails as any failed save does, with nothing written
+    /// and the context as it was. A child context writes no store:
+    /// `progress` is not called.
+    ///
+    /// ```swift
+    /// try context.save { written, total in
+    ///     print("\(written) / \(total)")
+    ///     try checkForCancel()
+    /// }
+    /// ```
+    public func save(progress: @escaping (_ written: Int, _ total: Int) throws -> Void) throws {
+        saveProgress = progress
+        defer { saveProgress = nil }
+        try save()
+    }
+
     /// Saves this context, then each parent up to the store, as one save:
     /// if any level fails (a validation, a conflict, a constraint, the
     /// disk), every context of the chain is left exactly as it was, so
@@ -190,6 +209,14 @@ extension ManagedObjectContext {
         // would have to commit between two of them to need another.
         var rounds = 0
         while true {
+            if let saveProgress {
+                let total = changes.objectCount
+                var written = 0
+                changes.progress = { rows in
+                    written += rows
+                    try saveProgress(written, total)
+                }
+            }
             do {
                 return (try coordinator.save(changes), changes)
             } catch let conflict as StoreConflictError {
@@ -489,10 +516,10 @@ extension ManagedObjectContext {
     }
 
     /// Keeps what each temporary ID became while undo can still name it
-    /// (see `currentID`).
+    /// (see `currentID`): the save's own table, not a copy of every pair.
     func rememberRenames(_ permanentIDs: PermanentIDs) {
         guard undoManager != nil else { return }
-        for (temporary, permanent) in permanentIDs { renamedIDs[temporary] = permanent }
+        renamedIDs.append(permanentIDs)
     }
 
     /// The ID `id` stands for now: an undo action registered before a save

@@ -37,12 +37,16 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     @exclusivity(unchecked) public var undoManager: UndoManager? {
         didSet {
             hearing.update(self)
-            renamedIDs = [:]
+            renamedIDs = PermanentIDs()
         }
     }
+    /// Hears how far the save under way has written (`save(progress:)`).
+    var saveProgress: ((Int, Int) throws -> Void)?
+    /// What `undoingAsOneAction` records while it runs.
+    @exclusivity(unchecked) var bulkUndo: BulkUndoRecording?
     /// Temporary IDs and the permanent ones saves gave them, kept while an
     /// undo manager may name them (see `currentID`).
-    var renamedIDs: [ObjectID: ObjectID] = [:]
+    var renamedIDs = PermanentIDs()
     /// Shared with this context's objects: see `ManagedObject.hearing`.
     let hearing = ChangeHearing()
     /// Whether saves of the parent are merged into this context.
@@ -191,6 +195,20 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         return (inserted, updated, deleted, hooked)
     }
 
+    /// How many objects a save would write now: the inserted, the updated
+    /// with changes left, and the deleted. One pass, nothing built.
+    public var changeCount: Int {
+        var count = 0
+        changed.forEach { object in
+            switch object.state {
+            case .inserted, .deleted: count += 1
+            case .updated: if object.hasChanges { count += 1 }
+            case .clean: break
+            }
+        }
+        return count
+    }
+
     /// Whether anything is inserted, deleted or changed.
     public var hasChanges: Bool {
         changed.contains { $0.hasChanges }
@@ -211,12 +229,13 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         precondition(!object.entity.isAbstract, "cannot insert an object of abstract entity \(object.entity.name)")
         if let owner = object.managedObjectContext, owner === self { return }
         precondition(object.managedObjectContext == nil, "the object belongs to another context")
+        bulkUndo?.recordInsert(object)
         object.setContext(self)
         object.state = .inserted
         registered[object.objectID] = object
         renameSavedIDs(inRelationshipsOf: object)
         markChanged(object)
-        undoManager?.registerUndo { [weak self, object] in self?.undoInsert(object) }
+        if bulkUndo == nil { undoManager?.registerUndo { [weak self, object] in self?.undoInsert(object) } }
         if !object.hasAwokenFromInsert {
             object.hasAwokenFromInsert = true
             object.awakeFromInsert()
@@ -560,6 +579,11 @@ struct ChangeSet {
 /// its changes.
 final class ChangeHearing: @unchecked Sendable {
     @exclusivity(unchecked) private(set) var everyChange = false
+    /// While changes are undone as one action, objects whose (temporary)
+    /// primary key is below this were made meanwhile: undoing takes them
+    /// out whole, so none of their changes needs a word. `Int64.min`
+    /// otherwise.
+    @exclusivity(unchecked) var bornBelow = Int64.min
 
     func update(_ context: ManagedObjectContext) {
         everyChange = context.undoManager != nil || !context.changeTracker.observers.isEmpty

@@ -43,6 +43,12 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         return ObjectID(entity: entity, primaryKey: -n, store: .none)
     }
 
+    /// Every temporary ID made from now on has a primary key below this
+    /// one (see `ManagedObjectContext.undoingAsOneAction`).
+    static var nextTemporaryCeiling: Int64 {
+        -temporaryCounter.load(ordering: .relaxed)
+    }
+
     public var isTemporaryID: Bool { primaryKey < 0 }
 
     public static func == (a: ObjectID, b: ObjectID) -> Bool {

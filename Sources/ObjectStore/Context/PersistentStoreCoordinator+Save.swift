@@ -68,7 +68,9 @@ extension PersistentStoreCoordinator {
         var order: [String] = []
         func add(_ store: any StoreBackend, _ edit: (inout StoreChanges) -> Void) {
             if parts[store.identifier] == nil {
-                parts[store.identifier] = (store, StoreChanges())
+                var part = StoreChanges()
+                part.progress = changes.progress
+                parts[store.identifier] = (store, part)
                 order.append(store.identifier)
             }
             edit(&parts[store.identifier]!.1)

@@ -17,7 +17,7 @@ final class SaveCheckpoint {
         let object: ManagedObject
         let objectID: ObjectID
         let state: ManagedObject.State
-        let values: [Value]
+        var values: [Value]
         let slots: [RelationshipSlot]
         let committed: Snapshot?
         let version: Int64
@@ -39,6 +39,9 @@ final class SaveCheckpoint {
 
     var isEmpty: Bool { saved.isEmpty }
 
+    /// The recorded objects, in the order recorded.
+    var objects: [ManagedObject] { saved.map(\.object) }
+
     /// Records `object` as it is now, once: the first record is the one
     /// `restore` goes back to.
     func record(_ object: ManagedObject) {
@@ -51,6 +54,14 @@ final class SaveCheckpoint {
             wasChanged: object.changeOrder != 0, wasRegistered: registered === object,
             hadContext: object.managedObjectContext === context,
             committedToMany: context.committedToMany[ObjectIdentifier(object)]))
+    }
+
+    /// Records `object` as it was before its attribute at `index`, which
+    /// was `old`, changed, once.
+    func record(_ object: ManagedObject, attribute index: Int, was old: Value) {
+        let count = saved.count
+        record(object)
+        if saved.count > count { saved[count].values[index] = old }
     }
 
     /// Puts every recorded object back as it was, last recorded first.

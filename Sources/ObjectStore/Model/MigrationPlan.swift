@@ -80,13 +80,21 @@ public struct MigrationPlan: Sendable, Equatable {
         self.properties = properties
     }
 
+    /// Old entities with no objects (see `infer`).
+    private var emptyEntities: Set<String> = []
+    /// The entity whose properties are being compared has no objects.
+    private var comparingEmpty = false
+
     /// Whether the two models store the same way.
     public var isEmpty: Bool { entities.isEmpty && properties.isEmpty }
 
     /// Works out the steps from `old` to `new`, or throws when a change
-    /// cannot be inferred.
-    public static func infer(from old: ManagedObjectModel, to new: ManagedObjectModel) throws -> MigrationPlan {
+    /// cannot be inferred. `empty` names the old entities with no objects:
+    /// they may gain a required attribute without default or a required
+    /// to-one, which no object then lacks.
+    public static func infer(from old: ManagedObjectModel, to new: ManagedObjectModel, empty: Set<String> = []) throws -> MigrationPlan {
         var plan = MigrationPlan()
+        plan.emptyEntities = empty
         let entityPairs = try entityPairs(old, new)
         // new entity name → old entity name
         var oldNameOf: [String: String] = [:]
@@ -163,6 +171,7 @@ public struct MigrationPlan: Sendable, Equatable {
     private mutating func compareProperties(
         _ o: EntityDescription, _ n: EntityDescription, newNameOf: [String: String], moved: Bool
     ) throws {
+        comparingEmpty = emptyEntities.contains(o.name)
         let oldProperties = Self.storedProperties(o)
         let newProperties = Self.storedProperties(n)
         let pairs = try MigrationPlan.match(oldProperties, newProperties, kind: "properties of entity '\(n.name)'")
@@ -202,12 +211,12 @@ public struct MigrationPlan: Sendable, Equatable {
         let path = "\(entity).\(property.name)"
         switch property {
         case let a as AttributeDescription:
-            guard a.isOptional || !a.defaultValue.isNull else {
+            guard a.isOptional || !a.defaultValue.isNull || comparingEmpty else {
                 throw ModelError.cannotMigrate("attribute '\(path)' was added as required without a default value")
             }
             if listed { properties.append(.addedAttribute(entity: entity, attribute: a.name)) }
         case let r as RelationshipDescription:
-            guard r.isOptional || r.isToMany else {
+            guard r.isOptional || r.isToMany || comparingEmpty else {
                 throw ModelError.cannotMigrate("relationship '\(path)' was added as a required to-one")
             }
             if listed { properties.append(.addedRelationship(entity: entity, relationship: r.name)) }
@@ -240,7 +249,7 @@ public struct MigrationPlan: Sendable, Equatable {
         var steps: [PropertyStep] = []
         if a.name != b.name { steps.append(.renamedAttribute(entity: entity, from: a.name, to: b.name)) }
         if a.isOptional && !b.isOptional {
-            guard !b.defaultValue.isNull else {
+            guard !b.defaultValue.isNull || comparingEmpty else {
                 throw ModelError.cannotMigrate("attribute '\(path)' became required without a default value")
             }
             steps.append(.madeRequired(entity: entity, attribute: b.name, default: b.defaultValue))
@@ -266,7 +275,7 @@ public struct MigrationPlan: Sendable, Equatable {
             throw ModelError.cannotMigrate(
                 "relationship '\(path)' changed destination from '\(a.destinationName)' to '\(b.destinationName)'")
         }
-        if b.isToOne && !b.isOptional && (a.isOptional || a.isToMany) {
+        if b.isToOne && !b.isOptional && (a.isOptional || a.isToMany) && !comparingEmpty {
             // No default can fill a to-one: objects without a destination
             // would be invalid.
             throw ModelError.cannotMigrate(

@@ -121,7 +121,7 @@ public struct MigrationPreview: Sendable, CustomStringConvertible {
     /// Works out the preview for the store open on `db`, made with `old`,
     /// opened with `new`. Throws when the change cannot be migrated.
     static func make(_ db: Database, old: ManagedObjectModel, new: ManagedObjectModel) throws -> MigrationPreview {
-        let plan = try MigrationPlan.infer(from: old, to: new)
+        let plan = try MigrationPlan.infer(from: old, to: new, empty: try StoreMigrator.emptyEntities(db, old))
         var earlier = false
         if let stored = old.versionName, let given = new.versionName {
             earlier = ModelVersionOrder.isEarlier(given, than: stored)

@@ -23,7 +23,11 @@ struct SaveWriter {
 
     func write() throws -> PermanentIDs {
         try recordHighestKeys(before: changes.deleted)
-        for deleted in changes.deleted { try delete(deleted.id) }
+        let progress = changes.progress
+        for (n, deleted) in changes.deleted.enumerated() {
+            try delete(deleted.id)
+            if let progress { try Self.report(n, of: changes.deleted.count, to: progress) }
+        }
         if clearsMovingUniqueValues { try clearMovingUniqueValues() }
         let keys = try assignPrimaryKeys()
         let permanent = PermanentIDs(temporaries: changes.inserted.map(\.id), keys: keys, store: store.storeNumber)
@@ -45,13 +49,14 @@ struct SaveWriter {
                     if inserts[key] == nil { inserts[key] = try insertStatement(for: entity) }
                     try inserts[key]!.insertRows(UnsafeBufferPointer(rebasing: rows[start..<end]),
                                                  keys: UnsafeBufferPointer(rebasing: keys[start..<end]),
-                                                 permanent: permanent, mapping: mapping)
+                                                 permanent: permanent, mapping: mapping, progress: progress)
                     start = end
                 }
             }
         }
-        for update in changes.updated {
+        for (n, update) in changes.updated.enumerated() {
             try self.update(update, permanent: permanent)
+            if let progress { try Self.report(n, of: changes.updated.count, to: progress) }
         }
         // Owning sides first: they write the join rows the other sides order.
         let owning = changes.toMany.filter { mapping.joinTable($0.relationship.name, of: $0.source.entity)?.isOwner != false }
@@ -60,6 +65,17 @@ struct SaveWriter {
             try writeToMany(contents, permanent: permanent, resolve: resolve)
         }
         return permanent
+    }
+
+    /// Tells `progress` of the rows written, every 256 and at the end:
+    /// `n` is the row just written, of `count`.
+    @inline(__always)
+    static func report(_ n: Int, of count: Int, to progress: (Int) throws -> Void) throws {
+        if n & 255 == 255 {
+            try progress(256)
+        } else if n == count - 1 {
+            try progress(count & 255)
+        }
     }
 
     /// The primary key of every inserted object, in the order of
@@ -133,7 +149,7 @@ struct SaveWriter {
         /// go of them. Long strings are loaded a few rows ahead (see
         /// `Prefetch`).
         func insertRows(_ rows: UnsafeBufferPointer<Snapshot>, keys: UnsafeBufferPointer<Int64>,
-                        permanent: PermanentIDs, mapping: SchemaMapping) throws {
+                        permanent: PermanentIDs, mapping: SchemaMapping, progress: ((Int) throws -> Void)?) throws {
             let (statement, entityCode, attributes, toOne) = (self.statement, self.entityCode, self.attributes, self.toOne)
             let ahead = 8
             for row in 0..<min(ahead, rows.count) { Prefetch.strings(in: rows[row].values) }
@@ -167,6 +183,7 @@ struct SaveWriter {
                     if withEntity { try bind(target.map { .int(mapping.entityCode($0.entity)) } ?? .null) }
                 }
                 while try statement.step() {}
+                if let progress { try SaveWriter.report(row, of: rows.count, to: progress) }
             }
         }
     }

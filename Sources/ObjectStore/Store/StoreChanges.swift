@@ -22,8 +22,14 @@ package struct StoreChanges {
     package var updated: [Update] = []
     package var deleted: [(id: ObjectID, expectedVersion: Int64)] = []
     package var toMany: [ToManyContents] = []
+    /// Hears how many more objects (rows inserted, updated or deleted) are
+    /// written, every few hundred and at the end; throws to stop the save.
+    package var progress: ((_ rows: Int) throws -> Void)?
 
     package init() {}
+
+    /// The objects the save writes: inserted, updated and deleted.
+    package var objectCount: Int { inserted.count + updated.count + deleted.count }
 
     package var isEmpty: Bool {
         inserted.isEmpty && updated.isEmpty && deleted.isEmpty && toMany.isEmpty

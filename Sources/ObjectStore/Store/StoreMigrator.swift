@@ -20,7 +20,7 @@ enum StoreMigrator {
                         readOnly: Bool) throws {
         let plan: MigrationPlan
         do {
-            plan = try MigrationPlan.infer(from: old, to: model)
+            plan = try MigrationPlan.infer(from: old, to: model, empty: try emptyEntities(db, old))
         } catch let error as ModelError {
             throw StoreError(.modelMismatch, "the store was made with a different model: \(error.message)")
         }
@@ -35,6 +35,18 @@ enum StoreMigrator {
             try db.execute("UPDATE \(SQLiteStore.metadataTable) SET value = ? WHERE key = 'model'", [.data(model.archived())])
         }
         MRLog.debug("migrated store \(db.path): \(plan.entities.count) entity and \(plan.properties.count) property changes")
+    }
+
+    /// The entities of `old` whose hierarchy's table has no rows.
+    static func emptyEntities(_ db: Database, _ old: ManagedObjectModel) throws -> Set<String> {
+        let mapping = SchemaMapping(model: old)
+        var empty: Set<String> = []
+        for root in old.rootEntities {
+            let table = mapping.table(for: root).name
+            guard try db.tableExists(table), try db.scalar("SELECT 1 FROM \(quoteIdentifier(table)) LIMIT 1") == nil else { continue }
+            for entity in root.selfAndDescendants { empty.insert(entity.name) }
+        }
+        return empty
     }
 
     private static func rebuild(_ db: Database, old: ManagedObjectModel, oldMapping: SchemaMapping,

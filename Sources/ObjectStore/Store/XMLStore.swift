@@ -199,6 +199,7 @@ package final class XMLStore: StoreBackend, @unchecked Sendable {
         do {
             var next = graph
             let permanent = try next.apply(changes, store: identifier)
+            try changes.progress?(changes.objectCount)
             let temporary = try writeTemporary(next)
             return PreparedXMLSave(store: self, graph: next, temporary: temporary, permanentIDs: permanent)
         } catch {
