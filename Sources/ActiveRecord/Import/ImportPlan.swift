@@ -54,6 +54,37 @@ struct DateRule {
     let fast: FastDateFormat?
     /// The default format also accepts ISO 8601 text.
     let acceptsISO8601: Bool
+
+    /// Other forms read after `format` (and before ISO 8601).
+    let alsoReads: [FastDateFormat]
+
+    /// With no `format`, ISO 8601 only.
+    init(format: String?, formatter: (String) -> DateFormatter, acceptsISO8601: Bool, alsoReads: [FastDateFormat] = []) {
+        self.format = format ?? "ISO 8601"
+        unixMilliseconds = format == ImportKey.unixTime
+        let parsed = unixMilliseconds ? nil : format
+        self.formatter = parsed.map(formatter)
+        fast = parsed.flatMap { FastDateFormat($0) }
+        self.alsoReads = alsoReads
+        self.acceptsISO8601 = acceptsISO8601 || format == nil
+    }
+
+    /// The date `text` writes in `format`, another form it reads, or ISO
+    /// 8601 when accepted.
+    func date(from text: String) -> Date? {
+        if let date = fast?.date(from: text) ?? formatter?.date(from: text) { return date }
+        for form in alsoReads {
+            if let date = form.date(from: text) { return date }
+        }
+        guard acceptsISO8601 else { return nil }
+        for form in FastDateFormat.iso8601 {
+            if let date = form.date(from: text) { return date }
+        }
+        let formatter = ISO8601DateFormatter()
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        return formatter.date(from: text)
+    }
 }
 
 /// One attribute's part of an import: where its value comes from and how
@@ -256,10 +287,7 @@ extension Importer {
         case .boolean: conversion = .boolean
         case .date:
             let format = attribute.userInfo[ImportKey.dateFormat] ?? ImportKey.defaultDateFormat
-            let unix = format == ImportKey.unixTime
-            conversion = .date(DateRule(format: format, unixMilliseconds: unix, formatter: unix ? nil : formatter(format),
-                                        fast: unix ? nil : FastDateFormat(format),
-                                        acceptsISO8601: format == ImportKey.defaultDateFormat))
+            conversion = .date(DateRule(format: format, formatter: formatter, acceptsISO8601: format == ImportKey.defaultDateFormat))
         case .uuid: conversion = .uuid
         case .uri: conversion = .uri
         case .binary: conversion = .binary

@@ -96,22 +96,11 @@ extension Importer {
                 guard let n = Double(s) else { throw bad(": expected milliseconds since 1970") }
                 return .date(Date(timeIntervalSince1970: n / 1000))
             }
-            if let date = rule.fast?.date(from: s) ?? rule.formatter?.date(from: s) { return .date(date) }
-            if rule.acceptsISO8601, let date = Self.iso8601(s) { return .date(date) }
+            if let date = rule.date(from: s) { return .date(date) }
             throw bad(": does not match date format '\(rule.format)'")
         default:
             throw bad("")
         }
-    }
-
-    private static func iso8601(_ text: String) -> Date? {
-        for format in FastDateFormat.iso8601 {
-            if let date = format.date(from: text) { return date }
-        }
-        let formatter = ISO8601DateFormatter()
-        if let date = formatter.date(from: text) { return date }
-        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
-        return formatter.date(from: text)
     }
 
     func formatter(_ format: String) -> DateFormatter {

@@ -67,29 +67,68 @@ public final class Importer {
             if case .object = json { return try importObject(json, into: entity).map { [$0] } ?? [] }
             throw ImportError(message: "expected an array of objects, found \(json.kindName)", path: "$")
         }
-        generation += 1
-        let plan = self.plan(for: entity)
         var result: [ManagedObject] = []
         result.reserveCapacity(items.count)
+        try importBatches(into: entity, expected: items.count, next: { start, count in
+            start < items.count ? items[start..<min(start + count, items.count)] : nil
+        }, each: { result.append($0) }, afterBatch: { done in options.progress?(done, items.count) })
+        return result
+    }
+
+    /// Imports the elements of `reader`'s array into `entity` as it reads
+    /// them, a batch at a time: the document is never one tree in memory.
+    /// `afterBatch` hears how many elements are done so far; throw from it
+    /// to stop. Returns how many objects were imported. A document that
+    /// is not an array imports as `importArray` would import it.
+    ///
+    /// ```swift
+    /// let reader = JSONArrayReader(bytes: Array(data))
+    /// let count = try importer.importArray(from: reader, into: person) { done in print(done) }
+    /// ```
+    @discardableResult
+    public func importArray(from reader: JSONArrayReader, into entity: EntityDescription,
+                            afterBatch: (_ done: Int) throws -> Void = { _ in }) throws -> Int {
+        guard reader.isArray else {
+            guard let document = try reader.next() else { return 0 }
+            let count = try importArray(document, into: entity).count
+            try afterBatch(1)
+            return count
+        }
+        var count = 0
+        var batch: [JSON] = []
+        try importBatches(into: entity, expected: 0, next: { _, size in
+            batch.removeAll(keepingCapacity: true)
+            while batch.count < size, let element = try reader.next() { batch.append(element) }
+            return batch.isEmpty ? nil : batch[...]
+        }, each: { _ in count += 1 }, afterBatch: afterBatch)
+        return count
+    }
+
+    /// The batch loop of both `importArray`s: `next(start, size)` gives
+    /// the items from `start` on, at most `size` of them (nil at the end);
+    /// `each` takes every object imported.
+    private func importBatches(into entity: EntityDescription, expected: Int,
+                               next: (_ start: Int, _ size: Int) throws -> ArraySlice<JSON>?,
+                               each: (ManagedObject) -> Void, afterBatch: (Int) throws -> Void) throws {
+        generation += 1
+        let plan = self.plan(for: entity)
         let batchSize = max(1, options.batchSize)
         // Room for every item's key at once: growing batch by batch would
         // rehash all the keys seen so far at each doubling.
-        if let index = plan.key { index.known.reserveCapacity(index.known.count + items.count) }
-        for start in stride(from: 0, to: items.count, by: batchSize) {
-            let batch = items[start..<min(start + batchSize, items.count)]
+        if let index = plan.key, expected > 0 { index.known.reserveCapacity(index.known.count + expected) }
+        var start = 0
+        while let batch = try next(start, batchSize) {
             let keys = try prefetch(batch, plan: plan)
-            for (offset, item) in zip(batch.indices, batch) {
+            for (n, item) in batch.enumerated() {
                 do {
-                    if let object = try importOne(item, into: plan, via: nil, key: keys[offset - start]) {
-                        result.append(object)
-                    }
+                    if let object = try importOne(item, into: plan, via: nil, key: keys[n]) { each(object) }
                 } catch let error as ImportError {
-                    throw error.under("$[\(offset)]")
+                    throw error.under("$[\(start + n)]")
                 }
             }
-            options.progress?(min(start + batchSize, items.count), items.count)
+            start += batch.count
+            try afterBatch(start)
         }
-        return result
     }
 
     /// Imports one object into `entity`; nil when its hook declined it.

@@ -59,8 +59,7 @@ public enum JSON: Sendable, Hashable {
 
     /// Parses JSON text; errors give the line and column.
     public init(parsing text: String) throws {
-        var parser = JSONParser(bytes: Array(text.utf8))
-        self = try parser.parseDocument()
+        self = try JSONParser.parseDocument(Array(text.utf8))
     }
 
     /// Parses JSON from UTF-8 bytes, such as a file's or an HTTP body's.
@@ -71,8 +70,7 @@ public enum JSON: Sendable, Hashable {
     /// let json = try JSON(data: Data(contentsOf: url))
     /// ```
     public init(data: Data) throws {
-        var parser = JSONParser(bytes: Array(data))
-        self = try parser.parseDocument()
+        self = try JSONParser.parseDocument(Array(data))
     }
 
     /// Wraps a value from `JSONSerialization` or Swift literals.
@@ -104,21 +102,46 @@ public struct JSONSyntaxError: Error, CustomStringConvertible {
 }
 
 /// A strict RFC 8259 parser over UTF-8 bytes.
+///
+/// Works on a buffer the caller holds for the parse, which costs no
+/// bounds checks beyond the parser's own, and reads numbers straight from
+/// the bytes.
 struct JSONParser {
-    let bytes: [UInt8]
-    var position = 0
+    let bytes: UnsafeBufferPointer<UInt8>
+    var position: Int
     var depth = 0
+    /// Per depth, how many members the last object there had: the next
+    /// one (a row of the same shape) reserves as many at once.
+    var memberCounts: [Int] = []
 
-    init(bytes: [UInt8]) {
+    init(bytes: UnsafeBufferPointer<UInt8>, position: Int) {
         self.bytes = bytes
-        if bytes.starts(with: [0xEF, 0xBB, 0xBF]) { position = 3 }
+        self.position = position
     }
 
-    mutating func parseDocument() throws -> JSON {
+    /// Where the text starts, after a byte order mark.
+    static func start(of bytes: [UInt8]) -> Int {
+        bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
+    }
+
+    /// The whole document as one value.
+    static func parseDocument(_ bytes: [UInt8]) throws -> JSON {
+        try bytes.withUnsafeBufferPointer { buffer in
+            var parser = JSONParser(bytes: buffer, position: start(of: bytes))
+            return try parser.parseDocumentRest()
+        }
+    }
+
+    /// A value, then nothing but whitespace.
+    mutating func parseDocumentRest() throws -> JSON {
         let value = try parseValue()
+        try expectEnd()
+        return value
+    }
+
+    mutating func expectEnd() throws {
         skipWhitespace()
         guard position == bytes.count else { throw error("unexpected text after the value") }
-        return value
     }
 
     func error(_ message: String) -> JSONSyntaxError {
@@ -130,6 +153,7 @@ struct JSONParser {
         return JSONSyntaxError(message: message, line: line, column: column)
     }
 
+    @inline(__always)
     mutating func skipWhitespace() {
         while position < bytes.count {
             switch bytes[position] {
@@ -154,12 +178,13 @@ struct JSONParser {
         }
     }
 
-    mutating func expectWord(_ word: String) throws {
-        let utf8 = Array(word.utf8)
-        guard bytes.count - position >= utf8.count, Array(bytes[position..<position + utf8.count]) == utf8 else {
+    mutating func expectWord(_ word: StaticString) throws {
+        let count = word.utf8CodeUnitCount
+        guard bytes.count - position >= count,
+              memcmp(bytes.baseAddress! + position, word.utf8Start, count) == 0 else {
             throw error("expected '\(word)'")
         }
-        position += utf8.count
+        position += count
     }
 
     mutating func parseObject() throws -> JSON {
@@ -168,6 +193,10 @@ struct JSONParser {
         guard depth < 512 else { throw error("nested too deeply") }
         position += 1
         var members = JSONObjectBuilder()
+        if depth < 8 {
+            while memberCounts.count <= depth { memberCounts.append(0) }
+            members.reserve(memberCounts[depth])
+        }
         skipWhitespace()
         if position < bytes.count, bytes[position] == UInt8(ascii: "}") { position += 1; return .object(members.object) }
         while true {
@@ -181,7 +210,11 @@ struct JSONParser {
             skipWhitespace()
             guard position < bytes.count else { throw error("unexpected end of input in object") }
             if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
-            if bytes[position] == UInt8(ascii: "}") { position += 1; return .object(members.object) }
+            if bytes[position] == UInt8(ascii: "}") {
+                position += 1
+                if depth < 8 { memberCounts[depth] = members.count }
+                return .object(members.object)
+            }
             throw error("expected ',' or '}' in object")
         }
     }
@@ -211,7 +244,7 @@ struct JSONParser {
         while position < bytes.count {
             let byte = bytes[position]
             if byte == UInt8(ascii: "\"") {
-                let s = String(decoding: bytes[start..<position], as: UTF8.self)
+                let s = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
                 position += 1
                 return s
             }
@@ -279,29 +312,74 @@ struct JSONParser {
         return value
     }
 
+    /// Exact powers of ten: a number of at most 15 significant digits
+    /// times or over one of these is the correctly rounded double.
+    private static let powersOfTen: [Double] = (0...22).map { (0..<$0).reduce(1.0) { r, _ in r * 10 } }
+
+    /// number → '-'? int frac? exp? — an integer when it fits Int64 and has
+    /// no fraction or exponent, else a double.
     mutating func parseNumber() throws -> JSON {
         let start = position
-        var isInteger = true
-        if bytes[position] == UInt8(ascii: "-") { position += 1 }
-        func digits() -> Int {
+        let negative = bytes[position] == UInt8(ascii: "-")
+        if negative { position += 1 }
+        // The significant digits, as long as they fit.
+        var mantissa: UInt64 = 0
+        var digitCount = 0
+        var overflow = false
+        func digits(_ mantissa: inout UInt64, _ digitCount: inout Int, _ overflow: inout Bool) -> Int {
             let s = position
-            while position < bytes.count, (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(bytes[position]) { position += 1 }
+            while position < bytes.count {
+                let digit = bytes[position] &- UInt8(ascii: "0")
+                guard digit < 10 else { break }
+                if digitCount < 19 {
+                    mantissa = mantissa &* 10 &+ UInt64(digit)
+                    if mantissa != 0 { digitCount += 1 }
+                } else {
+                    overflow = true
+                }
+                position += 1
+            }
             return position - s
         }
-        guard digits() > 0 else { throw error("expected digits") }
+        let integerDigits = digits(&mantissa, &digitCount, &overflow)
+        guard integerDigits > 0 else { throw error("expected digits") }
+        var isInteger = true
+        var fractionDigits = 0
         if position < bytes.count, bytes[position] == UInt8(ascii: ".") {
             isInteger = false
             position += 1
-            guard digits() > 0 else { throw error("expected digits after '.'") }
+            fractionDigits = digits(&mantissa, &digitCount, &overflow)
+            guard fractionDigits > 0 else { throw error("expected digits after '.'") }
         }
+        var exponent = 0
         if position < bytes.count, bytes[position] == UInt8(ascii: "e") || bytes[position] == UInt8(ascii: "E") {
             isInteger = false
             position += 1
-            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") { position += 1 }
-            guard digits() > 0 else { throw error("expected exponent digits") }
+            var exponentNegative = false
+            if position < bytes.count, bytes[position] == UInt8(ascii: "+") || bytes[position] == UInt8(ascii: "-") {
+                exponentNegative = bytes[position] == UInt8(ascii: "-")
+                position += 1
+            }
+            let s = position
+            while position < bytes.count, bytes[position] &- UInt8(ascii: "0") < 10 {
+                if exponent < 100_000 { exponent = exponent * 10 + Int(bytes[position] - UInt8(ascii: "0")) }
+                position += 1
+            }
+            guard position > s else { throw error("expected exponent digits") }
+            if exponentNegative { exponent = -exponent }
         }
-        let text = String(decoding: bytes[start..<position], as: UTF8.self)
-        if isInteger, let n = Int64(text) { return .int(n) }
+        if isInteger, !overflow {
+            if negative, mantissa <= UInt64(Int64.max) + 1 { return .int(Int64(truncatingIfNeeded: 0 &- mantissa)) }
+            if !negative, mantissa <= UInt64(Int64.max) { return .int(Int64(mantissa)) }
+        }
+        // Clinger's fast path: both operands exact, so one operation
+        // rounds correctly.
+        let scale = exponent - fractionDigits
+        if !overflow, mantissa < 1 << 53, abs(scale) <= 22 {
+            let value = scale < 0 ? Double(mantissa) / Self.powersOfTen[-scale] : Double(mantissa) * Self.powersOfTen[scale]
+            return .double(negative ? -value : value)
+        }
+        let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<position]), as: UTF8.self)
         guard let d = Double(text) else { throw error("invalid number") }
         return .double(d)
     }

@@ -185,6 +185,13 @@ struct JSONObjectBuilder {
 
     var object: JSONObject { JSONObject(uniqueMembers: members) }
 
+    var count: Int { members.count }
+
+    /// Makes room for `count` members at once.
+    mutating func reserve(_ count: Int) {
+        members.reserveCapacity(count)
+    }
+
     @inline(__always)
     private static func keyClass(_ key: String) -> Int {
         let utf8 = key.utf8
