@@ -19,6 +19,8 @@ extension ShellSession {
         ("pager", ".pager [on|off]", "page results taller than the terminal ($PAGER, else less -FRSX)"),
         ("bail", ".bail [on|off]", "stop a script at its first error"),
         ("schema", ".schema [ENTITY]", "the entity statements of the model"),
+        ("dump", ".dump [ENTITY]", "an mrq script of the entity statements and every object, that rebuilds the store"),
+        ("import", ".import FILE ENTITY", "add a CSV file's rows (a header row naming attributes) as new objects; undo takes them back"),
         ("entities", ".entities", "the entities with their object counts"),
         ("quit", ".quit", "leave mrq (asks first about unsaved changes)"),
         ("exit", ".exit", "leave mrq (asks first about unsaved changes)"),
@@ -151,16 +153,18 @@ extension ShellSession {
                 for line in try changeModel(to: newModel, opening: opening) { output.status(line) }
                 output.status("model \(given): " + Self.describe(newModel, bundle: false))
             case "schema":
-                let entities: [EntityDescription]
                 if let wanted = arguments.first {
                     guard let entity = model.entity(named: wanted) else {
                         return fail(ShellDiagnostics.unknownEntity(wanted, suggestion: Suggestions.closest(to: wanted, in: model.entities.map(\.name))))
                     }
-                    entities = [entity]
+                    output.result(schemaText(entity))
                 } else {
-                    entities = model.entities.sorted { $0.name < $1.name }
+                    output.result(schemaScript().joined(separator: "\n"))
                 }
-                output.result(entities.map(schemaText).joined(separator: "\n"))
+            case "import":
+                try runDotImport(arguments, output: output)
+            case "dump":
+                try runDump(arguments, output: output)
             case "entities":
                 var rows: [[Cell]] = []
                 for entity in model.entities.sorted(by: { $0.name < $1.name }) {

@@ -29,18 +29,8 @@ extension ShellSession {
                 output.result(Renderer(options: resultOptions).render(result))
             }
         case .insert(let entityName, let assignments):
-            let entity = try self.entity(entityName)
-            guard !entity.isAbstract else {
-                throw LocatedError("cannot insert an object of abstract entity \(entity.name); insert one of: \(entity.selfAndDescendants.filter { !$0.isAbstract }.map(\.name).joined(separator: ", "))", entityName.range)
-            }
-            let object = context.insertObject(forEntityName: entity.name)
-            do {
-                for assignment in assignments { try assign(assignment, to: object) }
-            } catch {
-                context.delete(object)
-                throw error
-            }
-            output.status("inserted 1 \(entity.name)")
+            let object = try insert(entityName, assignments)
+            output.status("inserted 1 \(object.entity.name)")
         case .update(let query, let assignments):
             let (objects, entity) = try fetch(query)
             for object in objects {
@@ -61,34 +51,9 @@ extension ShellSession {
             for object in objects where !object.isDeleted { context.delete(object) }
             output.status("deleted \(Self.count(objects.count, entity.name))")
         case .importJSON(let name, let path, let range):
-            let entity = try self.entity(name)
-            let data: Data
-            do {
-                data = try ShellFiles.readData(self.path(path), shownAs: path)
-            } catch {
-                throw LocatedError(error.message, range)
-            }
-            let json: JSON
-            do { json = try JSON(data: data) } catch let error as JSONSyntaxError {
-                throw LocatedError("\(path):\(error.line):\(error.column): \(error.message)", range)
-            }
-            do {
-                let objects = try Importer(context: context).importArray(json, into: entity)
-                output.status("imported \(Self.count(objects.count, entity.name))")
-            } catch let error as ImportError {
-                throw LocatedError("\(path): \(error.path): \(error.message)", range)
-            }
+            try runImportJSON(name, path: path, range: range, output: output)
         case .save:
-            let changes = context.insertedObjects.count + context.updatedObjects.count + context.deletedObjects.count
-            guard changes > 0 else {
-                output.status("nothing to save")
-                return
-            }
-            try context.save()
-            // Undo works on the changes not saved yet: undoing across a
-            // save would bring back objects the store no longer has.
-            undoManager.removeAllActions()
-            output.status("saved \(changes) change\(changes == 1 ? "" : "s")")
+            try runSave(output: output)
         case .rollback:
             let changes = context.insertedObjects.count + context.updatedObjects.count + context.deletedObjects.count
             context.rollback()
@@ -117,6 +82,23 @@ extension ShellSession {
         case .template(let fetch):
             try runTemplate(fetch, output: output)
         }
+    }
+
+    /// `insert Entity { … }`: the new object, or none when an assignment
+    /// fails.
+    func insert(_ entityName: Name, _ assignments: [Assignment]) throws -> ManagedObject {
+        let entity = try self.entity(entityName)
+        guard !entity.isAbstract else {
+            throw LocatedError("cannot insert an object of abstract entity \(entity.name); insert one of: \(entity.selfAndDescendants.filter { !$0.isAbstract }.map(\.name).joined(separator: ", "))", entityName.range)
+        }
+        let object = context.insertObject(forEntityName: entity.name)
+        do {
+            for assignment in assignments { try assign(assignment, to: object) }
+        } catch {
+            context.delete(object)
+            throw error
+        }
+        return object
     }
 
     static func count(_ n: Int, _ entity: String) -> String {
@@ -302,6 +284,15 @@ extension ShellSession {
             return try fetch(query).0
         case .expression(let expression):
             if case .constant(.null) = expression.kind { return [] }
+            // `{$a, $b}`: the objects of several variables (as `.dump` writes).
+            if case .aggregate(let elements) = expression.kind, !elements.isEmpty {
+                return try elements.flatMap { element -> [ManagedObject] in
+                    guard case .variable(let name) = element.kind, case .objects(let objects, _)? = variables[name] else {
+                        throw LocatedError("'\(key.text)' is a relationship: give it object variables, {$a, $b}", element.range)
+                    }
+                    return try liveObjects(objects, of: name, at: element.range, relating: true)
+                }
+            }
             if case .variable(let name) = expression.kind {
                 switch variables[name] {
                 case .objects(let objects, _, _)?:
@@ -359,6 +350,9 @@ extension ShellSession {
             return .objects(Array(try context.fetch(request)), entity: entity, one: false)
         case .count(let query):
             return .value(.int(Int64(try count(query))))
+        case .insert(let entityName, let assignments):
+            let object = try insert(entityName, assignments)
+            return .objects([object], entity: object.entity)
         case .aggregate(let aggregate) where aggregate.groupBy.isEmpty:
             let result = try runAggregate(aggregate)
             if case .value(let v)? = result.rows.first?.first { return .value(v) }
@@ -367,7 +361,7 @@ extension ShellSession {
             if case .variable(let name) = expression.kind, let existing = variables[name] { return existing }
             return .value(try evaluate(expression))
         default:
-            throw LocatedError("let takes a query, a count, an aggregate without 'group by', or an expression", .unknown)
+            throw LocatedError("let takes a query, a count, an aggregate without 'group by', an insert, or an expression", .unknown)
         }
     }
 
@@ -391,20 +385,11 @@ extension ShellSession {
     }
 
     /// The attributes of `entity` that may show an object of it, in the
-    /// order tried: the relationship's `relatedByAttribute`, the entity's
-    /// (or an ancestor's), `<entity>ID`, `name`, `title`.
+    /// order tried (see ActiveRecord's `KeyAttributes`): the relationship's
+    /// `relatedByAttribute`, the entity's (or an ancestor's),
+    /// `<entity>ID`, `name`, `title`.
     func keyCandidates(of entity: EntityDescription, via relationship: RelationshipDescription?) -> [String] {
-        var candidates: [String] = []
-        if let name = relationship?.userInfo["relatedByAttribute"] { candidates.append(name) }
-        var e: EntityDescription? = entity
-        while let current = e {
-            if let name = current.userInfo["relatedByAttribute"] { candidates.append(name) }
-            e = current.parent
-        }
-        candidates.append(entity.name.prefix(1).lowercased() + entity.name.dropFirst() + "ID")
-        candidates += ["name", "title"]
-        var seen: Set<String> = []
-        return candidates.filter { entity.attribute(named: $0) != nil && seen.insert($0).inserted }
+        KeyAttributes.names(of: entity, via: relationship)
     }
 
     func keyValueText(_ object: ManagedObject) -> String {
@@ -418,6 +403,7 @@ extension Statement {
     var changesObjects: Bool {
         switch self {
         case .insert, .update, .delete, .truncate, .importJSON: return true
+        case .letBinding(_, let value): return value.changesObjects
         default: return false
         }
     }

@@ -47,6 +47,9 @@ public final class ShellSession: ShellSessionProtocol {
     public private(set) var openingReport: [String] = []
     /// Set by `.quit` and `.exit`.
     public var quitRequested = false
+    /// Throws when Ctrl-C asked the running statement to stop; tests put
+    /// their own in (the real flag is the whole process's).
+    var checkInterrupt: () throws -> Void = StatementInterrupt.check
     /// How many `.read`s are running inside each other.
     var readDepth = 0
     /// More nested `.read`s than this are a script reading itself.

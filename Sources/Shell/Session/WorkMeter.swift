@@ -19,6 +19,10 @@ import ObjectStore
 final class WorkMeter {
     let action: String
     var total: Int?
+    /// Works out `total` when it is not known, the first time progress is
+    /// shown: for a total that costs something to count (the elements of
+    /// a large JSON file), paid only by work long enough to show it.
+    var countTotal: (() -> Int)?
     private(set) var done = 0
     private let output: OutputSink
     private let started = DispatchTime.now().uptimeNanoseconds
@@ -51,6 +55,7 @@ final class WorkMeter {
         let now = DispatchTime.now().uptimeNanoseconds
         guard now >= nextReport else { return }
         nextReport = now + Self.interval
+        if !shown, total == nil, let countTotal { total = countTotal() }
         shown = true
         output.progress(WorkProgress(action: action, done: done, total: total,
                                      elapsed: Double(now - started) / 1e9))
