@@ -86,12 +86,24 @@ public struct EntityDeclaration: Sendable {
         public var inverseIsToMany = false
         public var minCount: Int?
         public var maxCount: Int?
+        /// An attribute's bounds (`min 0 max 150`); a length for a string.
+        public var minValue: Expression?
+        public var maxValue: Expression?
+        /// A regular expression a string must match (`pattern "^[A-Z]"`).
+        public var pattern: String?
+        public var userInfo: [(key: String, value: String)] = []
     }
 
     public var name: Name
     public var parent: Name?
     public var isAbstract: Bool
     public var properties: [Property]
+    /// `unique (firstName, lastName)`: compound uniqueness constraints.
+    public var uniquenessConstraints: [[Name]] = []
+    /// `index byName (lastName, firstName DESC)`: fetch indexes.
+    public var fetchIndexes: [(name: Name, keys: [SortKey])] = []
+    /// `userInfo { relatedByAttribute: "name" }`.
+    public var userInfo: [(key: String, value: String)] = []
 }
 
 /// `fetch Adults with minAge = 18`: a fetch request template of the model,

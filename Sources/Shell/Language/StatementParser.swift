@@ -473,7 +473,7 @@ public struct StatementParser {
         return .letBinding(name: Name(text: name, range: token.range), value: try parseStatement())
     }
 
-    /// entityDecl → "entity" IDENTIFIER [ ":" entityName ] [ "abstract" ] "{" { propertyDecl [ ";" | "," | NEWLINE ] } "}"
+    /// entityDecl → "entity" IDENTIFIER [ ":" entityName ] [ "abstract" ] "{" { ( propertyDecl | entityClause ) [ ";" | "," | NEWLINE ] } "}"
     mutating func parseEntityDeclaration() throws(SyntaxError) -> EntityDeclaration {
         let name = try parseEntityName(after: "entity")
         var parent: Name?
@@ -484,18 +484,65 @@ public struct StatementParser {
             isAbstract = true
         }
         let open = try parser.expect(.leftBrace)
-        var properties: [EntityDeclaration.Property] = []
+        var declaration = EntityDeclaration(name: name, parent: parent, isAbstract: isAbstract, properties: [])
         while !parser.check(.rightBrace) && !parser.isAtEnd {
-            properties.append(try parsePropertyDeclaration())
+            if ["unique", "index", "userInfo"].contains(where: { parser.check(word: $0) }), parser.peek(1).kind != .colon {
+                try parseEntityClause(into: &declaration)
+            } else {
+                declaration.properties.append(try parsePropertyDeclaration())
+            }
             while parser.match(.semicolon) || parser.match(.comma) {}
         }
         _ = try parser.expect(.rightBrace, after: open)
-        return EntityDeclaration(name: name, parent: parent, isAbstract: isAbstract, properties: properties)
+        return declaration
+    }
+
+    /// entityClause → "unique" "(" IDENTIFIER { "," IDENTIFIER } ")" | "index" IDENTIFIER "(" sortKeys ")" | "userInfo" userInfo
+    mutating func parseEntityClause(into declaration: inout EntityDeclaration) throws(SyntaxError) {
+        let word = parser.name(of: parser.advance()).lowercased()
+        if word == "userinfo" {
+            declaration.userInfo = try parseUserInfo()
+            return
+        }
+        var indexName: Name?
+        if word == "index" { indexName = try parseEntityName(after: "index") }
+        let open = try parser.expect(.leftParen)
+        if let indexName {
+            declaration.fetchIndexes.append((indexName, try parser.parseSortKeys()))
+        } else {
+            var names: [Name] = []
+            repeat { names.append(try parseEntityName(after: names.isEmpty ? "(" : ",")) } while parser.match(.comma)
+            declaration.uniquenessConstraints.append(names)
+        }
+        _ = try parser.expect(.rightParen, after: open)
+    }
+
+    /// userInfo → "{" [ ( IDENTIFIER | STRING ) ":" STRING { "," ( IDENTIFIER | STRING ) ":" STRING } ] "}"
+    mutating func parseUserInfo() throws(SyntaxError) -> [(key: String, value: String)] {
+        let open = try parser.expect(.leftBrace)
+        var entries: [(key: String, value: String)] = []
+        while !parser.check(.rightBrace) {
+            let keyToken = parser.advance()
+            guard keyToken.kind == .identifier || keyToken.kind == .string else {
+                throw SyntaxError(message: ShellDiagnostics.expected("a user info key", found: parser.describe(keyToken)), range: keyToken.range)
+            }
+            _ = try parser.expect(.colon)
+            let valueToken = parser.advance()
+            guard valueToken.kind == .string else {
+                throw SyntaxError(message: ShellDiagnostics.expected("a string", found: parser.describe(valueToken)), range: valueToken.range)
+            }
+            let key = keyToken.kind == .string ? keyToken.stringValue(in: parser.source) : parser.name(of: keyToken)
+            entries.append((key, valueToken.stringValue(in: parser.source)))
+            guard parser.match(.comma) else { break }
+        }
+        _ = try parser.expect(.rightBrace, after: open)
+        return entries
     }
 
     /// propertyDecl → IDENTIFIER ":" ( typeName [ "=" expression ] | entityName | "[" entityName "]" ) { modifier }
     /// modifier → "required" | "optional" | "transient" | "unique" | "indexed" | "ordered" | deleteRule
-    ///          | "inverse" ( IDENTIFIER | "[" IDENTIFIER "]" ) | "min" INTEGER | "max" INTEGER
+    ///          | "inverse" ( IDENTIFIER | "[" IDENTIFIER "]" ) | "min" expression | "max" expression
+    ///          | "pattern" STRING | "userInfo" userInfo
     /// deleteRule → "cascade" | "nullify" | "deny" | "noaction"
     mutating func parsePropertyDeclaration() throws(SyntaxError) -> EntityDeclaration.Property {
         let token = parser.peek()
@@ -537,10 +584,24 @@ public struct StatementParser {
                 } else {
                     property.inverse = try parseEntityName(after: "inverse")
                 }
-            case "min":
-                property.minCount = try parseCount(after: "min")
-            case "max":
-                property.maxCount = try parseCount(after: "max")
+            case "min", "max":
+                // A relationship's count; an attribute's bound (a length
+                // for strings and data), any constant.
+                if case .relationship = kind {
+                    let count = try parseCount(after: word)
+                    if word.lowercased() == "min" { property.minCount = count } else { property.maxCount = count }
+                } else {
+                    let bound = try parser.parseExpression()
+                    if word.lowercased() == "min" { property.minValue = bound } else { property.maxValue = bound }
+                }
+            case "pattern":
+                let pattern = parser.advance()
+                guard pattern.kind == .string else {
+                    throw SyntaxError(message: ShellDiagnostics.expected("a regular expression in quotes", found: parser.describe(pattern)), range: pattern.range)
+                }
+                property.pattern = pattern.stringValue(in: parser.source)
+            case "userinfo":
+                property.userInfo = try parseUserInfo()
             default:
                 property.modifiers.append(Name(text: word, range: modifier.range))
             }

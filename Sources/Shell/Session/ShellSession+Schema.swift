@@ -23,8 +23,10 @@ extension ShellSession {
         let copy = try ManagedObjectModel(archive: model.archived())
         var entities = copy.entities.filter { $0.name != declaration.name.text }
         let existing = copy.entity(named: declaration.name.text)
+        let userInfo = declaration.userInfo.isEmpty
+            ? existing?.userInfo ?? [:] : Dictionary(declaration.userInfo, uniquingKeysWith: { _, last in last })
         let entity = EntityDescription(name: declaration.name.text, isAbstract: declaration.isAbstract,
-                                       parent: declaration.parent?.text, userInfo: existing?.userInfo ?? [:])
+                                       parent: declaration.parent?.text, userInfo: userInfo)
         if let parent = declaration.parent, copy.entity(named: parent.text) == nil {
             throw LocatedError(ShellDiagnostics.unknownEntity(parent.text, suggestion: Suggestions.closest(to: parent.text, in: copy.entities.map(\.name))), parent.range)
         }
@@ -32,6 +34,7 @@ extension ShellSession {
         for property in declaration.properties {
             entity.add(try makeProperty(property, entity: declaration.name.text, entities: entities + [entity], notes: &notes))
         }
+        try addConstraintsAndIndexes(declaration, to: entity)
         entities.append(entity)
         // Entities that inherited from the replaced one keep pointing at it by name.
         let newModel: ManagedObjectModel
@@ -87,8 +90,17 @@ extension ShellSession {
                 }
             }
             let attribute = AttributeDescription(name: property.name.text, type: type, isOptional: isOptional,
-                                                 isTransient: isTransient, defaultValue: defaultValue)
+                                                 isTransient: isTransient, defaultValue: defaultValue,
+                                                 userInfo: Dictionary(property.userInfo, uniquingKeysWith: { _, last in last }))
             attribute.isIndexed = indexed
+            attribute.minValue = try bound(property.minValue, for: type, typeName: typeName.text)
+            attribute.maxValue = try bound(property.maxValue, for: type, typeName: typeName.text)
+            if let pattern = property.pattern {
+                guard (try? NSRegularExpression(pattern: pattern)) != nil else {
+                    throw LocatedError("'\(pattern)' is not a regular expression", property.name.range)
+                }
+                attribute.regularExpression = pattern
+            }
             if unique, let owner = entities.last { owner.uniquenessConstraints.append([property.name.text]) }
             return attribute
         case .relationship(let destinationName, let toMany):
@@ -98,7 +110,8 @@ extension ShellSession {
             let relationship = RelationshipDescription(
                 name: property.name.text, destination: destination.name, inverse: property.inverse?.text,
                 isToMany: toMany, isOrdered: ordered, deleteRule: deleteRule, isOptional: isOptional,
-                isTransient: isTransient, minCount: property.minCount ?? 0, maxCount: property.maxCount ?? 0)
+                isTransient: isTransient, minCount: property.minCount ?? 0, maxCount: property.maxCount ?? 0,
+                userInfo: Dictionary(property.userInfo, uniquingKeysWith: { _, last in last }))
             if let inverse = property.inverse, destination.name != entity,
                !destination.declaredProperties.contains(where: { $0.name == inverse.text }) {
                 destination.add(RelationshipDescription(name: inverse.text, destination: entity, inverse: property.name.text,
@@ -106,6 +119,49 @@ extension ShellSession {
                 notes.append("added \(destination.name).\(inverse.text) as the inverse")
             }
             return relationship
+        }
+    }
+
+    /// `min`/`max` of an attribute: a value of its type, or for a string
+    /// or binary attribute a length.
+    private func bound(_ expression: Expression?, for type: AttributeType, typeName: String) throws -> Value? {
+        guard let expression else { return nil }
+        let value = try evaluate(expression)
+        let lengthType: AttributeType? = type == .string || type == .binary ? .integer32 : nil
+        do {
+            return try (lengthType ?? type).coerce(value)
+        } catch {
+            throw LocatedError("a bound of a \(typeName) attribute must be \(lengthType == nil ? "a \(typeName)" : "a length"), not \(Printer.format(expression))", expression.range)
+        }
+    }
+
+    /// `unique (a, b)` and `index name (a, b DESC)`: each name must be an
+    /// attribute or a to-one relationship of the entity (or its parents).
+    private func addConstraintsAndIndexes(_ declaration: EntityDeclaration, to entity: EntityDescription) throws {
+        let declared = declaration.properties.map(\.name.text)
+        func check(_ name: String, _ range: SourceRange) throws {
+            var inherited: [String] = []
+            var parent = declaration.parent.flatMap { model.entity(named: $0.text) }
+            while let p = parent {
+                inherited += p.declaredProperties.map(\.name)
+                parent = p.parent
+            }
+            guard !(declared + inherited).contains(name) else { return }
+            throw LocatedError(ShellDiagnostics.unknownKey(name, entity: entity.name,
+                                                           suggestion: Suggestions.closest(to: name, in: declared + inherited)), range)
+        }
+        for names in declaration.uniquenessConstraints {
+            for name in names { try check(name.text, name.range) }
+            entity.uniquenessConstraints.append(names.map(\.text))
+        }
+        for (name, keys) in declaration.fetchIndexes {
+            for key in keys {
+                guard key.keyPath.count == 1 else {
+                    throw LocatedError("a fetch index lists properties of \(entity.name), not key paths", key.range)
+                }
+                try check(key.keyPath[0], key.range)
+            }
+            entity.fetchIndexes.append(FetchIndexDescription(name: name.text, elements: keys.map { ($0.keyPath[0], $0.ascending) }))
         }
     }
 
@@ -119,11 +175,15 @@ extension ShellSession {
         }.joined(separator: ", ") + " }"
     }
 
-    func schemaText(_ entity: EntityDescription) -> String {
+    /// The entity statement for `entity`; with `relationships` false, a
+    /// first statement without its relationships (and the constraints
+    /// and indexes naming them), for `schemaScript` to complete later.
+    func schemaText(_ entity: EntityDescription, relationships: Bool = true) -> String {
         var head = "entity \(entity.name)"
         if let parent = entity.parentName { head += " : \(parent)" }
         if entity.isAbstract { head += " abstract" }
         var lines: [String] = []
+        let relationshipNames = Set(entity.declaredProperties.compactMap { ($0 as? RelationshipDescription)?.name })
         for property in entity.declaredProperties {
             var line = "    \(property.name): "
             switch property {
@@ -139,7 +199,11 @@ extension ShellSession {
                 if attribute.isTransient { line += " transient" }
                 if entity.uniquenessConstraints.contains([attribute.name]) { line += " unique" }
                 if attribute.isIndexed { line += " indexed" }
+                if let min = attribute.minValue { line += " min " + Printer.format(Expression(.constant(min))) }
+                if let max = attribute.maxValue { line += " max " + Printer.format(Expression(.constant(max))) }
+                if let pattern = attribute.regularExpression { line += " pattern " + Self.quoted(pattern) }
             case let relationship as RelationshipDescription:
+                guard relationships else { continue }
                 line += relationship.isToMany ? "[\(relationship.destinationName)]" : relationship.destinationName
                 if let inverse = relationship.inverseName {
                     line += relationship.inverse?.isToMany == true && relationship.isToMany ? " inverse [\(inverse)]" : " inverse \(inverse)"
@@ -156,8 +220,79 @@ extension ShellSession {
             default:
                 continue
             }
+            if !property.userInfo.isEmpty, !line.hasPrefix("    #") { line += " userInfo " + Self.userInfoText(property.userInfo) }
             lines.append(line)
         }
+        let attributeNames = Set(entity.attributes.map(\.name))
+        for names in entity.uniquenessConstraints where names.count > 1 || !attributeNames.contains(names[0]) {
+            guard relationships || relationshipNames.isDisjoint(with: names) else { continue }
+            lines.append("    unique (" + names.joined(separator: ", ") + ")")
+        }
+        for index in entity.fetchIndexes {
+            guard relationships || relationshipNames.isDisjoint(with: index.elements.map(\.property)) else { continue }
+            lines.append("    index \(index.name) (" + index.elements.map { $0.property + ($0.ascending ? "" : " DESC") }.joined(separator: ", ") + ")")
+        }
+        if !entity.userInfo.isEmpty { lines.append("    userInfo " + Self.userInfoText(entity.userInfo)) }
         return head + " {\n" + lines.joined(separator: "\n") + (lines.isEmpty ? "" : "\n") + "}"
+    }
+
+    /// `{ "key": "value", … }`, keys sorted.
+    static func userInfoText(_ userInfo: [String: String]) -> String {
+        "{ " + userInfo.sorted { $0.key < $1.key }.map { quoted($0.key) + ": " + quoted($0.value) }.joined(separator: ", ") + " }"
+    }
+
+    static func quoted(_ text: String) -> String {
+        Printer.format(Expression(.constant(.string(text))))
+    }
+
+    /// The entity statements that build the whole model in an empty store,
+    /// in an order they run in: a parent before its children, a
+    /// relationship's destination before it. Entities that relationships
+    /// name before their turn (inverse pairs name each other) are first
+    /// declared without relationships, then in full where their turn
+    /// comes.
+    func schemaScript() -> [String] {
+        // Parents first, by depth; at each depth, destinations before the
+        // entities naming them, where no cycle prevents it.
+        func depth(_ entity: EntityDescription) -> Int { entity.parent.map { depth($0) + 1 } ?? 0 }
+        var order: [EntityDescription] = []
+        var visited = Set<ObjectIdentifier>()
+        func visit(_ entity: EntityDescription) {
+            guard visited.insert(ObjectIdentifier(entity)).inserted else { return }
+            for case let relationship as RelationshipDescription in entity.declaredProperties {
+                if let destination = relationship.destination, depth(destination) == depth(entity) { visit(destination) }
+            }
+            order.append(entity)
+        }
+        let byDepth = Dictionary(grouping: model.entities, by: depth)
+        for level in byDepth.keys.sorted() {
+            for entity in byDepth[level]!.sorted(by: { $0.name < $1.name }) { visit(entity) }
+        }
+        // Named before its declaration: declared first without relationships.
+        var early = Set<ObjectIdentifier>()
+        var declared = Set<ObjectIdentifier>()
+        for entity in order {
+            declared.insert(ObjectIdentifier(entity))
+            for case let relationship as RelationshipDescription in entity.declaredProperties {
+                guard let destination = relationship.destination, !declared.contains(ObjectIdentifier(destination)) else { continue }
+                var current: EntityDescription? = destination
+                while let e = current {
+                    early.insert(ObjectIdentifier(e))
+                    current = e.parent
+                }
+            }
+        }
+        var statements: [String] = []
+        var stubs: [ObjectIdentifier: String] = [:]
+        for entity in order where early.contains(ObjectIdentifier(entity)) {  // parents first
+            let stub = schemaText(entity, relationships: false)
+            stubs[ObjectIdentifier(entity)] = stub
+            statements.append(stub)
+        }
+        for entity in order {
+            let full = schemaText(entity)
+            if stubs[ObjectIdentifier(entity)] != full { statements.append(full) }
+        }
+        return statements
     }
 }
