@@ -17,3 +17,13 @@ extension JSONSyntaxError: LocalizedError {
     /// The same text as `description`.
     public var errorDescription: String? { description }
 }
+
+extension CSVSyntaxError: LocalizedError {
+    /// The same text as `description`.
+    public var errorDescription: String? { description }
+}
+
+extension CSVImportError: LocalizedError {
+    /// The same text as `description`.
+    public var errorDescription: String? { description }
+}

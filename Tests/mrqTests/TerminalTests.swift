@@ -232,6 +232,33 @@ final class TerminalTests {
         try tmux.waitFor("the interrupt") { $0.contains { $0.hasSuffix("error: interrupted") } && $0.last == "mrq>" }
     }
 
+    /// A long import draws its progress bar (rows imported / total) on
+    /// the terminal; Ctrl-C stops it, nothing of it stays, and the next
+    /// statement runs.
+    @Test func aLongImportShowsProgressAndCtrlCStopsIt() throws {
+        let directory = NSTemporaryDirectory() + "mrq-import-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        var json = "["
+        json.reserveCapacity(40_000_000)
+        for n in 0..<1_000_000 { json += (n == 0 ? "" : ",\n") + #"{"id": \#(n), "first_name": "F\#(n % 100)"}"# }
+        try Data((json + "]").utf8).write(to: URL(fileURLWithPath: directory + "/big.json"))
+        // An empty NO_COLOR lets the bar show (startShell sets it to 1).
+        guard let tmux = try startShell(in: directory, environment: "NO_COLOR=") else { return }
+        try tmux.type(#"import Person from "big.json""#)
+        try tmux.press("Enter")
+        try tmux.waitFor("the progress bar") { $0.contains { ($0.hasPrefix("[#") || $0.hasPrefix("[.")) && $0.contains("/ 1,000,000 imported") } }
+        try tmux.press("C-c")
+        try tmux.waitFor("the interrupt") { $0.contains { $0.hasSuffix("error: interrupted") } && $0.last == "mrq>" }
+        #expect(try !tmux.screen().contains { $0.contains("/ 1,000,000 imported") }, "the bar stays after the import stopped")
+        try tmux.type("count Person")
+        try tmux.press("Enter")
+        try tmux.waitFor("the count") { $0.contains { $0.contains("│     0 │") } && $0.last == "mrq>" }
+        try tmux.type(#""still here""#)
+        try tmux.press("Enter")
+        try tmux.waitFor("the next statement") { $0.contains("still here") && $0.last == "mrq>" }
+    }
+
     /// A new temporary folder with `files` (paths inside it) holding `[]`.
     func folder(holding files: [String]) throws -> String {
         let directory = NSTemporaryDirectory() + "mrq-tab-\(UUID().uuidString)"

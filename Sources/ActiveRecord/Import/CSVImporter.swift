@@ -18,9 +18,11 @@ import Predicates
 /// data as `x'01ab'` (as mrq prints it) or base64. An empty field is nil.
 /// Errors (`CSVImportError`) name the line and the column.
 public final class CSVImporter {
+    /// The context the new objects go into.
     public let context: ManagedObjectContext
     private var dateFormatters: [String: DateFormatter] = [:]
 
+    /// An importer into `context`; use it on the context's queue.
     public init(context: ManagedObjectContext) {
         self.context = context
     }
@@ -317,6 +319,7 @@ public struct CSVImportError: Error, CustomStringConvertible {
     public let line: Int
     /// The column's name as the header gives it, when a field is at fault.
     public let column: String?
+    /// What is wrong: `expected an integer, found 'old'`.
     public let message: String
 
     /// `line 3: column age: expected an integer, found 'old'`.

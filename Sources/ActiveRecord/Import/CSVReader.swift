@@ -19,6 +19,8 @@ public final class CSVReader {
     /// The line the last record returned starts on (1-based).
     public private(set) var line = 0
 
+    /// A reader of the CSV text `bytes` (UTF-8; a byte order mark is
+    /// skipped).
     public init(bytes: [UInt8]) {
         self.bytes = bytes
         position = bytes.starts(with: [0xEF, 0xBB, 0xBF]) ? 3 : 0
@@ -136,6 +138,8 @@ public final class CSVReader {
 public struct CSVSyntaxError: Error, CustomStringConvertible {
     /// The line where the problem is (1-based).
     public let line: Int
+    /// What is wrong, and how to fix it when there is a way.
     public let message: String
+    /// `line 3: text after a closing quote; …`.
     public var description: String { "line \(line): \(message)" }
 }

@@ -28,6 +28,8 @@ public final class JSONArrayReader {
         case done
     }
 
+    /// A reader of the JSON text `bytes` (UTF-8; a byte order mark is
+    /// skipped). Nothing is parsed until `next()`.
     public init(bytes: [UInt8]) {
         self.bytes = bytes
         var position = JSONParser.start(of: bytes)

@@ -289,10 +289,36 @@ extension ShellSession {
             stubs[ObjectIdentifier(entity)] = stub
             statements.append(stub)
         }
-        for entity in order {
+        // A first declaration needs no second when the other sides'
+        // declarations add each of its relationships as their inverse,
+        // exactly as it is.
+        var complete = Set<ObjectIdentifier>()
+        for entity in order where stubs[ObjectIdentifier(entity)] != nil {
+            let relationships = entity.declaredProperties.compactMap { $0 as? RelationshipDescription }
+            if relationships.allSatisfy({ Self.isAddedAsInverse($0, of: entity) && !complete.contains(ObjectIdentifier($0.destination!)) }),
+               entity.uniquenessConstraints.allSatisfy({ $0.allSatisfy { entity.attribute(named: $0) != nil } }),
+               entity.fetchIndexes.allSatisfy({ $0.elements.allSatisfy { entity.attribute(named: $0.property) != nil } }) {
+                complete.insert(ObjectIdentifier(entity))
+            }
+        }
+        for entity in order where !complete.contains(ObjectIdentifier(entity)) {
             let full = schemaText(entity)
             if stubs[ObjectIdentifier(entity)] != full { statements.append(full) }
         }
         return statements
+    }
+
+    /// Whether declaring the other side of `relationship` (with `inverse
+    /// NAME`) adds it to `entity` as it is: the entity statement's
+    /// defaults (optional, nullify, unordered, no counts, no user info),
+    /// to-many exactly when the other side says so.
+    static func isAddedAsInverse(_ relationship: RelationshipDescription, of entity: EntityDescription) -> Bool {
+        guard let inverse = relationship.inverse, let destination = relationship.destination, destination !== entity,
+              inverse.destination === entity, !relationship.isTransient, !inverse.isTransient else { return false }
+        // The other side writes `inverse [name]` when both are to-many.
+        let addedToMany = (inverse.isToMany && relationship.isToMany) || !inverse.isToMany
+        return addedToMany == relationship.isToMany && relationship.isOptional && !relationship.isOrdered
+            && relationship.deleteRule == .nullify && relationship.minCount == 0 && relationship.maxCount == 0
+            && relationship.userInfo.isEmpty
     }
 }
