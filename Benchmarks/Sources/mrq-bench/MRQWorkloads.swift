@@ -144,7 +144,7 @@ enum MRQWorkloads {
 
     /// One timed Importer run (import and save) of `json` into a fresh
     /// copy of the empty store.
-    private static func importerRun(_ json: JSON, into entity: EntityDescription, fixtures: Fixtures, target: URL) throws -> Double {
+    static func importerRun(_ json: JSON, into entity: EntityDescription, fixtures: Fixtures, target: URL) throws -> Double {
         try Fixtures.copy(fixtures.importTemplate, to: target)
         let coordinator = try open(target, model: entity.model!)
         defer { coordinator.removeStores() }

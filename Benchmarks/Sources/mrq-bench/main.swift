@@ -38,6 +38,9 @@ let implementations: [String: Implementation] = [
     "model/3000": { _, _, runs in try MRQWorkloads.deepModel(levels: 3_000, runs: runs) },
     "dates/c": { try APIWorkloads.datedImport($0, $1, runs: $2, asText: false) },
     "dates/text": { try APIWorkloads.datedImport($0, $1, runs: $2, asText: true) },
+    "shellimport/c": { try ShellImportWorkloads.importer($0, $1, runs: $2) },
+    "shellimport/sqlite3": { try ShellImportWorkloads.sqlite3($0, $1, runs: $2) },
+    "shellimport/mrq": { try ShellImportWorkloads.shell($0, $1, runs: $2) },
 ]
 
 enum Target {
@@ -89,6 +92,9 @@ let rows: [Row] = [
     Row(workload: "k. first row", key: "first/mrq", label: "mrq --format csv | head -1", runs: 9, target: .seconds(0.1), compare: false),
     Row(workload: "l. date column", key: "dates/c", label: "import, dates as numbers (baseline)", runs: 5, target: .none),
     Row(workload: "l. date column", key: "dates/text", label: "import, dates as text with a dateFormat", runs: 5, target: .ratio(1.3)),
+    Row(workload: "m. shell import", key: "shellimport/c", label: "Importer + save (baseline)", runs: 3, target: .none, compare: false),
+    Row(workload: "m. shell import", key: "shellimport/sqlite3", label: "sqlite3 CLI json_each insert", runs: 3, target: .none, compare: false),
+    Row(workload: "m. shell import", key: "shellimport/mrq", label: "mrq -c 'import Person from …' -c save", runs: 3, target: .ratio(1.5), compare: false),
 ]
 
 func benchmarksDirectory() -> URL {
@@ -171,13 +177,16 @@ func runSuite(scale: Scale, only: Set<String>?) throws -> Bool {
             notes.append(String(format: "fitted: %@ at full size, Importer %.0f× faster (%@)", formatTime(fitted), fitted / importer.time, how))
         }
         if row.compare && m.skipped == nil { notes.append("\(m.rows) rows") }
+        if row.key == "shellimport/mrq", m.skipped == nil, let sqlite = results["shellimport/sqlite3"], sqlite.skipped == nil {
+            notes.append(String(format: "%.2f× the sqlite3 CLI", m.time / sqlite.time))
+        }
         lines.append([row.workload, row.label, m.skipped == nil ? "\(m.times.count)" : "-",
                       m.skipped == nil ? formatTime(m.time) : "-",
                       ratio.map { String(format: "%.2f×", $0) } ?? (row.key.hasSuffix("/c") ? "1.00×" : ""),
                       m.peakKB > 0 ? String(format: "%.0f MB", Double(m.peakKB) / 1024) : "-",
                       status, notes.joined(separator: "; ")])
     }
-    print("mrq benchmarks, \(scale.name) scale: \(scale.people) people (a, b, c, f, i, j, k), import of \(scale.importPeople) (d), \(scale.memoryRows) rows (g); medians, ×C = ratio to the baseline of the same run (raw SQLite C; the sqlite3 CLI for i, j, k); peak RSS of the measured process (i, j, k: of the program run)\n")
+    print("mrq benchmarks, \(scale.name) scale: \(scale.people) people (a, b, c, f, i, j, k, m), import of \(scale.importPeople) (d), \(scale.memoryRows) rows (g); medians, ×C = ratio to the baseline of the same run (raw SQLite C; the sqlite3 CLI for i, j, k; the Importer for m); peak RSS of the measured process (i, j, k, m: of the program run)\n")
     let header = ["workload", "implementation", "runs", "median", "×C", "peak RSS", "target", "notes"]
     let widths = header.indices.map { i in ([header] + lines).map { $0[i].count }.max()! }
     for line in [header] + lines {
