@@ -3,7 +3,7 @@ import CBaseline
 import Foundation
 import ObjectStore
 
-// MARK: - i. shell import
+// MARK: - m. shell import
 
 /// `import Person from "people.json"` + `save` through the mrq binary, as
 /// a user runs it, against the `Importer` on the same rows (import and

@@ -287,7 +287,7 @@ extension ShellSession {
             // `{$a, $b}`: the objects of several variables (as `.dump` writes).
             if case .aggregate(let elements) = expression.kind, !elements.isEmpty {
                 return try elements.flatMap { element -> [ManagedObject] in
-                    guard case .variable(let name) = element.kind, case .objects(let objects, _)? = variables[name] else {
+                    guard case .variable(let name) = element.kind, case .objects(let objects, _, _)? = variables[name] else {
                         throw LocatedError("'\(key.text)' is a relationship: give it object variables, {$a, $b}", element.range)
                     }
                     return try liveObjects(objects, of: name, at: element.range, relating: true)
@@ -352,7 +352,7 @@ extension ShellSession {
             return .value(.int(Int64(try count(query))))
         case .insert(let entityName, let assignments):
             let object = try insert(entityName, assignments)
-            return .objects([object], entity: object.entity)
+            return .objects([object], entity: object.entity, one: true)
         case .aggregate(let aggregate) where aggregate.groupBy.isEmpty:
             let result = try runAggregate(aggregate)
             if case .value(let v)? = result.rows.first?.first { return .value(v) }

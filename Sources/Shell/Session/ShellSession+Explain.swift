@@ -325,15 +325,16 @@ extension ShellSession {
     }
 
     private func explainImport(entity: EntityDescription, path: String, range: SourceRange, into out: inout Explanation) throws {
-        let data: Data
+        let reader: JSONArrayReader
         do {
-            data = try ShellFiles.readData(self.path(path), shownAs: path)
+            reader = JSONArrayReader(bytes: try ShellFiles.readData(self.path(path), shownAs: path))
         } catch {
             throw LocatedError(error.message, range)
         }
         var records = "the records"
-        if let json = try? JSON(data: data), case .array(let items) = json {
-            records = "the \(items.count) record\(items.count == 1 ? "" : "s")"
+        if reader.isArray {
+            let count = reader.remainingCount()
+            records = "the \(count) record\(count == 1 ? "" : "s")"
         }
         var key: String?
         var current: EntityDescription? = entity
