@@ -20,7 +20,7 @@ import Predicates
 public final class CSVImporter {
     /// The context the new objects go into.
     public let context: ManagedObjectContext
-    private var dateFormatters: [String: DateFormatter] = [:]
+    private var dateFormatters = DateFormatterCache()
 
     /// An importer into `context`; use it on the context's queue.
     public init(context: ManagedObjectContext) {
@@ -191,13 +191,7 @@ public final class CSVImporter {
                             "yyyy-MM-dd'T'HH:mm:ss", "yyyy-MM-dd'T'HH:mm:ss.SSS", "yyyy-MM-dd'T'HH:mm"].compactMap { FastDateFormat($0) }
 
     private func formatter(_ format: String) -> DateFormatter {
-        if let formatter = dateFormatters[format] { return formatter }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = format
-        dateFormatters[format] = formatter
-        return formatter
+        dateFormatters.formatter(format)
     }
 
     /// Why a field does not fit its column.

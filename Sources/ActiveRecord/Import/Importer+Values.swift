@@ -104,13 +104,7 @@ extension Importer {
     }
 
     func formatter(_ format: String) -> DateFormatter {
-        if let formatter = dateFormatters[format] { return formatter }
-        let formatter = DateFormatter()
-        formatter.locale = Locale(identifier: "en_US_POSIX")
-        formatter.timeZone = TimeZone(identifier: "GMT")
-        formatter.dateFormat = format
-        dateFormatters[format] = formatter
-        return formatter
+        dateFormatters.formatter(format)
     }
 }
 
@@ -165,5 +159,21 @@ extension JSON {
             }
         }
         return out + "\""
+    }
+}
+
+/// The date formatters of one import, one per format, built on first use:
+/// POSIX locale, GMT (as MagicalRecord's importer reads dates).
+struct DateFormatterCache {
+    private var formatters: [String: DateFormatter] = [:]
+
+    mutating func formatter(_ format: String) -> DateFormatter {
+        if let formatter = formatters[format] { return formatter }
+        let formatter = DateFormatter()
+        formatter.locale = Locale(identifier: "en_US_POSIX")
+        formatter.timeZone = TimeZone(identifier: "GMT")
+        formatter.dateFormat = format
+        formatters[format] = formatter
+        return formatter
     }
 }

@@ -32,7 +32,7 @@ public final class Importer {
     public let context: ManagedObjectContext
     /// How the import treats what it reads.
     @exclusivity(unchecked) public var options: ImportOptions
-    var dateFormatters: [String: DateFormatter] = [:]
+    var dateFormatters = DateFormatterCache()
     @exclusivity(unchecked) var plans: [ObjectIdentifier: EntityPlan] = [:]
     /// Objects found or made, by entity and key value.
     @exclusivity(unchecked) var keyIndexes: [KeyIndexID: KeyIndex] = [:]

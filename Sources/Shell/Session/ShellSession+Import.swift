@@ -15,15 +15,10 @@ extension ShellSession {
         } catch {
             throw LocatedError(error.message, range)
         }
-        let meter = WorkMeter(action: "imported", output: output, checkInterrupt: checkInterrupt)
-        defer { meter.finish() }
-        meter.countTotal = { [unowned reader, unowned meter] in meter.done + reader.remainingCount() }
         let count: Int
         do {
-            count = try context.undoingAsOneAction {
-                try Importer(context: context).importArray(from: reader, into: entity) { done in
-                    try meter.advance(by: done - meter.done)
-                }
+            count = try importing(remaining: reader.remainingCount, output: output) { progress in
+                try Importer(context: context).importArray(from: reader, into: entity, afterBatch: progress)
             }
         } catch let error as JSONSyntaxError {
             throw LocatedError("\(path):\(error.line):\(error.column): \(error.message)", range)
@@ -80,19 +75,28 @@ extension ShellSession {
 
     private func importCSV(_ file: String, into entity: EntityDescription, output: OutputSink) throws {
         let reader = CSVReader(bytes: try ShellFiles.readData(path(file), shownAs: file))
-        let meter = WorkMeter(action: "imported", output: output, checkInterrupt: checkInterrupt)
-        defer { meter.finish() }
-        meter.countTotal = { [unowned reader, unowned meter] in meter.done + reader.remainingCount() }
         let count: Int
         do {
-            count = try context.undoingAsOneAction {
-                try CSVImporter(context: context).importRecords(from: reader, into: entity) { done in
-                    try meter.advance(by: done - meter.done)
-                }
+            count = try importing(remaining: reader.remainingCount, output: output) { progress in
+                try CSVImporter(context: context).importRecords(from: reader, into: entity, afterBatch: progress)
             }
         } catch let error as CSVImportError {
             throw LocatedError("\(file):\(error.line): " + (error.column.map { "column \($0): " } ?? "") + error.message, .unknown)
         }
         output.status("imported \(Self.count(count, entity.name))")
+    }
+
+    /// Runs an import as one undo step, with a progress bar whose total is
+    /// what is done plus what `remaining` counts (asked only once the bar
+    /// shows); `body` reports rows done through the closure it is given,
+    /// which throws after Ctrl-C.
+    private func importing(remaining: @escaping () -> Int, output: OutputSink,
+                           _ body: (_ progress: (Int) throws -> Void) throws -> Int) throws -> Int {
+        let meter = WorkMeter(action: "imported", output: output, checkInterrupt: checkInterrupt)
+        defer { meter.finish() }
+        meter.countTotal = { [unowned meter] in meter.done + remaining() }
+        return try context.undoingAsOneAction {
+            try body { done in try meter.advance(by: done - meter.done) }
+        }
     }
 }
