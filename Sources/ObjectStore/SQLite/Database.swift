@@ -61,6 +61,7 @@ package final class Database: @unchecked Sendable {
         self.handle = db
         OpenConnections.add(db)
         sqlite3_extended_result_codes(db, 1)
+        mrq_strict_quoted_identifiers(db)
         if queryOnly { sqlite3_exec(db, "PRAGMA query_only = 1", nil, nil, nil) }
         // A log with no index beside it (a store copied off a device, a
         // backup) has no other connection: read it with the index in this
