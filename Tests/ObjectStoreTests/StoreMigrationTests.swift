@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import ObjectStore
 import Predicates
@@ -50,6 +51,37 @@ import Predicates
         #expect(ada.objects(forKey: "friends").map(\.objectID) == [bob.objectID])
         #expect(try store.database.tableExists("Pet"))
         #expect(try store.database.scalar("PRAGMA integrity_check") == .string("ok"))
+    }
+
+    /// Two processes (here two connections on two threads) opening an old
+    /// store with the new model at the same moment: the one that takes the
+    /// write lock second finds the store migrated and leaves it be, rather
+    /// than rebuilding new tables as if they were old ones.
+    @Test func twoOpenersMigratingTheSameStoreAtOnceBothSucceedWithDataKept() throws {
+        let person = EntityDescription(name: "Person")
+        let fullName = AttributeDescription(name: "fullName", type: .string)
+        fullName.renamingIdentifier = "name"
+        person.add(fullName)
+        person.add(AttributeDescription(name: "age", type: .integer16))
+        person.add(RelationshipDescription(name: "friends", destination: "Person", inverse: "friends", isToMany: true))
+        let v2 = try ManagedObjectModel(entities: [person])
+        for _ in 0..<12 {
+            let path = TestModels.temporaryStorePath()
+            try seed(path)
+            let failures = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                do {
+                    _ = try TestModels.coordinator(v2, path: path, migrating: true)
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+            #expect(failures.withLock { $0 } == [])
+            let coordinator = try TestModels.coordinator(v2, path: path)
+            let names = try coordinator.store.database.rows("SELECT fullName FROM Person ORDER BY fullName").map { $0[0] }
+            #expect(names == [.string("Ada"), .string("Bob")])
+            #expect(try coordinator.store.database.scalar("PRAGMA integrity_check") == .string("ok"))
+        }
     }
 
     @Test func aChangeThatCannotBeInferredIsANamedErrorAndChangesNothing() throws {

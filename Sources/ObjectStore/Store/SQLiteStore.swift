@@ -209,11 +209,7 @@ package final class SQLiteStore: @unchecked Sendable {
                     throw StoreError(.corrupt, "the store has no identifier")
                 }
                 if storedFingerprint != fingerprint {
-                    let old = try storedModel(db)
-                    // A store made empty (no entities) holds nothing to lose.
-                    let preview = old.entities.isEmpty ? nil : try migrationPreview(db, old: old, new: model)
-                    if let preview { try check(preview, of: db.path, options: options) }
-                    try StoreMigrator.migrate(db, from: old, to: model, mapping: mapping, readOnly: readOnly)
+                    try migrate(db, to: model, mapping: mapping, fingerprint: fingerprint, options: options)
                 }
                 return id
             }
@@ -234,6 +230,33 @@ package final class SQLiteStore: @unchecked Sendable {
             return id
         } catch let error as StoreError {
             throw error
+        }
+    }
+
+    /// Migrates the store open on `db` to `model`, as `options` allow.
+    /// Decided twice: first without a lock, so that a refusal writes
+    /// nothing; then again under the write lock, because another process
+    /// may meanwhile have migrated the store (nothing is left to do) or
+    /// added objects to an entity the first plan took for empty.
+    private static func migrate(_ db: Database, to model: ManagedObjectModel, mapping: SchemaMapping,
+                                fingerprint: String, options: Options) throws {
+        func modelToMigrateFrom() throws -> ManagedObjectModel? {
+            guard case .string(let stored)? = try db.scalar("SELECT value FROM \(metadataTable) WHERE key = 'fingerprint'"),
+                  stored != fingerprint else { return nil }
+            let old = try storedModel(db)
+            // A store made empty (no entities) holds nothing to lose.
+            let preview = old.entities.isEmpty ? nil : try migrationPreview(db, old: old, new: model)
+            if let preview { try check(preview, of: db.path, options: options) }
+            return old
+        }
+        guard try modelToMigrateFrom() != nil else { return }
+        if options.readOnly {
+            throw StoreError(.readOnly, "the store needs a migration but is opened read-only")
+        }
+        try db.transaction {
+            if let old = try modelToMigrateFrom() {
+                try StoreMigrator.migrate(db, from: old, to: model, mapping: mapping)
+            }
         }
     }
 

@@ -16,16 +16,12 @@ import Predicates
 /// from the rows linked; then the new tables are swapped in and indexes
 /// recreated. `MigrationPreview` counts what this drops first.
 enum StoreMigrator {
-    static func migrate(_ db: Database, from old: ManagedObjectModel, to model: ManagedObjectModel, mapping: SchemaMapping,
-                        readOnly: Bool) throws {
+    static func migrate(_ db: Database, from old: ManagedObjectModel, to model: ManagedObjectModel, mapping: SchemaMapping) throws {
         let plan: MigrationPlan
         do {
             plan = try MigrationPlan.infer(from: old, to: model, empty: try emptyEntities(db, old))
         } catch let error as ModelError {
             throw StoreError(.modelMismatch, "the store was made with a different model: \(error.message)")
-        }
-        if readOnly {
-            throw StoreError(.readOnly, "the store needs a migration but is opened read-only")
         }
         let oldMapping = SchemaMapping(model: old)
         try db.transaction {
