@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Testing
 @testable import ObjectStore
 import Predicates
@@ -19,6 +20,32 @@ import Predicates
                 Attribute("fax", .string)
                 ToOne("department", "Department", inverse: "people")
             }
+        }
+    }
+
+    /// Two processes (two connections on two threads here) creating the
+    /// same new store at once, as two server workers starting together do:
+    /// one lays it out, the other opens what it laid out.
+    @Test func twoOpenersCreatingTheSameStoreAtOnceBothOpenIt() throws {
+        let model = try Self.people()
+        for _ in 0..<12 {
+            let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mrq-open-\(UUID().uuidString)")
+            try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
+            let url = directory.appendingPathComponent("people.sqlite")
+            let identifiers = Mutex<[String]>([])
+            let failures = Mutex<[String]>([])
+            DispatchQueue.concurrentPerform(iterations: 2) { _ in
+                do {
+                    let coordinator = PersistentStoreCoordinator(model: model)
+                    try coordinator.addSQLiteStore(at: url)
+                    identifiers.withLock { $0.append(coordinator.store.identifier) }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }
+            #expect(failures.withLock { $0 } == [])
+            let ids = identifiers.withLock { $0 }
+            #expect(ids.count == 2 && Set(ids).count == 1)
         }
     }
 

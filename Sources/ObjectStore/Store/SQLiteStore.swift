@@ -216,18 +216,22 @@ package final class SQLiteStore: @unchecked Sendable {
             if readOnly {
                 throw StoreError(.readOnly, "the store is empty and opened read-only")
             }
-            try refuseForeignTables(db)
             let id = UUID().uuidString
             try db.execute("PRAGMA journal_mode = WAL")
-            try db.transaction {
+            let created = try db.transaction { () throws -> Bool in
+                // Another process may have laid the store out since the
+                // look above: then it is opened as it is, not laid out twice.
+                if try db.tableExists(metadataTable) { return false }
+                try refuseForeignTables(db)
                 for statement in SchemaBuilder.createStatements(mapping: mapping, model: model) {
                     try db.execute(statement)
                 }
                 try db.execute("CREATE TABLE \(metadataTable) (key TEXT PRIMARY KEY, value)")
                 try db.execute("INSERT INTO \(metadataTable) (key, value) VALUES ('fingerprint', ?), ('identifier', ?), ('model', ?)",
                                [.string(fingerprint), .string(id), .data(model.archived())])
+                return true
             }
-            return id
+            return created ? id : try prepareSchema(db, mapping: mapping, model: model, options: options)
         } catch let error as StoreError {
             throw error
         }
