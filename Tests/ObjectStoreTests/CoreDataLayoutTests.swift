@@ -115,6 +115,55 @@ import Predicates
         #expect(opened.joinTable("bans", of: user)?.isOwner == false)
     }
 
+    /// A to-many that is its own inverse (`partners` ↔ `partners`): its join
+    /// table's two columns cannot share a name, and both sides read back.
+    @Test func aRelationshipThatIsItsOwnInverseLaysOutAndReadsBack() throws {
+        let maker = EntityDescription(name: "Maker")
+        maker.add(AttributeDescription(name: "name", type: .string))
+        maker.add(RelationshipDescription(name: "partners", destination: "Maker", inverse: "partners", isToMany: true))
+        let model = try ManagedObjectModel(entities: [maker])
+        let join = try #require(SchemaMapping(model: model, layout: .coreData).joinTable("partners", of: maker))
+        #expect(join.name == "Z_1PARTNERS" && join.sourceColumn == "Z_1PARTNERS" && join.destinationColumn == "Z_1PARTNERS1")
+        let url = Self.temporaryStore("Makers.sqlite")
+        var options = PersistentStoreOptions()
+        options.layout = .coreData
+        do {
+            let coordinator = PersistentStoreCoordinator(model: model)
+            try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+            let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+            let (a, b, c) = (context.insertObject(forEntityName: "Maker"), context.insertObject(forEntityName: "Maker"),
+                             context.insertObject(forEntityName: "Maker"))
+            (a["name"], b["name"], c["name"]) = (.string("a"), .string("b"), .string("c"))
+            a.add(b, toKey: "partners")
+            c.add(a, toKey: "partners")
+            try context.save()
+        }
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        var request = FetchRequest(entityName: "Maker")
+        request.sortDescriptors = [SortKey(keyPath: ["name"], ascending: true)]
+        let makers = try context.fetch(request)
+        let partners = makers.map { Set($0.objects(forKey: "partners").map { $0["name"] }) }
+        #expect(partners == [[.string("b"), .string("c")], [.string("a")], [.string("a")]])
+    }
+
+    /// Every fixture model lays out a new store in both layouts (the
+    /// Everything model's self-inverse `partners` once failed in Core Data's).
+    @Test(arguments: ["Everything.xcdatamodel", "NoOptional.xcdatamodel", "OldStyle.xcdatamodel",
+                      "Unmarked.xcdatamodeld", "Versioned.xcdatamodeld"])
+    func everyFixtureModelLaysOutInBothLayouts(_ name: String) throws {
+        let model = try ModelFixtures.load(name)
+        for layout in [SchemaMapping.Layout.mrq, .coreData] {
+            var options = PersistentStoreOptions()
+            options.layout = layout
+            let coordinator = PersistentStoreCoordinator(model: model)
+            #expect(throws: Never.self, "\(name) in the \(layout) layout") {
+                try coordinator.addPersistentStore(type: .inMemory, at: nil, options: options)
+            }
+        }
+    }
+
     /// Writes a few notes; returns the context and the objects by title.
     static func populate(_ context: ManagedObjectContext) throws -> [String: ManagedObject] {
         let home = context.insertObject(forEntityName: "localAccount")

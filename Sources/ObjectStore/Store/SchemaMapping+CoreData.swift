@@ -220,7 +220,11 @@ extension SchemaMapping {
                 }
                 let ownerUpper = ownerName.uppercased()
                 let ownerKey = "Z_\(code(ownerEntity))\((otherName ?? ownerName + "Inverse").uppercased())"
-                let otherKey = "Z_\(code(otherEntity))\(ownerUpper)"
+                var otherKey = "Z_\(code(otherEntity))\(ownerUpper)"
+                // A relationship that is its own inverse (partners ↔
+                // partners) would name both columns alike: the second takes
+                // Core Data's numbered suffix.
+                if otherKey == ownerKey { otherKey += "1" }
                 let ownerOrdered = isOwner ? relationship.isOrdered : (inverse?.isOrdered ?? false)
                 let otherOrdered = isOwner ? (inverse?.isOrdered ?? false) : relationship.isOrdered
                 let ownerOrder = ownerOrdered ? "Z_FOK_" + otherKey.dropFirst(2) : nil
