@@ -42,7 +42,7 @@ test: deps
 # inputs it finds go to $(FUZZ_SCRATCH)/corpus, crashes to
 # $(FUZZ_SCRATCH)/crashes; `mrq-fuzz TARGET FILE` replays one). The seeds
 # themselves replay in `make test`.
-FUZZ_TARGETS := predicate statement json model xmlstore
+FUZZ_TARGETS := predicate statement json model xmlstore mom
 FUZZ_SECONDS ?= 15
 FUZZ_SCRATCH ?= .build-fuzz
 .PHONY: fuzz

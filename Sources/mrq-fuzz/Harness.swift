@@ -21,6 +21,11 @@ enum Harness: String, CaseIterable {
     /// An XML store file (mrq's format or Apple's) for the People sample:
     /// read, write back, read again.
     case xmlstore
+    /// A compiled Core Data model (`.mom`, an NSKeyedArchiver binary or
+    /// XML property list) or a store's model cache (DEFLATE of one): read;
+    /// a model read must lay out a store in both layouts, and written back
+    /// as an archive read again with the same fingerprint.
+    case mom
 
     /// The target of this run, chosen by the first argument.
     nonisolated(unsafe) static var selected: Harness = .predicate
@@ -32,6 +37,7 @@ enum Harness: String, CaseIterable {
         case .json: Self.json(data)
         case .model: Self.model(data)
         case .xmlstore: Self.xmlStore(data)
+        case .mom: Self.mom(data)
         }
     }
 
@@ -105,6 +111,25 @@ enum Harness: String, CaseIterable {
         guard let model = try? ManagedObjectModel(xcdatamodelContents: data, file: "fuzz/contents") else { return }
         let coordinator = PersistentStoreCoordinator(model: model)
         _ = try? coordinator.addSQLiteStore(at: nil)
+    }
+
+    static func mom(_ data: Data) {
+        for read in [ManagedObjectModel.init(coreDataArchive:), ManagedObjectModel.init(modelCache:)] {
+            guard let model = try? read(data) else { continue }
+            for layout in [SchemaMapping.Layout.mrq, .coreData] {
+                var options = PersistentStoreOptions()
+                options.layout = layout
+                _ = try? PersistentStoreCoordinator(model: model).addPersistentStore(type: .inMemory, at: nil, options: options)
+            }
+            do {
+                let again = try ManagedObjectModel(coreDataArchive: try model.coreDataArchive())
+                guard again.fingerprint == model.fingerprint else {
+                    fatalError("a Core Data model written back as an archive reads as another model")
+                }
+            } catch {
+                fatalError("a Core Data model read does not write back and read again: \(error)")
+            }
+        }
     }
 
     static func xmlStore(_ data: Data) {
