@@ -40,4 +40,13 @@ import Testing
         #expect(lines.last?.hasPrefix("Run Time:") == true && lines.contains("done"))
         #expect(shell.run(".timer off\n\"quiet\"").text == "quiet\n")
     }
+
+    /// sqlite3's `.tables`, the first thing its users type, lists the
+    /// entities as `.entities` does.
+    @Test func tablesIsEntities() throws {
+        let shell = try ShellHarness()
+        let tables = shell.run(".tables")
+        #expect(tables.ok && tables.text.contains("Person"))
+        #expect(tables.text == shell.run(".entities").text)
+    }
 }

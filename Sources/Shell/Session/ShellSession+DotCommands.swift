@@ -22,6 +22,7 @@ extension ShellSession {
         ("dump", ".dump [ENTITY]", "an mrq script of the entity statements and every object, that rebuilds the store"),
         ("import", ".import FILE ENTITY", "add a CSV file's rows (a header row naming attributes) as new objects; undo takes them back"),
         ("entities", ".entities", "the entities with their object counts"),
+        ("tables", ".tables", "the same as .entities (sqlite3's name)"),
         ("quit", ".quit", "leave mrq (asks first about unsaved changes)"),
         ("exit", ".exit", "leave mrq (asks first about unsaved changes)"),
     ]
@@ -165,7 +166,7 @@ extension ShellSession {
                 try runDotImport(arguments, output: output)
             case "dump":
                 try runDump(arguments, output: output)
-            case "entities":
+            case "entities", "tables":
                 var rows: [[Cell]] = []
                 for entity in model.entities.sorted(by: { $0.name < $1.name }) {
                     var request = FetchRequest(entityName: entity.name)
