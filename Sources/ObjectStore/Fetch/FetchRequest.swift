@@ -17,7 +17,8 @@ public struct FetchRequest: Sendable {
     /// The shape of the results (Core Data's `NSFetchRequestResultType`),
     /// which says which call runs the request.
     public enum ResultType: Sendable {
-        /// Objects, from ``ManagedObjectContext/fetch(_:)`` (the default).
+        /// Objects, from ``ManagedObjectContext/fetch(_:)->FetchResults``
+        /// (the default).
         case managedObject
         /// Object IDs, from ``ManagedObjectContext/fetchObjectIDs(_:)``.
         case managedObjectID
@@ -25,7 +26,8 @@ public struct FetchRequest: Sendable {
         /// ``ManagedObjectContext/fetchDictionaries(_:)`` or
         /// ``ManagedObjectContext/fetchRows(_:)``.
         case dictionary
-        /// The number of matches, from ``ManagedObjectContext/count(for:)``.
+        /// The number of matches, from
+        /// ``ManagedObjectContext/count(for:)-(FetchRequest)``.
         case count
     }
 
