@@ -3,7 +3,12 @@ import Predicates
 
 /// A Swift type an attribute can hold.
 public protocol AttributeValue {
+    /// Reads the type from a stored attribute value, or returns nil when the
+    /// value holds something this type cannot represent (another case of
+    /// `Value`, or a number out of range).
     init?(attributeValue: Value)
+    /// The value as an attribute holds it, ready for
+    /// ``ManagedObject/setAttributeValue(_:forKey:)``.
     var attributeValue: Value { get }
     /// The attribute types whose every value this type holds and writes
     /// back unchanged, for the check `register` makes; nil (the default
@@ -19,11 +24,15 @@ private let integerTypes: Set<AttributeType> = [.integer16, .integer32, .integer
 
 extension String: AttributeValue {
     public static var attributeTypes: Set<AttributeType>? { [.string] }
+    /// Unwraps a `.string` value; nil for any other case.
     public init?(attributeValue v: Value) { guard case .string(let s) = v else { return nil }; self = s }
+    /// The string as a `.string` value.
     public var attributeValue: Value { .string(self) }
 }
 extension Bool: AttributeValue {
     public static var attributeTypes: Set<AttributeType>? { [.boolean] }
+    /// Unwraps a `.bool` value, or reads an `.int` as `true` when it is not
+    /// zero (how SQLite stores booleans); nil for any other case.
     public init?(attributeValue v: Value) {
         switch v {
         case .bool(let b): self = b
@@ -31,30 +40,43 @@ extension Bool: AttributeValue {
         default: return nil
         }
     }
+    /// The Boolean as a `.bool` value.
     public var attributeValue: Value { .bool(self) }
 }
 extension Int: AttributeValue {
     public static var attributeTypes: Set<AttributeType>? { integerTypes }
+    /// Unwraps an `.int` value; nil for any other case.
     public init?(attributeValue v: Value) { guard case .int(let i) = v, let n = Int(exactly: i) else { return nil }; self = n }
+    /// The integer as an `.int` value.
     public var attributeValue: Value { .int(Int64(self)) }
 }
 extension Int16: AttributeValue {
     public static var attributeTypes: Set<AttributeType>? { [.integer16] }
+    /// Unwraps an `.int` value that fits in 16 bits; nil for a larger
+    /// integer or any other case.
     public init?(attributeValue v: Value) { guard case .int(let i) = v, let n = Int16(exactly: i) else { return nil }; self = n }
+    /// The integer as an `.int` value.
     public var attributeValue: Value { .int(Int64(self)) }
 }
 extension Int32: AttributeValue {
     public static var attributeTypes: Set<AttributeType>? { [.integer16, .integer32] }
+    /// Unwraps an `.int` value that fits in 32 bits; nil for a larger
+    /// integer or any other case.
     public init?(attributeValue v: Value) { guard case .int(let i) = v, let n = Int32(exactly: i) else { return nil }; self = n }
+    /// The integer as an `.int` value.
     public var attributeValue: Value { .int(Int64(self)) }
 }
 extension Int64: AttributeValue {
     public static var attributeTypes: Set<AttributeType>? { integerTypes }
+    /// Unwraps an `.int` value; nil for any other case.
     public init?(attributeValue v: Value) { guard case .int(let i) = v else { return nil }; self = i }
+    /// The integer as an `.int` value.
     public var attributeValue: Value { .int(self) }
 }
 extension Double: AttributeValue {
     public static var attributeTypes: Set<AttributeType>? { [.double, .float] }
+    /// Unwraps a `.double` value, or converts an `.int`; nil for any other
+    /// case.
     public init?(attributeValue v: Value) {
         switch v {
         case .double(let d): self = d
@@ -62,48 +84,67 @@ extension Double: AttributeValue {
         default: return nil
         }
     }
+    /// The number as a `.double` value.
     public var attributeValue: Value { .double(self) }
 }
 extension Float: AttributeValue {
     public static var attributeTypes: Set<AttributeType>? { [.double, .float] }
+    /// Reads a `.double` or `.int` value as `Double` does, then rounds it to
+    /// the nearest `Float`; nil for any other case.
     public init?(attributeValue v: Value) {
         guard let d = Double(attributeValue: v) else { return nil }
         self = Float(d)
     }
+    /// The number widened to a `.double` value.
     public var attributeValue: Value { .double(Double(self)) }
 }
 extension Decimal: AttributeValue {
     public static var attributeTypes: Set<AttributeType>? { [.decimal] }
+    /// Unwraps a `.decimal` value; nil for any other case.
     public init?(attributeValue v: Value) { guard case .decimal(let d) = v else { return nil }; self = d }
+    /// The number as a `.decimal` value.
     public var attributeValue: Value { .decimal(self) }
 }
 extension Date: AttributeValue {
     public static var attributeTypes: Set<AttributeType>? { [.date] }
+    /// Unwraps a `.date` value; nil for any other case.
     public init?(attributeValue v: Value) { guard case .date(let d) = v else { return nil }; self = d }
+    /// The date as a `.date` value.
     public var attributeValue: Value { .date(self) }
 }
 extension Data: AttributeValue {
     public static var attributeTypes: Set<AttributeType>? { [.binary, .transformable] }
+    /// Unwraps a `.data` value (a binary or transformable attribute); nil for
+    /// any other case.
     public init?(attributeValue v: Value) { guard case .data(let d) = v else { return nil }; self = d }
+    /// The bytes as a `.data` value.
     public var attributeValue: Value { .data(self) }
 }
 extension UUID: AttributeValue {
     public static var attributeTypes: Set<AttributeType>? { [.uuid] }
+    /// Unwraps a `.uuid` value; nil for any other case.
     public init?(attributeValue v: Value) { guard case .uuid(let u) = v else { return nil }; self = u }
+    /// The identifier as a `.uuid` value.
     public var attributeValue: Value { .uuid(self) }
 }
 extension URL: AttributeValue {
     public static var attributeTypes: Set<AttributeType>? { [.uri, .objectID] }
+    /// Unwraps a `.url` value (a URI or object ID attribute); nil for any
+    /// other case.
     public init?(attributeValue v: Value) { guard case .url(let u) = v else { return nil }; self = u }
+    /// The URL as a `.url` value.
     public var attributeValue: Value { .url(self) }
 }
 extension Optional: AttributeValue where Wrapped: AttributeValue {
     public static var attributeTypes: Set<AttributeType>? { Wrapped.attributeTypes }
+    /// Reads `.null` as `nil` and anything else as `Wrapped` does; nil (the
+    /// initializer failing) when `Wrapped` cannot read the value.
     public init?(attributeValue v: Value) {
         if v.isNull { self = .none; return }
         guard let wrapped = Wrapped(attributeValue: v) else { return nil }
         self = .some(wrapped)
     }
+    /// The wrapped value's attribute value, or `.null` for `nil`.
     public var attributeValue: Value { self?.attributeValue ?? .null }
 }
 
@@ -123,8 +164,11 @@ extension Optional: AttributeValue where Wrapped: AttributeValue {
 /// nil.
 @propertyWrapper
 public struct Managed<T: AttributeValue>: ManagedPropertyWrapper {
+    /// The name of the attribute in the entity, as the model spells it.
     public let key: String
     var expectation: PropertyExpectation { .attribute(T.self) }
+    /// Binds the property to the attribute named `key` of the object's
+    /// entity.
     public init(_ key: String) { self.key = key }
 
     @available(*, unavailable, message: "@Managed works only in ManagedObject subclasses")
@@ -174,8 +218,13 @@ public struct Managed<T: AttributeValue>: ManagedPropertyWrapper {
 /// A typed to-one relationship of a managed object subclass.
 @propertyWrapper
 public struct ManagedToOne<Destination: ManagedObject>: ManagedPropertyWrapper {
+    /// The name of the to-one relationship in the entity, as the model
+    /// spells it.
     public let key: String
     var expectation: PropertyExpectation { .toOne(Destination.self) }
+    /// Binds the property to the to-one relationship named `key` of the
+    /// object's entity; setting it keeps the inverse in step, as Core Data
+    /// does.
     public init(_ key: String) { self.key = key }
 
     @available(*, unavailable, message: "@ManagedToOne works only in ManagedObject subclasses")
@@ -197,8 +246,14 @@ public struct ManagedToOne<Destination: ManagedObject>: ManagedPropertyWrapper {
 /// A typed to-many relationship of a managed object subclass.
 @propertyWrapper
 public struct ManagedToMany<Destination: ManagedObject>: ManagedPropertyWrapper {
+    /// The name of the to-many relationship in the entity, as the model
+    /// spells it.
     public let key: String
     var expectation: PropertyExpectation { .toMany(Destination.self) }
+    /// Binds the property to the to-many relationship named `key` of the
+    /// object's entity. Reading gives the related objects (in order for an
+    /// ordered relationship); setting replaces them and keeps the inverses
+    /// in step.
     public init(_ key: String) { self.key = key }
 
     @available(*, unavailable, message: "@ManagedToMany works only in ManagedObject subclasses")

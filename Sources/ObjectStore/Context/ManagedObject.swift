@@ -19,8 +19,17 @@ open class ManagedObject: CustomStringConvertible {
     // its state skips the runtime's exclusivity bookkeeping, which would
     // otherwise cost more than the accesses themselves.
 
+    /// The entity the object is an instance of (Core Data's `entity`).
     public let entity: EntityDescription
+    /// The object's identity (Core Data's `objectID`): a temporary ID from
+    /// insertion until the save that gives it its row, a permanent one after.
+    /// Keep the ID, not the object, to find the object again in another
+    /// context with `ManagedObjectContext.object(with:)`.
     @exclusivity(unchecked) public internal(set) var objectID: ObjectID
+    /// The context that owns the object, or nil once the object has left
+    /// it: its delete was saved, its unsaved insert was deleted or undone,
+    /// or the context was reset. The context is held weakly, as in Core
+    /// Data: keep a reference to the context yourself.
     public private(set) weak var managedObjectContext: ManagedObjectContext?
 
     /// Joins `context` (or leaves, with nil); takes its `hearing` along
@@ -128,7 +137,13 @@ open class ManagedObject: CustomStringConvertible {
     open func prepareForDeletion() {}
     /// Extra checks at save time; throw `ValidationError` to refuse.
     open func validateForInsert() throws {}
+    /// Extra checks at save time for an object that was already saved and
+    /// has changed; throw `ValidationError` (or any error) to refuse. Its
+    /// failures are reported together with the model's own.
     open func validateForUpdate() throws {}
+    /// Extra checks at save time for an object being deleted, after the
+    /// model's deny rules; throw `ValidationError` (or any error) to refuse
+    /// the delete.
     open func validateForDelete() throws {}
 
     /// Checks, and may replace, the value of one changed attribute at save
@@ -174,8 +189,15 @@ open class ManagedObject: CustomStringConvertible {
 
     // MARK: - State
 
+    /// Whether the object was inserted into its context and not saved yet
+    /// (Core Data's `isInserted`).
     public var isInserted: Bool { state == .inserted }
+    /// Whether the object was saved before and has unsaved changes to an
+    /// attribute or relationship (Core Data's `isUpdated`). Setting a value
+    /// back to what was saved makes it false again.
     public var isUpdated: Bool { state == .updated && hasChanges }
+    /// Whether the object is deleted in its context and the delete is not
+    /// saved yet (Core Data's `isDeleted`).
     public var isDeleted: Bool { state == .deleted }
 
     /// Whether the object has unsaved changes.
@@ -210,6 +232,13 @@ open class ManagedObject: CustomStringConvertible {
         set { setAttributeValue(newValue, forKey: key) }
     }
 
+    /// The value of the attribute named `key`, fulfilling the object first if
+    /// it is a fault (Core Data's `value(forKey:)` for attributes).
+    /// `object["age"]` reads the same.
+    ///
+    /// Naming an attribute the entity does not have is a programming error
+    /// and stops the program; check with `entity.attribute(named:)` first
+    /// when the name comes from input.
     public func attributeValue(forKey key: String) -> Value {
         guard let index = entity.attributeSlot(named: key) else {
             preconditionFailure("entity \(entity.name) has no attribute '\(key)'")
@@ -218,6 +247,20 @@ open class ManagedObject: CustomStringConvertible {
         return values[index]
     }
 
+    /// Sets the attribute named `key` (Core Data's `setValue(_:forKey:)` for
+    /// attributes), recording the change in the context for save, undo and
+    /// observers. A value of another representation is converted to the
+    /// attribute's type when that loses nothing (`.int(1)` for a Double
+    /// attribute becomes `.double(1)`, see `AttributeType.coerce(_:)`);
+    /// otherwise it is kept, and the save reports it as invalid.
+    ///
+    /// ```swift
+    /// person.setAttributeValue(.string("Ada"), forKey: "firstName")
+    /// person["age"] = .int(36)        // the same, through the subscript
+    /// ```
+    ///
+    /// Naming an attribute the entity does not have is a programming error
+    /// and stops the program.
     public func setAttributeValue(_ value: Value, forKey key: String) {
         guard let index = entity.attributeSlot(named: key) else {
             preconditionFailure("entity \(entity.name) has no attribute '\(key)'")
@@ -247,6 +290,11 @@ open class ManagedObject: CustomStringConvertible {
         return values[index]
     }
 
+    /// Sets an attribute without change tracking (Core Data's
+    /// `setPrimitiveValue(_:forKey:)`): no conversion, no undo, no observer,
+    /// and the object is not marked as changed. For custom accessors and
+    /// lifecycle hooks such as `awakeFromInsert`; an unknown key does
+    /// nothing.
     public func setPrimitiveValue(_ value: Value, forKey key: String) {
         guard let index = entity.attributeSlot(named: key) else { return }
         willAccessValues()

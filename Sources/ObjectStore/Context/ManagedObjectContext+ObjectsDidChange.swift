@@ -11,6 +11,7 @@ public struct ObjectsDidChangeNotification {
     /// Objects deleted, or gone from the context (merged deletes, undone
     /// inserts, rolled-back inserts).
     public let deletedObjects: [ManagedObject]
+    /// The context whose objects changed.
     public weak var context: ManagedObjectContext?
 
     /// Whether `object` changed in any way.
@@ -93,6 +94,8 @@ extension ManagedObjectContext {
         return token
     }
 
+    /// Stops calling the observer that `addObjectsDidChangeObserver(_:)`
+    /// returned `token` for; an unknown token does nothing.
     public func removeObjectsDidChangeObserver(_ token: UUID) {
         performAndWait { changeTracker.observers.removeAll { $0.0 == token }; hearing.update(self) }
     }

@@ -644,6 +644,8 @@ extension ManagedObjectContext {
         return token
     }
 
+    /// Stops calling the observer that `addDidSaveObserver(_:)` returned
+    /// `token` for; an unknown token does nothing.
     public func removeDidSaveObserver(_ token: UUID) {
         performAndWait { observers[token] = nil }
     }

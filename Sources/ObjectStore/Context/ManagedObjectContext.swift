@@ -18,6 +18,9 @@ import Predicates
 /// objects on its own queue only: inside `perform`/`performAndWait` for
 /// queue-based contexts, or from one thread at a time for `.confined` ones.
 public final class ManagedObjectContext: @unchecked Sendable, CustomStringConvertible {
+    /// Where a context does its work (Core Data's
+    /// `NSManagedObjectContextConcurrencyType`, plus `.confined` for
+    /// single-threaded programs).
     public enum ConcurrencyType: Sendable {
         /// Work runs on a private serial queue.
         case privateQueue
@@ -28,10 +31,20 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         case confined
     }
 
+    /// Where the context does its work, fixed when it is made.
     public let concurrencyType: ConcurrencyType
+    /// The coordinator whose stores the context reads and, for a root
+    /// context, saves to; a child context shares its parent's.
     public let persistentStoreCoordinator: PersistentStoreCoordinator?
+    /// The context this one saves into, or nil for a root context, which
+    /// saves to the stores (Core Data's `parent`).
     public let parent: ManagedObjectContext?
+    /// A name for `description` and debugging, such as MagicalRecord's
+    /// "default context"; it changes nothing else.
     public var name: String?
+    /// What `save()` does with objects that changed in the store or the
+    /// parent since this context read them, and with uniqueness-constraint
+    /// conflicts; `.error` (the default, as in Core Data) refuses the save.
     public var mergePolicy: MergePolicy = .error
     /// Records changes for undo and redo; nil (the default) records nothing.
     @exclusivity(unchecked) public var undoManager: UndoManager? {
@@ -96,6 +109,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     struct Weak { weak var context: ManagedObjectContext? }
 
+    /// A root context: it reads from and saves to the stores of
+    /// `coordinator` (Core Data's `init(concurrencyType:)` with its
+    /// `persistentStoreCoordinator` set).
     public init(concurrencyType: ConcurrencyType, coordinator: PersistentStoreCoordinator) {
         self.concurrencyType = concurrencyType
         self.persistentStoreCoordinator = coordinator
@@ -164,12 +180,23 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     // MARK: - Registration
 
+    /// Every object the context holds now, in no particular order (Core
+    /// Data's `registeredObjects`). Objects with unsaved changes are always
+    /// here; unchanged ones stay only while your program holds them.
     public var registeredObjects: [ManagedObject] { registered.values }
 
+    /// The objects inserted and not saved yet, in the order they were
+    /// inserted (Core Data's `insertedObjects`).
     public var insertedObjects: [ManagedObject] { changedObjects(in: .inserted) }
+    /// The saved objects with unsaved changes, in the order they first
+    /// changed (Core Data's `updatedObjects`); an object whose values were
+    /// set back to what was saved is not among them.
     public var updatedObjects: [ManagedObject] {
         changedObjects(in: .updated).filter { $0.hasChanges }
     }
+    /// The objects deleted and not saved yet, in the order they first
+    /// changed (Core Data's `deletedObjects`). Deleting an object that was
+    /// never saved removes it instead: it is in none of the lists.
     public var deletedObjects: [ManagedObject] { changedObjects(in: .deleted) }
 
     func changedObjects(in state: ManagedObject.State) -> [ManagedObject] {

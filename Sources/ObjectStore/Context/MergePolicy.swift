@@ -39,7 +39,10 @@ public enum MergePolicy: Sendable {
 /// A save refused because objects changed elsewhere since the context
 /// read them (under `MergePolicy.error`); nothing was written.
 public struct MergeConflictError: Error, CustomStringConvertible {
+    /// One object whose stored (or parent) state changed since the context
+    /// read it.
     public struct Conflict: Sendable {
+        /// The object in conflict.
         public let objectID: ObjectID
         /// Keys whose current value differs from what the context last read.
         public let keys: [String]
@@ -47,6 +50,7 @@ public struct MergeConflictError: Error, CustomStringConvertible {
         public let isDeletedInStore: Bool
     }
 
+    /// Every object in conflict, in the order the save met them.
     public let conflicts: [Conflict]
     /// Whether the objects changed in the parent context (a child's save)
     /// rather than in the store.
@@ -80,9 +84,12 @@ public struct MergeConflictError: Error, CustomStringConvertible {
 /// }
 /// ```
 public struct ConstraintConflictError: Error, CustomStringConvertible {
+    /// One set of values that more than one object holds for a uniqueness
+    /// constraint.
     public struct Conflict: Sendable {
         /// The entity declaring the constraint, and its properties.
         public let entity: String
+        /// The constraint's property names, as the model declares them.
         public let constraint: [String]
         /// The values the objects share, in constraint order.
         public let values: [Value]
@@ -92,6 +99,7 @@ public struct ConstraintConflictError: Error, CustomStringConvertible {
         public let existingObjectID: ObjectID?
     }
 
+    /// Every conflict the save found, one per shared set of values.
     public let conflicts: [Conflict]
 
     /// The first few conflicts in full, then how many more.
@@ -126,16 +134,38 @@ enum ConflictText {
 
 /// Objects refused by validation; every failure of the save, together.
 public struct ValidationError: Error, CustomStringConvertible {
+    /// One rule one object broke: a missing required value, a value out of
+    /// range, a relationship count, a deny delete rule or a refusal from a
+    /// `validate…` hook.
     public struct Failure: Sendable, CustomStringConvertible {
+        /// The object refused.
         public let objectID: ObjectID
+        /// The name of the object's entity.
         public let entity: String
         /// The entity's name for users: `Entity/<name>` in the model's
         /// localization dictionary, or the name.
         public let localizedEntity: String
+        /// The attribute or relationship at fault, or nil when the failure is
+        /// about the whole object.
         public let key: String?
+        /// What is wrong, for users (the model's localized message when it has
+        /// one).
         public let message: String
         public var description: String { message }
 
+        /// A failure of the object `objectID`, for `key` (nil for the
+        /// object as a whole); throw it from a `validate…` hook inside a
+        /// `ValidationError`.
+        ///
+        /// ```swift
+        /// override func validateForInsert() throws {
+        ///     if case .string(let code) = self["code"], code.count != 3 {
+        ///         throw ValidationError(failures: [.init(
+        ///             objectID: objectID, key: "code",
+        ///             message: "a code has three letters")])
+        ///     }
+        /// }
+        /// ```
         public init(objectID: ObjectID, key: String?, message: String) {
             self.objectID = objectID
             self.entity = objectID.entity.name
@@ -145,8 +175,10 @@ public struct ValidationError: Error, CustomStringConvertible {
         }
     }
 
+    /// Every failure of the save, for all its objects.
     public let failures: [Failure]
 
+    /// An error holding `failures`.
     public init(failures: [Failure]) { self.failures = failures }
 
     public var description: String {
@@ -157,8 +189,12 @@ public struct ValidationError: Error, CustomStringConvertible {
 
 /// What one save changed, for merging into other contexts.
 public struct ContextDidSaveNotification: @unchecked Sendable {
+    /// The objects the save inserted, with the IDs they have after it
+    /// (permanent when the save reached the store).
     public let insertedObjectIDs: [ObjectID]
+    /// The objects whose changes the save wrote.
     public let updatedObjectIDs: [ObjectID]
+    /// The objects the save deleted.
     public let deletedObjectIDs: [ObjectID]
     /// Temporary ID → permanent ID for the objects the save inserted.
     public let permanentIDs: PermanentIDs
@@ -172,5 +208,9 @@ public struct ContextDidSaveNotification: @unchecked Sendable {
     /// context): its snapshots then carry the stored row versions.
     package var isStoreSave = false
 
+    /// The name under which every save is also posted to
+    /// `NotificationCenter.default`, with the saving context as the object
+    /// (Core Data's `NSManagedObjectContextDidSave`). The notification
+    /// carries no user info: use `addDidSaveObserver(_:)` for the changes.
     public static let name = Notification.Name("ManagedObjectContextDidSave")
 }

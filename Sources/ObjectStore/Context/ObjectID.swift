@@ -14,6 +14,8 @@ import Synchronization
 /// hierarchy in the same store; the entity may be a more specific one once
 /// known.
 public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
+    /// The entity of the object: the most specific one known (a fetch of a
+    /// parent entity may learn the sub-entity later).
     public let entity: EntityDescription
     /// The row's primary key when permanent; a negative number when temporary.
     public let primaryKey: Int64
@@ -25,6 +27,9 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
     /// The identifier of the store holding the row.
     public var storeIdentifier: String? { storeNumber.identifier }
 
+    /// The ID of row `primaryKey` of `entity` in the store whose identifier
+    /// is `storeIdentifier` (`PersistentStore.identifier`). A context's
+    /// `object(with:)` turns it into an object.
     public init(entity: EntityDescription, primaryKey: Int64, storeIdentifier: String?) {
         self.init(entity: entity, primaryKey: primaryKey, store: StoreNumber(storeIdentifier))
     }
@@ -49,6 +54,9 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         -temporaryCounter.load(ordering: .relaxed)
     }
 
+    /// Whether the ID was given at insertion and the object has no row yet
+    /// (Core Data's `isTemporaryID`). The save that inserts the object gives
+    /// it a permanent ID.
     public var isTemporaryID: Bool { primaryKey < 0 }
 
     public static func == (a: ObjectID, b: ObjectID) -> Bool {

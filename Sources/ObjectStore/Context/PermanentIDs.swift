@@ -8,8 +8,11 @@
 /// without hashing, in the order they were made.
 ///
 /// ```swift
-/// let ids = PermanentIDs(temporaries: [temp], keys: [42], store: number)
-/// ids[temp]       // the ID of row 42 of the store
+/// let temporary = person.objectID
+/// context.addDidSaveObserver { note in
+///     note.permanentIDs[temporary]    // the ID of the row the save gave it
+/// }
+/// try context.save()
 /// ```
 public struct PermanentIDs: Sendable, Sequence {
     /// One store's part: its objects in save order and their rows. (A
@@ -76,6 +79,7 @@ public struct PermanentIDs: Sendable, Sequence {
 
     private var parts: [Part] = []
 
+    /// No IDs: a save that inserted nothing.
     public init() {}
 
     /// The rows `keys` of `store` for the objects `temporaries`, in order.
@@ -105,7 +109,9 @@ public struct PermanentIDs: Sendable, Sequence {
         return locate(id).map { part, position in part.keys[position] }
     }
 
+    /// Whether the save inserted nothing.
     public var isEmpty: Bool { parts.isEmpty }
+    /// The number of objects the save inserted, over all its stores.
     public var count: Int { parts.reduce(0) { $0 + $1.keys.count } }
 
     /// Adds another store's part of the same save.

@@ -14,6 +14,7 @@ import Predicates
 /// inserted into the first one added unless `ManagedObjectContext.assign`
 /// says otherwise, and fetched from all of them.
 public final class PersistentStoreCoordinator: @unchecked Sendable {
+    /// The model every store of the coordinator holds objects of.
     public let model: ManagedObjectModel
     private let lock = NSLock()
     private var _stores: [any StoreBackend] = []
@@ -24,6 +25,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// never wait on each other.
     let saveLock = NSLock()
 
+    /// A coordinator for `model`, with no store yet: add one with
+    /// `addSQLiteStore(at:)` or
+    /// `addPersistentStore(type:configuration:at:options:)`.
     public init(model: ManagedObjectModel) {
         self.model = model
     }
@@ -122,8 +126,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         }
     }
 
+    /// Whether at least one store is added.
     public var hasStore: Bool { lock.withLock { !_stores.isEmpty } }
 
+    /// Removes every store, as `remove(_:)` does one by one; objects of them
+    /// registered in contexts become stale.
     public func removeStores() {
         lock.withLock { _stores = [] }
     }
@@ -281,6 +288,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
 /// How a store is opened.
 public struct PersistentStoreOptions: Sendable {
+    /// Open the store for reading only (Core Data's
+    /// `NSReadOnlyPersistentStoreOption`): nothing writes the file, a save
+    /// throws `StoreError.Kind.readOnly`, and a store that does not exist
+    /// yet, or is empty, is refused rather than created.
     public var readOnly = false
     /// Open a store made with another model by migrating it (inferred, in
     /// one transaction): Core Data's `NSMigratePersistentStoresAutomaticallyOption`
@@ -308,5 +319,7 @@ public struct PersistentStoreOptions: Sendable {
     /// Another process writing the file meanwhile is not seen, and may be
     /// read half-written: use it only on a file nothing writes.
     public var immutable = false
+    /// The defaults: read-write, no migration, a five-second busy timeout,
+    /// mrq's own layout.
     public init() {}
 }

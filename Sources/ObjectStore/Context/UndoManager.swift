@@ -10,10 +10,12 @@ import Foundation
 ///
 /// Foundation's `UndoManager` does not exist on Linux; this one keeps its
 /// shape. Actions registered while undoing go on the redo stack, so every
-/// undo can be redone. Changes made outside an explicit group form one
-/// group per call of `endUndoGrouping()` when `groupsByEvent` is true (the
-/// shell closes one group per statement).
+/// undo can be redone. Changes made outside an explicit group collect
+/// into one group, closed by a call of `endUndoGrouping()` with no group
+/// open (the shell makes one per statement) or by the next `undo()`.
 public final class UndoManager {
+    /// An inverse action: it undoes one change, and registers its own
+    /// inverse for redo.
     public typealias Action = () -> Void
 
     private var undoStack: [[Action]] = []
@@ -26,22 +28,54 @@ public final class UndoManager {
     public var levelsOfUndo = 0
     private var disabled = 0
 
+    /// An undo manager with nothing recorded and no limit on undo levels.
     public init() {}
 
+    /// Whether `undo()` has something to undo: a closed group, or changes
+    /// made outside any group.
     public var canUndo: Bool { !undoStack.isEmpty || !pending.isEmpty }
+    /// Whether `redo()` has something to redo. Any new change clears the
+    /// redo stack.
     public var canRedo: Bool { !redoStack.isEmpty }
+    /// Whether an `undo()` is running; the changes it makes register for
+    /// redo.
     public var isUndoing: Bool { mode == .undoing }
+    /// Whether a `redo()` is running; the changes it makes register for
+    /// undo.
     public var isRedoing: Bool { mode == .redoing }
+    /// Whether `registerUndo(_:)` records actions: true unless
+    /// `disableUndoRegistration()` was called more often than
+    /// `enableUndoRegistration()`.
     public var isUndoRegistrationEnabled: Bool { disabled == 0 }
+    /// How many groups `beginUndoGrouping()` opened and are not closed yet.
     public var groupingLevel: Int { openGroups.count }
 
+    /// Stops recording actions until a matching
+    /// `enableUndoRegistration()`; calls nest. Changes made meanwhile cannot
+    /// be undone.
     public func disableUndoRegistration() { disabled += 1 }
+    /// Undoes one `disableUndoRegistration()`: recording resumes when every
+    /// disable has its enable.
     public func enableUndoRegistration() { disabled = Swift.max(0, disabled - 1) }
 
+    /// Opens a group: the actions registered until the matching
+    /// `endUndoGrouping()` are undone together by one `undo()`. Groups
+    /// nest; an inner group becomes part of the outer one.
+    ///
+    /// ```swift
+    /// undoManager.beginUndoGrouping()
+    /// person["firstName"] = .string("Ada")
+    /// person["lastName"] = .string("Lovelace")
+    /// undoManager.endUndoGrouping()
+    /// undoManager.undo()      // both names are back
+    /// ```
     public func beginUndoGrouping() {
         openGroups.append([])
     }
 
+    /// Closes the innermost open group. With no group open, it closes the
+    /// changes made since the last group into one group of their own (a
+    /// statement of the shell, an event of an app).
     public func endUndoGrouping() {
         guard let group = openGroups.popLast() else {
             closePending()
@@ -134,6 +168,8 @@ public final class UndoManager {
         mode = saved
     }
 
+    /// Forgets everything recorded, for undo and redo; groups still open
+    /// stay open, empty.
     public func removeAllActions() {
         undoStack.removeAll()
         redoStack.removeAll()

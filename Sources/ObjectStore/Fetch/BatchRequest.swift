@@ -6,7 +6,11 @@ import struct Predicates.Expression
 /// A new value for a batch update: a constant, or an expression over the
 /// row's own attributes (`age + 1`).
 public enum BatchValue: Sendable {
+    /// The same value for every row: `.value(.bool(false))`.
     case value(Value)
+    /// A value computed per row from its own attributes, in SQL where it
+    /// can be and in memory otherwise:
+    /// `.expression(try Expression(format: "age + 1"))`.
     case expression(Expression)
 }
 
@@ -25,13 +29,29 @@ public enum BatchValue: Sendable {
 /// changes are merged into them. Each row's optimistic-locking version is
 /// bumped, so a context saving a stale copy gets a merge conflict.
 public struct BatchUpdateRequest: Sendable {
-    public enum ResultType: Sendable { case statusOnly, updatedObjectsCount, updatedObjectIDs }
+    /// What the ``BatchResult`` reports (Core Data's
+    /// `NSBatchUpdateRequestResultType`). Its `changes` are there for
+    /// every result type.
+    public enum ResultType: Sendable {
+        /// Nothing: `count` and `objectIDs` are nil.
+        case statusOnly
+        /// How many objects matched, in `count` (the default).
+        case updatedObjectsCount
+        /// The matching objects, in `objectIDs`, and their number in
+        /// `count`.
+        case updatedObjectIDs
+    }
 
+    /// The entity whose rows to change.
     public var entityName: String
+    /// Which rows to change; nil changes every row of the entity.
     public var predicate: Predicate?
     /// Attribute name → new value.
     public var propertiesToUpdate: [String: BatchValue]
+    /// Whether rows of sub-entities are changed too (true by default, as
+    /// in Core Data).
     public var includesSubentities = true
+    /// What the result reports; `.updatedObjectsCount` by default.
     public var resultType: ResultType = .updatedObjectsCount
     /// Objects the predicate names as `$variables` (see
     /// ``FetchRequest/objectVariables``).
@@ -43,6 +63,8 @@ public struct BatchUpdateRequest: Sendable {
                                     objectVariables: objectVariables)
     }
 
+    /// A request setting `propertiesToUpdate` on the rows of
+    /// `entityName` that match `predicate` (every row for nil).
     public init(entityName: String, predicate: Predicate? = nil, propertiesToUpdate: [String: BatchValue]) {
         self.entityName = entityName
         self.predicate = predicate
@@ -61,11 +83,28 @@ public struct BatchUpdateRequest: Sendable {
 /// ManagedObjectContext.mergeChanges(fromRemoteContextSave: result.changes, into: [context])
 /// ```
 public struct BatchDeleteRequest: Sendable {
-    public enum ResultType: Sendable { case statusOnly, deletedObjectsCount, deletedObjectIDs }
+    /// What the ``BatchResult`` reports (Core Data's
+    /// `NSBatchDeleteRequestResultType`). Its `changes` are there for
+    /// every result type.
+    public enum ResultType: Sendable {
+        /// Nothing: `count` and `objectIDs` are nil.
+        case statusOnly
+        /// How many objects matched, in `count` (the default).
+        case deletedObjectsCount
+        /// The matching objects, in `objectIDs`, and their number in
+        /// `count`. Objects deleted by cascade are not among them: they
+        /// are in `changes.deleted`.
+        case deletedObjectIDs
+    }
 
+    /// The entity whose rows to delete.
     public var entityName: String
+    /// Which rows to delete; nil deletes every row of the entity.
     public var predicate: Predicate?
+    /// Whether rows of sub-entities are deleted too (true by default, as
+    /// in Core Data).
     public var includesSubentities = true
+    /// What the result reports; `.deletedObjectsCount` by default.
     public var resultType: ResultType = .deletedObjectsCount
     /// Objects the predicate names as `$variables` (see
     /// ``FetchRequest/objectVariables``).
@@ -77,6 +116,9 @@ public struct BatchDeleteRequest: Sendable {
                                     objectVariables: objectVariables)
     }
 
+    /// A request deleting the rows of `entityName` that match
+    /// `predicate` (every row for nil), and what their delete rules
+    /// reach.
     public init(entityName: String, predicate: Predicate? = nil) {
         self.entityName = entityName
         self.predicate = predicate
@@ -98,16 +140,22 @@ public struct BatchResult: Sendable {
 /// Object IDs changed outside any context (by a batch request, another
 /// process...), to bring into live contexts.
 public struct RemoteChanges: Sendable {
+    /// Objects that are new in the store.
     public var inserted: [ObjectID]
+    /// Objects whose stored values changed.
     public var updated: [ObjectID]
+    /// Objects no longer in the store.
     public var deleted: [ObjectID]
 
+    /// Changes naming the given objects, for
+    /// `ManagedObjectContext.mergeChanges(fromRemoteContextSave:into:)`.
     public init(inserted: [ObjectID] = [], updated: [ObjectID] = [], deleted: [ObjectID] = []) {
         self.inserted = inserted
         self.updated = updated
         self.deleted = deleted
     }
 
+    /// Whether no object changed.
     public var isEmpty: Bool { inserted.isEmpty && updated.isEmpty && deleted.isEmpty }
 }
 

@@ -14,20 +14,34 @@ import struct Predicates.Expression
 /// let people = try context.fetch(request)
 /// ```
 public struct FetchRequest: Sendable {
+    /// The shape of the results (Core Data's `NSFetchRequestResultType`),
+    /// which says which call runs the request.
     public enum ResultType: Sendable {
+        /// Objects, from ``ManagedObjectContext/fetch(_:)->FetchResults``
+        /// (the default).
         case managedObject
+        /// Object IDs, from ``ManagedObjectContext/fetchObjectIDs(_:)``.
         case managedObjectID
+        /// One dictionary per row or group, from
+        /// ``ManagedObjectContext/fetchDictionaries(_:)`` or
+        /// ``ManagedObjectContext/fetchRows(_:)``.
         case dictionary
+        /// The number of matches, from
+        /// ``ManagedObjectContext/count(for:)-(FetchRequest)``.
         case count
     }
 
+    /// The entity to fetch, by name; an unknown name makes the fetch throw.
     public var entityName: String
+    /// Which objects to fetch; nil fetches them all.
     public var predicate: Predicate?
     /// The order: key paths (through to-one relationships too), each
     /// ascending or descending.
     public var sortDescriptors: [SortKey] = []
     /// 0 means no limit.
     public var fetchLimit = 0
+    /// How many results to skip before the first one returned, after
+    /// sorting; 0 skips none. With `fetchLimit`, a page of results.
     public var fetchOffset = 0
     /// When non-zero, IDs are fetched first and objects are loaded batch by
     /// batch as the results are read.
@@ -41,9 +55,12 @@ public struct FetchRequest: Sendable {
     public var returnsObjectsAsFaults = true
     /// Relationship key paths whose destinations are loaded with the results.
     public var relationshipKeyPathsForPrefetching: [String] = []
+    /// The shape of the results; `.managedObject` by default.
     public var resultType: ResultType = .managedObject
     /// For dictionary results: key paths and expressions to fetch.
     public var propertiesToFetch: [PropertyToFetch]?
+    /// For dictionary results: whether rows with the same values come
+    /// back once (SQL's `SELECT DISTINCT`).
     public var returnsDistinctResults = false
     /// For dictionary results: key paths to group by.
     public var propertiesToGroupBy: [String]?
@@ -59,6 +76,9 @@ public struct FetchRequest: Sendable {
     /// ```
     public var objectVariables: [String: ObjectVariable] = [:]
 
+    /// A request for the objects of `entityName` matching `predicate` (all
+    /// of them for nil), in the order of `sortDescriptors` (in no
+    /// guaranteed order when empty).
     public init(entityName: String, predicate: Predicate? = nil, sortDescriptors: [SortKey] = []) {
         self.entityName = entityName
         self.predicate = predicate
@@ -68,12 +88,27 @@ public struct FetchRequest: Sendable {
 
 /// A column of a dictionary result: a key path, or an aggregate over one.
 public struct PropertyToFetch: Sendable, Hashable {
+    /// An aggregate function over a key path, or over the rows for
+    /// `count` of an empty key path (Core Data's `sum:`, `min:`, `max:`,
+    /// `average:` and `count:` expression functions).
     public enum Function: String, Sendable, CaseIterable {
-        case sum, min, max, average, count
+        /// The total of the values.
+        case sum
+        /// The smallest value.
+        case min
+        /// The largest value.
+        case max
+        /// The mean of the non-nil values.
+        case average
+        /// How many non-nil values there are, or how many rows for an
+        /// empty key path.
+        case count
     }
 
     /// The key in each result dictionary.
     public var name: String
+    /// The key path the column reads or aggregates, through to-one
+    /// relationships too (`department.name`); empty for an expression.
     public var keyPath: String
     /// nil for a plain key path.
     public var function: Function?
@@ -82,6 +117,8 @@ public struct PropertyToFetch: Sendable, Hashable {
     /// operators on to-many relationships.
     public var expression: Expression?
 
+    /// A plain key path, named after itself:
+    /// `PropertyToFetch(keyPath: "department.name")`.
     public init(keyPath: String) {
         self.name = keyPath
         self.keyPath = keyPath

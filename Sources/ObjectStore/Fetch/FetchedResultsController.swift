@@ -3,9 +3,13 @@ import Predicates
 
 /// A position in sectioned results: the section, then the item in it.
 public struct ResultIndexPath: Hashable, Sendable, Comparable, CustomStringConvertible {
+    /// The section, from 0.
     public var section: Int
+    /// The object's position in its section, from 0 (UIKit's `item` or
+    /// `row`).
     public var item: Int
 
+    /// The position of item `item` in section `section`.
     public init(item: Int, section: Int) {
         self.item = item
         self.section = section
@@ -17,7 +21,14 @@ public struct ResultIndexPath: Hashable, Sendable, Comparable, CustomStringConve
 
 /// How an object or a section changed.
 public enum ResultsChangeType: Sendable, Equatable {
-    case insert, delete, move, update
+    /// The object or section is new in the results.
+    case insert
+    /// The object or section left the results.
+    case delete
+    /// The object changed position (or section).
+    case move
+    /// The object changed but kept its position.
+    case update
 }
 
 /// Told about every change of a `FetchedResultsController`'s results, with
@@ -32,11 +43,32 @@ public enum ResultsChangeType: Sendable, Equatable {
 /// @MainActor final class PeopleList: @MainActor FetchedResultsControllerDelegate { … }
 /// ```
 public protocol FetchedResultsControllerDelegate: AnyObject {
+    /// Called before the changes of one context notification are reported,
+    /// once per batch: begin updating a table here.
     func controllerWillChangeContent(_ controller: FetchedResultsController)
+    /// Called once per object that was inserted into, deleted from, moved in
+    /// or updated in the results (Core Data's
+    /// `controller(_:didChange:at:for:newIndexPath:)`).
+    ///
+    /// - Parameters:
+    ///   - controller: The controller whose results changed.
+    ///   - object: The object.
+    ///   - indexPath: Its position before the change; nil for an insert.
+    ///   - type: What happened to it. An object that changed without
+    ///     moving is an `.update`.
+    ///   - newIndexPath: Its position after the change; nil for a delete.
+    ///
+    /// Deletes come first, then inserts, moves and updates, each in
+    /// index-path order.
     func controller(_ controller: FetchedResultsController, didChange object: ManagedObject,
                     at indexPath: ResultIndexPath?, for type: ResultsChangeType, newIndexPath: ResultIndexPath?)
+    /// Called once per section that appeared (`.insert`) or disappeared
+    /// (`.delete`), before the object changes; `sectionIndex` is its index
+    /// after an insert, before a delete.
     func controller(_ controller: FetchedResultsController, didChange section: FetchedResultsController.Section,
                     atSectionIndex sectionIndex: Int, for type: ResultsChangeType)
+    /// Called after all the changes of one batch were reported: end updating
+    /// a table here, or reload it from `sections`.
     func controllerDidChangeContent(_ controller: FetchedResultsController)
 }
 
@@ -81,16 +113,27 @@ public final class FetchedResultsController {
         public let name: String
         /// The name's first letter, capitalized.
         public let indexTitle: String?
+        /// The section's objects, in the request's sort order.
         public let objects: [ManagedObject]
+        /// How many objects the section holds.
         public var numberOfObjects: Int { objects.count }
     }
 
+    /// The request whose results the controller holds; give it sort
+    /// descriptors, the section key path first.
     public let fetchRequest: FetchRequest
+    /// The context the controller fetches from and follows.
     public let context: ManagedObjectContext
+    /// The key path whose value names each object's section (through to-one
+    /// relationships too, `department.name`), or nil for one section.
     public let sectionNameKeyPath: String?
+    /// Told about every change of the results; held weakly.
     public weak var delegate: FetchedResultsControllerDelegate?
 
+    /// The results in sections, in order; nil until `performFetch()`.
     public private(set) var sections: [Section]?
+    /// Every object of the results, section after section; nil until
+    /// `performFetch()`.
     public var fetchedObjects: [ManagedObject]? { sections.map { $0.flatMap(\.objects) } }
 
     /// The sections' index titles, once each, in order.
@@ -102,6 +145,9 @@ public final class FetchedResultsController {
     private var observation: UUID?
     private let streams = SnapshotStreams()
 
+    /// A controller for `fetchRequest` in `context`, sectioned by
+    /// `sectionNameKeyPath` (one section for nil). It fetches nothing until
+    /// `performFetch()`.
     public init(fetchRequest: FetchRequest, context: ManagedObjectContext, sectionNameKeyPath: String? = nil) {
         self.fetchRequest = fetchRequest
         self.context = context
@@ -122,6 +168,8 @@ public final class FetchedResultsController {
         streams.yield(snapshot)
     }
 
+    /// The object at `indexPath`. A position outside the results is a
+    /// programming error and stops the program.
     public func object(at indexPath: ResultIndexPath) -> ManagedObject {
         guard let sections, sections.indices.contains(indexPath.section),
               sections[indexPath.section].objects.indices.contains(indexPath.item) else {
@@ -130,6 +178,8 @@ public final class FetchedResultsController {
         return sections[indexPath.section].objects[indexPath.item]
     }
 
+    /// The position of `object` in the results, or nil when it is not in
+    /// them.
     public func indexPath(for object: ManagedObject) -> ResultIndexPath? {
         for (s, section) in (sections ?? []).enumerated() {
             if let i = section.objects.firstIndex(where: { $0 === object }) { return ResultIndexPath(item: i, section: s) }
@@ -141,11 +191,17 @@ public final class FetchedResultsController {
 
     /// The results as IDs, which can cross to other tasks.
     public struct Snapshot: Sendable, Equatable {
+        /// One section of a snapshot.
         public struct Section: Sendable, Equatable {
+            /// The section's name, as in
+            /// ``FetchedResultsController/Section/name``.
             public let name: String
+            /// The IDs of the section's objects, in order.
             public let objectIDs: [ObjectID]
         }
+        /// The sections, in order.
         public let sections: [Section]
+        /// Every ID, section after section.
         public var objectIDs: [ObjectID] { sections.flatMap(\.objectIDs) }
     }
 
@@ -366,10 +422,16 @@ final class SnapshotStreams: @unchecked Sendable {
 /// let observer = ObjectObserver(person, onChange: { print($0["age"]) }, onDelete: { _ in print("gone") })
 /// ```
 public final class ObjectObserver {
+    /// The object followed.
     public let object: ManagedObject
     private weak var context: ManagedObjectContext?
     private var token: UUID?
 
+    /// Starts following `object`, which must be in a context: `onChange`
+    /// runs, on the context's queue, after each objects-did-change
+    /// notification that names the object as updated; `onDelete` runs once
+    /// when it is deleted or leaves the context, and observing stops. Keep
+    /// the observer: releasing it stops observing too.
     public init(_ object: ManagedObject, onChange: @escaping (ManagedObject) -> Void,
                 onDelete: @escaping (ManagedObject) -> Void = { _ in }) {
         precondition(object.managedObjectContext != nil, "the object belongs to no context")

@@ -207,6 +207,7 @@ public struct AggregateGroup: Sendable, Hashable {
     /// The aggregate over the group.
     public var value: Value
 
+    /// A group with the given key values and aggregate.
     public init(keys: [Value], value: Value) {
         self.keys = keys
         self.value = value

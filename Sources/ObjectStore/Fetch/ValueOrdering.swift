@@ -8,6 +8,9 @@ import Predicates
 /// Nulls first, then numbers (booleans and dates count as numbers), then
 /// text by UTF-8 bytes, then data by bytes.
 public enum ValueOrdering {
+    /// The class of a value in SQLite's order: 0 for null, 1 for numbers
+    /// (booleans and dates included), 2 for text (UUIDs and URLs included),
+    /// 3 for data. Values of a lower class sort first.
     public static func rank(_ value: Value) -> Int {
         switch value {
         case .null: return 0

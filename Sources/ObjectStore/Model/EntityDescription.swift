@@ -12,9 +12,16 @@ import Predicates
 /// `ManagedObjectModel.init`, which resolves relationship destinations,
 /// inverses and inheritance. Don't change an entity after that.
 public final class EntityDescription: @unchecked Sendable, CustomStringConvertible {
+    /// The entity's name, unique in its model (Core Data's `name`).
     public let name: String
+    /// Whether the entity has no instances of its own, only of its
+    /// sub-entities; inserting one is a programming error.
     public var isAbstract: Bool
+    /// The name of the entity this one inherits from, or nil for a root
+    /// entity; the model resolves it into `parent`.
     public var parentName: String?
+    /// The entity's user info (Core Data's `userInfo`), as the model file
+    /// or builder gives it.
     public var userInfo: [String: String]
     /// The Swift class name the model names for this entity, if any.
     public var className: String?
@@ -32,8 +39,14 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public var versionHashModifier: String?
 
     // Resolved by the model.
+    /// The entity this one inherits from (Core Data's `superentity`), once
+    /// the model has resolved `parentName`; nil for a root entity.
     public internal(set) unowned(safe) var parent: EntityDescription?
+    /// The entities that inherit directly from this one, in model order
+    /// (Core Data's `subentities`).
     @exclusivity(unchecked) public internal(set) var subentities: [EntityDescription] = []
+    /// The model the entity belongs to, once it is part of one; held
+    /// weakly.
     public internal(set) weak var model: ManagedObjectModel?
     /// Every attribute, inherited ones first, in a fixed order: the slot
     /// order of an object's values.
@@ -45,6 +58,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     @exclusivity(unchecked) public internal(set) var attributes: [AttributeDescription] = []
     /// Every relationship, inherited ones first.
     @exclusivity(unchecked) public internal(set) var relationships: [RelationshipDescription] = []
+    /// Every fetched property, inherited ones first.
     public internal(set) var fetchedProperties: [FetchedPropertyDescription] = []
     /// Every composite attribute, inherited ones first. A composite has no
     /// slot of its own: its elements are in `attributes`, named
@@ -80,6 +94,14 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     @inline(__always)
     public func relationshipSlot(named name: String) -> Int? { relationshipSlots.index(of: name) }
 
+    /// An entity named `name`, with no properties yet: `add(_:)` them, then
+    /// make a `ManagedObjectModel` of the entities.
+    ///
+    /// - Parameters:
+    ///   - name: The entity's name.
+    ///   - isAbstract: Whether it has no instances of its own.
+    ///   - parent: The entity it inherits from, by name.
+    ///   - userInfo: Its user info.
     public init(name: String, isAbstract: Bool = false, parent: String? = nil, userInfo: [String: String] = [:]) {
         self.name = name
         self.isAbstract = isAbstract
@@ -87,6 +109,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         self.userInfo = userInfo
     }
 
+    /// Declares `property` in this entity, after the ones added before. Add
+    /// every property before the model is made.
     public func add(_ property: PropertyDescription) {
         property.entity = self
         declaredProperties.append(property)
@@ -135,10 +159,15 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         return false
     }
 
+    /// The attribute named `name`, declared here or inherited; nil when the
+    /// entity has none. An element of a composite is found by its path
+    /// (`magnitude.richter`).
     public func attribute(named name: String) -> AttributeDescription? {
         attributeSlot(named: name).map { attributes[$0] }
     }
 
+    /// The relationship named `name`, declared here or inherited; nil when
+    /// the entity has none.
     public func relationship(named name: String) -> RelationshipDescription? {
         relationshipSlot(named: name).map { relationships[$0] }
     }
@@ -148,6 +177,8 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         compositeAttributes.first { $0.name == name }
     }
 
+    /// The attribute, relationship or fetched property named `name` (Core
+    /// Data's `propertiesByName[name]`); nil when the entity has none.
     public func property(named name: String) -> PropertyDescription? {
         attribute(named: name) ?? relationship(named: name)
             ?? fetchedProperties.first { $0.name == name }
@@ -162,9 +193,13 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
 
 /// A fetch index: a named list of properties, each ascending or descending.
 public struct FetchIndexDescription: Sendable, Hashable {
+    /// The index's name, unique in its entity.
     public var name: String
+    /// The indexed properties, by name, each ascending or descending, in
+    /// order.
     public var elements: [(property: String, ascending: Bool)]
 
+    /// An index named `name` over `elements`.
     public init(name: String, elements: [(property: String, ascending: Bool)]) {
         self.name = name
         self.elements = elements

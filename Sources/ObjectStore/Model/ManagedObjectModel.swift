@@ -8,7 +8,10 @@ import Predicates
 /// let person = model.entity(named: "Person")
 /// ```
 public final class ManagedObjectModel: @unchecked Sendable {
+    /// The entities, in the order given (the order of `.schema` and of
+    /// mrq's entity codes).
     public let entities: [EntityDescription]
+    /// The entities by name (Core Data's `entitiesByName`).
     public let entitiesByName: [String: EntityDescription]
     private let entityLookup: SlotLookup
     /// Configuration name → entity names.
@@ -28,6 +31,17 @@ public final class ManagedObjectModel: @unchecked Sendable {
     /// `<fetchRequest>`): see `fetchRequestTemplate(forName:)`.
     public internal(set) var fetchRequestTemplatesByName: [String: FetchRequest] = [:]
 
+    /// A model of `entities`, resolved: parents, inherited properties,
+    /// relationship destinations and inverses are linked, and the entities
+    /// must not change afterwards.
+    ///
+    /// - Parameters:
+    ///   - entities: The entities, each named once.
+    ///   - configurations: Configuration name → the names of its entities.
+    /// - Throws: `ModelError` when the entities do not make a model: a
+    ///   duplicate entity or property, an unknown parent, destination or
+    ///   inverse, an inverse that does not lead back, an invalid regular
+    ///   expression, and the like.
     public init(entities: [EntityDescription], configurations: [String: [String]] = [:]) throws {
         self.entities = entities
         var byName: [String: EntityDescription] = [:]
@@ -43,6 +57,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
         try resolve()
     }
 
+    /// The entity named `name`, or nil when the model has none.
     public func entity(named name: String) -> EntityDescription? {
         entityLookup.index(of: name).map { entities[$0] }
     }

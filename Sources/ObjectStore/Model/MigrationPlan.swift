@@ -34,28 +34,41 @@ import Predicates
 /// entity moved in the hierarchy. Nothing is listed for the properties of
 /// added or removed entities.
 public struct MigrationPlan: Sendable, Equatable {
+    /// A change to the entities.
     public enum EntityStep: Sendable, Hashable {
         /// An entity of the new model only.
         case added(String)
         /// An entity of the old model only (its old name).
         case removed(String)
+        /// An entity renamed by its renaming identifier: its rows stay and take
+        /// the new name.
         case renamed(from: String, to: String)
         /// An entity whose parent changed (names in the new model; nil for
         /// none): its rows move with it.
         case moved(entity: String, fromParent: String?, toParent: String?)
     }
 
+    /// A change to the properties of an entity.
     public enum PropertyStep: Sendable, Hashable {
+        /// An attribute of the new model only: existing rows get its default
+        /// value (nil when it has none).
         case addedAttribute(entity: String, attribute: String)
+        /// An attribute of the old model only (its old name): its values are
+        /// dropped.
         case removedAttribute(entity: String, attribute: String)
+        /// An attribute renamed by its renaming identifier: its values stay.
         case renamedAttribute(entity: String, from: String, to: String)
         /// A required attribute became optional.
         case madeOptional(entity: String, attribute: String)
         /// An optional attribute became required: rows holding nil get the
         /// default value.
         case madeRequired(entity: String, attribute: String, default: Value)
+        /// A relationship of the new model only: it starts empty.
         case addedRelationship(entity: String, relationship: String)
+        /// A relationship of the old model only (its old name): its links are
+        /// dropped.
         case removedRelationship(entity: String, relationship: String)
+        /// A relationship renamed by its renaming identifier: its links stay.
         case renamedRelationship(entity: String, from: String, to: String)
         /// A to-one became a to-many: each object's destination becomes the
         /// one member.
@@ -66,15 +79,20 @@ public struct MigrationPlan: Sendable, Equatable {
         /// An unordered to-many became ordered: positions follow the
         /// destinations' keys.
         case madeOrdered(entity: String, relationship: String)
+        /// An ordered to-many became unordered: the positions are dropped.
         case madeUnordered(entity: String, relationship: String)
         /// A to-many whose inverse came, went or changed kind, so that it is
         /// many-to-many now and was not, or the reverse: its links move.
         case changedInverse(entity: String, relationship: String, manyToMany: Bool)
     }
 
+    /// The steps for entities.
     public var entities: [EntityStep] = []
+    /// The steps for properties.
     public var properties: [PropertyStep] = []
 
+    /// A plan of the given steps; `infer(from:to:empty:)` works one out from
+    /// two models.
     public init(entities: [EntityStep] = [], properties: [PropertyStep] = []) {
         self.entities = entities
         self.properties = properties

@@ -13,6 +13,7 @@ import Predicates
 /// `message` is the bare message; `description` prefixes it with the file
 /// and line when the error comes from a file.
 public struct ModelError: Error, CustomStringConvertible, Equatable, Sendable {
+    /// What is wrong, without the file and line (see `description`).
     public let message: String
     /// The file the error was found in, as a short display path
     /// (`People.xcdatamodel/contents`).
@@ -27,6 +28,7 @@ public struct ModelError: Error, CustomStringConvertible, Equatable, Sendable {
         var property: String?
     }
 
+    /// An error saying `message`, at no particular place.
     public init(_ message: String) { self.message = message }
 
     /// Errors are equal when they say the same thing at the same place.

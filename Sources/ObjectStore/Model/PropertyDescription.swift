@@ -4,12 +4,21 @@ import Predicates
 /// What every property of an entity has: a name, optionality, transience
 /// and a user-info dictionary.
 public class PropertyDescription: @unchecked Sendable {
+    /// The property's name, unique in its entity and the entity's parents.
     public let name: String
     // Properties are set while a model is built and only read once it is
     // frozen, on every save and access: the hot ones skip the runtime's
     // exclusivity bookkeeping.
+    /// Whether the property may be nil (or, for a to-many, empty) when the
+    /// object is saved (Core Data's `isOptional`).
     @exclusivity(unchecked) public var isOptional: Bool
+    /// Whether the property lives in memory only: never stored, never
+    /// validated, and not part of the store's schema (Core Data's
+    /// `isTransient`).
     @exclusivity(unchecked) public var isTransient: Bool
+    /// The property's user info (Core Data's `userInfo`): MagicalRecord's
+    /// import reads `mappedKeyName`, `relatedByAttribute`, `dateFormat` and
+    /// `useDefaultValueWhenNotPresent` here.
     public var userInfo: [String: String]
     /// The entity that declares the property (not a sub-entity inheriting it).
     public internal(set) unowned(safe) var entity: EntityDescription?
@@ -37,9 +46,17 @@ public class PropertyDescription: @unchecked Sendable {
 /// let age = AttributeDescription(name: "age", type: .integer16, defaultValue: .int(0))
 /// ```
 public final class AttributeDescription: PropertyDescription, @unchecked Sendable {
+    /// The attribute's type (Core Data's `attributeType`).
     @exclusivity(unchecked) public var type: AttributeType
+    /// The value a new object starts with; `.null` for none (Core Data's
+    /// `defaultValue`).
     @exclusivity(unchecked) public var defaultValue: Value
+    /// The smallest value a save accepts for a number or date, or the
+    /// shortest length (`.int`) for a string or binary value; nil for no
+    /// minimum.
     @exclusivity(unchecked) public var minValue: Value?
+    /// The largest value a save accepts for a number or date, or the longest
+    /// length (`.int`) for a string or binary value; nil for no maximum.
     @exclusivity(unchecked) public var maxValue: Value?
     /// A regular expression a string value must match as a whole.
     @exclusivity(unchecked) public var regularExpression: String? {
@@ -56,13 +73,21 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     /// The validation predicates parsed once; nil for one that does not
     /// parse (reported as failing, with its text).
     @exclusivity(unchecked) private(set) var compiledValidationPredicates: [Predicates.Predicate?] = []
+    /// Whether Core Data may keep large values of this binary attribute in
+    /// files beside the store (Core Data's
+    /// `allowsExternalBinaryDataStorage`). In a store of Core Data's layout
+    /// mrq reads such files and writes every value inside the row, in the
+    /// form Core Data reads; mrq's own layout always keeps the bytes in the
+    /// row.
     public var allowsExternalBinaryDataStorage: Bool = false
     /// Whether persistent history keeps the value once the object is
     /// deleted (Xcode's Preserve After Deletion, `preserveAfterDeletion`).
     /// mrq keeps it for round trips; it counts in Core Data's version hash.
     public var preservesValueInHistoryOnDeletion: Bool = false
-    /// Whether the store should index this attribute (Xcode's old
-    /// `indexed="YES"`; new models use fetch indexes).
+    /// Whether the attribute is marked indexed (Xcode's old
+    /// `indexed="YES"`; new models use fetch indexes). mrq keeps the mark
+    /// for round trips but makes no index of it: declare a fetch index
+    /// (``EntityDescription/fetchIndexes``) for one.
     public var isIndexed: Bool = false
     /// The value transformer a `Transformable` attribute names; mrq stores
     /// the value as opaque data and keeps the name for round trips.
@@ -90,6 +115,15 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
         type == .composite ? compositeSlots : [self]
     }
 
+    /// An attribute named `name` of `type`, to `add(_:)` to an entity.
+    ///
+    /// - Parameters:
+    ///   - name: The attribute's name.
+    ///   - type: Its type.
+    ///   - isOptional: Whether it may be nil when saved.
+    ///   - isTransient: Whether it lives in memory only.
+    ///   - defaultValue: The value a new object starts with.
+    ///   - userInfo: Its user info.
     public init(
         name: String, type: AttributeType, isOptional: Bool = true, isTransient: Bool = false,
         defaultValue: Value = .null, userInfo: [String: String] = [:]
@@ -159,10 +193,20 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
 
 /// A relationship from one entity to another.
 public final class RelationshipDescription: PropertyDescription, @unchecked Sendable {
+    /// The name of the destination entity; the model resolves it into
+    /// `destination`.
     public var destinationName: String
+    /// The name of the relationship back from the destination, or nil for
+    /// none; the model resolves it into `inverse`.
     public var inverseName: String?
+    /// Whether the relationship holds any number of destinations rather than
+    /// at most one (Core Data's `isToMany`).
     @exclusivity(unchecked) public var isToMany: Bool
+    /// Whether a to-many keeps its destinations in order (Core Data's
+    /// `isOrdered`, an `NSOrderedSet`).
     @exclusivity(unchecked) public var isOrdered: Bool
+    /// What deleting the source does to the destinations (Core Data's
+    /// `deleteRule`).
     @exclusivity(unchecked) public var deleteRule: DeleteRule
     /// The fewest objects a to-many must hold (0 for none); a to-one has 0
     /// when optional and 1 when required.
@@ -177,17 +221,44 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
     /// relationship is to-many (its `minCount` is the stated one).
     public var declaredMinCount: Int?
 
+    /// The destination entity (Core Data's `destinationEntity`), once the
+    /// model has resolved `destinationName`.
     public internal(set) unowned(safe) var destination: EntityDescription?
+    /// The relationship back from the destination (Core Data's
+    /// `inverseRelationship`), once the model has resolved `inverseName`;
+    /// nil for none. Setting one side of a relationship with an inverse sets
+    /// the other.
     public internal(set) weak var inverse: RelationshipDescription?
     /// The inverse's name and kind, as the model resolved them: read on
     /// every change of the relationship, where loading the weak `inverse`
     /// costs more than the rest.
     @exclusivity(unchecked) package internal(set) var resolvedInverse: (name: String, isToMany: Bool)?
 
+    /// Whether the relationship holds at most one destination.
     public var isToOne: Bool { !isToMany }
     /// A to-many whose inverse is to-many too (or that has no inverse): stored in a join table.
     public var isManyToMany: Bool { isToMany && (inverse?.isToMany ?? true) }
 
+    /// A relationship named `name` to the entity `destination`, to `add(_:)`
+    /// to an entity.
+    ///
+    /// ```swift
+    /// let department = RelationshipDescription(
+    ///     name: "department", destination: "Department", inverse: "people")
+    /// ```
+    ///
+    /// - Parameters:
+    ///   - name: The relationship's name.
+    ///   - destination: The destination entity, by name.
+    ///   - inverse: The relationship back from the destination, by name.
+    ///   - isToMany: Whether it holds any number of destinations.
+    ///   - isOrdered: Whether a to-many keeps them in order.
+    ///   - deleteRule: What deleting the source does to the destinations.
+    ///   - isOptional: Whether it may be empty when saved.
+    ///   - isTransient: Whether it lives in memory only.
+    ///   - minCount: The fewest destinations of a to-many.
+    ///   - maxCount: The most destinations of a to-many; 0 for no limit.
+    ///   - userInfo: Its user info.
     public init(
         name: String, destination: String, inverse: String? = nil, isToMany: Bool = false,
         isOrdered: Bool = false, deleteRule: DeleteRule = .nullify, isOptional: Bool = true,
@@ -207,12 +278,16 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
 
 /// A fetched property: a predicate-based, read-only to-many.
 public final class FetchedPropertyDescription: PropertyDescription, @unchecked Sendable {
+    /// The name of the entity whose objects the predicate selects.
     public var destinationName: String
     /// The predicate as its format string; the `Predicates` module parses it.
     public var predicateFormat: String
     /// The name of the fetch request, as Xcode writes it.
     public var fetchRequestName: String = "fetchedPropertyFetchRequest"
 
+    /// A fetched property named `name`: the objects of `destination` that
+    /// match `predicate`, a format string. Fetched properties are always
+    /// optional and transient.
     public init(name: String, destination: String, predicate: String, userInfo: [String: String] = [:]) {
         self.destinationName = destination
         self.predicateFormat = predicate

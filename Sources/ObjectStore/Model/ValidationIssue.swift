@@ -39,11 +39,16 @@ public struct ValidationIssue: Error, Sendable, Hashable, CustomStringConvertibl
         case tooManyObjects
     }
 
+    /// The name of the entity whose rule was broken.
     public let entity: String
+    /// The name of the attribute or relationship at fault.
     public let property: String
+    /// Which rule was broken.
     public let kind: Kind
+    /// The message for users: `age is too large (150 > 120)`.
     public let message: String
 
+    /// An issue of `property` of `entity`, of `kind`, saying `message`.
     public init(entity: String, property: String, kind: Kind, message: String) {
         self.entity = entity
         self.property = property

@@ -34,6 +34,9 @@ enum OpenConnections {
 public enum StatementInterrupt {
     private static let cancelled = Atomic<Bool>(false)
 
+    /// Interrupts every statement running now on any open connection, and
+    /// marks the interrupt so that long loops between statements stop too;
+    /// call `reset()` before running new work.
     public static func interruptAll() {
         cancelled.store(true, ordering: .relaxed)
         OpenConnections.interruptAll()

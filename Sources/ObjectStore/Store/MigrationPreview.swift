@@ -17,24 +17,34 @@ import Predicates
 /// (`allowsMigrationDataLoss`); and never with an earlier version of the
 /// store's own model bundle.
 public struct MigrationPreview: Sendable, CustomStringConvertible {
+    /// Data the migration would drop: the rows of a removed entity, the
+    /// values or links of a removed property, or the links a changed
+    /// relationship can no longer hold (a to-many made to-one keeps one
+    /// per object).
     public struct Loss: Sendable, Equatable {
         /// The entity (its name in the store's model) and the property, or
         /// nil when whole rows go.
         public let entity: String
+        /// The property whose values go, or nil when whole rows go.
         public let property: String?
         /// How many rows, or how many non-nil values.
         public let count: Int
     }
 
+    /// The migration's steps, inferred from the store's model and the given
+    /// one.
     public let plan: MigrationPlan
     /// The store's model version and the given one (`People 3`), when known.
     public let storedVersion: String?
+    /// The given model's version, when known.
     public let givenVersion: String?
     /// The given model is an earlier version of the store's own bundle.
     public let isEarlierVersion: Bool
     /// What the migration would drop, entity by entity.
     public let losses: [Loss]
 
+    /// Whether the migration would drop data, which it does only with
+    /// `allowsMigrationDataLoss`.
     public var dropsData: Bool { !losses.isEmpty }
 
     /// Each change, for people: `added entity Tag`, `renamed attribute

@@ -13,25 +13,36 @@ public struct HistoryTransaction: Sendable, Hashable {
     /// The transaction's number in the store (`ATRANSACTION.Z_PK`), in
     /// the order the saves happened.
     public let number: Int64
+    /// When the save happened.
     public let timestamp: Date
     /// `NSManagedObjectContext.transactionAuthor` of the saving context.
     public let author: String?
+    /// The bundle identifier of the app that saved.
     public let bundleID: String?
     /// `NSManagedObjectContext.name` of the saving context.
     public let contextName: String?
+    /// The process that saved, as Core Data records it.
     public let processID: String?
+    /// The objects the save inserted, updated or deleted.
     public let changes: [HistoryChange]
 }
 
 /// One object's change in a ``HistoryTransaction``
 /// (`NSPersistentHistoryChange`).
 public struct HistoryChange: Sendable, Hashable {
+    /// What a change did (`NSPersistentHistoryChangeType`).
     public enum Kind: String, Sendable, Hashable {
-        case insert, update, delete
+        /// The object was inserted.
+        case insert
+        /// The object's values or relationships changed.
+        case update
+        /// The object was deleted.
+        case delete
     }
 
     /// The change's number in the store (`ACHANGE.Z_PK`).
     public let number: Int64
+    /// What happened to the object.
     public let kind: Kind
     /// The changed object's entity: by name when the store numbers it,
     /// else `#<number>`.

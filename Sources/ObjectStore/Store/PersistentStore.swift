@@ -32,6 +32,7 @@ public enum PersistentStoreType: String, Sendable, CaseIterable {
 public protocol PersistentStore: AnyObject, Sendable {
     /// Unique, persistent: the host of the store's object ID URIs.
     var identifier: String { get }
+    /// The kind of store: SQLite, XML or in memory.
     var storeType: PersistentStoreType { get }
     /// The file, or nil in memory.
     var url: URL? { get }

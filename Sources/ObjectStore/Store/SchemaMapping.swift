@@ -36,12 +36,16 @@ public struct SchemaMapping: Sendable {
     /// The table of one inheritance hierarchy. A class: every fetch plan
     /// holds one, and a copy of a reference is one retain, not six.
     public final class Table: Sendable {
+        /// The table's name in SQL.
         public let name: String
         /// The inheritance root whose hierarchy the table holds.
         public let rootEntity: String
+        /// The primary-key column (`_pk`, or `Z_PK` in Core Data's layout).
         public let primaryKey: String
         /// Holds the entity code when the hierarchy has sub-entities.
         public let entityColumn: String?
+        /// The optimistic-locking version column (`_opt`, or `Z_OPT`),
+        /// bumped by every save of the row.
         public let versionColumn: String
         /// Every column after the three bookkeeping ones, in order.
         public let columns: [Column]
@@ -57,16 +61,25 @@ public struct SchemaMapping: Sendable {
         }
     }
 
+    /// One column of a table, after the primary key, entity and version
+    /// columns.
     public struct Column: Sendable {
+        /// The column's name in SQL.
         public let name: String
+        /// The column's declared SQL type (`INTEGER`, `REAL`, `TEXT`,
+        /// `BLOB`; Core Data's layout also uses `VARCHAR` and `TIMESTAMP`).
         public let sqlType: String
         /// The property this column stores.
         public let property: String
         /// The entity that declares the property.
         public let entity: String
+        /// What the column holds.
         public let kind: Kind
 
+        /// What a column holds: an attribute's value or part of a to-one
+        /// relationship.
         public enum Kind: Sendable, Equatable {
+            /// The value of an attribute of this type.
             case attribute(AttributeType)
             /// The foreign key of a to-one relationship.
             case foreignKey
@@ -82,11 +95,14 @@ public struct SchemaMapping: Sendable {
     /// The join table of a many-to-many relationship (or a to-many with no
     /// inverse).
     public struct JoinTable: Sendable {
+        /// The join table's name in SQL.
         public let name: String
         /// Whether this side owns the table: its rows are written from
         /// this side's contents, and it is created from this side.
         public let isOwner: Bool
+        /// The column holding the primary key of this side's object.
         public let sourceColumn: String
+        /// The column holding the primary key of the destination.
         public let destinationColumn: String
         /// The source's entity code when the source hierarchy has sub-entities.
         public let sourceEntityColumn: String?
@@ -101,13 +117,22 @@ public struct SchemaMapping: Sendable {
         public let inverseOrderColumn: String?
     }
 
+    /// Where an attribute is stored: its column and type.
     public struct AttributeColumn: Sendable {
+        /// The column's name in SQL.
         public let name: String
+        /// The attribute's type, which says how its values are encoded.
         public let type: AttributeType
     }
 
+    /// Where a to-one relationship is stored: its foreign key and, when
+    /// needed, the destination's entity code and the row's position in the
+    /// ordered inverse.
     public struct ToOneColumns: Sendable {
+        /// The column holding the destination's primary key, NULL for none.
         public let foreignKey: String
+        /// The column holding the destination's entity code, when the
+        /// destination's hierarchy has sub-entities; nil otherwise.
         public let entity: String?
         /// For an ordered inverse to-many: where this row's position lives.
         public let order: String?
@@ -246,6 +271,10 @@ public struct SchemaMapping: Sendable {
         }
     }
 
+    /// The SQL column type of an attribute type in mrq's layout: `INTEGER`
+    /// for integers and Booleans, `REAL` for floating-point numbers and dates,
+    /// `TEXT` for decimals, strings, UUIDs, URIs and object IDs, `BLOB` for
+    /// the rest.
     public static func sqlType(_ type: AttributeType) -> String {
         switch type {
         case .integer16, .integer32, .integer64, .boolean: return "INTEGER"
@@ -256,25 +285,38 @@ public struct SchemaMapping: Sendable {
         }
     }
 
+    /// The table holding `entity`'s rows: its inheritance root's table.
+    /// The entity must be of the mapped model.
     public func table(for entity: EntityDescription) -> Table {
         tables[entity.rootEntity.name]!
     }
 
+    /// Every table, by name.
     public var allTables: [Table] { tables.values.sorted { $0.name < $1.name } }
 
     // Columns are kept under the entity that declares the property, so a
     // hierarchy n levels deep keeps each once rather than once per level.
 
+    /// The column of the attribute named `attribute` of `entity` (or of one
+    /// of its parents), or nil when there is none: no such attribute, or a
+    /// transient one.
     public func column(for attribute: String, of entity: EntityDescription) -> AttributeColumn? {
         guard let owner = entity.attribute(named: attribute)?.entity else { return nil }
         return attributeColumns[owner.name]?[attribute]
     }
 
+    /// The columns of the to-one relationship named `relationship` of
+    /// `entity` (or of one of its parents), or nil when it is not a stored
+    /// to-one.
     public func toOne(_ relationship: String, of entity: EntityDescription) -> ToOneColumns? {
         guard let owner = entity.relationship(named: relationship)?.entity else { return nil }
         return toOneColumns[owner.name]?[relationship]
     }
 
+    /// The join table of the to-many relationship named `relationship` of
+    /// `entity` (or of one of its parents), seen from that side, or nil
+    /// when it has none (a one-to-many is stored as its inverse's foreign
+    /// key).
     public func joinTable(_ relationship: String, of entity: EntityDescription) -> JoinTable? {
         guard let owner = entity.relationship(named: relationship)?.entity else { return nil }
         return joinTables[owner.name]?[relationship]
@@ -294,5 +336,7 @@ public struct SchemaMapping: Sendable {
         return result.sorted { $0.name < $1.name }
     }
 
+    /// The code stored in the entity column for rows of `entity`; see
+    /// ``entityCodes``. The entity must be of the mapped model.
     public func entityCode(_ entity: EntityDescription) -> Int64 { entityCodes[entity.name]! }
 }
