@@ -202,4 +202,22 @@ import Testing
         let gone = shell.run("count Person where department == $d")
         #expect(gone.errors.hasPrefix("error: $d holds a Department that is no longer in the store or was deleted"), "\(gone.errors)")
     }
+
+    /// A fetched property of the model shows in select and filters in
+    /// predicates (in memory), as a list of its objects' keys.
+    @Test func aFetchedPropertyIsSelectedAndFilteredOn() throws {
+        let model = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
+            .appendingPathComponent("ObjectStoreTests/Fixtures/Models/Everything.xcdatamodel").path
+        let shell = try ShellHarness(model: model)
+        #expect(shell.run("""
+            insert Gadget {title: "G", code: "G-1"}
+            insert Gadget {title: "Bolt", code: "G-2"}
+            insert Part {name: "Bolt", mass: 20}
+            insert Part {name: "Nut", mass: 30}
+            """).ok)
+        let select = shell.run(".mode csv\nselect title, heavyParts.@count from Gadget sort title")
+        #expect(select.ok && select.text == "title,heavyParts.@count\nBolt,1\nG,2\n", "\(select.text)\(select.errors)")
+        let count = shell.run("count Gadget where ANY heavyParts.name == \"Bolt\"")
+        #expect(count.ok && count.text.hasSuffix("1\n"), "\(count.text)\(count.errors)")
+    }
 }

@@ -22,6 +22,15 @@ extension ManagedObject: PredicateObject {
         }) {
             return composite
         }
+        if entity.fetchedProperties.contains(where: { $0.name == key }) {
+            do {
+                return .collection(try fetchedObjects(forKey: key).map { .object($0) })
+            } catch let error as EvaluationError {
+                throw error
+            } catch {
+                throw EvaluationError(message: "\(error)")
+            }
+        }
         var message = "unknown key '\(key)' on \(entity.name)"
         if let suggestion = Suggestions.closest(to: key, in: entity.propertyNames) {
             message += "; did you mean '\(suggestion)'?"

@@ -596,6 +596,10 @@ struct SQLTranslator {
                 return .attribute(Self.columnSQL(alias: alias, column: column.name), attribute.type)
             }
             guard let relationship = entity.relationship(named: key) else {
+                // A fetched property is a fetch of its own per object: in memory.
+                if entity.fetchedProperties.contains(where: { $0.name == key }) {
+                    throw Untranslatable(reason: "fetched property")
+                }
                 throw UnknownKey(key: key, entity: entity, range: range)
             }
             guard relationship.isToOne, !relationship.isTransient, let destination = relationship.destination,

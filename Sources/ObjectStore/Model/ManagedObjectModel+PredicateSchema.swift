@@ -20,6 +20,7 @@ extension ManagedObjectModel: PredicateSchema {
         guard let description = self.entity(named: entity) else { return nil }
         if description.compositeAttribute(named: key) != nil { return entity + "." + key }
         return description.relationship(named: key)?.destinationName
+            ?? description.fetchedProperties.first { $0.name == key }?.destinationName
     }
 
     public func valueKind(ofEntity entity: String, key: String) -> ValueKind? {
@@ -29,7 +30,10 @@ extension ManagedObjectModel: PredicateSchema {
     }
 
     public func isToMany(entity: String, key: String) -> Bool {
-        self.entity(named: entity)?.relationship(named: key)?.isToMany ?? false
+        guard let description = self.entity(named: entity) else { return false }
+        // A fetched property reads as a to-many of its destination's objects.
+        return description.relationship(named: key)?.isToMany
+            ?? description.fetchedProperties.contains { $0.name == key }
     }
 
     /// The composite a checker name `Entity.composite[.element…]` stands for.
