@@ -86,6 +86,16 @@ import struct Predicates.Expression
         #expect(throws: StoreError.self) {
             try live.execute(BatchUpdateRequest(entityName: "Person", propertiesToUpdate: ["agee": .value(.int(1))]))
         }
+        // A value the attribute cannot hold is a validation error (it was
+        // .notFound), and nothing is written.
+        let tooOld = #expect(throws: StoreError.self) {
+            try live.execute(BatchUpdateRequest(entityName: "Person", predicate: try Predicate(format: "age / 2 >= 15"),
+                                                propertiesToUpdate: ["age": .expression(try Expression(format: "age * 10000"))]))
+        }
+        #expect(tooOld?.kind == .validation)
+        #expect(tooOld?.message.hasPrefix("'age * 10000' gives 300000 for a Person, which Integer 16 attribute 'age' cannot hold") == true,
+                "\(String(describing: tooOld))")
+        #expect(try fetch(live, "Person", "age >= 30").map { $0["age"] } == [.int(30), .int(31), .int(32)])
     }
 
     @Test func aBatchDeleteCascadesAndNullifiesInSQL() throws {

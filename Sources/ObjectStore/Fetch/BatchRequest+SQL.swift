@@ -28,6 +28,9 @@ extension SQLiteStore {
         let assignments: String
         let bindings: [Value]
         let inMemory: [(AttributeDescription, SchemaMapping.AttributeColumn, Expression)]
+        /// Integer attributes SQL computes: each result must fit the
+        /// attribute's range, checked after the UPDATE, inside its transaction.
+        var rangeChecks: [(AttributeDescription, SchemaMapping.AttributeColumn, Expression)] = []
     }
 
     func batchUpdatePlan(entity: EntityDescription, properties: [String: BatchValue]) throws -> BatchUpdatePlan {
@@ -49,6 +52,7 @@ extension SQLiteStore {
         var translator = SQLTranslator(store: self, entity: entity)
         var inSQL: [String] = []
         var inMemory: [(AttributeDescription, SchemaMapping.AttributeColumn, Expression)] = []
+        var rangeChecks: [(AttributeDescription, SchemaMapping.AttributeColumn, Expression)] = []
         for (attribute, column, value) in attributes {
             switch value {
             case .value(let constant):
@@ -60,13 +64,15 @@ extension SQLiteStore {
                     inSQL.append("\(quoteIdentifier(column.name)) = \(translator.bind(mapping.stored(coerced, for: attribute)))")
                 } else if let sql = Self.sqlExpression(expression, for: attribute, translator: &translator) {
                     inSQL.append("\(quoteIdentifier(column.name)) = \(sql)")
+                    if attribute.type.integerRange != nil { rangeChecks.append((attribute, column, expression)) }
                 } else {
                     inMemory.append((attribute, column, expression))
                 }
             }
         }
         inSQL.append("\(table.versionColumn) = \(table.versionColumn) + 1")
-        return BatchUpdatePlan(assignments: inSQL.joined(separator: ", "), bindings: translator.bindings, inMemory: inMemory)
+        return BatchUpdatePlan(assignments: inSQL.joined(separator: ", "), bindings: translator.bindings, inMemory: inMemory,
+                               rangeChecks: rangeChecks)
     }
 
     /// The UPDATE of a batch update, for the primary keys in `marks`.
@@ -98,6 +104,7 @@ extension SQLiteStore {
                     let marks = chunk.indices.map { "?\(fixed.count + $0 - start + 1)" }.joined(separator: ", ")
                     try database.execute(batchUpdateSQL(entity: entity, assignments: plan.assignments, marks: marks),
                                          fixed + chunk.map { .int($0.primaryKey) })
+                    try checkRanges(plan.rangeChecks, of: entity, keys: chunk.map { .int($0.primaryKey) })
                 }
                 let inMemory = plan.inMemory
                 if !inMemory.isEmpty {
@@ -109,7 +116,7 @@ extension SQLiteStore {
                         var values: [Value] = []
                         for (attribute, column, expression) in inMemory {
                             guard case .value(let value) = try Evaluator().evaluate(expression, on: .object(object)) else {
-                                throw StoreError(.notFound, "'\(attribute.name)' needs a value, not an object or a collection")
+                                throw StoreError(.validation, "'\(attribute.name)' needs a value, not an object or a collection")
                             }
                             sets.append("\(quoteIdentifier(column.name)) = ?")
                             values.append(mapping.stored(try Self.coerce(value, for: attribute), for: attribute))
@@ -123,9 +130,30 @@ extension SQLiteStore {
         }
     }
 
+    /// Throws (rolling the batch update back) when an integer attribute
+    /// computed in SQL got a value its type cannot hold: `age * 10000` in
+    /// an Integer 16 would otherwise be written as it comes.
+    private func checkRanges(_ checks: [(AttributeDescription, SchemaMapping.AttributeColumn, Expression)],
+                             of entity: EntityDescription, keys: [Value]) throws {
+        let table = quoteIdentifier(mapping.table(for: entity).name)
+        let marks = keys.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
+        for (attribute, column, expression) in checks {
+            guard let range = attribute.type.integerRange else { continue }
+            let value = quoteIdentifier(column.name)
+            let sql = "SELECT \(value) FROM \(table) WHERE \(mapping.primaryKey) IN (\(marks)) AND "
+                + "(typeof(\(value)) NOT IN ('integer', 'null') OR \(value) NOT BETWEEN \(range.lowerBound) AND \(range.upperBound)) LIMIT 1"
+            if let bad = try database.rows(sql, keys).first?.first {
+                throw StoreError(.validation, """
+                    '\(expression.format)' gives \(bad.modelText) for a \(entity.name), which \(attribute.type.rawValue) attribute \
+                    '\(attribute.name)' cannot hold (\(range.lowerBound)…\(range.upperBound)); nothing was updated
+                    """)
+            }
+        }
+    }
+
     private static func coerce(_ value: Value, for attribute: AttributeDescription) throws -> Value {
         do { return try attribute.type.coerce(value) } catch {
-            throw StoreError(.notFound, "cannot store \(value) in \(attribute.type.rawValue) attribute '\(attribute.name)'")
+            throw StoreError(.validation, "cannot store \(value.modelText) in \(attribute.type.rawValue) attribute '\(attribute.name)'")
         }
     }
 
