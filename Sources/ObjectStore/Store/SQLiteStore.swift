@@ -216,6 +216,9 @@ package final class SQLiteStore: @unchecked Sendable {
             if readOnly {
                 throw StoreError(.readOnly, "the store is empty and opened read-only")
             }
+            // Refused before anything is written (a foreign database and
+            // its log stay as they are), and again under the lock below.
+            try refuseForeignTables(db)
             let id = UUID().uuidString
             try db.execute("PRAGMA journal_mode = WAL")
             let created = try db.transaction { () throws -> Bool in
