@@ -201,9 +201,10 @@ struct SeededRandom: RandomNumberGenerator {
 // MARK: - Model and data
 
 /// Item with every scalar type, a to-one Owner, a to-many Part and a
-/// many-to-many Label.
+/// many-to-many Label; with `gadget`, Gadget too, a sub-entity of Item with
+/// `watts` of its own.
 enum DifferentialModel {
-    static func make() throws -> ManagedObjectModel {
+    static func make(gadget: Bool = false) throws -> ManagedObjectModel {
         let item = EntityDescription(name: "Item")
         item.add(AttributeDescription(name: "i16", type: .integer16))
         item.add(AttributeDescription(name: "i32", type: .integer32))
@@ -240,7 +241,14 @@ enum DifferentialModel {
         label.add(AttributeDescription(name: "weight", type: .integer64))
         label.add(RelationshipDescription(name: "items", destination: "Item", inverse: "labels", isToMany: true))
 
-        return try ManagedObjectModel(entities: [item, owner, part, label])
+        var entities = [item, owner, part, label]
+        if gadget {
+            let gadget = EntityDescription(name: "Gadget")
+            gadget.parentName = "Item"
+            gadget.add(AttributeDescription(name: "watts", type: .integer32))
+            entities.append(gadget)
+        }
+        return try ManagedObjectModel(entities: entities)
     }
 
     static let smallInts: [Int64] = [-2, -1, 0, 1, 2, 3, 5]

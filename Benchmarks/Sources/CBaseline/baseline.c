@@ -286,3 +286,38 @@ int bench_c_import(const char *path, const bench_person *people, int64_t count) 
     sqlite3_close_v2(db);
     return SQLITE_OK;
 }
+
+// MARK: - n, o. a count and a first object, on an open store
+
+void *bench_c_open(const char *path) {
+    sqlite3 *db = NULL;
+    return open_db(path, &db) == SQLITE_OK ? db : NULL;
+}
+
+void bench_c_close(void *db) { sqlite3_close_v2(db); }
+
+int bench_c_count_adults(void *handle, int64_t minAge, bench_result *result) {
+    sqlite3 *db = handle;
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2(db, "SELECT COUNT(*) FROM \"Person\" t WHERE t.\"age\" >= ?1", -1, &stmt, NULL);
+    if (rc != SQLITE_OK) return fail(db, rc, "prepare");
+    sqlite3_bind_int64(stmt, 1, minAge);
+    rc = sqlite3_step(stmt);
+    if (rc != SQLITE_ROW) { sqlite3_finalize(stmt); return fail(db, rc, "step"); }
+    result->rows = sqlite3_column_int64(stmt, 0);
+    result->checksum = result->rows;
+    sqlite3_finalize(stmt);
+    return SQLITE_OK;
+}
+
+int bench_c_first_adult(void *handle, int64_t minAge, bench_result *result) {
+    sqlite3 *db = handle;
+    sqlite3_stmt *stmt = NULL;
+    int rc = sqlite3_prepare_v2(db, "SELECT " SELECT_LIST " FROM \"Person\" t WHERE t.\"age\" >= ?1 "
+                                "ORDER BY t.\"score\" DESC, t._pk LIMIT 1", -1, &stmt, NULL);
+    if (rc != SQLITE_OK) return fail(db, rc, "prepare");
+    sqlite3_bind_int64(stmt, 1, minAge);
+    rc = read_rows(db, stmt, result, 1);
+    sqlite3_finalize(stmt);
+    return rc;
+}

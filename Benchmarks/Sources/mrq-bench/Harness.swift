@@ -30,6 +30,8 @@ struct Fixtures {
     var personTemplate: URL { directory.appendingPathComponent("person-empty.sqlite") }
     var personStore: URL { directory.appendingPathComponent("person-full.sqlite") }
     var millionStore: URL { directory.appendingPathComponent("person-memory.sqlite") }
+    /// `importPeople` people, for the child-context workloads.
+    var childStore: URL { directory.appendingPathComponent("person-child.sqlite") }
     var importTemplate: URL { directory.appendingPathComponent("import-empty.sqlite") }
     var importJSON: URL { directory.appendingPathComponent("people.json") }
     var model: URL { directory.appendingPathComponent("People.xcdatamodeld") }
@@ -45,7 +47,7 @@ struct Fixtures {
         try makeEmptyStore(personTemplate, model: people)
         try makeEmptyStore(importTemplate, model: try Models.importing())
         try people.writeXcodeModel(to: model)
-        for (url, count) in [(personStore, scale.people), (millionStore, scale.memoryRows)] {
+        for (url, count) in [(personStore, scale.people), (millionStore, scale.memoryRows), (childStore, scale.importPeople)] {
             try Fixtures.copy(personTemplate, to: url)
             try cCheck(bench_c_fill(url.path, dataSeed, Int64(count)))
         }

@@ -41,12 +41,20 @@ let implementations: [String: Implementation] = [
     "shellimport/c": { try ShellImportWorkloads.importer($0, $1, runs: $2) },
     "shellimport/sqlite3": { try ShellImportWorkloads.sqlite3($0, $1, runs: $2) },
     "shellimport/mrq": { try ShellImportWorkloads.shell($0, $1, runs: $2) },
+    "childcount/c": { try ChildContextWorkloads.count($0, $1, runs: $2, in: .c) },
+    "childcount/root": { try ChildContextWorkloads.count($0, $1, runs: $2, in: .root) },
+    "childcount/child": { try ChildContextWorkloads.count($0, $1, runs: $2, in: .child) },
+    "childfirst/c": { try ChildContextWorkloads.first($0, $1, runs: $2, in: .c) },
+    "childfirst/root": { try ChildContextWorkloads.first($0, $1, runs: $2, in: .root) },
+    "childfirst/child": { try ChildContextWorkloads.first($0, $1, runs: $2, in: .child) },
 ]
 
 enum Target {
     case none
     /// At most this many times the baseline.
     case ratio(Double)
+    /// At most this many times another row's time in the same run.
+    case ratioTo(String, Double)
     /// At most this many seconds.
     case seconds(Double)
     /// Peak RSS at most this many megabytes.
@@ -95,6 +103,14 @@ let rows: [Row] = [
     Row(workload: "m. shell import", key: "shellimport/c", label: "Importer + save (baseline)", runs: 3, target: .none, compare: false),
     Row(workload: "m. shell import", key: "shellimport/sqlite3", label: "sqlite3 CLI json_each insert", runs: 3, target: .none, compare: false),
     Row(workload: "m. shell import", key: "shellimport/mrq", label: "mrq -c 'import Person from …' -c save", runs: 3, target: .ratio(1.5), compare: false),
+    Row(workload: "n. child count", key: "childcount/c", label: "raw C COUNT(*) (baseline)", runs: 15, target: .none),
+    Row(workload: "n. child count", key: "childcount/root", label: "count(where:), root context", runs: 15, target: .none),
+    Row(workload: "n. child count", key: "childcount/child", label: "count(where:), default (child) context", runs: 15,
+        target: .ratioTo("childcount/root", 1.5)),
+    Row(workload: "o. child first", key: "childfirst/c", label: "raw C ORDER BY … LIMIT 1 (baseline)", runs: 15, target: .none),
+    Row(workload: "o. child first", key: "childfirst/root", label: "findFirst, root context", runs: 15, target: .none),
+    Row(workload: "o. child first", key: "childfirst/child", label: "findFirst, default (child) context", runs: 15,
+        target: .ratioTo("childfirst/root", 1.5)),
 ]
 
 func benchmarksDirectory() -> URL {
@@ -151,6 +167,12 @@ func runSuite(scale: Scale, only: Set<String>?) throws -> Bool {
                 let met = (ratio ?? .infinity) <= limit
                 status = (met ? "met" : "MISSED") + String(format: " (≤ %.1f×)", limit)
                 allMet = allMet && met
+            case .ratioTo(let key, let limit):
+                let other = results[key].map { m.time / $0.time } ?? .infinity
+                let met = other <= limit
+                status = (met ? "met" : "MISSED") + String(format: " (≤ %.1f× %@)", limit, String(key.split(separator: "/")[1]))
+                notes.append(String(format: "%.2f× %@", other, String(key.split(separator: "/")[1])))
+                allMet = allMet && met
             case .seconds(let limit):
                 let met = m.time <= limit
                 status = (met ? "met" : "MISSED") + " (≤ \(formatTime(limit)))"
@@ -186,7 +208,7 @@ func runSuite(scale: Scale, only: Set<String>?) throws -> Bool {
                       m.peakKB > 0 ? String(format: "%.0f MB", Double(m.peakKB) / 1024) : "-",
                       status, notes.joined(separator: "; ")])
     }
-    print("mrq benchmarks, \(scale.name) scale: \(scale.people) people (a, b, c, f, i, j, k, m), import of \(scale.importPeople) (d), \(scale.memoryRows) rows (g); medians, ×C = ratio to the baseline of the same run (raw SQLite C; the sqlite3 CLI for i, j, k; the Importer for m); peak RSS of the measured process (i, j, k, m: of the program run)\n")
+    print("mrq benchmarks, \(scale.name) scale: \(scale.people) people (a, b, c, f, i, j, k, m), import of \(scale.importPeople) (d), \(scale.importPeople) people (n, o), \(scale.memoryRows) rows (g); medians, ×C = ratio to the baseline of the same run (raw SQLite C; the sqlite3 CLI for i, j, k; the Importer for m); peak RSS of the measured process (i, j, k, m: of the program run)\n")
     let header = ["workload", "implementation", "runs", "median", "×C", "peak RSS", "target", "notes"]
     let widths = header.indices.map { i in ([header] + lines).map { $0[i].count }.max()! }
     for line in [header] + lines {

@@ -427,9 +427,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         let object: ManagedObject
         if let registeredObject = registered[id] {
             object = registeredObject
-        } else if id.isTemporaryID {
+        } else if id.isTemporaryID && parent == nil {
             return nil
         } else {
+            // An unsaved object of an ancestor's, or a row.
             guard let snapshot = try snapshotFromSource(id) else { return nil }
             return snapshot
         }

@@ -13,6 +13,15 @@ struct FetchPlan {
     let bindings: [Value]
     /// nil when some sort key cannot be expressed in SQL.
     let order: String?
+    /// Whether `order` sorts as `sortInMemory` does, so that SQL's sorted
+    /// rows and objects sorted in memory merge: every key is a number, a
+    /// boolean, a date, a string or a URI (decimals are text in mrq's
+    /// layout, UUIDs blobs in Core Data's: SQLite orders them otherwise).
+    let orderMatchesMemory: Bool
+    /// The entities sort keys read through relationships (`owner.name`
+    /// reads Owner): unsaved changes to them reorder objects in memory
+    /// but not in SQL.
+    let orderReads: [EntityDescription]
     /// What SQL could not express; evaluated in memory on the rows SQL returns.
     let residual: Predicate?
     let table: SchemaMapping.Table
@@ -38,18 +47,29 @@ struct FetchPlan {
         self.condition = condition ?? "1"
         var orderParts: [String] = []
         var orderable = true
+        var matchesMemory = true
+        var reads: [EntityDescription] = []
         for key in request.sortDescriptors {
+            var source = entity
+            for name in key.keyPath.dropLast() {
+                guard let destination = source.relationship(named: name)?.destination else { break }
+                reads.append(destination)
+                source = destination
+            }
             do {
-                guard case .attribute(let sql, _) = try translator.resolve(key.keyPath, in: translator.root, range: key.range) else {
+                guard case .attribute(let sql, let type) = try translator.resolve(key.keyPath, in: translator.root, range: key.range) else {
                     orderable = false
                     break
                 }
+                if !Self.sortsAsInMemory.contains(type) { matchesMemory = false }
                 orderParts.append(sql + (key.ascending ? "" : " DESC"))
             } catch is SQLTranslator.Untranslatable {
                 orderable = false
                 break
             }
         }
+        orderMatchesMemory = orderable && matchesMemory
+        orderReads = reads
         if !orderable {
             order = nil
         } else if orderParts.isEmpty {
@@ -63,6 +83,10 @@ struct FetchPlan {
         for join in translator.joins { from += " " + join }
         self.from = from
     }
+
+    /// The types SQLite sorts in `ValueOrdering`'s order as stored.
+    private static let sortsAsInMemory: Set<AttributeType> = [.integer16, .integer32, .integer64, .double, .float,
+                                                               .boolean, .date, .string, .uri]
 
     /// The condition keeping only rows of `entity` (and its sub-entities)
     /// in its hierarchy's table; nil when every row qualifies.
@@ -80,11 +104,13 @@ struct FetchPlan {
         return "t.\(entityColumn) IN (\(entities.map { String(mapping.entityCode($0)) }.joined(separator: ",")))"
     }
 
-    /// The SELECT for whole rows, with an optional window.
-    func selectRows(store: SQLiteStore, limit: Int, offset: Int) -> String {
+    /// The SELECT for whole rows, with an optional window; with
+    /// `limitBound`, its LIMIT is bound to the parameter after the plan's
+    /// own instead.
+    func selectRows(store: SQLiteStore, limit: Int, offset: Int, limitBound: Bool = false) -> String {
         var sql = "SELECT \(store.selectList(for: root)) FROM \(from) WHERE \(condition)"
         if let order { sql += " ORDER BY \(order)" }
-        sql += Self.window(limit: limit, offset: offset)
+        sql += limitBound ? " LIMIT \(nextParameter)" : Self.window(limit: limit, offset: offset)
         return sql
     }
 
@@ -105,6 +131,16 @@ struct FetchPlan {
         }
         return "SELECT COUNT(*) FROM (SELECT 1 FROM \(from) WHERE \(condition)\(Self.window(limit: limit, offset: offset)))"
     }
+
+    /// How many of the rows whose keys are bound, as a JSON list, to the
+    /// parameter after the plan's own match.
+    /// The keys come as one JSON list: one statement for any number.
+    func selectCountAmongKeys() -> String {
+        "SELECT COUNT(*) FROM \(from) WHERE (\(condition)) AND t.\(table.primaryKey) IN (SELECT value FROM json_each(\(nextParameter)))"
+    }
+
+    /// The parameter after the plan's own values.
+    private var nextParameter: String { "?\(bindings.count + 1)" }
 
     static func window(limit: Int, offset: Int) -> String {
         if limit > 0 { return " LIMIT \(limit)" + (offset > 0 ? " OFFSET \(offset)" : "") }

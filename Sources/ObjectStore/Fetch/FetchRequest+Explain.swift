@@ -12,6 +12,14 @@ public struct FetchExplanation: Sendable {
         /// The primary keys the statement before finds, as a JSON list:
         /// known only when it runs.
         case keysFoundBefore
+        /// The primary keys of the saved objects whose unsaved changes (in
+        /// the context or its ancestors) decide whether they match, as a
+        /// JSON list: known only when it runs.
+        case keysOfPendingChanges
+        /// A LIMIT: this many rows (the request's offset plus its limit)
+        /// plus the number of those saved objects, which SQL may return
+        /// and memory leaves out: known only when it runs.
+        case rowsPlusPendingChanges(Int)
     }
 
     /// One SQL statement.
@@ -21,7 +29,9 @@ public struct FetchExplanation: Sendable {
         /// The values bound to `?1`, `?2`, …
         public let bindings: [Binding]
         /// What the statement is for: `count`, `rows`, `ids`, `keys`
-        /// (the saved matches of a dictionary fetch) or `dictionaries`.
+        /// (the saved matches of a dictionary fetch), `dictionaries`, or
+        /// `changed` (how many of the saved objects with unsaved changes a
+        /// count counted, to count them as they are now).
         public let purpose: String
     }
 
@@ -79,9 +89,9 @@ extension ManagedObjectContext {
             }
             let wanting: FetchStatement.Kind = request.resultType == .count ? .count : request.resultType == .managedObjectID ? .ids : .rows
             guard let statement = try fetchStatement(request, entity: entity, wanting: wanting) else {
-                // Names why there is no SQL: a parent context or another store.
+                // Names why there is no SQL: the entity's objects are in other stores.
                 _ = try persistentStoreCoordinator!.sqlStore(for: entity, purpose: "explain")
-                throw StoreError(.misuse, "explain needs a context on a single SQLite store, not a child context")
+                throw StoreError(.misuse, "explain needs the entity's objects in a single SQLite store")
             }
             let purpose: String
             switch statement.kind {
@@ -89,7 +99,18 @@ extension ManagedObjectContext {
             case .ids: purpose = "ids"
             case .rows: purpose = "rows"
             }
-            return FetchExplanation(steps: [.init(sql: statement.sql, bindings: statement.bindings.map { .value($0) }, purpose: purpose)],
+            let values = statement.bindings.map { FetchExplanation.Binding.value($0) }
+            var steps: [FetchExplanation.Step] = []
+            switch statement.merge {
+            case .excludingDecided(let rows):
+                steps.append(.init(sql: statement.sql, bindings: values + (rows > 0 ? [.rowsPlusPendingChanges(rows)] : []), purpose: purpose))
+            case .countingDecided(let sql):
+                steps.append(.init(sql: statement.sql, bindings: values, purpose: purpose))
+                steps.append(.init(sql: sql, bindings: values + [.keysOfPendingChanges], purpose: "changed"))
+            case .none, .inMemory:
+                steps.append(.init(sql: statement.sql, bindings: values, purpose: purpose))
+            }
+            return FetchExplanation(steps: steps,
                                     residual: statement.plan.residual, sortsInMemory: statement.plan.order == nil,
                                     mergesPendingChanges: statement.pending, windowsInMemory: statement.worksInMemory,
                                     havingResidual: nil)

@@ -13,9 +13,12 @@ extension ManagedObjectContext {
     ///
     /// Unsaved changes count unless `includesPendingChanges` is false:
     /// matching inserts are included, deleted objects left out, changed
-    /// objects re-evaluated and re-sorted. With a `fetchBatchSize`, only
-    /// IDs are read at first and objects are loaded batch by batch as the
-    /// results are read.
+    /// objects re-evaluated and re-sorted. In a child context as in a root
+    /// one, SQL answers for the saved objects no unsaved change touches
+    /// (in the context or its ancestors): with a `fetchLimit`, when SQL
+    /// says the whole predicate and sort, only that many rows (plus the
+    /// offset) are read, whatever the number of matches. With a `fetchBatchSize`, only IDs are read at first and
+    /// objects are loaded batch by batch as the results are read.
     ///
     /// With `returnsObjectsAsFaults` (the default), objects not yet
     /// registered come back as faults when SQL alone answers the request:
@@ -72,10 +75,18 @@ extension ManagedObjectContext {
     }
 
     /// How many objects match, counting unsaved changes as `fetch` does.
+    ///
+    /// SQL counts, in a child context too, when it can say the whole
+    /// predicate: the unsaved changes of the context and its ancestors
+    /// then adjust its count (objects deleted or changed no longer to
+    /// match taken away, inserted or changed ones that match added), so
+    /// the cost does not grow with the number of matches.
     public func count(for request: FetchRequest) throws -> Int {
         try performAndWait {
             let entity = try entity(for: request)
-            if let count = try countInSQL(request, entity: entity) { return count }
+            if let statement = try fetchStatement(request, entity: entity, wanting: .count), statement.kind == .count {
+                return try count(statement, request: request, entity: entity)
+            }
             return try matchingIDs(request, entity: entity).count
         }
     }
@@ -91,45 +102,59 @@ extension ManagedObjectContext {
         return entity
     }
 
-    /// Whether unsaved changes of this context (or of its parents, for a
-    /// child) can change the answer for `entity`.
+    /// Whether unsaved changes of this context (not its parents') can
+    /// change the answer for `entity`.
     func hasPendingChanges(affecting entity: EntityDescription) -> Bool {
         let root = entity.rootEntity
         return changed.contains { $0.entity.rootEntity === root && $0.hasChanges }
     }
 
-    private func countInSQL(_ request: FetchRequest, entity: EntityDescription) throws -> Int? {
-        guard let statement = try fetchStatement(request, entity: entity, wanting: .count), statement.kind == .count else {
-            return nil
-        }
-        return try statement.store.count(sql: statement.sql, bindings: statement.bindings)
-    }
-
-    /// The one SELECT a fetch of `request` runs on its SQLite store, for a
+    /// The SELECT a fetch of `request` runs on its SQLite store, for a
     /// count, the IDs or the rows (`wanting`): the count or the IDs when
-    /// SQL answers them alone, else the rows. Nil when a parent context or
-    /// other stores answer. `fetch`, `count` and `explain` all take their
-    /// SQL from here, so `explain` shows what runs.
+    /// SQL answers them alone, else the rows. Nil when other stores
+    /// answer. `fetch`, `count` and `explain` all take their SQL from
+    /// here, so `explain` shows what runs.
+    ///
+    /// Unsaved changes in this context or its ancestors are merged around
+    /// SQL when it says the whole predicate: a count counts every match,
+    /// then (a second statement) those of the saved objects the changes
+    /// decide; rows come sorted and windowed by SQL when it sorts as
+    /// memory does (no sort key reads an entity with unsaved changes
+    /// through a relationship), their LIMIT widened by the offset and by
+    /// the number of decided saved objects, which are left out; the
+    /// decided objects that match are merged in. Otherwise the rows of
+    /// every match are read and the changes merged in memory.
     func fetchStatement(_ request: FetchRequest, entity: EntityDescription,
                         wanting: FetchStatement.Kind) throws -> FetchStatement? {
-        guard parent == nil,
-              let store = persistentStoreCoordinator!.soleSQLiteStore(for: entity, includesSubentities: request.includesSubentities) else {
+        guard let store = persistentStoreCoordinator!.soleSQLiteStore(for: entity, includesSubentities: request.includesSubentities) else {
             return nil
         }
-        let pending = request.includesPendingChanges && hasPendingChanges(affecting: entity)
+        let pending = request.includesPendingChanges && chainHasPendingChanges(affecting: entity)
         let plan = try FetchPlan(request: request, entity: entity, store: store, predicate: try resolvedPredicate(request))
-        let (limit, offset) = (request.fetchLimit, request.fetchOffset)
-        if !pending && plan.residual == nil {
+        let (limit, offset) = (request.fetchLimit, Swift.max(request.fetchOffset, 0))
+        if plan.residual == nil {
             if wanting == .count {
-                return FetchStatement(kind: .count, sql: plan.selectCount(limit: limit, offset: offset), plan: plan, store: store, pending: false)
+                return pending
+                    ? FetchStatement(kind: .count, sql: plan.selectCount(limit: 0, offset: 0), plan: plan, store: store,
+                                     merge: .countingDecided(plan.selectCountAmongKeys()))
+                    : FetchStatement(kind: .count, sql: plan.selectCount(limit: limit, offset: offset), plan: plan, store: store, merge: .none)
             }
-            if wanting == .ids && plan.order != nil {
-                return FetchStatement(kind: .ids, sql: plan.selectIDs(limit: limit, offset: offset), plan: plan, store: store, pending: false)
+            if !pending && wanting == .ids && plan.order != nil {
+                return FetchStatement(kind: .ids, sql: plan.selectIDs(limit: limit, offset: offset), plan: plan, store: store, merge: .none)
+            }
+            if pending && plan.orderMatchesMemory && !plan.orderReads.contains(where: chainHasPendingChanges(affecting:)) {
+                return FetchStatement(kind: .rows, sql: plan.selectRows(store: store, limit: 0, offset: 0, limitBound: limit > 0),
+                                      plan: plan, store: store, merge: .excludingDecided(rows: limit > 0 ? offset + limit : 0))
             }
         }
         let windowed = !(pending || plan.residual != nil || plan.order == nil)
         return FetchStatement(kind: .rows, sql: plan.selectRows(store: store, limit: windowed ? limit : 0, offset: windowed ? offset : 0),
-                              plan: plan, store: store, pending: pending)
+                              plan: plan, store: store, merge: pending ? .inMemory : .none)
+    }
+
+    /// The entities whose objects a fetch of `entity` returns.
+    static func kinds(of request: FetchRequest, entity: EntityDescription) -> Set<ObjectIdentifier> {
+        request.includesSubentities ? Set(entity.selfAndDescendants.map(ObjectIdentifier.init)) : [ObjectIdentifier(entity)]
     }
 
     func resolvedPredicate(_ request: FetchRequest) throws -> Predicate? {
@@ -151,6 +176,12 @@ extension ManagedObjectContext {
     /// The matching objects, in order, windowed.
     func matchingObjects(_ request: FetchRequest, entity: EntityDescription) throws -> [ManagedObject] {
         let pending = request.includesPendingChanges && hasPendingChanges(affecting: entity)
+        // A child with no changes of its own lets its parent answer (and
+        // merge the changes it has); else the store's SQL answers here.
+        let statement = parent == nil || pending ? try fetchStatement(request, entity: entity, wanting: .rows) : nil
+        if let statement, case .excludingDecided(let rows) = statement.merge {
+            return try mergedAroundSQL(statement, window: rows, request: request, entity: entity)
+        }
         let predicate = try resolvedPredicate(request)
         let evaluator = evaluator(for: request)
         var objects: [ManagedObject]
@@ -170,7 +201,7 @@ extension ManagedObjectContext {
             objects = register(snapshots)
             sorted = true
             if !pending { return objects }
-        } else if let statement = try fetchStatement(request, entity: entity, wanting: .rows) {
+        } else if let statement {
             let plan = statement.plan
             let inMemory = statement.worksInMemory
             // As faults, new objects keep their row for their first access:
@@ -217,7 +248,7 @@ extension ManagedObjectContext {
                 if object.state == .updated, let predicate, !(try evaluator.evaluate(predicate, on: object)) { continue }
                 merged.append(object)
             }
-            let kinds = request.includesSubentities ? Set(entity.selfAndDescendants.map(ObjectIdentifier.init)) : [ObjectIdentifier(entity)]
+            let kinds = Self.kinds(of: request, entity: entity)
             for object in changed.values
             where (object.state == .inserted || object.state == .updated) && kinds.contains(ObjectIdentifier(object.entity)) {
                 guard seen.insert(ObjectIdentifier(object)).inserted else { continue }
@@ -250,22 +281,19 @@ extension ManagedObjectContext {
     }
 
     func sortInMemory(_ objects: [ManagedObject], by keys: [SortKey]) -> [ManagedObject] {
-        let rows = objects.map { object in (object, keys.map { object.sortValue($0.keyPath) }) }
-        return rows.sorted { a, b in
-            for (i, key) in keys.enumerated() {
-                let c = ValueOrdering.compare(a.1[i], b.1[i])
-                if c != 0 { return key.ascending ? c < 0 : c > 0 }
-            }
-            let (x, y) = (a.0.objectID, b.0.objectID)
-            return x.primaryKey != y.primaryKey ? x.primaryKey < y.primaryKey
-                : (x.storeIdentifier ?? "") < (y.storeIdentifier ?? "")
-        }.map(\.0)
+        objects.map { object in SortRow(object: object, values: keys.map { object.sortValue($0.keyPath) }) }
+            .sorted { $0.precedes($1, by: keys) }
+            .map(\.object)
     }
 
     private func window(_ objects: [ManagedObject], limit: Int, offset: Int) -> [ManagedObject] {
-        let start = Swift.min(Swift.max(offset, 0), objects.count)
-        let end = limit > 0 ? Swift.min(start + limit, objects.count) : objects.count
-        return Array(objects[start..<end])
+        Array(objects[Self.window(count: objects.count, limit: limit, offset: offset)])
+    }
+
+    /// The positions a fetch's limit and offset keep of `count` results.
+    static func window(count: Int, limit: Int, offset: Int) -> Range<Int> {
+        let start = Swift.min(Swift.max(offset, 0), count)
+        return start..<(limit > 0 ? Swift.min(start + limit, count) : count)
     }
 
     /// Loads a batch of faults in one query.
@@ -288,18 +316,44 @@ extension ManagedObjectContext {
 struct FetchStatement {
     enum Kind { case count, ids, rows }
 
+    /// How the unsaved changes of the context and its ancestors join
+    /// what SQL answers.
+    enum Merge {
+        /// They don't: none can change the answer, or the request leaves
+        /// them out.
+        case none
+        /// On the rows of every match, in memory.
+        case inMemory
+        /// The decided objects that match are merged into the sorted rows,
+        /// which leave out the decided ones: with `rows` (the window's
+        /// end, offset plus limit), the LIMIT bound after the plan's values
+        /// is that many plus the number of decided saved objects, which
+        /// may be among them; with 0, every row is read.
+        case excludingDecided(rows: Int)
+        /// `sql` counts every match; this statement counts the saved
+        /// objects the changes decide among them (their keys bound as a
+        /// JSON list after the plan's values), which the changes count
+        /// again.
+        case countingDecided(String)
+    }
+
     let kind: Kind
     let sql: String
     let plan: FetchPlan
     let store: SQLiteStore
-    /// Whether the context's unsaved changes are merged into the rows.
-    let pending: Bool
+    let merge: Merge
 
     var bindings: [Value] { plan.bindings }
 
-    /// Whether the rows are filtered, merged, sorted or windowed in memory
-    /// after the SELECT (then it has no LIMIT).
-    var worksInMemory: Bool { kind == .rows && (pending || plan.residual != nil || plan.order == nil) }
+    /// Whether unsaved changes are merged into the answer.
+    var pending: Bool {
+        if case .none = merge { return false }
+        return true
+    }
+
+    /// Whether the answer is filtered, merged, sorted or windowed in memory
+    /// after the SELECT (a window then in memory, or widened in SQL).
+    var worksInMemory: Bool { pending || kind == .rows && (plan.residual != nil || plan.order == nil) }
 }
 
 /// The results of a fetch: all loaded, or loaded batch by batch.

@@ -9,14 +9,23 @@ struct ObjectIDList {
     /// Index into `entities` per row; empty when every row has `entities[0]`.
     private var entityIndexes: [UInt16] = []
     private var entities: [EntityDescription] = []
+    /// The store of every saved row (a temporary ID has none).
     private let store: StoreNumber
+    /// The IDs as they are, when saved rows come from several stores.
+    private var mixed: [ObjectID]?
 
     init(store: StoreNumber) {
         self.store = store
     }
 
     init(_ ids: [ObjectID]) {
-        store = ids.first?.storeNumber ?? .none
+        let store = ids.first { !$0.isTemporaryID }?.storeNumber ?? .none
+        self.store = store
+        if ids.contains(where: { !$0.isTemporaryID && $0.storeNumber != store }) {
+            mixed = ids
+            primaryKeys = ids.map(\.primaryKey)
+            return
+        }
         primaryKeys.reserveCapacity(ids.count)
         for id in ids { append(id.primaryKey, entity: id.entity) }
     }
@@ -37,8 +46,10 @@ struct ObjectIDList {
     }
 
     subscript(position: Int) -> ObjectID {
+        if let mixed { return mixed[position] }
+        let primaryKey = primaryKeys[position]
         let entity = entityIndexes.isEmpty ? entities[0] : entities[Int(entityIndexes[position])]
-        return ObjectID(entity: entity, primaryKey: primaryKeys[position], store: store)
+        return ObjectID(entity: entity, primaryKey: primaryKey, store: primaryKey < 0 ? .none : store)
     }
 
     var all: [ObjectID] { (0..<count).map { self[$0] } }

@@ -215,6 +215,7 @@ extension ShellSession {
     /// `request` (nil for a batch request).
     private func sqlSections(_ plan: FetchExplanation, of request: FetchRequest? = nil, into out: inout Explanation) {
         let purposes = ["keys": "the keys of the saved objects that match", "ids": "the matching keys",
+                        "changed": "the saved objects with unsaved changes it counted",
                         "update": "for the keys found, 500 at a time", "delete": "for the keys found, 500 at a time"]
         for (i, step) in plan.steps.enumerated() {
             var title = "sql:"
@@ -229,6 +230,10 @@ extension ShellSession {
                     case .keysFoundBefore:
                         return step.purpose == "dictionaries" ? "?\(n + 1) = the keys statement \(i) finds, as a JSON list"
                             : "?\(n + 1)… = the keys statement \(i) finds"
+                    case .keysOfPendingChanges:
+                        return "?\(n + 1) = the keys of the saved objects with unsaved changes, as a JSON list"
+                    case .rowsPlusPendingChanges(let rows):
+                        return "?\(n + 1) = \(rows) + the number of saved objects with unsaved changes"
                     }
                 }.joined(separator: "\n"))
             }

@@ -62,6 +62,19 @@ int bench_c_import(const char *path, const bench_person *people, int64_t count);
 /// g. Steps every row reading every column, keeping nothing.
 int bench_c_scan(const char *path, bench_result *result);
 
+/// n, o. The store at `path`, opened as the other workloads open it, for
+/// queries timed without the open; NULL on failure.
+void *bench_c_open(const char *path);
+void bench_c_close(void *db);
+
+/// n. `COUNT(*)` of the people aged `minAge` or more, in the SQL mrq
+/// generates; the count as rows and checksum.
+int bench_c_count_adults(void *db, int64_t minAge, bench_result *result);
+
+/// o. The first of them by score, highest first (ties by key), read into
+/// a struct.
+int bench_c_first_adult(void *db, int64_t minAge, bench_result *result);
+
 /// The SQLite error message of the last failed call, or "".
 const char *bench_c_last_error(void);
 
