@@ -1,4 +1,5 @@
 import Foundation
+@testable import ObjectStore
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -34,7 +35,7 @@ final class PostgresServer: Sendable {
     let startSeconds: Double
     private let bin: String
     private let postmaster: pid_t
-    private let databases = DatabaseCounter()
+    private let databases = Databases()
 
     /// Names prefixing the clusters' directories in /tmp.
     static let prefix = "mrq-pg-"
@@ -82,8 +83,7 @@ final class PostgresServer: Sendable {
 
     /// A new, empty database of its own for one test; returns its URL.
     func createDatabase() throws -> String {
-        let name = "t\(databases.next())"
-        _ = try psql("CREATE DATABASE \(name)")
+        let name = try databases.create { try PostgresConnection(url(database: "postgres")) }
         return url(database: name)
     }
 
@@ -330,7 +330,7 @@ final class PostgresServer: Sendable {
     }
 
     /// A port on 127.0.0.1 that nothing listens on now.
-    private static func freePort() throws -> Int {
+    static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ServerError("socket: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -355,9 +355,18 @@ struct ServerError: Error, CustomStringConvertible {
     init(_ description: String) { self.description = description }
 }
 
-/// Numbers the databases the tests create.
-private final class DatabaseCounter: @unchecked Sendable {
+/// Makes the tests' databases, `t1`, `t2`, …, through one connection.
+private final class Databases: @unchecked Sendable {
     private let lock = NSLock()
     private var count = 0
-    func next() -> Int { lock.withLock { count += 1; return count } }
+    private var connection: PostgresConnection?
+
+    func create(connecting: () throws -> PostgresConnection) throws -> String {
+        try lock.withLock {
+            if connection == nil { connection = try connecting() }
+            count += 1
+            try connection!.execute("CREATE DATABASE t\(count)")
+            return "t\(count)"
+        }
+    }
 }
