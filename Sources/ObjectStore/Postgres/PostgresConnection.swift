@@ -19,7 +19,9 @@ import Predicates
 /// Every statement with values is prepared once per connection (cached by
 /// its SQL text) and run with each value bound as a parameter of the type
 /// the server inferred for it (see `PostgresType`); results come back in
-/// binary. The store that owns the connection serialises every use.
+/// binary. Parameters are PostgreSQL's `$1`, `$2`, … or SQLite's `?`,
+/// numbered in order (see `numberingParameters`). The store that owns the
+/// connection serialises every use.
 package final class PostgresConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     /// The server, database and user, for messages.
@@ -150,12 +152,36 @@ package final class PostgresConnection: @unchecked Sendable {
         if let statement = statements[sql] { return statement }
         statementsPrepared += 1
         let name = "mrq\(statementsPrepared)"
-        PQclear(try check(PQprepare(handle, name, sql, 0, nil), sql: sql))
+        PQclear(try check(PQprepare(handle, name, Self.numberingParameters(sql), 0, nil), sql: sql))
         let description = try check(PQdescribePrepared(handle, name), sql: sql)
         defer { PQclear(description) }
         let statement = Prepared(name: name, parameterTypes: (0..<PQnparams(description)).map { PQparamtype(description, $0) })
         statements[sql] = statement
         return statement
+    }
+
+    /// `sql` with SQLite's `?` parameters numbered as PostgreSQL's (`$1`,
+    /// `$2`, …), so that one builder serves both engines; a `?` inside a
+    /// quoted identifier or string literal is left alone. SQL that numbers
+    /// its own parameters has no `?` to number.
+    static func numberingParameters(_ sql: String) -> String {
+        guard sql.utf8.contains(UInt8(ascii: "?")) else { return sql }
+        var result = ""
+        var quote: Character?
+        var count = 0
+        for character in sql {
+            if let open = quote {
+                if character == open { quote = nil }
+            } else if character == "\"" || character == "'" {
+                quote = character
+            } else if character == "?" {
+                count += 1
+                result += "$\(count)"
+                continue
+            }
+            result.append(character)
+        }
+        return result
     }
 
     /// Forgets the prepared statements, on the server too: after a schema

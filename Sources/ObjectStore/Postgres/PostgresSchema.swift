@@ -26,9 +26,10 @@ enum PostgresSchema {
     /// All in one transaction, under an advisory lock: two processes
     /// opening a new store at once make it once. A database holding a
     /// table of the mapping's names but no store is refused, and one made
-    /// with another model too (migrating a PostgreSQL store is for later).
+    /// with another model too, unless `deleteOnModelMismatch`: then that
+    /// store's tables are dropped and new ones made.
     static func prepare(_ connection: PostgresConnection, mapping: SchemaMapping, model: ManagedObjectModel,
-                        readOnly: Bool) throws -> String {
+                        readOnly: Bool, deleteOnModelMismatch: Bool = false) throws -> String {
         let fingerprint = SchemaBuilder.fingerprint(mapping: mapping, model: model)
         return try connection.transaction {
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(advisoryLock)])
@@ -38,6 +39,10 @@ enum PostgresSchema {
                 }
                 guard case .string(let identifier)? = try metadata("identifier", on: connection) else {
                     throw StoreError(.corrupt, "the PostgreSQL store (\(connection.target)) has no identifier")
+                }
+                if stored != fingerprint && deleteOnModelMismatch && !readOnly {
+                    try drop(connection)
+                    return try create(connection, mapping: mapping, model: model, fingerprint: fingerprint)
                 }
                 if stored != fingerprint {
                     throw StoreError(.modelMismatch, """
@@ -59,16 +64,34 @@ enum PostgresSchema {
                     use another database, or a schema of its own (options=-csearch_path%3DNAME in the URL)
                     """)
             }
-            for statement in SchemaBuilder.createStatements(mapping: mapping, model: model, dialect: .postgres) {
-                try connection.execute(statement)
-            }
-            let identifier = UUID().uuidString
-            try connection.execute("CREATE TABLE \(metadataTable) (key text PRIMARY KEY, value text, data bytea)")
-            try connection.execute("INSERT INTO \(metadataTable) (key, value, data) VALUES ('fingerprint', $1, NULL), "
-                                   + "('identifier', $2, NULL), ('model', NULL, $3)",
-                                   [.string(fingerprint), .string(identifier), .data(model.archived())])
-            return identifier
+            return try create(connection, mapping: mapping, model: model, fingerprint: fingerprint)
         }
+    }
+
+    /// Makes the tables of a new store and its metadata; returns its identifier.
+    private static func create(_ connection: PostgresConnection, mapping: SchemaMapping, model: ManagedObjectModel,
+                               fingerprint: String) throws -> String {
+        for statement in SchemaBuilder.createStatements(mapping: mapping, model: model, dialect: .postgres) {
+            try connection.execute(statement)
+        }
+        let identifier = UUID().uuidString
+        try connection.execute("CREATE TABLE \(metadataTable) (key text PRIMARY KEY, value text, data bytea)")
+        try connection.execute("INSERT INTO \(metadataTable) (key, value, data) VALUES ('fingerprint', $1, NULL), "
+                               + "('identifier', $2, NULL), ('model', NULL, $3)",
+                               [.string(fingerprint), .string(identifier), .data(model.archived())])
+        return identifier
+    }
+
+    /// Drops the tables of the store there (as the model it keeps lays
+    /// them out) and its metadata.
+    private static func drop(_ connection: PostgresConnection) throws {
+        if let old = try storedModel(connection) {
+            let mapping = SchemaMapping(model: old)
+            for name in mapping.allTables.map(\.name) + mapping.allJoinTables.map(\.name) {
+                try connection.execute("DROP TABLE IF EXISTS \(quoteIdentifier(name))")
+            }
+        }
+        try connection.execute("DROP TABLE \(metadataTable)")
     }
 
     /// The model the store in the connection's database was made with;
