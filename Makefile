@@ -1,5 +1,7 @@
 # Two commands: `make run` opens the shell on the sample store, `make test`
-# runs the whole suite. Both install the system libraries they need first.
+# runs the whole suite. Both install the system libraries they need first;
+# `make test` also installs PostgreSQL's server programs (Debian's
+# `postgresql`): the PostgreSQL tests start a throwaway cluster of their own.
 SWIFT ?= swift
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 SAMPLE_STORE := .build/samples/people.sqlite
@@ -12,6 +14,7 @@ deps:
 	[ -f /usr/include/editline/readline.h ] || missing="$$missing libedit-dev"; \
 	[ -f /usr/include/sqlite3.h ] || missing="$$missing libsqlite3-dev"; \
 	[ -f /usr/include/zlib.h ] || missing="$$missing zlib1g-dev"; \
+	[ -f /usr/include/postgresql/libpq-fe.h ] || missing="$$missing libpq-dev"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing$$missing"; \
 		$(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq $$missing; \
@@ -32,6 +35,8 @@ run: sample-store
 
 test: deps
 	@command -v tmux >/dev/null || { echo "installing tmux (for the terminal test)"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq tmux; }
+	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || { echo "installing postgresql (the PostgreSQL tests start a cluster of their own)"; \
+		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; }
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	@for t in $(FUZZ_TARGETS); do .build/debug/mrq-fuzz $$t Fuzz/$$t || exit 1; done

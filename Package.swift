@@ -24,6 +24,12 @@ let package = Package(
             pkgConfig: "sqlite3",
             providers: [.apt(["libsqlite3-dev"])]
         ),
+        // PostgreSQL's client library, for the PostgreSQL store.
+        .systemLibrary(
+            name: "CLibPQ",
+            pkgConfig: "libpq",
+            providers: [.apt(["libpq-dev"])]
+        ),
         .systemLibrary(
             name: "CZlib",
             providers: [.apt(["zlib1g-dev"])]
@@ -36,7 +42,7 @@ let package = Package(
         .target(
             name: "ObjectStore",
             dependencies: [
-                "Predicates", "CSQLite", "CZlib",
+                "Predicates", "CSQLite", "CLibPQ", "CZlib",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

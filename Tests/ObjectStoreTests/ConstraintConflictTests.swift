@@ -28,7 +28,7 @@ import Testing
         }
     }
 
-    /// A store (file or XML) with Ada (personID 1, 36, ada@example.com)
+    /// A store (file, XML or PostgreSQL) with Ada (personID 1, 36, ada@example.com)
     /// in Engineering (ENG, budget 100).
     struct Store {
         let coordinator: PersistentStoreCoordinator
@@ -38,7 +38,8 @@ import Testing
             let path = TestModels.temporaryStorePath()
             directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
             coordinator = PersistentStoreCoordinator(model: try ConstraintConflictTests.model())
-            let url = URL(fileURLWithPath: type == .xml ? path + ".xml" : path)
+            let url = type == .postgres ? URL(string: try PostgresServer.shared().createDatabase())!
+                : URL(fileURLWithPath: type == .xml ? path + ".xml" : path)
             try coordinator.addPersistentStore(type: type, at: url)
             let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
             let eng = context.insertObject(forEntityName: "Department")
@@ -84,7 +85,7 @@ import Testing
         return person
     }
 
-    @Test(arguments: [PersistentStoreType.sqlite, .xml])
+    @Test(arguments: [PersistentStoreType.sqlite, .xml, .postgres])
     func underErrorADuplicateIsANamedConflictAndNothingChanges(type: PersistentStoreType) throws {
         let store = try Store(type: type)
         defer { store.remove() }
@@ -115,7 +116,7 @@ import Testing
     /// Under the object-trump policy a duplicate is an upsert: the new
     /// object's values land in the existing row, which keeps the values
     /// the new object was not given; the new object becomes that row.
-    @Test(arguments: [PersistentStoreType.sqlite, .xml])
+    @Test(arguments: [PersistentStoreType.sqlite, .xml, .postgres])
     func underObjectTrumpADuplicateUpdatesTheExistingRow(type: PersistentStoreType) throws {
         let store = try Store(type: type)
         defer { store.remove() }

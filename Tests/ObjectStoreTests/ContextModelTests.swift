@@ -102,17 +102,24 @@ import Testing
         var notes: [Ctx: ContextDidSaveNotification] = [:]
         private var tokens: [UUID] = []
 
-        init(_ sequence: Sequence) throws {
+        /// On a SQLite file, or with `postgres` on the PostgreSQL store at
+        /// the URL it makes (a new one each time, in mrq's layout).
+        init(_ sequence: Sequence, postgres: (() throws -> String)? = nil) throws {
             reference = ContextModel(policies: sequence.policies, autoMerge: sequence.autoMerge)
             directory = FileManager.default.temporaryDirectory.appendingPathComponent("mrq-model-\(UUID().uuidString)")
             try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-            let url = directory.appendingPathComponent("store.sqlite")
+            var url = directory.appendingPathComponent("store.sqlite")
             var options = PersistentStoreOptions()
             options.layout = sequence.layout
+            var type = PersistentStoreType.sqlite
+            if let postgres {
+                url = URL(string: try postgres())!
+                (type, options.layout) = (.postgres, .mrq)
+            }
             first = PersistentStoreCoordinator(model: ContextModelTests.model)
-            try first.addPersistentStore(type: .sqlite, at: url, options: options)
+            try first.addPersistentStore(type: type, at: url, options: options)
             second = PersistentStoreCoordinator(model: ContextModelTests.model)
-            try second.addPersistentStore(type: .sqlite, at: url, options: options)
+            try second.addPersistentStore(type: type, at: url, options: options)
             let root = ManagedObjectContext(concurrencyType: .confined, coordinator: first)
             let childA = ManagedObjectContext(concurrencyType: .confined, parent: root)
             let childB = ManagedObjectContext(concurrencyType: .confined, parent: root)
@@ -263,24 +270,31 @@ import Testing
 
         /// Compares the store and every context with the reference.
         func check() throws {
-            let store = first.store
             // Names from the mapping: the store may be in either layout.
-            let mapping = store.mapping
+            let mapping: SchemaMapping
+            let rows: (String) throws -> [[Value]]
+            if let store = first.persistentStores.first as? PostgresStore {
+                mapping = store.mapping
+                rows = { sql in try store.withLock { try store.connection.rows(sql) } }
+            } else {
+                let store = first.store
+                mapping = store.mapping
+                rows = { sql in try store.withLock { try store.database.rows(sql) } }
+            }
             let (item, team) = (ContextModelTests.model.entity(named: "Item")!, ContextModelTests.model.entity(named: "Team")!)
             func column(_ property: String, _ entity: EntityDescription) -> String {
                 quoteIdentifier(mapping.column(for: property, of: entity)?.name ?? mapping.toOne(property, of: entity)!.foreignKey)
             }
             let (items, teams) = (mapping.table(for: item), mapping.table(for: team))
-            let (itemRows, teamRows) = try store.withLock {
-                (try store.database.rows("""
+            let (itemRows, teamRows) = (
+                try rows("""
                     SELECT i.\(column("uid", item)), i.\(column("a", item)), i.\(column("b", item)), i.\(items.versionColumn), \
                     i.\(column("team", item)), t.\(column("uid", team)) FROM \(quoteIdentifier(items.name)) i \
                     LEFT JOIN \(quoteIdentifier(teams.name)) t ON t.\(teams.primaryKey) = i.\(column("team", item))
                     """),
-                 try store.database.rows("""
+                try rows("""
                     SELECT \(column("uid", team)), \(column("b", team)), \(teams.versionColumn) FROM \(quoteIdentifier(teams.name))
                     """))
-            }
             var stored: [Int64: String] = [:]
             for row in itemRows {
                 guard case .int(let uid) = row[0], case .int(let a) = row[1], case .int(let version) = row[3] else {
@@ -358,9 +372,9 @@ import Testing
 
     /// Runs `sequence`; nil when every step agreed with the reference,
     /// else the failing step and what differed.
-    static func failure(of sequence: Sequence) -> (step: Int, message: String)? {
+    static func failure(of sequence: Sequence, postgres: (() throws -> String)? = nil) -> (step: Int, message: String)? {
         do {
-            let harness = try Harness(sequence)
+            let harness = try Harness(sequence, postgres: postgres)
             for (n, op) in sequence.ops.enumerated() {
                 do {
                     try harness.run(op)
@@ -377,9 +391,9 @@ import Testing
 
     /// The shortest sequence found that still fails: chunks of steps and
     /// then single steps are left out while it keeps failing.
-    static func shrink(_ sequence: Sequence) -> Sequence {
+    static func shrink(_ sequence: Sequence, postgres: (() throws -> String)? = nil) -> Sequence {
         var current = sequence
-        if let (step, _) = failure(of: current), step >= 0 { current.ops = Array(current.ops[...step]) }
+        if let (step, _) = failure(of: current, postgres: postgres), step >= 0 { current.ops = Array(current.ops[...step]) }
         var chunk = max(1, current.ops.count / 2)
         while true {
             var removed = false
@@ -387,7 +401,7 @@ import Testing
             while start < current.ops.count {
                 var candidate = current
                 candidate.ops.removeSubrange(start..<min(start + chunk, candidate.ops.count))
-                if failure(of: candidate) != nil {
+                if failure(of: candidate, postgres: postgres) != nil {
                     current = candidate
                     removed = true
                 } else {

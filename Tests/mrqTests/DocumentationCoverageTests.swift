@@ -24,6 +24,7 @@ import Testing
                                  "-target", "x86_64-unknown-linux-gnu",
                                  "-Xcc", "-fmodule-map-file=" + root.appendingPathComponent("Sources/CSQLite/module.modulemap").path,
                                  "-Xcc", "-fmodule-map-file=" + root.appendingPathComponent("Sources/CZlib/module.modulemap").path,
+                                 "-Xcc", "-fmodule-map-file=" + root.appendingPathComponent("Sources/CLibPQ/module.modulemap").path,
                                  "-minimum-access-level", "public", "-output-dir", folder.path]
             try process.run()
             process.waitUntilExit()

@@ -57,6 +57,7 @@ import Testing
                              "-I", root.appendingPathComponent(".build/debug/Modules").path,
                              "-Xcc", "-fmodule-map-file=" + root.appendingPathComponent("Sources/CSQLite/module.modulemap").path,
                              "-Xcc", "-fmodule-map-file=" + root.appendingPathComponent("Sources/CZlib/module.modulemap").path,
+                             "-Xcc", "-fmodule-map-file=" + root.appendingPathComponent("Sources/CLibPQ/module.modulemap").path,
                              file.path]
         let errors = Pipe()
         process.standardError = errors

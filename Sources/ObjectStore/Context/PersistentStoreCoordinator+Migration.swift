@@ -15,13 +15,14 @@ extension PersistentStoreCoordinator {
     /// renamed to them, so it keeps working. Unsaved changes stay unsaved.
     /// The old store is left as it was on disk. A file already at `url` is
     /// replaced; a directory or a device there is an error. For `.inMemory`, `url` is ignored.
+    /// A `.postgres` store at `url` must hold no objects yet.
     @discardableResult
     public func migratePersistentStore(_ store: any PersistentStore, to url: URL?, type: PersistentStoreType,
                                        options: PersistentStoreOptions = PersistentStoreOptions()) throws -> any PersistentStore {
         guard let old = backend(store.identifier) else {
             throw StoreError(.notFound, "store \(store.identifier) is not in this coordinator")
         }
-        if let url, type != .inMemory {
+        if let url, type == .sqlite || type == .xml {
             if url.standardizedFileURL == old.url?.standardizedFileURL {
                 throw StoreError(.misuse, "cannot migrate a store onto its own file '\(url.path)'")
             }
@@ -41,6 +42,10 @@ extension PersistentStoreCoordinator {
         var options = options
         options.readOnly = false
         let copy = try Self.makeStore(type: type, model: model, configuration: old.configurationName, url: url, options: options)
+        // A database is not replaced like a file: the copy goes into an empty store only.
+        if type == .postgres, try !copy.allSnapshots().isEmpty {
+            throw StoreError(.misuse, "the PostgreSQL store at \(copy.url?.absoluteString ?? "") already holds objects: copy into an empty one")
+        }
         let map = try Self.copy(old, into: copy)
         replace(old, with: copy)
         for context in rootContexts { context.remapObjectIDs(map) }

@@ -63,7 +63,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     ///                                                  at: URL(fileURLWithPath: "archive.xml"))
     /// ```
     ///
-    /// `.inMemory` ignores `url`; `.sqlite` and `.xml` need one.
+    /// `.inMemory` ignores `url`; `.sqlite` and `.xml` need one, and
+    /// `.postgres` a `postgres://` URL (see `PersistentStoreType.postgres`).
     @discardableResult
     public func addPersistentStore(type: PersistentStoreType, configuration: String? = nil, at url: URL?,
                                    options: PersistentStoreOptions = PersistentStoreOptions()) throws -> any PersistentStore {
@@ -103,6 +104,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         case .xml:
             guard let url else { throw StoreError(.misuse, "an XML store needs a URL") }
             return try XMLStore(url: url, model: model, configuration: configuration, options: options)
+        case .postgres:
+            guard let url else { throw StoreError(.misuse, "a PostgreSQL store needs a URL: postgres://user@host:5432/database") }
+            return try PostgresStore(url: url, model: model, configuration: configuration, options: options)
         }
     }
 

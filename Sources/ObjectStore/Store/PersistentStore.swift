@@ -16,6 +16,11 @@ public enum PersistentStoreType: String, Sendable, CaseIterable {
     case xml
     /// Nothing on disk (`NSInMemoryStoreType`); a SQLite `:memory:` database.
     case inMemory
+    /// A PostgreSQL database, named by a URL
+    /// (`postgres://user@host:5432/database`) or what libpq's `PG*`
+    /// environment variables leave out of it, with the password from
+    /// `~/.pgpass`: for several processes or machines sharing one store.
+    case postgres
 
     /// The type a file's extension names: `.xml` is XML, anything else SQLite.
     public static func forFile(_ url: URL) -> PersistentStoreType {
@@ -96,6 +101,7 @@ extension PersistentStore {
     /// (`.mrq` for mrq's XML store format, `.coreData` for Apple's).
     public var layout: SchemaMapping.Layout? {
         if let xml = self as? XMLStore { return xml.format == .apple ? .coreData : .mrq }
+        if let postgres = self as? PostgresStore { return postgres.mapping.layout }
         return (self as? SQLiteStore)?.mapping.layout
     }
 }

@@ -14,6 +14,13 @@ struct SaveWriter {
     var clearsMovingUniqueValues = false
     var mapping: SchemaMapping { store.mapping }
     var db: Database { store.database }
+    var writes: SQLWrites {
+        let db = self.db
+        return SQLWrites(mapping: mapping) { sql, values in
+            try db.execute(sql, values)
+            return db.changes
+        }
+    }
 
     init(store: SQLiteStore, changes: StoreChanges, clearsMovingUniqueValues: Bool = false) {
         self.store = store
@@ -25,10 +32,10 @@ struct SaveWriter {
         try recordHighestKeys(before: changes.deleted)
         let progress = changes.progress
         for (n, deleted) in changes.deleted.enumerated() {
-            try delete(deleted.id)
+            try writes.delete(deleted.id)
             if let progress { try Self.report(n, of: changes.deleted.count, to: progress) }
         }
-        if clearsMovingUniqueValues { try clearMovingUniqueValues() }
+        if clearsMovingUniqueValues { try writes.clearMovingUniqueValues(changes.updated) }
         let keys = try assignPrimaryKeys()
         let permanent = PermanentIDs(temporaries: changes.inserted.map(\.id), keys: keys, store: store.storeNumber)
         func resolve(_ id: ObjectID) -> ObjectID { id.isTemporaryID ? permanent[id] ?? id : id }
@@ -58,12 +65,7 @@ struct SaveWriter {
             try self.update(update, permanent: permanent)
             if let progress { try Self.report(n, of: changes.updated.count, to: progress) }
         }
-        // Owning sides first: they write the join rows the other sides order.
-        let owning = changes.toMany.filter { mapping.joinTable($0.relationship.name, of: $0.source.entity)?.isOwner != false }
-        let other = changes.toMany.filter { mapping.joinTable($0.relationship.name, of: $0.source.entity)?.isOwner == false }
-        for contents in owning + other {
-            try writeToMany(contents, permanent: permanent, resolve: resolve)
-        }
+        try writes.writeToMany(changes.toMany, permanent: permanent)
         return permanent
     }
 
@@ -269,85 +271,6 @@ struct SaveWriter {
         values.append(.int(snapshot.version))
         values.append(.int(snapshot.id.primaryKey))
         try db.execute(Self.updateSQL(table, assignments: assignments, mapping: mapping), values)
-    }
-
-    /// Sets to NULL (which a unique index never compares equal) every
-    /// constrained column an update writes, before the real writes.
-    private func clearMovingUniqueValues() throws {
-        for update in changes.updated {
-            let entity = update.snapshot.id.entity
-            var columns: Set<String> = []
-            var current: EntityDescription? = entity
-            while let e = current {
-                for constraint in e.uniquenessConstraints {
-                    for name in constraint {
-                        if let i = entity.attributeSlot(named: name), update.changedAttributes.contains(i),
-                           let column = mapping.column(for: name, of: entity) {
-                            columns.insert(column.name)
-                        } else if let i = entity.relationshipSlot(named: name), update.changedToOne.contains(i),
-                                  let toOne = mapping.toOne(name, of: entity) {
-                            columns.insert(toOne.foreignKey)
-                        }
-                    }
-                }
-                current = e.parent
-            }
-            guard !columns.isEmpty else { continue }
-            let table = mapping.table(for: entity)
-            let assignments = columns.sorted().map { "\(quoteIdentifier($0)) = NULL" }.joined(separator: ", ")
-            try db.execute("UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(mapping.primaryKey) = ?", [.int(update.snapshot.id.primaryKey)])
-        }
-    }
-
-    private func delete(_ id: ObjectID) throws {
-        let entity = id.entity
-        let table = mapping.table(for: entity)
-        try db.execute(Self.deleteSQL(table, mapping: mapping), [.int(id.primaryKey)])
-        // Join rows on either side go with the object.
-        for relationship in entity.relationships where relationship.isManyToMany {
-            if let join = mapping.joinTable(relationship.name, of: entity) {
-                try db.execute("DELETE FROM \(quoteIdentifier(join.name)) WHERE \(join.sourceColumn) = ?", [.int(id.primaryKey)])
-            }
-        }
-    }
-
-    private func writeToMany(_ contents: StoreChanges.ToManyContents, permanent: PermanentIDs,
-                             resolve: (ObjectID) -> ObjectID) throws {
-        let relationship = contents.relationship
-        let source = resolve(contents.source)
-        let entity = source.entity
-        let destinations = try contents.destinations.map {
-            try permanent.destination($0, of: contents.source, key: relationship.name)
-        }
-        if let join = mapping.joinTable(relationship.name, of: entity) {
-            guard join.isOwner else {
-                // The other side: the owner's contents carry the rows; only
-                // this side's positions are written here.
-                guard let order = join.orderColumn else { return }
-                for (position, destination) in destinations.enumerated() {
-                    try db.execute("UPDATE \(quoteIdentifier(join.name)) SET \(order) = ? WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?",
-                                   [.int(Int64(position)), .int(source.primaryKey), .int(destination.primaryKey)])
-                }
-                return
-            }
-            try db.execute("DELETE FROM \(quoteIdentifier(join.name)) WHERE \(join.sourceColumn) = ?", [.int(source.primaryKey)])
-            for (position, destination) in destinations.enumerated() {
-                var names = [join.sourceColumn, join.destinationColumn]
-                var values: [Value] = [.int(source.primaryKey), .int(destination.primaryKey)]
-                if let c = join.sourceEntityColumn { names.append(c); values.append(.int(mapping.entityCode(entity))) }
-                if let c = join.destinationEntityColumn { names.append(c); values.append(.int(mapping.entityCode(destination.entity))) }
-                if let c = join.orderColumn { names.append(c); values.append(.int(Int64(position))) }
-                let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
-                try db.execute("INSERT INTO \(quoteIdentifier(join.name)) (\(names.joined(separator: ", "))) VALUES (\(marks))", values)
-            }
-        } else if relationship.isOrdered, let inverse = relationship.inverse, let destinationEntity = relationship.destination,
-                  let columns = mapping.toOne(inverse.name, of: destinationEntity), let order = columns.order {
-            let table = mapping.table(for: destinationEntity)
-            for (position, destination) in destinations.enumerated() {
-                try db.execute("UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(order)) = ? WHERE \(mapping.primaryKey) = ?",
-                               [.int(Int64(position)), .int(destination.primaryKey)])
-            }
-        }
     }
 }
 

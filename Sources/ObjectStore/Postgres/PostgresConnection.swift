@@ -1,0 +1,332 @@
+import CLibPQ
+import Foundation
+import Predicates
+
+/// One connection to a PostgreSQL server, through libpq, used from one
+/// thread at a time.
+///
+/// ```swift
+/// let connection = try PostgresConnection("postgres://mrq@127.0.0.1:5432/people")
+/// let rows = try connection.rows("SELECT name FROM person WHERE age > $1", [.int(30)])
+/// ```
+///
+/// `conninfo` is a URL (`postgres://user@host:port/database?option=…`)
+/// or libpq's `key=value` form; whatever it leaves out comes from the
+/// `PG*` environment variables (`PGHOST`, `PGPORT`, `PGUSER`,
+/// `PGPASSWORD`, …) and a password from `~/.pgpass`, as for `psql`.
+/// Messages name the server, the database and the user, never a password.
+///
+/// Every statement with values is prepared once per connection (cached by
+/// its SQL text) and run with each value bound as a parameter of the type
+/// the server inferred for it (see `PostgresType`); results come back in
+/// binary. Parameters are PostgreSQL's `$1`, `$2`, … or SQLite's `?`,
+/// numbered in order (see `numberingParameters`). The store that owns the
+/// connection serialises every use.
+package final class PostgresConnection: @unchecked Sendable {
+    private let handle: OpaquePointer
+    /// The server, database and user, for messages.
+    package let target: String
+    private var statements: [String: Prepared] = [:]
+    /// How many statements this connection has prepared, for tests of the cache.
+    package private(set) var statementsPrepared = 0
+    private var savepointDepth = 0
+
+    private struct Prepared {
+        let name: String
+        let parameterTypes: [UInt32]
+    }
+
+    package init(_ conninfo: String) throws {
+        guard let connection = PQconnectdb(conninfo) else {
+            throw StoreError(.cannotOpen, "cannot connect to PostgreSQL: out of memory")
+        }
+        target = Self.describe(connection)
+        guard PQstatus(connection) == CONNECTION_OK else {
+            let message = Self.withoutPassword(Self.errorMessage(connection), of: conninfo)
+            PQfinish(connection)
+            throw StoreError(.cannotOpen, "cannot connect to PostgreSQL (\(target)): \(message)")
+        }
+        handle = connection
+        PQsetNoticeProcessor(handle, { _, _ in }, nil)
+        guard PQsetClientEncoding(handle, "UTF8") == 0 else {
+            let message = Self.errorMessage(handle)
+            PQfinish(handle)
+            throw StoreError(.cannotOpen, "cannot speak UTF-8 with PostgreSQL (\(target)): \(message)")
+        }
+    }
+
+    deinit { PQfinish(handle) }
+
+    /// The server's version as a number: 150018 for 15.18.
+    package var serverVersion: Int { Int(PQserverVersion(handle)) }
+
+    /// `user mrq on 127.0.0.1:5432, database people`.
+    private static func describe(_ connection: OpaquePointer) -> String {
+        func text(_ value: UnsafeMutablePointer<CChar>?) -> String { value.map { String(cString: $0) } ?? "" }
+        let host = text(PQhost(connection)), port = text(PQport(connection))
+        let place = host.hasPrefix("/") ? "the socket in \(host)" : "\(host):\(port)"
+        return "user \(text(PQuser(connection))) on \(place), database \(text(PQdb(connection)))"
+    }
+
+    private static func errorMessage(_ connection: OpaquePointer) -> String {
+        String(cString: PQerrorMessage(connection)).trimmingCharacters(in: .whitespacesAndNewlines)
+            .replacingOccurrences(of: "\n", with: "; ")
+    }
+
+    /// `message` with the password `conninfo` holds (if any) blanked out,
+    /// should libpq quote it back.
+    private static func withoutPassword(_ message: String, of conninfo: String) -> String {
+        guard let options = PQconninfoParse(conninfo, nil) else { return message }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let keyword = option.pointee.keyword {
+            if String(cString: keyword) == "password", let value = option.pointee.val, value.pointee != 0 {
+                return message.replacingOccurrences(of: String(cString: value), with: "********")
+            }
+            option += 1
+        }
+        return message
+    }
+
+    // MARK: - Statements
+
+    /// Runs SQL with no parameters: one or more statements, by the simple
+    /// protocol (for DDL and transaction control).
+    package func execute(_ sql: String) throws {
+        try reconnectIfLost()
+        PQclear(try check(PQexec(handle, sql), sql: sql))
+    }
+
+    /// Runs one statement with bound values; returns how many rows it
+    /// inserted, updated or deleted.
+    @discardableResult
+    package func execute(_ sql: String, _ values: [Value]) throws -> Int {
+        try query(sql, values).affectedRows
+    }
+
+    /// Runs one statement with bound values and returns its result.
+    package func query(_ sql: String, _ values: [Value] = []) throws -> PostgresResult {
+        try reconnectIfLost()
+        let statement = try prepared(sql)
+        let types = statement.parameterTypes
+        guard values.count == types.count else {
+            throw StoreError(.misuse, "the statement takes \(types.count) values, not \(values.count)", sql: sql)
+        }
+        // One buffer for every value; a zero-length value still needs an
+        // address (libpq reads a null one as NULL), so it starts with a byte.
+        var buffer: [UInt8] = [0]
+        var offsets: [Int?] = []
+        var lengths: [Int32] = []
+        var formats: [Int32] = []
+        for (value, type) in zip(values, types) {
+            let parameter = try PostgresType.parameter(value, type: type)
+            offsets.append(parameter.bytes.map { _ in buffer.count })
+            lengths.append(Int32(parameter.bytes?.count ?? 0))
+            formats.append(parameter.isBinary ? 1 : 0)
+            if let bytes = parameter.bytes { buffer += bytes }
+        }
+        let result = buffer.withUnsafeBytes { bytes -> OpaquePointer? in
+            let base = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
+            let pointers: [UnsafePointer<CChar>?] = offsets.map { $0.map { base + $0 } }
+            return PQexecPrepared(handle, statement.name, Int32(types.count), pointers, lengths, formats, 1)
+        }
+        return PostgresResult(try check(result, sql: sql), sql: sql)
+    }
+
+    /// Rows of a query as arrays of values.
+    package func rows(_ sql: String, _ values: [Value] = []) throws -> [[Value]] {
+        let result = try query(sql, values)
+        return try (0..<result.rowCount).map { row in try (0..<result.columnCount).map { try result.value(row, $0) } }
+    }
+
+    /// The first column of the first row, or nil.
+    package func scalar(_ sql: String, _ values: [Value] = []) throws -> Value? {
+        let result = try query(sql, values)
+        return result.rowCount > 0 && result.columnCount > 0 ? try result.value(0, 0) : nil
+    }
+
+    /// The statement for `sql`, prepared on first use: the server infers
+    /// each parameter's type from where it stands, and values are sent as
+    /// that type.
+    private func prepared(_ sql: String) throws -> Prepared {
+        if let statement = statements[sql] { return statement }
+        statementsPrepared += 1
+        let name = "mrq\(statementsPrepared)"
+        PQclear(try check(PQprepare(handle, name, Self.numberingParameters(sql), 0, nil), sql: sql))
+        let description = try check(PQdescribePrepared(handle, name), sql: sql)
+        defer { PQclear(description) }
+        let statement = Prepared(name: name, parameterTypes: (0..<PQnparams(description)).map { PQparamtype(description, $0) })
+        statements[sql] = statement
+        return statement
+    }
+
+    /// `sql` with SQLite's `?` parameters numbered as PostgreSQL's (`$1`,
+    /// `$2`, …), so that one builder serves both engines; a `?` inside a
+    /// quoted identifier or string literal is left alone. SQL that numbers
+    /// its own parameters has no `?` to number.
+    static func numberingParameters(_ sql: String) -> String {
+        guard sql.utf8.contains(UInt8(ascii: "?")) else { return sql }
+        var result = ""
+        var quote: Character?
+        var count = 0
+        for character in sql {
+            if let open = quote {
+                if character == open { quote = nil }
+            } else if character == "\"" || character == "'" {
+                quote = character
+            } else if character == "?" {
+                count += 1
+                result += "$\(count)"
+                continue
+            }
+            result.append(character)
+        }
+        return result
+    }
+
+    /// Forgets the prepared statements, on the server too: after a schema
+    /// change, a cached plan whose columns changed type would be refused.
+    package func forgetStatements() throws {
+        guard !statements.isEmpty else { return }
+        try execute("DEALLOCATE ALL")
+        statements = [:]
+    }
+
+    /// Reconnects a connection the server or the network dropped, when no
+    /// transaction was open on it (one that was is lost, and its error
+    /// already said so).
+    private func reconnectIfLost() throws {
+        guard PQstatus(handle) == CONNECTION_BAD, savepointDepth == 0 else { return }
+        PQreset(handle)
+        statements = [:]
+        guard PQstatus(handle) == CONNECTION_OK else {
+            throw StoreError(.cannotOpen, "lost the connection to PostgreSQL (\(target)) and cannot reconnect: \(Self.errorMessage(handle))")
+        }
+        PQsetClientEncoding(handle, "UTF8")
+    }
+
+    /// The result when it is not an error; otherwise a `StoreError` with
+    /// the server's SQLSTATE and message (`08006` when the connection was
+    /// lost on the way).
+    private func check(_ result: OpaquePointer?, sql: String?) throws -> OpaquePointer {
+        if let result {
+            let status = PQresultStatus(result)
+            if status == PGRES_COMMAND_OK || status == PGRES_TUPLES_OK || status == PGRES_EMPTY_QUERY { return result }
+        }
+        defer { PQclear(result) }
+        func field(_ code: Character) -> String? {
+            guard let result, let value = PQresultErrorField(result, Int32(code.asciiValue!)) else { return nil }
+            return String(cString: value)
+        }
+        let lost = PQstatus(handle) == CONNECTION_BAD
+        let state = field("C") ?? (lost ? "08006" : "XX000")
+        var message = field("M") ?? Self.errorMessage(handle)
+        if lost { message = "lost the connection to PostgreSQL (\(target)): \(message)" }
+        throw StoreError.postgres(sqlState: state, message: message, hint: field("H"), sql: sql)
+    }
+
+    // MARK: - Transactions
+
+    /// Runs `body` in a transaction (a savepoint when nested): all or nothing.
+    package func transaction<T>(_ body: () throws -> T) throws -> T {
+        let name = "mrq\(savepointDepth)"
+        try execute(savepointDepth == 0 ? "BEGIN" : "SAVEPOINT \(name)")
+        savepointDepth += 1
+        do {
+            let result = try body()
+            savepointDepth -= 1
+            if savepointDepth == 0 {
+                try commit()
+            } else {
+                try execute("RELEASE SAVEPOINT \(name)")
+            }
+            return result
+        } catch {
+            savepointDepth -= 1
+            try? execute(savepointDepth == 0 ? "ROLLBACK" : "ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)")
+            throw error
+        }
+    }
+
+    /// Opens a transaction that stays open until `commitTransaction` or
+    /// `rollbackTransaction`: the first half of a save spanning stores.
+    /// `transaction` calls made meanwhile become savepoints inside it.
+    package func beginTransaction() throws {
+        precondition(savepointDepth == 0, "a transaction is already open")
+        try execute("BEGIN")
+        savepointDepth = 1
+    }
+
+    /// Commits the transaction `beginTransaction` opened.
+    package func commitTransaction() throws {
+        defer { savepointDepth = 0 }
+        try commit()
+    }
+
+    package func rollbackTransaction() {
+        try? execute("ROLLBACK")
+        savepointDepth = 0
+    }
+
+    /// COMMIT, which PostgreSQL answers with a rollback, not an error,
+    /// when a statement in the transaction failed: that is an error here.
+    private func commit() throws {
+        let result = try check(PQexec(handle, "COMMIT"), sql: "COMMIT")
+        defer { PQclear(result) }
+        if String(cString: PQcmdStatus(result)) == "ROLLBACK" {
+            throw StoreError.postgres(sqlState: "25P02", message: "the transaction was rolled back: a statement in it failed",
+                                      sql: "COMMIT")
+        }
+    }
+
+    /// Whether a transaction is open on the connection.
+    package var isInTransaction: Bool { savepointDepth > 0 }
+}
+
+/// The rows a statement returned, read in binary.
+package final class PostgresResult {
+    private let handle: OpaquePointer
+    private let sql: String
+
+    init(_ handle: OpaquePointer, sql: String) {
+        self.handle = handle
+        self.sql = sql
+    }
+
+    deinit { PQclear(handle) }
+
+    package var rowCount: Int { Int(PQntuples(handle)) }
+    package var columnCount: Int { Int(PQnfields(handle)) }
+
+    /// How many rows an INSERT, UPDATE or DELETE changed (0 for others).
+    package var affectedRows: Int { Int(String(cString: PQcmdTuples(handle))) ?? 0 }
+
+    package func columnName(_ column: Int) -> String { String(cString: PQfname(handle, Int32(column))) }
+
+    /// The column's type OID (see `PostgresType`).
+    package func columnType(_ column: Int) -> UInt32 { PQftype(handle, Int32(column)) }
+
+    package func isNull(_ row: Int, _ column: Int) -> Bool { PQgetisnull(handle, Int32(row), Int32(column)) != 0 }
+
+    /// A bigint, integer or smallint column.
+    package func int64(_ row: Int, _ column: Int) -> Int64 {
+        if case .int(let i)? = PostgresType.value(bytes(row, column), type: columnType(column)) { return i }
+        return 0
+    }
+
+    /// The column's value; throws for a type mrq does not read.
+    package func value(_ row: Int, _ column: Int) throws -> Value {
+        if isNull(row, column) { return .null }
+        let type = columnType(column)
+        guard let value = PostgresType.value(bytes(row, column), type: type) else {
+            throw StoreError(.misuse, "column \(columnName(column)) is of PostgreSQL type \(PostgresType.typeName(type)), "
+                             + "which mrq does not read", sql: sql)
+        }
+        return value
+    }
+
+    private func bytes(_ row: Int, _ column: Int) -> UnsafeRawBufferPointer {
+        let start = PQgetvalue(handle, Int32(row), Int32(column))
+        return UnsafeRawBufferPointer(start: start, count: Int(PQgetlength(handle, Int32(row), Int32(column))))
+    }
+}

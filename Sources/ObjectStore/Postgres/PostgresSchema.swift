@@ -1,0 +1,124 @@
+import Foundation
+import Predicates
+
+/// A store's tables in a PostgreSQL database, from the same
+/// `SchemaMapping` as a SQLite store's, in PostgreSQL's types (see
+/// `SQLDialect.postgresType`).
+///
+/// Beside the tables of the mapping, `_mrq_metadata` (as in a SQLite
+/// store) keeps the mapping's fingerprint, the store's identifier and the
+/// archive of its model:
+///
+/// | key | value | data |
+/// |---|---|---|
+/// | fingerprint | `SchemaBuilder.fingerprint` | |
+/// | identifier | a UUID | |
+/// | model | | `ManagedObjectModel.archived()` |
+///
+/// Primary keys come from each table's identity sequence.
+enum PostgresSchema {
+    static let metadataTable = SQLiteStore.metadataTable
+
+    /// Creates the store's tables in the connection's database (in its
+    /// current schema), or checks the ones there; returns the store's
+    /// identifier.
+    ///
+    /// All in one transaction, under an advisory lock: two processes
+    /// opening a new store at once make it once. A database holding a
+    /// table of the mapping's names but no store is refused, and one made
+    /// with another model too, unless `deleteOnModelMismatch`: then that
+    /// store's tables are dropped and new ones made.
+    static func prepare(_ connection: PostgresConnection, mapping: SchemaMapping, model: ManagedObjectModel,
+                        readOnly: Bool, deleteOnModelMismatch: Bool = false) throws -> String {
+        let fingerprint = SchemaBuilder.fingerprint(mapping: mapping, model: model)
+        return try connection.transaction {
+            try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(advisoryLock)])
+            if try tableExists(metadataTable, on: connection) {
+                guard case .string(let stored)? = try metadata("fingerprint", on: connection) else {
+                    throw StoreError(.corrupt, "the PostgreSQL store (\(connection.target)) has no model fingerprint")
+                }
+                guard case .string(let identifier)? = try metadata("identifier", on: connection) else {
+                    throw StoreError(.corrupt, "the PostgreSQL store (\(connection.target)) has no identifier")
+                }
+                if stored != fingerprint && deleteOnModelMismatch && !readOnly {
+                    try drop(connection)
+                    return try create(connection, mapping: mapping, model: model, fingerprint: fingerprint)
+                }
+                if stored != fingerprint {
+                    throw StoreError(.modelMismatch, """
+                        the PostgreSQL store (\(connection.target)) was made with a different model; \
+                        mrq does not migrate PostgreSQL stores: open it with the model it was made with
+                        """)
+                }
+                return identifier
+            }
+            if readOnly {
+                throw StoreError(.readOnly, "the PostgreSQL database (\(connection.target)) holds no store, and it is opened read-only")
+            }
+            let names = mapping.allTables.map(\.name) + mapping.allJoinTables.map(\.name)
+            let taken = try names.filter { try tableExists($0, on: connection) }
+            if !taken.isEmpty {
+                throw StoreError(.modelMismatch, """
+                    the PostgreSQL database (\(connection.target)) has tables named as the model's entities \
+                    (\(taken.map { "\"\($0)\"" }.joined(separator: ", "))) but no mrq store: \
+                    use another database, or a schema of its own (options=-csearch_path%3DNAME in the URL)
+                    """)
+            }
+            return try create(connection, mapping: mapping, model: model, fingerprint: fingerprint)
+        }
+    }
+
+    /// Makes the tables of a new store and its metadata; returns its identifier.
+    private static func create(_ connection: PostgresConnection, mapping: SchemaMapping, model: ManagedObjectModel,
+                               fingerprint: String) throws -> String {
+        for statement in SchemaBuilder.createStatements(mapping: mapping, model: model, dialect: .postgres) {
+            try connection.execute(statement)
+        }
+        let identifier = UUID().uuidString
+        try connection.execute("CREATE TABLE \(metadataTable) (key text PRIMARY KEY, value text, data bytea)")
+        try connection.execute("INSERT INTO \(metadataTable) (key, value, data) VALUES ('fingerprint', $1, NULL), "
+                               + "('identifier', $2, NULL), ('model', NULL, $3)",
+                               [.string(fingerprint), .string(identifier), .data(model.archived())])
+        return identifier
+    }
+
+    /// Drops the tables of the store there (as the model it keeps lays
+    /// them out) and its metadata.
+    private static func drop(_ connection: PostgresConnection) throws {
+        if let old = try storedModel(connection) {
+            let mapping = SchemaMapping(model: old)
+            for name in mapping.allTables.map(\.name) + mapping.allJoinTables.map(\.name) {
+                try connection.execute("DROP TABLE IF EXISTS \(quoteIdentifier(name))")
+            }
+        }
+        try connection.execute("DROP TABLE \(metadataTable)")
+    }
+
+    /// The model the store in the connection's database was made with;
+    /// nil when there is no store.
+    static func storedModel(_ connection: PostgresConnection) throws -> ManagedObjectModel? {
+        guard try tableExists(metadataTable, on: connection) else { return nil }
+        guard case .data(let archive)? = try connection.scalar("SELECT data FROM \(metadataTable) WHERE key = 'model'") else {
+            throw StoreError(.corrupt, "the PostgreSQL store (\(connection.target)) keeps no model")
+        }
+        do {
+            return try ManagedObjectModel(archive: archive)
+        } catch let error as ModelError {
+            throw StoreError(.modelMismatch, "the PostgreSQL store (\(connection.target)) keeps a model mrq cannot read: \(error.message)")
+        }
+    }
+
+    /// Whether the connection's current schema has a table `name`.
+    static func tableExists(_ name: String, on connection: PostgresConnection) throws -> Bool {
+        try connection.scalar("SELECT EXISTS (SELECT 1 FROM pg_tables WHERE schemaname = current_schema() AND tablename = $1)",
+                              [.string(name)]) == .bool(true)
+    }
+
+    private static func metadata(_ key: String, on connection: PostgresConnection) throws -> Value? {
+        try connection.scalar("SELECT value FROM \(metadataTable) WHERE key = $1", [.string(key)])
+    }
+
+    /// The advisory lock held while a store's schema is made or checked:
+    /// "mrqschm" in ASCII.
+    private static let advisoryLock: Int64 = 0x6D72_7173_6368_6D
+}

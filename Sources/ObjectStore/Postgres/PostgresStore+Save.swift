@@ -1,0 +1,197 @@
+import Foundation
+import Predicates
+
+extension PostgresStore {
+    /// Writes one save in one transaction and returns the permanent IDs
+    /// of the inserted objects. A row whose version moved since the
+    /// context read it throws `StoreConflictError`, a uniqueness
+    /// constraint the save would break `StoreConstraintConflictError`;
+    /// either way nothing is written.
+    package func save(_ changes: StoreChanges) throws -> PermanentIDs {
+        try refuseIfReadOnly()
+        return try withLock { try connection.transaction { try write(changes) } }
+    }
+
+    package func prepareSave(_ changes: StoreChanges) throws -> any PreparedSave {
+        try refuseIfReadOnly()
+        // The lock stays held until commit or rollback: nothing else runs
+        // inside the open transaction.
+        lockForPreparedSave()
+        do {
+            try connection.beginTransaction()
+        } catch {
+            unlockAfterPreparedSave()
+            throw error
+        }
+        do {
+            return PreparedPostgresSave(store: self, permanentIDs: try write(changes))
+        } catch {
+            connection.rollbackTransaction()
+            unlockAfterPreparedSave()
+            throw error
+        }
+    }
+
+    private func refuseIfReadOnly() throws {
+        if isReadOnly { throw StoreError(.readOnly, "cannot save: the PostgreSQL store (\(connection.target)) is open read-only") }
+    }
+
+    /// The save's writes in a savepoint of the open transaction. When a
+    /// unique index refuses a row, the savepoint is undone and the rows as
+    /// they were say who collides; when nobody does, two rows were
+    /// trading values, and the save is written again clearing the values
+    /// that move first.
+    private func write(_ changes: StoreChanges) throws -> PermanentIDs {
+        do {
+            return try connection.transaction { try PostgresSaveWriter(store: self, changes: changes).write() }
+        } catch let error as StoreError where error.sqlState == "23505" {
+            let conflicts = try uniquenessCheck.conflicts(in: changes)
+            if !conflicts.isEmpty { throw StoreConstraintConflictError(conflicts: conflicts) }
+            return try connection.transaction {
+                try PostgresSaveWriter(store: self, changes: changes, clearsMovingUniqueValues: true).write()
+            }
+        }
+    }
+
+    private var uniquenessCheck: UniquenessCheck {
+        UniquenessCheck(rows: { [unowned self] entity, attribute, values in
+            try self.snapshots(of: entity, where: attribute, in: values)
+        }, allRows: { [unowned self] entity in
+            try self.fetchSnapshots(FetchRequest(entityName: entity.name), entity: entity, predicate: nil, windowed: false).snapshots
+        })
+    }
+}
+
+/// A PostgreSQL transaction holding one store's part of a save.
+private struct PreparedPostgresSave: PreparedSave {
+    let store: PostgresStore
+    let permanentIDs: PermanentIDs
+
+    func commit() throws {
+        defer { store.unlockAfterPreparedSave() }
+        try store.connection.commitTransaction()
+    }
+
+    func rollback() {
+        store.connection.rollbackTransaction()
+        store.unlockAfterPreparedSave()
+    }
+}
+
+/// Writes one `StoreChanges` inside the store's transaction: keys from
+/// the sequences first (rows inserted together point at each other),
+/// then deletes and updates, each only while its row has the version the
+/// context read, then inserts and to-many contents.
+struct PostgresSaveWriter {
+    let store: PostgresStore
+    let changes: StoreChanges
+    var clearsMovingUniqueValues = false
+    private var mapping: SchemaMapping { store.mapping }
+    private var connection: PostgresConnection { store.connection }
+
+    init(store: PostgresStore, changes: StoreChanges, clearsMovingUniqueValues: Bool = false) {
+        self.store = store
+        self.changes = changes
+        self.clearsMovingUniqueValues = clearsMovingUniqueValues
+    }
+
+    private var writes: SQLWrites {
+        let connection = self.connection
+        return SQLWrites(mapping: mapping) { try connection.execute($0, $1) }
+    }
+
+    func write() throws -> PermanentIDs {
+        let keys = try assignPrimaryKeys()
+        let permanent = PermanentIDs(temporaries: changes.inserted.map(\.id), keys: keys, store: store.storeNumber)
+        let progress = changes.progress
+        if clearsMovingUniqueValues { try writes.clearMovingUniqueValues(changes.updated) }
+        var conflicts: [(id: ObjectID, expectedVersion: Int64)] = []
+        for (n, deleted) in changes.deleted.enumerated() {
+            if try !writes.delete(deleted.id, expectedVersion: deleted.expectedVersion) { conflicts.append(deleted) }
+            if let progress { try SaveWriter.report(n, of: changes.deleted.count, to: progress) }
+        }
+        for (n, update) in changes.updated.enumerated() {
+            if try !self.update(update, permanent: permanent) {
+                conflicts.append((update.snapshot.id, update.expectedVersion))
+            }
+            if let progress { try SaveWriter.report(n, of: changes.updated.count, to: progress) }
+        }
+        if !conflicts.isEmpty {
+            var current: [ObjectID: Snapshot] = [:]
+            for snapshot in try store.snapshots(for: conflicts.map(\.id)) { current[snapshot.id] = snapshot }
+            throw StoreConflictError(conflicts: conflicts.map {
+                StoreConflict(id: $0.id, expectedVersion: $0.expectedVersion, current: current[$0.id])
+            }.sorted { $0.id.primaryKey < $1.id.primaryKey })
+        }
+        var shapes: [ObjectIdentifier: SaveWriter.InsertShape] = [:]
+        for (n, snapshot) in changes.inserted.enumerated() {
+            let entity = snapshot.id.entity
+            let shape = shapes[ObjectIdentifier(entity)] ?? SaveWriter.insertShape(for: entity, mapping: mapping)
+            shapes[ObjectIdentifier(entity)] = shape
+            var values: [Value] = [.int(keys[n])]
+            if let code = shape.entityCode { values.append(.int(code)) }
+            values.append(.int(snapshot.version))
+            for i in shape.attributes { values.append(snapshot.values[i]) }
+            for (i, withEntity) in shape.toOne {
+                let target = try snapshot.toOneID(at: i).map {
+                    try permanent.destination($0, of: snapshot.id, key: entity.relationships[i].name)
+                }
+                values.append(target.map { .int($0.primaryKey) } ?? .null)
+                if withEntity { values.append(target.map { .int(mapping.entityCode($0.entity)) } ?? .null) }
+            }
+            try connection.execute(shape.sql, values)
+            if let progress { try SaveWriter.report(n, of: changes.inserted.count, to: progress) }
+        }
+        try writes.writeToMany(changes.toMany, permanent: permanent)
+        return permanent
+    }
+
+    /// The key of every inserted object, in the order of
+    /// `changes.inserted`: each table's keys taken from its sequence at
+    /// once.
+    private func assignPrimaryKeys() throws -> [Int64] {
+        var positions: [String: [Int]] = [:]
+        for (n, snapshot) in changes.inserted.enumerated() {
+            positions[mapping.table(for: snapshot.id.entity).name, default: []].append(n)
+        }
+        var keys = [Int64](repeating: 0, count: changes.inserted.count)
+        for (table, indices) in positions {
+            let result = try connection.query("SELECT nextval($1::regclass) FROM generate_series(1, $2) ORDER BY 1",
+                                              [.string(try store.keySequence(of: table)), .int(Int64(indices.count))])
+            for (row, index) in indices.enumerated() { keys[index] = result.int64(row, 0) }
+        }
+        return keys
+    }
+
+    /// Writes the changed columns and the new version of one row, while
+    /// it has the version the context read; false when it does not (or is
+    /// gone).
+    private func update(_ update: StoreChanges.Update, permanent: PermanentIDs) throws -> Bool {
+        let snapshot = update.snapshot
+        let entity = snapshot.id.entity
+        let table = mapping.table(for: entity)
+        var assignments: [String] = []
+        var values: [Value] = []
+        for i in update.changedAttributes {
+            let attribute = entity.attributes[i]
+            guard !attribute.isTransient, let column = mapping.column(for: attribute.name, of: entity) else { continue }
+            assignments.append("\(quoteIdentifier(column.name)) = ?")
+            values.append(snapshot.values[i])
+        }
+        for i in update.changedToOne {
+            let relationship = entity.relationships[i]
+            guard let columns = mapping.toOne(relationship.name, of: entity) else { continue }
+            let target = try snapshot.toOneID(at: i).map { try permanent.destination($0, of: snapshot.id, key: relationship.name) }
+            assignments.append("\(quoteIdentifier(columns.foreignKey)) = ?")
+            values.append(target.map { .int($0.primaryKey) } ?? .null)
+            if let entityColumn = columns.entity {
+                assignments.append("\(quoteIdentifier(entityColumn)) = ?")
+                values.append(target.map { .int(mapping.entityCode($0.entity)) } ?? .null)
+            }
+        }
+        assignments.append("\(table.versionColumn) = ?")
+        values += [.int(snapshot.version), .int(snapshot.id.primaryKey), .int(update.expectedVersion)]
+        let sql = SaveWriter.updateSQL(table, assignments: assignments, mapping: mapping) + " AND \(table.versionColumn) = ?"
+        return try connection.execute(sql, values) == 1
+    }
+}

@@ -1,0 +1,216 @@
+import Foundation
+import Predicates
+import struct Predicates.Predicate
+
+/// A persistent store in a PostgreSQL database, through libpq: the same
+/// model, contexts and predicates as a SQLite store, for several
+/// processes and machines sharing one database.
+///
+/// ```swift
+/// try coordinator.addPersistentStore(type: .postgres, at: URL(string: "postgres://app@db.local:5432/people")!)
+/// ```
+///
+/// The tables are the SQLite store's (mrq's layout, from the same
+/// `SchemaMapping`) in PostgreSQL's types; see `PostgresSchema`. Each
+/// save is one transaction: updates and deletes name the version the
+/// context read (`UPDATE … WHERE _pk = $1 AND _opt = $2`), so a row
+/// another process changed meanwhile is a conflict for the merge policy,
+/// never a lost update; keys come from each table's sequence; a unique
+/// index refusing a row is a constraint conflict naming the objects.
+///
+/// Fetches read the rows of the entity and leave the predicate, the order
+/// and the window to the context, which evaluates them in memory with the
+/// reference evaluator (the answers are the evaluator's by construction).
+///
+/// One connection, used under the store's lock; `busyTimeout` is the
+/// connection's `lock_timeout`.
+package final class PostgresStore: StoreBackend, @unchecked Sendable {
+    package let identifier: String
+    package let model: ManagedObjectModel
+    package let mapping: SchemaMapping
+    package let configurationName: String?
+    package var storeType: PersistentStoreType { .postgres }
+    /// The URL the store was opened with, without a password.
+    package let url: URL?
+    let storeNumber: StoreNumber
+    let connection: PostgresConnection
+    let isReadOnly: Bool
+    private let lock = NSRecursiveLock()
+    private let layouts: [ObjectIdentifier: RowLayout]
+    /// Each table's key sequence, by table name, found at first use.
+    private var sequences: [String: String] = [:]
+
+    init(url: URL, model: ManagedObjectModel, configuration: String?, options: PersistentStoreOptions) throws {
+        guard options.layout == .mrq else {
+            throw StoreError(.misuse, "a PostgreSQL store is in mrq's layout: Core Data's layout is for SQLite files")
+        }
+        self.model = model
+        self.configurationName = configuration
+        self.isReadOnly = options.readOnly || options.immutable
+        self.url = Self.withoutPassword(url)
+        connection = try PostgresConnection(url.absoluteString)
+        let milliseconds = max(1, Int((options.busyTimeout * 1_000).rounded()))
+        try connection.execute("SELECT set_config('lock_timeout', $1, false)", [.string("\(milliseconds)ms")])
+        mapping = SchemaMapping(model: model)
+        identifier = try PostgresSchema.prepare(connection, mapping: mapping, model: model, readOnly: isReadOnly,
+                                                deleteOnModelMismatch: options.deleteOnModelMismatch)
+        storeNumber = StoreNumber(identifier)
+        layouts = RowLayout.all(model: model, mapping: mapping)
+    }
+
+    private static func withoutPassword(_ url: URL) -> URL {
+        guard var parts = URLComponents(url: url, resolvingAgainstBaseURL: false), parts.password != nil else { return url }
+        parts.password = nil
+        return parts.url ?? url
+    }
+
+    package func withLock<T>(_ body: () throws -> T) rethrows -> T {
+        lock.lock()
+        defer { lock.unlock() }
+        return try body()
+    }
+
+    /// Held from `prepareSave` to its commit or rollback.
+    func lockForPreparedSave() { lock.lock() }
+    func unlockAfterPreparedSave() { lock.unlock() }
+
+    // MARK: - Reading
+
+    package func fetchSnapshots(_ request: FetchRequest, entity: EntityDescription, predicate: Predicate?,
+                                windowed: Bool) throws -> StoreFetch {
+        let root = entity.rootEntity
+        var sql = "SELECT \(mapping.selectList(for: root)) FROM \(quoteIdentifier(mapping.table(for: root).name)) t"
+        if let filter = entityFilter(request.includesSubentities ? entity.selfAndDescendants : [entity]) {
+            sql += " WHERE \(filter)"
+        }
+        return StoreFetch(snapshots: try snapshots(sql: sql + " ORDER BY t.\(mapping.primaryKey)", [], root: root),
+                          residual: predicate, isSorted: false)
+    }
+
+    /// `t._ent IN (…)` for the rows of `kinds` when their table holds
+    /// other entities too; nil when every row is one of them. (Entity
+    /// codes come from the model.)
+    private func entityFilter(_ kinds: [EntityDescription]) -> String? {
+        let root = kinds[0].rootEntity
+        guard let entityColumn = mapping.table(for: root).entityColumn, kinds.count < root.selfAndDescendants.count else { return nil }
+        return "t.\(entityColumn) IN (\(kinds.map { String(mapping.entityCode($0)) }.joined(separator: ", ")))"
+    }
+
+    package func snapshots(for ids: [ObjectID]) throws -> [Snapshot] {
+        var result: [Snapshot] = []
+        for group in Dictionary(grouping: ids, by: { ObjectIdentifier($0.entity.rootEntity) }).values {
+            let root = group[0].entity.rootEntity
+            result += try snapshots(ofTable: root, where: "t.\(mapping.primaryKey)", in: group.map { .int($0.primaryKey) })
+        }
+        return result
+    }
+
+    package func snapshots(of entity: EntityDescription, where attribute: String, in values: [Value]) throws -> [Snapshot] {
+        guard let column = mapping.column(for: attribute, of: entity) else { return [] }
+        let filter = entityFilter(entity.selfAndDescendants).map { " AND \($0)" } ?? ""
+        return try snapshots(ofTable: entity.rootEntity, where: "t.\(quoteIdentifier(column.name))",
+                             in: values.filter { !$0.isNull }, filter: filter)
+    }
+
+    /// The rows of `root`'s table whose `column` is one of `values`, asked
+    /// for in lists of a power of two (the last value repeated), so that a
+    /// few prepared statements serve every count.
+    private func snapshots(ofTable root: EntityDescription, where column: String, in values: [Value],
+                           filter: String = "") throws -> [Snapshot] {
+        var result: [Snapshot] = []
+        var start = 0
+        while start < values.count {
+            let size = min(512, 1 << (Int.bitWidth - (values.count - start - 1).leadingZeroBitCount))
+            var chunk = Array(values[start..<min(start + size, values.count)])
+            start += chunk.count
+            chunk += Array(repeating: chunk.last!, count: size - chunk.count)
+            let marks = Array(repeating: "?", count: size).joined(separator: ", ")
+            let sql = "SELECT \(mapping.selectList(for: root)) FROM \(quoteIdentifier(mapping.table(for: root).name)) t "
+                + "WHERE \(column) IN (\(marks))\(filter)"
+            result += try snapshots(sql: sql, chunk, root: root)
+        }
+        return result
+    }
+
+    package func destinations(of relationship: RelationshipDescription, from source: ObjectID) throws -> [ObjectID] {
+        guard let sql = mapping.destinationsSQL(of: relationship, from: source.entity),
+              let root = relationship.destination?.rootEntity else { return [] }
+        return try withLock {
+            let result = try connection.query(sql, [.int(source.primaryKey)])
+            return (0..<result.rowCount).map { row in
+                objectID(pk: result.int64(row, 0), entityCode: result.isNull(row, 1) ? nil : result.int64(row, 1), root: root)
+            }
+        }
+    }
+
+    package func allSnapshots() throws -> [Snapshot] {
+        try model.rootEntities.flatMap { root in
+            let sql = "SELECT \(mapping.selectList(for: root)) FROM \(quoteIdentifier(mapping.table(for: root).name)) t "
+                + "ORDER BY t.\(mapping.primaryKey)"
+            return try snapshots(sql: sql, [], root: root)
+        }
+    }
+
+    /// Runs a SELECT of `selectList` and decodes its rows.
+    func snapshots(sql: String, _ values: [Value], root: EntityDescription) throws -> [Snapshot] {
+        try withLock {
+            let result = try connection.query(sql, values)
+            return try (0..<result.rowCount).map { row in
+                var layout = layouts[ObjectIdentifier(root)]!
+                if !result.isNull(row, 1), let name = mapping.entityNamesByCode[result.int64(row, 1)],
+                   let entity = model.entity(named: name) {
+                    layout = layouts[ObjectIdentifier(entity)]!
+                }
+                return try layout.decode(result, row: row, store: self)
+            }
+        }
+    }
+
+    func objectID(pk: Int64, entityCode: Int64?, root: EntityDescription) -> ObjectID {
+        var entity = root
+        if let code = entityCode, let name = mapping.entityNamesByCode[code], let found = model.entity(named: name) {
+            entity = found
+        }
+        return ObjectID(entity: entity, primaryKey: pk, store: storeNumber)
+    }
+
+    /// The sequence `table`'s keys come from.
+    func keySequence(of table: String) throws -> String {
+        if let known = sequences[table] { return known }
+        guard case .string(let name)? = try connection.scalar("SELECT pg_get_serial_sequence($1, $2)",
+                                                              [.string(quoteIdentifier(table)), .string(mapping.primaryKey)]) else {
+            throw StoreError(.corrupt, "the table \"\(table)\" of the PostgreSQL store (\(connection.target)) has no key sequence")
+        }
+        sequences[table] = name
+        return name
+    }
+}
+
+extension RowLayout {
+    /// Decodes a row of a PostgreSQL result selected with `selectList`.
+    func decode(_ result: PostgresResult, row: Int, store: PostgresStore) throws -> Snapshot {
+        var values: [Value] = []
+        values.reserveCapacity(attributes.count)
+        for slot in attributes {
+            guard let column = slot.column.map(Int.init), !result.isNull(row, column) else {
+                values.append(.null)
+                continue
+            }
+            let value = try result.value(row, column)
+            // A URI is kept as its text; everything else reads as it is held.
+            if slot.type == .uri, case .string(let text) = value {
+                values.append(URL(string: text).map(Value.url) ?? .null)
+            } else {
+                values.append(value)
+            }
+        }
+        var links = entity.faultSlots
+        for (i, slot) in toOne.enumerated() {
+            guard let slot, !result.isNull(row, Int(slot.foreignKey)) else { continue }
+            let code = slot.entityColumn.flatMap { result.isNull(row, Int($0)) ? nil : result.int64(row, Int($0)) }
+            links[i] = .toOne(store.objectID(pk: result.int64(row, Int(slot.foreignKey)), entityCode: code, root: slot.destination))
+        }
+        return Snapshot(id: ObjectID(entity: entity, primaryKey: result.int64(row, 0), store: store.storeNumber),
+                        version: result.int64(row, 2), values: values, links: links)
+    }
+}

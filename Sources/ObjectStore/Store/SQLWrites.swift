@@ -1,0 +1,151 @@
+import Foundation
+import Predicates
+
+/// The writes of a save that are the same SQL in every engine: deleting a
+/// row with its join rows, the contents of to-many relationships, and
+/// clearing unique values that move. `run` runs one statement with `?`
+/// parameters on the store's connection (SQLite's, or PostgreSQL's, which
+/// numbers them) and returns how many rows it changed.
+struct SQLWrites {
+    let mapping: SchemaMapping
+    let run: (String, [Value]) throws -> Int
+
+    init(mapping: SchemaMapping, run: @escaping (String, [Value]) throws -> Int) {
+        self.mapping = mapping
+        self.run = run
+    }
+
+    @discardableResult
+    private func execute(_ sql: String, _ values: [Value]) throws -> Int { try run(sql, values) }
+
+    /// Writes the to-many contents of a save, owning sides first: they
+    /// write the join rows the other sides order.
+    func writeToMany(_ contents: [StoreChanges.ToManyContents], permanent: PermanentIDs) throws {
+        let owning = contents.filter { mapping.joinTable($0.relationship.name, of: $0.source.entity)?.isOwner != false }
+        let other = contents.filter { mapping.joinTable($0.relationship.name, of: $0.source.entity)?.isOwner == false }
+        for contents in owning + other {
+            try writeToMany(contents, permanent: permanent)
+        }
+    }
+
+    /// Sets to NULL (which a unique index never compares equal) every
+    /// constrained column an update writes, before the real writes.
+    func clearMovingUniqueValues(_ updated: [StoreChanges.Update]) throws {
+        for update in updated {
+            let entity = update.snapshot.id.entity
+            var columns: Set<String> = []
+            var current: EntityDescription? = entity
+            while let e = current {
+                for constraint in e.uniquenessConstraints {
+                    for name in constraint {
+                        if let i = entity.attributeSlot(named: name), update.changedAttributes.contains(i),
+                           let column = mapping.column(for: name, of: entity) {
+                            columns.insert(column.name)
+                        } else if let i = entity.relationshipSlot(named: name), update.changedToOne.contains(i),
+                                  let toOne = mapping.toOne(name, of: entity) {
+                            columns.insert(toOne.foreignKey)
+                        }
+                    }
+                }
+                current = e.parent
+            }
+            guard !columns.isEmpty else { continue }
+            let table = mapping.table(for: entity)
+            let assignments = columns.sorted().map { "\(quoteIdentifier($0)) = NULL" }.joined(separator: ", ")
+            try execute("UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(mapping.primaryKey) = ?", [.int(update.snapshot.id.primaryKey)])
+        }
+    }
+
+    /// Deletes the row of `id` and its join rows; with `expectedVersion`,
+    /// only while the row has that version (optimistic locking in the
+    /// statement itself). Returns whether the row was deleted.
+    @discardableResult
+    func delete(_ id: ObjectID, expectedVersion: Int64? = nil) throws -> Bool {
+        let entity = id.entity
+        let table = mapping.table(for: entity)
+        if let expectedVersion {
+            let deleted = try execute(SaveWriter.deleteSQL(table, mapping: mapping) + " AND \(table.versionColumn) = ?",
+                                      [.int(id.primaryKey), .int(expectedVersion)])
+            if deleted == 0 { return false }
+        } else {
+            try execute(SaveWriter.deleteSQL(table, mapping: mapping), [.int(id.primaryKey)])
+        }
+        // Join rows on either side go with the object.
+        for relationship in entity.relationships where relationship.isManyToMany {
+            if let join = mapping.joinTable(relationship.name, of: entity) {
+                try execute("DELETE FROM \(quoteIdentifier(join.name)) WHERE \(join.sourceColumn) = ?", [.int(id.primaryKey)])
+            }
+        }
+        return true
+    }
+
+    private func writeToMany(_ contents: StoreChanges.ToManyContents, permanent: PermanentIDs) throws {
+        let relationship = contents.relationship
+        let source = contents.source.isTemporaryID ? permanent[contents.source] ?? contents.source : contents.source
+        let entity = source.entity
+        let destinations = try contents.destinations.map {
+            try permanent.destination($0, of: contents.source, key: relationship.name)
+        }
+        if let join = mapping.joinTable(relationship.name, of: entity) {
+            guard join.isOwner else {
+                // The other side: the owner's contents carry the rows; only
+                // this side's positions are written here.
+                guard let order = join.orderColumn else { return }
+                for (position, destination) in destinations.enumerated() {
+                    try execute("UPDATE \(quoteIdentifier(join.name)) SET \(order) = ? WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?",
+                            [.int(Int64(position)), .int(source.primaryKey), .int(destination.primaryKey)])
+                }
+                return
+            }
+            try execute("DELETE FROM \(quoteIdentifier(join.name)) WHERE \(join.sourceColumn) = ?", [.int(source.primaryKey)])
+            for (position, destination) in destinations.enumerated() {
+                var names = [join.sourceColumn, join.destinationColumn]
+                var values: [Value] = [.int(source.primaryKey), .int(destination.primaryKey)]
+                if let c = join.sourceEntityColumn { names.append(c); values.append(.int(mapping.entityCode(entity))) }
+                if let c = join.destinationEntityColumn { names.append(c); values.append(.int(mapping.entityCode(destination.entity))) }
+                if let c = join.orderColumn { names.append(c); values.append(.int(Int64(position))) }
+                let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
+                try execute("INSERT INTO \(quoteIdentifier(join.name)) (\(names.joined(separator: ", "))) VALUES (\(marks))", values)
+            }
+        } else if relationship.isOrdered, let inverse = relationship.inverse, let destinationEntity = relationship.destination,
+                  let columns = mapping.toOne(inverse.name, of: destinationEntity), let order = columns.order {
+            let table = mapping.table(for: destinationEntity)
+            for (position, destination) in destinations.enumerated() {
+                try execute("UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(order)) = ? WHERE \(mapping.primaryKey) = ?",
+                            [.int(Int64(position)), .int(destination.primaryKey)])
+            }
+        }
+    }
+}
+
+extension SchemaMapping {
+    /// The select list of a hierarchy's table under alias `t`: key, entity
+    /// code (NULL without sub-entities), version, then every column; the
+    /// positions `RowLayout` reads.
+    func selectList(for entity: EntityDescription, alias: String = "t") -> String {
+        let table = self.table(for: entity)
+        var parts = ["\(alias).\(table.primaryKey)"]
+        parts.append(table.entityColumn.map { "\(alias).\($0)" } ?? "NULL")
+        parts.append("\(alias).\(table.versionColumn)")
+        for column in table.columns { parts.append("\(alias).\(quoteIdentifier(column.name))") }
+        return parts.joined(separator: ", ")
+    }
+
+    /// The query for the destinations of a to-many of one source (bound
+    /// as its one parameter): key and entity code of each, in order; nil
+    /// when nothing stores the relationship.
+    func destinationsSQL(of relationship: RelationshipDescription, from source: EntityDescription) -> String? {
+        guard let destination = relationship.destination else { return nil }
+        let destinationTable = table(for: destination.rootEntity)
+        let entityColumn = destinationTable.entityColumn.map { "t.\($0)" } ?? "NULL"
+        if let join = joinTable(relationship.name, of: source) {
+            let order = join.orderColumn.map { "j.\($0), " } ?? ""
+            return "SELECT t.\(primaryKey), \(entityColumn) FROM \(quoteIdentifier(join.name)) j JOIN \(quoteIdentifier(destinationTable.name)) t ON t.\(primaryKey) = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) = ? ORDER BY \(order)t.\(primaryKey)"
+        }
+        if let inverse = relationship.inverse, let columns = toOne(inverse.name, of: destination) {
+            let order = columns.order.map { "t.\(quoteIdentifier($0)), " } ?? ""
+            return "SELECT t.\(primaryKey), \(entityColumn) FROM \(quoteIdentifier(destinationTable.name)) t WHERE t.\(quoteIdentifier(columns.foreignKey)) = ? ORDER BY \(order)t.\(primaryKey)"
+        }
+        return nil
+    }
+}
