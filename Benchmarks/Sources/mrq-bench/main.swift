@@ -41,6 +41,10 @@ let implementations: [String: Implementation] = [
     "shellimport/c": { try ShellImportWorkloads.importer($0, $1, runs: $2) },
     "shellimport/sqlite3": { try ShellImportWorkloads.sqlite3($0, $1, runs: $2) },
     "shellimport/mrq": { try ShellImportWorkloads.shell($0, $1, runs: $2) },
+    "reads/c": { try APIWorkloads.parallelReads($0, $1, runs: $2, tasks: 1) },
+    "reads/2": { try APIWorkloads.parallelReads($0, $1, runs: $2, tasks: 2) },
+    "reads/4": { try APIWorkloads.parallelReads($0, $1, runs: $2, tasks: 4) },
+    "reads/8": { try APIWorkloads.parallelReads($0, $1, runs: $2, tasks: 8) },
 ]
 
 enum Target {
@@ -95,7 +99,16 @@ let rows: [Row] = [
     Row(workload: "m. shell import", key: "shellimport/c", label: "Importer + save (baseline)", runs: 3, target: .none, compare: false),
     Row(workload: "m. shell import", key: "shellimport/sqlite3", label: "sqlite3 CLI json_each insert", runs: 3, target: .none, compare: false),
     Row(workload: "m. shell import", key: "shellimport/mrq", label: "mrq -c 'import Person from …' -c save", runs: 3, target: .ratio(1.5), compare: false),
+    Row(workload: "n. parallel reads", key: "reads/c", label: "1 task × 10 fetches (baseline)", runs: 7, target: .none, compare: false),
+    Row(workload: "n. parallel reads", key: "reads/2", label: "2 tasks × 10 fetches", runs: 7, target: .none, compare: false),
+    Row(workload: "n. parallel reads", key: "reads/4", label: "4 tasks × 10 fetches", runs: 5, target: .none, compare: false),
+    Row(workload: "n. parallel reads", key: "reads/8", label: "8 tasks × 10 fetches", runs: 5, target: .ratio(4), compare: false),
 ]
+
+/// Issue 19's target for 8 tasks, besides at most 4× one task's time in
+/// all: each task's share of the time, per core, within 1.5× of one task
+/// alone (time₈ / 8 × cores ≤ 1.5 × time₁).
+let perTaskPerCoreLimit = 1.5
 
 func benchmarksDirectory() -> URL {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -167,6 +180,17 @@ func runSuite(scale: Scale, only: Set<String>?) throws -> Bool {
             status = (met ? "met" : "MISSED") + String(format: " (Importer %.0f× faster, ≥ 100×)", speedup)
             allMet = allMet && met
         }
+        if row.key.hasPrefix("reads/"), !row.key.hasSuffix("/c"), m.skipped == nil, let baseline, let tasks = Int(row.key.dropFirst(6)) {
+            let cores = ProcessInfo.processInfo.activeProcessorCount
+            let perTask = m.time / Double(tasks) / baseline.time
+            notes.append(String(format: "per task %.2f×, per task per core %.2f× (%d cores), %.2f× faster than one at a time",
+                                perTask, perTask * Double(cores), cores, Double(tasks) * baseline.time / m.time))
+            if tasks == 8 {
+                let met = perTask * Double(cores) <= perTaskPerCoreLimit
+                status += (met ? "; met" : "; MISSED") + String(format: " (≤ %.1f× per task per core)", perTaskPerCoreLimit)
+                allMet = allMet && met
+            }
+        }
         if row.compare, let baseline, !row.key.hasSuffix("/c"), m.skipped == nil,
            m.rows != baseline.rows || m.checksum != baseline.checksum {
             status += " DATA MISMATCH (\(m.rows) rows vs \(baseline.rows))"
@@ -186,7 +210,7 @@ func runSuite(scale: Scale, only: Set<String>?) throws -> Bool {
                       m.peakKB > 0 ? String(format: "%.0f MB", Double(m.peakKB) / 1024) : "-",
                       status, notes.joined(separator: "; ")])
     }
-    print("mrq benchmarks, \(scale.name) scale: \(scale.people) people (a, b, c, f, i, j, k, m), import of \(scale.importPeople) (d), \(scale.memoryRows) rows (g); medians, ×C = ratio to the baseline of the same run (raw SQLite C; the sqlite3 CLI for i, j, k; the Importer for m); peak RSS of the measured process (i, j, k, m: of the program run)\n")
+    print("mrq benchmarks, \(scale.name) scale: \(scale.people) people (a, b, c, f, i, j, k, m, n), import of \(scale.importPeople) (d), \(scale.memoryRows) rows (g); medians, ×C = ratio to the baseline of the same run (raw SQLite C; the sqlite3 CLI for i, j, k; the Importer for m); peak RSS of the measured process (i, j, k, m: of the program run; n: 1 task's time)\n")
     let header = ["workload", "implementation", "runs", "median", "×C", "peak RSS", "target", "notes"]
     let widths = header.indices.map { i in ([header] + lines).map { $0[i].count }.max()! }
     for line in [header] + lines {
