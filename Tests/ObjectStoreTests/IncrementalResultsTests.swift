@@ -45,10 +45,10 @@ import struct Predicates.Predicate
         try results.performFetch()
         #expect(Self.names(results.sections) == [["Dunn", "Clark", "Brown"]])
 
-        let database = coordinator.store.database
-        let before = database.statementsStarted
+        let store = coordinator.store
+        let before = store.statementsStarted
         let adams = try #require(try context.fetch(FetchRequest(entityName: "Person", predicate: try Predicate(format: "lastName == 'Adams'"))).first)
-        let afterFetch = database.statementsStarted
+        let afterFetch = store.statementsStarted
         adams["age"] = .int(60)                       // now matches: inserted
         let evans = context.insertObject(forEntityName: "Person")
         evans["lastName"] = .string("Evans")
@@ -59,7 +59,7 @@ import struct Predicates.Predicate
         clark["age"] = .int(10)                       // no longer matches: deleted
         context.processPendingChanges()
         #expect(Self.names(results.sections) == [["Evans", "Dunn", "Brown", "Adams"]])
-        #expect(database.statementsStarted == afterFetch, "the controller went to the store \(database.statementsStarted - afterFetch) times")
+        #expect(store.statementsStarted == afterFetch, "the controller went to the store \(store.statementsStarted - afterFetch) times")
         #expect(afterFetch - before == 1)
         #expect(counter.changes == 3)
     }

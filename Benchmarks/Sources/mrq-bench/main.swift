@@ -47,6 +47,10 @@ let implementations: [String: Implementation] = [
     "childfirst/c": { try ChildContextWorkloads.first($0, $1, runs: $2, in: .c) },
     "childfirst/root": { try ChildContextWorkloads.first($0, $1, runs: $2, in: .root) },
     "childfirst/child": { try ChildContextWorkloads.first($0, $1, runs: $2, in: .child) },
+    "reads/c": { try APIWorkloads.parallelReads($0, $1, runs: $2, tasks: 1) },
+    "reads/2": { try APIWorkloads.parallelReads($0, $1, runs: $2, tasks: 2) },
+    "reads/4": { try APIWorkloads.parallelReads($0, $1, runs: $2, tasks: 4) },
+    "reads/8": { try APIWorkloads.parallelReads($0, $1, runs: $2, tasks: 8) },
 ]
 
 enum Target {
@@ -111,7 +115,16 @@ let rows: [Row] = [
     Row(workload: "o. child first", key: "childfirst/root", label: "findFirst, root context", runs: 15, target: .none),
     Row(workload: "o. child first", key: "childfirst/child", label: "findFirst, default (child) context", runs: 15,
         target: .ratioTo("childfirst/root", 1.5)),
+    Row(workload: "p. parallel reads", key: "reads/c", label: "1 task × 10 fetches (baseline)", runs: 7, target: .none, compare: false),
+    Row(workload: "p. parallel reads", key: "reads/2", label: "2 tasks × 10 fetches", runs: 7, target: .none, compare: false),
+    Row(workload: "p. parallel reads", key: "reads/4", label: "4 tasks × 10 fetches", runs: 5, target: .none, compare: false),
+    Row(workload: "p. parallel reads", key: "reads/8", label: "8 tasks × 10 fetches", runs: 5, target: .ratio(4), compare: false),
 ]
+
+/// Issue 19's target for 8 tasks, besides at most 4× one task's time in
+/// all: each task's share of the time, per core, within 1.5× of one task
+/// alone (time₈ / 8 × cores ≤ 1.5 × time₁).
+let perTaskPerCoreLimit = 1.5
 
 func benchmarksDirectory() -> URL {
     URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
@@ -189,6 +202,17 @@ func runSuite(scale: Scale, only: Set<String>?) throws -> Bool {
             status = (met ? "met" : "MISSED") + String(format: " (Importer %.0f× faster, ≥ 100×)", speedup)
             allMet = allMet && met
         }
+        if row.key.hasPrefix("reads/"), !row.key.hasSuffix("/c"), m.skipped == nil, let baseline, let tasks = Int(row.key.dropFirst(6)) {
+            let cores = ProcessInfo.processInfo.activeProcessorCount
+            let perTask = m.time / Double(tasks) / baseline.time
+            notes.append(String(format: "per task %.2f×, per task per core %.2f× (%d cores), %.2f× faster than one at a time",
+                                perTask, perTask * Double(cores), cores, Double(tasks) * baseline.time / m.time))
+            if tasks == 8 {
+                let met = perTask * Double(cores) <= perTaskPerCoreLimit
+                status += (met ? "; met" : "; MISSED") + String(format: " (≤ %.1f× per task per core)", perTaskPerCoreLimit)
+                allMet = allMet && met
+            }
+        }
         if row.compare, let baseline, !row.key.hasSuffix("/c"), m.skipped == nil,
            m.rows != baseline.rows || m.checksum != baseline.checksum {
             status += " DATA MISMATCH (\(m.rows) rows vs \(baseline.rows))"
@@ -208,7 +232,7 @@ func runSuite(scale: Scale, only: Set<String>?) throws -> Bool {
                       m.peakKB > 0 ? String(format: "%.0f MB", Double(m.peakKB) / 1024) : "-",
                       status, notes.joined(separator: "; ")])
     }
-    print("mrq benchmarks, \(scale.name) scale: \(scale.people) people (a, b, c, f, i, j, k, m), import of \(scale.importPeople) (d), \(scale.importPeople) people (n, o), \(scale.memoryRows) rows (g); medians, ×C = ratio to the baseline of the same run (raw SQLite C; the sqlite3 CLI for i, j, k; the Importer for m); peak RSS of the measured process (i, j, k, m: of the program run)\n")
+    print("mrq benchmarks, \(scale.name) scale: \(scale.people) people (a, b, c, f, i, j, k, m, p), import of \(scale.importPeople) (d), \(scale.importPeople) people (n, o), \(scale.memoryRows) rows (g); medians, ×C = ratio to the baseline of the same run (raw SQLite C; the sqlite3 CLI for i, j, k; the Importer for m); peak RSS of the measured process (i, j, k, m: of the program run; p: 1 task's time)\n")
     let header = ["workload", "implementation", "runs", "median", "×C", "peak RSS", "target", "notes"]
     let widths = header.indices.map { i in ([header] + lines).map { $0[i].count }.max()! }
     for line in [header] + lines {

@@ -67,7 +67,7 @@ extension SQLiteStore {
         // lists of values (an import into a new store asks for every key
         // it reads, batch after batch).
         let probe = "SELECT 1 FROM \(quoteIdentifier(table.name)) LIMIT 1"
-        if try values.isEmpty || withLock({ try database.scalar(probe) }) == nil { return [] }
+        if try values.isEmpty || read({ try $0.scalar(probe) }) == nil { return [] }
         var result: [Snapshot] = []
         let nonNull = values.filter { !$0.isNull }
         for start in stride(from: 0, to: nonNull.count, by: 500) {

@@ -119,8 +119,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     }
 
     /// Removes a store; objects of it registered in contexts become stale.
+    /// A SQLite store closes its read connections; its file closes when
+    /// the last reference to the store goes.
     public func remove(_ store: any PersistentStore) {
         lock.withLock { _stores.removeAll { $0 === store } }
+        (store as? SQLiteStore)?.closeReaders()
     }
 
     /// Puts `new` where `old` was (or last).
@@ -128,6 +131,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         lock.withLock {
             if let index = _stores.firstIndex(where: { $0 === old }) { _stores[index] = new } else { _stores.append(new) }
         }
+        (old as? SQLiteStore)?.closeReaders()
     }
 
     /// Whether at least one store is added.
@@ -136,7 +140,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// Removes every store, as `remove(_:)` does one by one; objects of them
     /// registered in contexts become stale.
     public func removeStores() {
-        lock.withLock { _stores = [] }
+        let removed = lock.withLock { () -> [any StoreBackend] in
+            defer { _stores = [] }
+            return _stores
+        }
+        for case let store as SQLiteStore in removed { store.closeReaders() }
     }
 
     // MARK: - Routing
@@ -251,8 +259,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         var options = SQLiteStore.Options()
         options.migratesAutomatically = true
         options.allowsMigrationDataLoss = allowsDataLoss
-        let migrated = try SQLiteStore(database: try sqlStore(for: nil, purpose: "changing the model").database, model: model,
-                                       options: options)
+        let old = try sqlStore(for: nil, purpose: "changing the model")
+        // Its read connections know the old schema, and it is not to be used again.
+        old.closeReaders()
+        let migrated = try SQLiteStore(database: old.database, model: model, options: options)
         coordinator.lock.withLock { coordinator._stores = [migrated] }
         return coordinator
     }

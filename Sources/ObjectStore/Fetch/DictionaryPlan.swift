@@ -154,11 +154,12 @@ struct DictionaryPlan {
 
     /// Runs the SELECT and hands each decoded row, in column order, to
     /// `body` as it is stepped: no array of all rows. The row array is
-    /// reused, so `body` copies it only if it keeps it. The store's lock is
-    /// held meanwhile: `body` must not use the store.
+    /// reused, so `body` copies it only if it keeps it. The statement
+    /// holds its connection meanwhile: reads `body` makes of the store on
+    /// this thread share it (see `SQLiteStore.read`).
     func forEachRow(store: SQLiteStore, _ body: ([Value]) throws -> Void) throws {
-        try store.withLock {
-            let statement = try store.database.cachedStatement(sql)
+        try store.read { database in
+            let statement = try database.cachedStatement(sql)
             defer { statement.reset() }
             try statement.bind(bindings)
             var row: [Value] = []

@@ -81,47 +81,57 @@ extension ManagedObjectContext {
     /// No object is made and no array of rows is kept, so memory stays the
     /// same whatever the number of rows. `body` gets each row in column
     /// order (the same array, refilled: copy it to keep it), on the
-    /// context's queue, while the store is locked: it must not use this
-    /// context or its store. To stop early, throw from `body`; the error
-    /// comes out of this call. Everything ``fetchDictionaries(_:)`` says
-    /// applies.
+    /// context's queue. In WAL mode the rows are read on a connection of
+    /// their own, so other contexts read and save meanwhile (the rows show
+    /// the store as it was when the first was read). `body` must not use
+    /// this context. To stop early, throw from `body`; the error comes out
+    /// of this call. Everything ``fetchDictionaries(_:)`` says applies.
     @discardableResult
     public func fetchRows(_ request: FetchRequest, each body: ([Value]) throws -> Void) throws -> [String] {
         try performAndWait {
             let entity = try entity(for: request)
             let store = try persistentStoreCoordinator!.sqlStore(for: entity, purpose: "a dictionary fetch")
-            var (matches, plan) = try dictionaryStatements(request, entity: entity, store: store)
-            if let matches {
+            let (matches, plan) = try dictionaryStatements(request, entity: entity, store: store)
+            guard let matches else { return try Self.rows(of: plan, request, store: store, body) }
+            // The keys and then the rows, of one moment of the store.
+            return try store.readTransaction {
                 let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: persistentStoreCoordinator!)
                 let keys = try scratch.fetchObjectIDs(matches.request).map(\.primaryKey)
-                plan = try DictionaryPlan(request: request, entity: entity, store: store, restrictedTo: keys)
+                let restricted = try DictionaryPlan(request: request, entity: entity, store: store, restrictedTo: keys)
+                return try Self.rows(of: restricted, request, store: store, body)
             }
-            let names = plan.columns.map(\.name)
-            guard let having = plan.havingResidual else {
-                try plan.forEachRow(store: store, body)
-                return names
-            }
-            // The HAVING part SQL cannot express filters the rows here, so
-            // the window (left out of the SQL) is applied after it.
-            let evaluator = Evaluator()
-            var skipped = 0
-            var left = request.fetchLimit > 0 ? request.fetchLimit : Int.max
-            do {
-                try plan.forEachRow(store: store) { row in
-                    guard try evaluator.evaluate(having, on: FetchedRow(Dictionary(uniqueKeysWithValues: zip(names, row)))) else {
-                        return
-                    }
-                    guard skipped >= request.fetchOffset else {
-                        skipped += 1
-                        return
-                    }
-                    try body(row)
-                    left -= 1
-                    if left == 0 { throw WindowFilled() }
-                }
-            } catch is WindowFilled {}
+        }
+    }
+
+    /// Runs a dictionary fetch's SELECT, handing `body` each row the HAVING
+    /// part SQL cannot express lets through, windowed; returns the names.
+    private static func rows(of plan: DictionaryPlan, _ request: FetchRequest, store: SQLiteStore,
+                             _ body: ([Value]) throws -> Void) throws -> [String] {
+        let names = plan.columns.map(\.name)
+        guard let having = plan.havingResidual else {
+            try plan.forEachRow(store: store, body)
             return names
         }
+        // The HAVING part SQL cannot express filters the rows here, so
+        // the window (left out of the SQL) is applied after it.
+        let evaluator = Evaluator()
+        var skipped = 0
+        var left = request.fetchLimit > 0 ? request.fetchLimit : Int.max
+        do {
+            try plan.forEachRow(store: store) { row in
+                guard try evaluator.evaluate(having, on: FetchedRow(Dictionary(uniqueKeysWithValues: zip(names, row)))) else {
+                    return
+                }
+                guard skipped >= request.fetchOffset else {
+                    skipped += 1
+                    return
+                }
+                try body(row)
+                left -= 1
+                if left == 0 { throw WindowFilled() }
+            }
+        } catch is WindowFilled {}
+        return names
     }
 
     /// One aggregate over the saved objects of an entity, MagicalRecord's

@@ -48,9 +48,13 @@ extension ManagedObjectContext {
                 return FetchResults(context: self, ids: try matchingIDList(request, entity: entity),
                                     batchSize: request.fetchBatchSize, prefetching: request.relationshipKeyPathsForPrefetching)
             }
-            let objects = try matchingObjects(request, entity: entity)
-            let prefetched = try prefetch(request.relationshipKeyPathsForPrefetching, for: objects)
-            return FetchResults(objects: objects, prefetched: prefetched)
+            let prefetching = request.relationshipKeyPathsForPrefetching
+            guard !prefetching.isEmpty else { return FetchResults(objects: try matchingObjects(request, entity: entity)) }
+            // The objects and what they prefetch, of one moment of the store.
+            return try persistentStoreCoordinator!.readTransaction {
+                let objects = try matchingObjects(request, entity: entity)
+                return FetchResults(objects: objects, prefetched: try prefetch(prefetching, for: objects))
+            }
         }
     }
 

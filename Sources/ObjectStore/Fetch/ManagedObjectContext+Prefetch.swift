@@ -174,7 +174,7 @@ extension SQLiteStore {
         }
         let ownerColumn = Int32(3 + table.columns.count)
         let list = "[" + sources.map(String.init).joined(separator: ",") + "]"
-        return try withLock {
+        return try read { database in
             let statement = try database.cachedStatement(sql)
             defer { statement.reset() }
             try statement.bind([.string(list)])

@@ -59,7 +59,7 @@ extension SQLiteStore {
     /// Object IDs of a query whose first two columns are `_pk` and `_ent`,
     /// compactly.
     func objectIDList(sql: String, bindings: [Value], root: EntityDescription) throws -> ObjectIDList {
-        try withLock {
+        try read { database in
             let statement = try database.cachedStatement(sql)
             try statement.bind(bindings)
             var list = ObjectIDList(store: storeNumber)

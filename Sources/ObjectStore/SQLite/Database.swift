@@ -1,6 +1,7 @@
 import CSQLite
 import Foundation
 import Predicates
+import Synchronization
 
 /// One SQLite connection, used from one queue at a time.
 ///
@@ -10,15 +11,26 @@ import Predicates
 /// ```
 ///
 /// The connection is opened with `SQLITE_OPEN_NOMUTEX`: the store that owns
-/// it serialises every use, so SQLite's own mutex would be pure cost.
+/// it lends it to one thread at a time (see `ReaderPool`), so SQLite's own
+/// mutex would be pure cost.
 package final class Database: @unchecked Sendable {
     package let path: String
     let handle: OpaquePointer
     private var statementCache: [String: Statement] = [:]
+    private let started = Atomic<Int>(0)
     /// How many statements this connection has started, for tests that
-    /// check work is done without going to the store.
-    package private(set) var statementsStarted = 0
+    /// check work is done without going to the store. Safe to read from
+    /// any thread.
+    package var statementsStarted: Int { started.load(ordering: .relaxed) }
     private var savepointDepth = 0
+    /// How the connection was opened, for opening readers like it.
+    private let immutable: Bool
+    private let busyTimeout: TimeInterval
+    /// The connection holds the file in `EXCLUSIVE` locking mode: no other
+    /// connection can read it meanwhile.
+    package private(set) var isExclusive = false
+    /// Opened with SQLite's `immutable` flag: no locks, a file nothing changes.
+    package var isImmutable: Bool { immutable }
     /// A write-ahead log with content was there when the connection opened.
     private let foundLog: Bool
     /// The connection began a write transaction: it may checkpoint.
@@ -31,6 +43,8 @@ package final class Database: @unchecked Sendable {
     /// open, so it takes no locks and needs no `-shm` file.
     package init(path: String, readOnly: Bool = false, immutable: Bool = false, busyTimeout: TimeInterval = 5) throws {
         self.path = path
+        self.immutable = immutable
+        self.busyTimeout = busyTimeout
         var db: OpaquePointer?
         var flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
             | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
@@ -67,10 +81,30 @@ package final class Database: @unchecked Sendable {
         // backup) has no other connection: read it with the index in this
         // process's memory, so no -shm file is made and left behind.
         if foundLog && stat(path + "-shm", &info) != 0 && !immutable {
-            sqlite3_exec(db, "PRAGMA locking_mode = EXCLUSIVE", nil, nil, nil)
+            isExclusive = sqlite3_exec(db, "PRAGMA locking_mode = EXCLUSIVE", nil, nil, nil) == SQLITE_OK
         }
         sqlite3_busy_timeout(db, Int32(clamping: Int((busyTimeout * 1_000).rounded())))
         SQLFunctions.register(on: db)
+    }
+
+    /// Another connection to the same file, opened as this one was but
+    /// never writing (`query_only`, or read-only where the file cannot be
+    /// written): a store's read connection.
+    package func openReader() throws -> Database {
+        try Database(path: path, readOnly: true, immutable: immutable, busyTimeout: busyTimeout)
+    }
+
+    /// Ends whatever the connection's last read left open before it is
+    /// lent to another thread: a statement not run to its end (which would
+    /// keep reading the store as it was when it started) and a read
+    /// transaction.
+    package func finishReading() {
+        var statement = sqlite3_next_stmt(handle, nil)
+        while let current = statement {
+            if sqlite3_stmt_busy(current) != 0 { sqlite3_reset(current) }
+            statement = sqlite3_next_stmt(handle, current)
+        }
+        if sqlite3_get_autocommit(handle) == 0 { sqlite3_exec(handle, "ROLLBACK", nil, nil, nil) }
     }
 
     /// Writes a consistent copy of the database, with what its log holds,
@@ -94,7 +128,7 @@ package final class Database: @unchecked Sendable {
 
     /// Runs one or more statements with no parameters.
     package func execute(_ sql: String) throws {
-        statementsStarted += 1
+        started.add(1, ordering: .relaxed)
         var errorMessage: UnsafeMutablePointer<CChar>?
         let rc = sqlite3_exec(handle, sql, nil, nil, &errorMessage)
         if rc != SQLITE_OK {
@@ -113,15 +147,18 @@ package final class Database: @unchecked Sendable {
 
     /// A new prepared statement, not cached.
     package func prepare(_ sql: String) throws -> Statement {
-        statementsStarted += 1
+        started.add(1, ordering: .relaxed)
         return try Statement(database: self, sql: sql)
     }
 
     /// A prepared statement from the connection's cache, reset and with
-    /// its bindings cleared.
+    /// its bindings cleared. While the cached one is still stepping (a read
+    /// made from the callback of another on the same connection), a new
+    /// one, not cached: resetting it would cut the other read short.
     package func cachedStatement(_ sql: String) throws -> Statement {
-        statementsStarted += 1
+        started.add(1, ordering: .relaxed)
         if let statement = statementCache[sql] {
+            if sqlite3_stmt_busy(statement.handle) != 0 { return try Statement(database: self, sql: sql) }
             statement.reset()
             return statement
         }

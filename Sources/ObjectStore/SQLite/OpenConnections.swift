@@ -22,6 +22,14 @@ enum OpenConnections {
         lock.withLock { _ = handles.remove(handle) }
     }
 
+    /// The file each open connection reads (empty for one in memory), so
+    /// tests can check a store closes all of its connections.
+    static func filenames() -> [String] {
+        lock.withLock {
+            handles.map { sqlite3_db_filename($0, "main").map { String(cString: $0) } ?? "" }
+        }
+    }
+
     static func interruptAll() {
         lock.withLock {
             for handle in handles { sqlite3_interrupt(handle) }

@@ -64,7 +64,8 @@ extension PersistentStoreCoordinator {
         var result: [HistoryTransaction] = []
         for store in persistentStores {
             guard let sqlite = store as? SQLiteStore else { continue }
-            result += try sqlite.withLock { try sqlite.history(after: date) }
+            // The changes, then the transactions, of one moment.
+            result += try sqlite.readTransaction { try sqlite.read { try sqlite.history($0, after: date) } }
         }
         return result
     }
@@ -75,8 +76,7 @@ extension SQLiteStore {
     /// of the shapes Core Data has written: strings in the transaction's
     /// own columns (macOS 10.13), or numbers into `ATRANSACTIONSTRING`
     /// (`ZAUTHORTS`, …, since).
-    func history(after date: Date?) throws -> [HistoryTransaction] {
-        let db = database
+    func history(_ db: Database, after date: Date?) throws -> [HistoryTransaction] {
         guard try db.tableExists("ATRANSACTION"), try db.tableExists("ACHANGE") else { return [] }
         let transactionColumns = Set(try db.columns(of: "ATRANSACTION"))
         let hasStrings = try db.tableExists("ATRANSACTIONSTRING")
@@ -94,7 +94,7 @@ extension SQLiteStore {
         }
         sql += " ORDER BY t.Z_PK"
         var changes: [Int64: [HistoryChange]] = [:]
-        let entityNames = try historyEntityNames()
+        let entityNames = try historyEntityNames(db)
         var slots: [ObjectIdentifier: [String]] = [:]
         for row in try db.rows("SELECT Z_PK, ZCHANGETYPE, ZENTITY, ZENTITYPK, ZTRANSACTIONID, ZCOLUMNS FROM ACHANGE ORDER BY Z_PK") {
             guard case .int(let number) = row[0], case .int(let transaction) = row[4] else { continue }
@@ -134,10 +134,10 @@ extension SQLiteStore {
 
     /// Entity number → name, for every entity the store numbers (the
     /// model's and any others it once had).
-    private func historyEntityNames() throws -> [Int64: String] {
+    private func historyEntityNames(_ db: Database) throws -> [Int64: String] {
         var names = mapping.entityNamesByCode
-        if try database.tableExists(CoreDataTables.primaryKey) {
-            for row in try database.rows("SELECT Z_ENT, Z_NAME FROM \(CoreDataTables.primaryKey)") {
+        if try db.tableExists(CoreDataTables.primaryKey) {
+            for row in try db.rows("SELECT Z_ENT, Z_NAME FROM \(CoreDataTables.primaryKey)") {
                 if case .int(let n) = row[0], case .string(let name) = row[1], names[n] == nil { names[n] = name }
             }
         }

@@ -8,9 +8,15 @@ import Predicates
 /// let store = try SQLiteStore(path: "people.sqlite", model: model)
 /// ```
 ///
-/// Every access is serialised by the store's lock; the connection is opened
-/// without SQLite's own mutex. Saves run in one `BEGIN IMMEDIATE`
-/// transaction; the journal is WAL.
+/// Writes (saves, migrations, batch updates and deletes) run on the store's
+/// one writer connection, `database`, serialised by the store's lock; a
+/// save runs in one `BEGIN IMMEDIATE` transaction. The journal is WAL, so
+/// reads run on read connections of their own (`ReaderPool`), in parallel
+/// with each other and with a save, each seeing the last commit. A store
+/// in memory, in another journal mode or held in exclusive locking mode
+/// has only its one connection: there, reads take the lock too.
+/// Connections are opened without SQLite's own mutex: each is used by one
+/// thread at a time.
 package final class SQLiteStore: @unchecked Sendable {
     package let path: String
     package let model: ManagedObjectModel
@@ -18,9 +24,12 @@ package final class SQLiteStore: @unchecked Sendable {
     package let identifier: String
     /// `identifier` as the number every ObjectID of this store carries.
     let storeNumber: StoreNumber
+    /// The writer connection (the only one without `readers`).
     package let database: Database
     private let lock = NSRecursiveLock()
-    private var layouts: [ObjectIdentifier: RowLayout] = [:]
+    /// The read connections; nil when the store has only `database`.
+    let readers: ReaderPool?
+    private let layouts: [ObjectIdentifier: RowLayout]
     /// Set by the coordinator when it adds the store.
     package var configurationName: String?
     package var storeType: PersistentStoreType
@@ -78,6 +87,7 @@ package final class SQLiteStore: @unchecked Sendable {
         self.identifier = identifier
         self.storeNumber = StoreNumber(identifier)
         layouts = RowLayout.all(model: model, mapping: mapping)
+        readers = Self.readers(for: database)
     }
 
     /// A store over an open connection, brought up to `model` (migrated
@@ -92,6 +102,13 @@ package final class SQLiteStore: @unchecked Sendable {
         (self.mapping, self.identifier) = try Self.prepare(database, model: model, options: options)
         self.storeNumber = StoreNumber(identifier)
         layouts = RowLayout.all(model: model, mapping: mapping)
+        readers = Self.readers(for: database)
+    }
+
+    deinit {
+        // Before the writer: the last connection to close checkpoints the
+        // log into the file, and that must be the writer.
+        readers?.close()
     }
 
     /// The model a store file was made with, from its metadata; nil when
@@ -149,15 +166,28 @@ package final class SQLiteStore: @unchecked Sendable {
         return try Database(path: path, busyTimeout: busyTimeout)
     }
 
+    /// Runs `body` holding the writer: for writing through `database`.
+    /// Reads `body` makes meanwhile on this thread run on the writer too,
+    /// and see what it has written.
     package func withLock<T>(_ body: () throws -> T) rethrows -> T {
-        lock.lock()
-        defer { lock.unlock() }
+        lockWriter()
+        defer { unlockWriter() }
         return try body()
     }
 
     /// Held from `prepareSave` to its commit or rollback.
-    package func lockForPreparedSave() { lock.lock() }
-    package func unlockAfterPreparedSave() { lock.unlock() }
+    package func lockForPreparedSave() { lockWriter() }
+    package func unlockAfterPreparedSave() { unlockWriter() }
+
+    private func lockWriter() {
+        lock.lock()
+        readers?.enterWriter()
+    }
+
+    private func unlockWriter() {
+        readers?.leaveWriter()
+        lock.unlock()
+    }
 
     // MARK: - Schema
 
@@ -348,7 +378,7 @@ package final class SQLiteStore: @unchecked Sendable {
     /// `body`, which owns it: nothing is copied on the way.
     package func forEachSnapshot(sql: String, bindings: [Value], root: EntityDescription,
                                  _ body: (consuming Snapshot) throws -> Void) throws {
-        try withLock {
+        try read { database in
             let statement = try database.cachedStatement(sql)
             try statement.bind(bindings)
             defer { statement.reset() }
@@ -364,7 +394,7 @@ package final class SQLiteStore: @unchecked Sendable {
 
     /// Object IDs of a query whose first two columns are `_pk` and `_ent`.
     package func objectIDs(sql: String, bindings: [Value], root: EntityDescription) throws -> [ObjectID] {
-        try withLock {
+        try read { database in
             let statement = try database.cachedStatement(sql)
             try statement.bind(bindings)
             var result: [ObjectID] = []
@@ -424,7 +454,7 @@ package final class SQLiteStore: @unchecked Sendable {
     }
 
     package func count(sql: String, bindings: [Value]) throws -> Int {
-        try withLock {
+        try read { database in
             guard case .int(let n)? = try database.scalar(sql, bindings) else { return 0 }
             return Int(n)
         }
