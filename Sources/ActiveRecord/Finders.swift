@@ -2,6 +2,7 @@ import Foundation
 import ObjectStore
 import Predicates
 import struct Predicates.Predicate
+import struct Predicates.Expression
 
 /// An unknown key in a sort string or attribute name.
 public struct FinderError: Error, CustomStringConvertible, Equatable {
@@ -81,12 +82,44 @@ public enum Finder {
     /// of `findFirst(byAttribute:withValue:)`. Throws a ``FinderError`` when
     /// `entity` has no property of that name.
     public static func predicate(attribute: String, value: Value, entity: EntityDescription) throws -> Predicate {
+        try predicate(attribute: attribute, equalTo: .constant(value), entity: entity)
+    }
+
+    /// `attribute == constant`, a value or an object (`department ==
+    /// <…/Department/p3>`).
+    static func predicate(attribute: String, equalTo constant: Expression, entity: EntityDescription) throws -> Predicate {
         guard entity.attribute(named: attribute) != nil || entity.relationship(named: attribute) != nil else {
             var message = "unknown attribute '\(attribute)' on \(entity.name)"
             if let suggestion = Suggestions.closest(to: attribute, in: entity.propertyNames) { message += "; did you mean '\(suggestion)'?" }
             throw FinderError(message: message)
         }
-        return Predicate(.comparison(Comparison(.direct, .equal, .keyPath(attribute), .constant(value))))
+        return Predicate(.comparison(Comparison(.direct, .equal, .keyPath(attribute), constant)))
+    }
+
+    /// Sets `key` of a new `object` to a constant of
+    /// `findFirstOrCreate(byAttribute:withValue:)`: a value, or an object
+    /// (the same object in `object`'s context) for a to-one relationship.
+    static func set(_ constant: Expression, forKey key: String, of object: ManagedObject) throws {
+        guard case .object(let reference) = constant.kind else {
+            if case .constant(let value) = constant.kind { object[key] = value }
+            return
+        }
+        guard let context = object.managedObjectContext else { return }
+        guard let argument = reference.object as? ObjectArgument else {
+            throw FinderError(message: "\(reference) is no managed object or object ID: '\(key)' cannot be set to it")
+        }
+        guard object.entity.relationship(named: key)?.isToOne == true else {
+            throw FinderError(message: "'\(key)' of \(object.entity.name) is no to-one relationship: it cannot be set to \(reference)")
+        }
+        try context.performAndWait {
+            let target: ManagedObject
+            if let given = argument.object, given.managedObjectContext === context {
+                target = given
+            } else {
+                target = try context.existingObject(with: argument.currentID)
+            }
+            object.setObject(target, forKey: key)
+        }
     }
 
     /// Runs `request` in `context` (the default context when nil) and returns
@@ -170,9 +203,23 @@ extension ActiveRecordObject {
     /// `attribute == value` (or `attribute == nil`), limit one.
     public static func requestFirst(byAttribute attribute: String, withValue value: Value,
                                     in context: ManagedObjectContext? = nil) throws -> FetchRequest {
+        try requestFirst(byAttribute: attribute, equalTo: .constant(value), in: context)
+    }
+
+    /// `requestFirst(byAttribute:withValue:)` with a Swift value or an
+    /// object: `withValue: email`, `withValue: sales` (a to-one
+    /// relationship's destination, compared by identity).
+    @_disfavoredOverload
+    public static func requestFirst(byAttribute attribute: String, withValue value: some PredicateConstant,
+                                    in context: ManagedObjectContext? = nil) throws -> FetchRequest {
+        try requestFirst(byAttribute: attribute, equalTo: value.predicateExpression, in: context)
+    }
+
+    private static func requestFirst(byAttribute attribute: String, equalTo constant: Expression,
+                                     in context: ManagedObjectContext?) throws -> FetchRequest {
         let context = try Finder.context(context)
         let entity = try Finder.entity(entityName, in: context)
-        var request = FetchRequest(entityName: entityName, predicate: try Finder.predicate(attribute: attribute, value: value, entity: entity))
+        var request = FetchRequest(entityName: entityName, predicate: try Finder.predicate(attribute: attribute, equalTo: constant, entity: entity))
         request.fetchLimit = 1
         return request
     }
@@ -264,18 +311,21 @@ extension ActiveRecordObject {
         try execute(try requestFirst(byAttribute: attribute, withValue: value, in: context), in: context).first
     }
 
-    /// `findFirst(byAttribute:withValue:)` with a Swift value: `withValue: email`.
+    /// `findFirst(byAttribute:withValue:)` with a Swift value or an object:
+    /// `withValue: email`, `withValue: sales` (compared by identity; a nil
+    /// optional finds `attribute == nil`).
     @_disfavoredOverload
-    public static func findFirst(byAttribute attribute: String, withValue value: some PredicateValue,
+    public static func findFirst(byAttribute attribute: String, withValue value: some PredicateConstant,
                                  in context: ManagedObjectContext? = nil) throws -> Self? {
-        try findFirst(byAttribute: attribute, withValue: value.predicateValue, in: context)
+        try execute(try requestFirst(byAttribute: attribute, withValue: value, in: context), in: context).first
     }
 
-    /// `find(byAttribute:withValue:)` with a Swift value.
+    /// `find(byAttribute:withValue:)` with a Swift value or an object:
+    /// `find(byAttribute: "department", withValue: sales)`.
     @_disfavoredOverload
-    public static func find(byAttribute attribute: String, withValue value: some PredicateValue, orderedBy: String? = nil,
+    public static func find(byAttribute attribute: String, withValue value: some PredicateConstant, orderedBy: String? = nil,
                             ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> [Self] {
-        try find(byAttribute: attribute, withValue: value.predicateValue, orderedBy: orderedBy, ascending: ascending, in: context)
+        try find(byAttribute: attribute, equalTo: value.predicateExpression, orderedBy: orderedBy, ascending: ascending, in: context)
     }
 
     /// Every object whose `attribute` equals `value`, optionally ordered by a
@@ -290,18 +340,28 @@ extension ActiveRecordObject {
     /// ```
     public static func find(byAttribute attribute: String, withValue value: Value, orderedBy: String? = nil,
                             ascending: Bool = true, in context: ManagedObjectContext? = nil) throws -> [Self] {
+        try find(byAttribute: attribute, equalTo: .constant(value), orderedBy: orderedBy, ascending: ascending, in: context)
+    }
+
+    private static func find(byAttribute attribute: String, equalTo constant: Expression, orderedBy: String?,
+                             ascending: Bool, in context: ManagedObjectContext?) throws -> [Self] {
         let context = try Finder.context(context)
         let entity = try Finder.entity(entityName, in: context)
-        var request = FetchRequest(entityName: entityName, predicate: try Finder.predicate(attribute: attribute, value: value, entity: entity))
+        var request = FetchRequest(entityName: entityName, predicate: try Finder.predicate(attribute: attribute, equalTo: constant, entity: entity))
         request.sortDescriptors = try Finder.sortKeys(orderedBy, ascending: ascending, entity: entity)
         return try execute(request, in: context)
     }
 
-    /// `findFirstOrCreate(byAttribute:withValue:)` with a Swift value.
+    /// `findFirstOrCreate(byAttribute:withValue:)` with a Swift value or an
+    /// object: a new object gets the value, or has its to-one relationship
+    /// set to the object (the same object in `context`).
     @_disfavoredOverload
-    public static func findFirstOrCreate(byAttribute attribute: String, withValue value: some PredicateValue,
+    public static func findFirstOrCreate(byAttribute attribute: String, withValue value: some PredicateConstant,
                                          in context: ManagedObjectContext? = nil) throws -> Self {
-        try findFirstOrCreate(byAttribute: attribute, withValue: value.predicateValue, in: context)
+        if let found = try findFirst(byAttribute: attribute, withValue: value, in: context) { return found }
+        let object = try create(in: context)
+        try Finder.set(value.predicateExpression, forKey: attribute, of: object)
+        return object
     }
 
     /// The first object whose `attribute` equals `value`, or a new one with

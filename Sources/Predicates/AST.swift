@@ -244,6 +244,9 @@ public struct Expression: Sendable, Hashable {
         case cast(Expression, CastType)
         /// A format placeholder (`%@`, `%K`…) not yet given an argument.
         case placeholder(FormatSpecifier)
+        /// An object named as a constant: a managed object or an object ID
+        /// given for `%@` (see ``ObjectReference``).
+        case object(ObjectReference)
     }
 
     /// The node itself; match on it to walk the tree.

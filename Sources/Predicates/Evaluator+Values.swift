@@ -6,11 +6,22 @@ extension Evaluator {
     static func equal(_ a: Operand, _ b: Operand, _ options: Comparison.Options) -> Bool {
         switch (a, b) {
         case (.value(let x), .value(let y)): return equal(x, y, options)
-        case (.object(let x), .object(let y)): return x === y
+        case (.object(let x), .object(let y)): return x === y || sameObject(x, y)
         case (.collection(let xs), .collection(let ys)):
             return xs.count == ys.count && zip(xs, ys).allSatisfy { equal($0, $1, options) }
         default: return false
         }
+    }
+
+    /// Whether one of two distinct objects is an object reference naming
+    /// the other (a managed object passed for `%@` and the object met).
+    static func sameObject(_ x: any PredicateObject, _ y: any PredicateObject) -> Bool {
+        if let reference = ReferenceOperand.referent(of: x) {
+            let other: any PredicateObject = ReferenceOperand.referent(of: y) ?? y
+            return reference.refers(to: other)
+        }
+        if let reference = ReferenceOperand.referent(of: y) { return reference.refers(to: x) }
+        return false
     }
 
     static func equal(_ a: Value, _ b: Value, _ options: Comparison.Options) -> Bool {

@@ -23,8 +23,9 @@ import Foundation
 /// - Dates compare as instants; UUIDs, URLs and data by equality only.
 /// - Values of different kinds (a string and a number) are unequal and
 ///   unordered: `==` false, `!=` true, ordering false. Objects are equal
-///   only to themselves. Two collections are equal when their elements
-///   are equal in order.
+///   only to themselves, and to a reference naming them (a managed object
+///   or object ID given for `%@`, see ``ObjectReference``). Two
+///   collections are equal when their elements are equal in order.
 ///
 /// String operators (`BEGINSWITH`, `ENDSWITH`, `CONTAINS` on strings,
 /// `LIKE`, `MATCHES`) are false unless both sides are strings. An empty
@@ -338,6 +339,8 @@ public struct Evaluator {
             return try Casting.cast(try value(operand, root, scope), to: type, range: e.range)
         case .placeholder(let spec):
             throw EvaluationError(.unsubstitutedPlaceholder(spec.rawValue), at: e.range)
+        case .object(let reference):
+            return .object(reference.operand)
         }
     }
 

@@ -172,7 +172,7 @@ struct Substitution {
     mutating func expression(_ e: Expression) throws(SyntaxError) -> Expression {
         let r = e.range
         switch e.kind {
-        case .constant, .keyPath, .evaluatedObject:
+        case .constant, .keyPath, .evaluatedObject, .object:
             return e
         case .variable(let name):
             guard let variables, !bound.contains(name), !kept.contains(name) else { return e }
@@ -233,6 +233,7 @@ struct Substitution {
             return Expression(.keyPath(path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)),
                               range: range)
         case (.keyPath, .expression(let e)):
+            if case .object(let reference) = e.kind { throw SyntaxError(.keyPathArgument(reference.description), at: range) }
             return Expression(e.kind, range: range)
         case (.keyPath, let other):
             throw SyntaxError(.keyPathArgument(String(describing: other)), at: range)

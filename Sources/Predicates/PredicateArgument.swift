@@ -1,9 +1,10 @@
 import Foundation
 
 /// A Swift value that can fill a placeholder (`%@`, `%d`, `%K`…) of a
-/// predicate format: every ``PredicateValue`` (numbers, strings, dates,
-/// data, UUIDs, URLs, decimals, booleans and their optionals), arrays and
-/// sets of them (for `IN %@`), and ``FormatArgument`` itself.
+/// predicate format: every ``PredicateConstant`` (numbers, strings, dates,
+/// data, UUIDs, URLs, decimals, booleans, managed objects, object IDs and
+/// their optionals), arrays and sets of them (for `IN %@`), and
+/// ``FormatArgument`` itself.
 ///
 /// ```swift
 /// let minAge = 18, names: Set = ["Ada", "Grace"]
@@ -19,16 +20,38 @@ public protocol PredicateArgument {
     var formatArgument: FormatArgument { get }
 }
 
+/// One thing a predicate can compare with, as a constant: a value
+/// (``PredicateValue``) or an object (a managed object or an object ID,
+/// which the store module makes constants). What
+/// `findFirst(byAttribute:withValue:)` and the members of an `IN`
+/// collection take.
+///
+/// ```swift
+/// let p = try Predicate(format: "department IN %@", [sales, support])
+/// ```
+public protocol PredicateConstant: PredicateArgument {
+    /// The constant as an expression: `.constant(value)` for a value, an
+    /// object reference (``ObjectReference``) for an object.
+    var predicateExpression: Expression { get }
+}
+
 /// A single Swift value that can be compared in a predicate or stored in
-/// an attribute: what `findFirst(byAttribute:withValue:)` and the members
-/// of an `IN` collection take.
-public protocol PredicateValue: PredicateArgument {
+/// an attribute.
+public protocol PredicateValue: PredicateConstant {
     /// The value as the predicate language holds it.
     var predicateValue: Value { get }
 }
 
+extension PredicateConstant {
+    public var formatArgument: FormatArgument {
+        let expression = predicateExpression
+        if case .constant(let value) = expression.kind { return .value(value) }
+        return .expression(expression)
+    }
+}
+
 extension PredicateValue {
-    public var formatArgument: FormatArgument { .value(predicateValue) }
+    public var predicateExpression: Expression { .constant(predicateValue) }
 }
 
 extension FormatArgument: PredicateArgument {
@@ -99,22 +122,45 @@ extension UInt16: PredicateValue {}
 extension UInt32: PredicateValue {}
 extension UInt64: PredicateValue {}
 
-/// `nil` compares as the predicate language's `nil`.
-extension Optional: PredicateArgument where Wrapped: PredicateValue {}
+/// `nil` compares as the predicate language's `nil`: `department == %@`
+/// with a nil department is `department == nil`.
+extension Optional: PredicateArgument where Wrapped: PredicateConstant {}
+
+extension Optional: PredicateConstant where Wrapped: PredicateConstant {
+    public var predicateExpression: Expression { self?.predicateExpression ?? .constant(.null) }
+}
 
 extension Optional: PredicateValue where Wrapped: PredicateValue {
     public var predicateValue: Value { self?.predicateValue ?? .null }
 }
 
 /// A collection, for `IN %@`, `ANY … IN %@` and the like.
-extension Array: PredicateArgument where Element: PredicateValue {
-    public var formatArgument: FormatArgument { .array(map(\.predicateValue)) }
+extension Array: PredicateArgument where Element: PredicateConstant {
+    public var formatArgument: FormatArgument { FormatArgument(collection: self) }
 }
 
-extension Set: PredicateArgument where Element: PredicateValue {
-    public var formatArgument: FormatArgument { .array(map(\.predicateValue)) }
+extension Set: PredicateArgument where Element: PredicateConstant {
+    public var formatArgument: FormatArgument { FormatArgument(collection: self) }
 }
 
-extension ArraySlice: PredicateArgument where Element: PredicateValue {
-    public var formatArgument: FormatArgument { .array(map(\.predicateValue)) }
+extension ArraySlice: PredicateArgument where Element: PredicateConstant {
+    public var formatArgument: FormatArgument { FormatArgument(collection: self) }
+}
+
+extension FormatArgument {
+    /// A list for `IN %@`: `.array` of its values, or an aggregate
+    /// expression when it holds objects.
+    init(collection: some Sequence<some PredicateConstant>) {
+        let expressions = collection.map(\.predicateExpression)
+        var values: [Value] = []
+        values.reserveCapacity(expressions.count)
+        for expression in expressions {
+            guard case .constant(let value) = expression.kind else {
+                self = .expression(Expression(.aggregate(expressions)))
+                return
+            }
+            values.append(value)
+        }
+        self = .array(values)
+    }
 }

@@ -119,7 +119,7 @@ struct KeyChecker<Schema: PredicateSchema> {
         case .negate(let operand), .cast(let operand, _):
             _ = try entity(of: operand)
             return nil
-        case .constant, .placeholder:
+        case .constant, .placeholder, .object:
             return nil
         }
     }

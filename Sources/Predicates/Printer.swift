@@ -182,6 +182,8 @@ public enum Printer {
             out += ", " + quote(type.rawValue) + ")"
         case .placeholder(let spec):
             out += spec.rawValue
+        case .object(let reference):
+            out += reference.description
         }
         if parenthesize { out += ")" }
     }

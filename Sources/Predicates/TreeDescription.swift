@@ -75,6 +75,7 @@ enum TreeDump {
         case .evaluatedObject: lines.append(prefix + "SELF")
         case .variable(let name): lines.append(prefix + "variable $" + name)
         case .placeholder(let spec): lines.append(prefix + "placeholder " + spec.rawValue)
+        case .object(let reference): lines.append(prefix + "object " + reference.description)
         case .aggregate(let elements):
             lines.append(prefix + "aggregate")
             for element in elements { dump(element, indent: indent + 1, into: &lines) }

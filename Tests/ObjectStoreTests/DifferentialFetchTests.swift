@@ -272,14 +272,15 @@ enum DifferentialModel {
         random.chance(20) ? .null : value
     }
 
-    /// A fresh in-memory store with random owners, labels, items and parts,
-    /// saved; returns a new context on it with nothing registered.
-    static func populate(_ model: ManagedObjectModel, random: inout SeededRandom,
-                         layout: SchemaMapping.Layout = .mrq) throws -> ManagedObjectContext {
+    /// A fresh store (in memory unless given a type and file) with random
+    /// owners, labels, items and parts, saved; returns a new context on it
+    /// with nothing registered.
+    static func populate(_ model: ManagedObjectModel, random: inout SeededRandom, layout: SchemaMapping.Layout = .mrq,
+                         type: PersistentStoreType = .inMemory, at url: URL? = nil) throws -> ManagedObjectContext {
         let coordinator = PersistentStoreCoordinator(model: model)
         var options = PersistentStoreOptions()
         options.layout = layout
-        try coordinator.addPersistentStore(type: .inMemory, at: nil, options: options)
+        try coordinator.addPersistentStore(type: type, at: url, options: options)
         let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
         var owners: [ManagedObject] = []
         for _ in 0..<3 {

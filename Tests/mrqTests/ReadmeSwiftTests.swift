@@ -5,7 +5,7 @@ import Testing
 /// (`Sources/*/*.docc/*.md`) compiles as written (issue 19, item 9): a
 /// block that starts with `import` is a whole program; any other is
 /// checked after a prelude that declares what the text around it has
-/// introduced (`model`, `data`, `url`, a `Person` class).
+/// introduced (`model`, `data`, `url`, `Person` and `Department` classes).
 @Suite struct ReadmeSwiftTests {
     static let prelude = """
         import ActiveRecord
@@ -18,6 +18,10 @@ import Testing
         final class Person: ManagedObject {
             @Managed("FirstName") var firstName: String?
             @Managed("age") var age: Int16
+            @ManagedToOne("department") var department: Department?
+        }
+        final class Department: ManagedObject {
+            @Managed("name") var name: String
         }
         let model = try ManagedObjectModel(entities: [])
         let data = Data()

@@ -208,6 +208,8 @@ enum PredicateArchive {
             throw PredicateArchiveError("subscripts like '\(e.format)' have no archived NSExpression form mrq knows")
         case .placeholder(let spec):
             throw PredicateArchiveError("the placeholder \(spec.rawValue) has no value")
+        case .object(let reference):
+            throw PredicateArchiveError("the object \(reference) is no constant a model can keep: write a $variable in its place and bind it when fetching")
         }
     }
 

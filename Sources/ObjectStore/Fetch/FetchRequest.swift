@@ -74,6 +74,9 @@ public struct FetchRequest: Sendable {
     /// request.predicate = try Predicate(format: "department == $d")
     /// request.objectVariables = ["d": .object(sales.objectID)]
     /// ```
+    ///
+    /// In Swift, an object or ID given for `%@` does the same without a
+    /// variable: `Predicate(format: "department == %@", sales)`.
     public var objectVariables: [String: ObjectVariable] = [:]
 
     /// A request for the objects of `entityName` matching `predicate` (all

@@ -66,6 +66,10 @@ struct SQLTranslator {
         /// For an object (a to-one's foreign key, an object variable): the
         /// entity it belongs to.
         var entity: EntityDescription?
+        /// For an object constant (an object given for `%@`, an object
+        /// variable): its ID. Its primary key is bound only when a row of
+        /// this store can be the object.
+        var object: ObjectID?
         var isNullConstant: Bool { constant?.isNull ?? false }
     }
 
@@ -235,6 +239,13 @@ struct SQLTranslator {
             throw Untranslatable(reason: "\(c.modifier.rawValue) needs a to-many key path")
         }
         if let path = c.rhs.keyPathComponents, try toManySplit(path, in: scope) != nil {
+            if c.op == .in, isObjectConstant(c.lhs) {
+                // `%@ IN employees` is `employees CONTAINS %@`.
+                var contains = c
+                contains.op = .contains
+                swap(&contains.lhs, &contains.rhs)
+                return try comparison(contains, in: scope)
+            }
             if c.op == .in || c.op == .contains {
                 throw Untranslatable(reason: "membership in a to-many relationship")
             }
@@ -267,16 +278,15 @@ struct SQLTranslator {
 
     private mutating func quantified(_ c: Comparison, path split: (prefix: [String], relationship: RelationshipDescription, owner: EntityDescription, rest: [String]),
                                      in scope: Scope) throws -> String {
-        guard !split.rest.isEmpty else {
-            throw Untranslatable(reason: "comparing a to-many relationship itself")
-        }
         if split.rest.contains(where: { $0.hasPrefix("@") }) {
             throw Untranslatable(reason: "collection operator after a to-many")
         }
         let to = try toManyFrom(split.prefix, relationship: split.relationship, owner: split.owner, in: scope)
         var element = c
         element.modifier = .direct
-        element.lhs = Expression(.keyPath(split.rest))
+        // `employees CONTAINS %@`, `ANY employees == %@`: the element is
+        // the destination row itself.
+        element.lhs = split.rest.isEmpty ? Expression(.evaluatedObject) : Expression(.keyPath(split.rest))
         // Without a quantifier, CONTAINS on a collection is membership, as
         // in the evaluator: some element equals the right side.
         if c.modifier == .direct && c.op == .contains {
@@ -380,6 +390,7 @@ struct SQLTranslator {
         let options = c.options
         switch c.op {
         case .equal, .notEqual:
+            if let equal = try knownObjectEquality(lhs, rhs) { return equal == (c.op == .equal) ? "1" : "0" }
             if lhs.isNullConstant || rhs.isNullConstant {
                 let other = lhs.isNullConstant ? rhs : lhs
                 if lhs.isNullConstant && rhs.isNullConstant { return c.op == .equal ? "1" : "0" }
@@ -491,6 +502,7 @@ struct SQLTranslator {
             throw Untranslatable(reason: "BETWEEN needs two constant bounds")
         }
         var value = try operand(c.lhs, in: scope)
+        if value.category == .object { throw Untranslatable(reason: "objects have no order") }
         var low = try operand(bounds[0], in: rhsScope)
         var high = try operand(bounds[1], in: rhsScope)
         if low.isNullConstant || high.isNullConstant { return "0" }
@@ -510,17 +522,19 @@ struct SQLTranslator {
         switch c.rhs.kind {
         case .variable(let name) where objectVariables[name] != nil:
             // `department IN $ds`: the foreign key among the objects' keys.
-            let value = try operand(c.lhs, in: scope)
-            let ids = objectVariables[name]?.ids ?? []
-            guard value.category == .object, let entity = value.entity,
-                  ids.allSatisfy({ !$0.isTemporaryID && $0.entity.rootEntity === entity.rootEntity }) else {
-                throw Untranslatable(reason: "membership in a list of objects")
-            }
-            if ids.isEmpty { return "0" }
-            return "\(value.sql) IN (" + ids.map { bind(.int($0.primaryKey)) }.joined(separator: ", ") + ")"
+            return try objectMembership(try operand(c.lhs, in: scope), objectVariables[name]?.ids ?? [])
         case .aggregate(let elements):
             var value = try operand(c.lhs, in: scope)
             if elements.isEmpty { return "0" }
+            if value.category == .object {
+                // `department IN %@` with objects.
+                var ids: [ObjectID] = []
+                for element in elements {
+                    guard let id = objectConstant(element) else { throw Untranslatable(reason: "an object among non-objects") }
+                    ids.append(id)
+                }
+                return try objectMembership(value, ids)
+            }
             if value.category == .url, elements.allSatisfy({ if case .constant(.string) = $0.kind { return true }; return false }) {
                 value.category = .string
             }
@@ -552,6 +566,62 @@ struct SQLTranslator {
             reversed.rhs = c.lhs
             return try scalarComparisonSQL(reversed, in: rhsScope, rhsScope: scope)
         }
+    }
+
+    // MARK: - Objects
+
+    /// The ID of an object constant: an object given for `%@`, or an object
+    /// variable holding one object.
+    func objectConstant(_ expression: Expression) -> ObjectID? {
+        switch expression.kind {
+        case .object(let reference): return reference.objectID
+        case .variable(let name):
+            if case .object(let id)? = objectVariables[name] { return id }
+            return nil
+        default: return nil
+        }
+    }
+
+    func isObjectConstant(_ expression: Expression) -> Bool { objectConstant(expression) != nil }
+
+    /// Whether a row of this store can be the object `id` names, as an
+    /// object of `entity`: never one unsaved (a temporary ID is no key), of
+    /// another store, or of another inheritance tree.
+    func rowCanBe(_ id: ObjectID, _ entity: EntityDescription) -> Bool {
+        !id.isTemporaryID && id.storeNumber == store.storeNumber && id.entity.rootEntity === entity.rootEntity
+    }
+
+    /// An object constant: its primary key, bound when a row of this store
+    /// can be it (else nothing is bound, and comparisons decide alone).
+    mutating func objectOperand(_ id: ObjectID) -> Operand {
+        let sql = rowCanBe(id, id.entity) ? bind(.int(id.primaryKey)) : "NULL"
+        return Operand(sql: sql, category: .object, entity: id.entity, object: id)
+    }
+
+    /// `==` between an object constant and the other side, when it is
+    /// known without SQL: false with nil or an object no row can be (the
+    /// rows that point at an unsaved object are pending changes, tested
+    /// in memory); with another constant, whether they are the same.
+    private func knownObjectEquality(_ lhs: Operand, _ rhs: Operand) throws -> Bool? {
+        guard let id = lhs.object ?? rhs.object else { return nil }
+        let other = lhs.object != nil ? rhs : lhs
+        if other.isNullConstant { return false }
+        guard other.category == .object, let entity = other.entity else {
+            throw Untranslatable(reason: "comparing an object with a non-object")
+        }
+        if let otherID = other.object { return otherID == id }
+        return rowCanBe(id, entity) ? nil : false
+    }
+
+    /// `value IN (keys…)`: an object column among the objects `ids` name,
+    /// leaving out those no row can be.
+    private mutating func objectMembership(_ value: Operand, _ ids: [ObjectID]) throws -> String {
+        guard value.category == .object, value.object == nil, let entity = value.entity else {
+            throw Untranslatable(reason: "membership in a list of objects")
+        }
+        var keys: [String] = []
+        for id in ids where rowCanBe(id, entity) { keys.append(bind(.int(id.primaryKey))) }
+        return keys.isEmpty ? "0" : "\(value.sql) IN (" + keys.joined(separator: ", ") + ")"
     }
 
     // MARK: - Operands
@@ -690,13 +760,13 @@ struct SQLTranslator {
             if let variableScope = scope.variables[name] {
                 return Operand(sql: "\(variableScope.alias).\(mapping.primaryKey)", category: .object, entity: variableScope.entity)
             }
-            if case .object(let id)? = objectVariables[name] {
-                // An unsaved object has no row to point at: the rows that
-                // point at it are changed ones, tested in memory.
-                guard !id.isTemporaryID else { throw Untranslatable(reason: "an unsaved object") }
-                return Operand(sql: bind(.int(id.primaryKey)), category: .object, entity: id.entity)
-            }
+            if case .object(let id)? = objectVariables[name] { return objectOperand(id) }
             throw Untranslatable(reason: "unbound variable $\(name)")
+        case .object(let reference):
+            guard let id = reference.objectID else { throw Untranslatable(reason: "an object of another kind than managed objects") }
+            return objectOperand(id)
+        case .evaluatedObject:
+            return Operand(sql: "\(scope.alias).\(mapping.primaryKey)", category: .object, entity: scope.entity)
         case .member(let base, let path):
             if case .variable(let name) = base.kind, scope.variables[name] != nil {
                 return try operand(Expression(.keyPath([name] + path), range: expression.range), in: scope)
