@@ -167,31 +167,8 @@ struct PostgresSaveWriter {
     /// it has the version the context read; false when it does not (or is
     /// gone).
     private func update(_ update: StoreChanges.Update, permanent: PermanentIDs) throws -> Bool {
-        let snapshot = update.snapshot
-        let entity = snapshot.id.entity
-        let table = mapping.table(for: entity)
-        var assignments: [String] = []
-        var values: [Value] = []
-        for i in update.changedAttributes {
-            let attribute = entity.attributes[i]
-            guard !attribute.isTransient, let column = mapping.column(for: attribute.name, of: entity) else { continue }
-            assignments.append("\(quoteIdentifier(column.name)) = ?")
-            values.append(snapshot.values[i])
-        }
-        for i in update.changedToOne {
-            let relationship = entity.relationships[i]
-            guard let columns = mapping.toOne(relationship.name, of: entity) else { continue }
-            let target = try snapshot.toOneID(at: i).map { try permanent.destination($0, of: snapshot.id, key: relationship.name) }
-            assignments.append("\(quoteIdentifier(columns.foreignKey)) = ?")
-            values.append(target.map { .int($0.primaryKey) } ?? .null)
-            if let entityColumn = columns.entity {
-                assignments.append("\(quoteIdentifier(entityColumn)) = ?")
-                values.append(target.map { .int(mapping.entityCode($0.entity)) } ?? .null)
-            }
-        }
-        assignments.append("\(table.versionColumn) = ?")
-        values += [.int(snapshot.version), .int(snapshot.id.primaryKey), .int(update.expectedVersion)]
-        let sql = SaveWriter.updateSQL(table, assignments: assignments, mapping: mapping) + " AND \(table.versionColumn) = ?"
-        return try connection.execute(sql, values) == 1
+        let (sql, values) = try SaveWriter.updateStatement(update, mapping: mapping, permanent: permanent) { value, _ in value }
+        let version = mapping.table(for: update.snapshot.id.entity).versionColumn
+        return try connection.execute(sql + " AND \(version) = ?", values + [.int(update.expectedVersion)]) == 1
     }
 }

@@ -343,12 +343,7 @@ package final class SQLiteStore: @unchecked Sendable {
 
     /// The select list for a hierarchy's table under alias `t`.
     package func selectList(for entity: EntityDescription, alias: String = "t") -> String {
-        let table = mapping.table(for: entity)
-        var parts = ["\(alias).\(table.primaryKey)"]
-        parts.append(table.entityColumn.map { "\(alias).\($0)" } ?? "NULL")
-        parts.append("\(alias).\(table.versionColumn)")
-        for column in table.columns { parts.append("\(alias).\(quoteIdentifier(column.name))") }
-        return parts.joined(separator: ", ")
+        mapping.selectList(for: entity, alias: alias)
     }
 
     /// Decodes a row selected with `selectList`.
@@ -434,23 +429,9 @@ package final class SQLiteStore: @unchecked Sendable {
     /// The destinations of a to-many relationship of one object, in order
     /// for ordered relationships.
     package func destinations(of relationship: RelationshipDescription, from source: ObjectID) throws -> [ObjectID] {
-        guard let destination = relationship.destination else { return [] }
-        let sourceEntity = source.entity
-        let root = destination.rootEntity
-        let destinationTable = mapping.table(for: root)
-        let entityColumn = destinationTable.entityColumn.map { "t.\($0)" } ?? "NULL"
-        let sql: String
-        if let join = mapping.joinTable(relationship.name, of: sourceEntity) {
-            let order = join.orderColumn.map { "j.\($0), " } ?? ""
-            sql = "SELECT t.\(mapping.primaryKey), \(entityColumn) FROM \(quoteIdentifier(join.name)) j JOIN \(quoteIdentifier(destinationTable.name)) t ON t.\(mapping.primaryKey) = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) = ? ORDER BY \(order)t.\(mapping.primaryKey)"
-        } else if let inverse = relationship.inverse,
-                  let columns = mapping.toOne(inverse.name, of: destination) {
-            let order = columns.order.map { "t.\(quoteIdentifier($0)), " } ?? ""
-            sql = "SELECT t.\(mapping.primaryKey), \(entityColumn) FROM \(quoteIdentifier(destinationTable.name)) t WHERE t.\(quoteIdentifier(columns.foreignKey)) = ? ORDER BY \(order)t.\(mapping.primaryKey)"
-        } else {
-            return []
-        }
-        return try objectIDs(sql: sql, bindings: [.int(source.primaryKey)], root: root)
+        guard let destination = relationship.destination,
+              let sql = mapping.destinationsSQL(of: relationship, from: source.entity) else { return [] }
+        return try objectIDs(sql: sql, bindings: [.int(source.primaryKey)], root: destination.rootEntity)
     }
 
     package func count(sql: String, bindings: [Value]) throws -> Int {

@@ -245,6 +245,18 @@ struct SaveWriter {
     }
 
     private func update(_ update: StoreChanges.Update, permanent: PermanentIDs) throws {
+        let (sql, values) = try Self.updateStatement(update, mapping: mapping, permanent: permanent) { value, attribute in
+            mapping.stored(value, for: attribute)
+        }
+        try db.execute(sql, values)
+    }
+
+    /// The UPDATE of one changed row and its values: the changed columns
+    /// and to-ones, the new version, then the row's primary key, bound
+    /// last. `column` gives what a column receives for an attribute's
+    /// value (SQLite's stored form, or the value itself).
+    static func updateStatement(_ update: StoreChanges.Update, mapping: SchemaMapping, permanent: PermanentIDs,
+                                column stored: (Value, AttributeDescription) -> Value) throws -> (sql: String, values: [Value]) {
         let snapshot = update.snapshot
         let entity = snapshot.id.entity
         let table = mapping.table(for: entity)
@@ -254,7 +266,7 @@ struct SaveWriter {
             let attribute = entity.attributes[i]
             guard !attribute.isTransient, let column = mapping.column(for: attribute.name, of: entity) else { continue }
             assignments.append("\(quoteIdentifier(column.name)) = ?")
-            values.append(mapping.stored(snapshot.values[i], for: attribute))
+            values.append(stored(snapshot.values[i], attribute))
         }
         for i in update.changedToOne {
             let relationship = entity.relationships[i]
@@ -268,9 +280,8 @@ struct SaveWriter {
             }
         }
         assignments.append("\(table.versionColumn) = ?")
-        values.append(.int(snapshot.version))
-        values.append(.int(snapshot.id.primaryKey))
-        try db.execute(Self.updateSQL(table, assignments: assignments, mapping: mapping), values)
+        values += [.int(snapshot.version), .int(snapshot.id.primaryKey)]
+        return (updateSQL(table, assignments: assignments, mapping: mapping), values)
     }
 }
 

@@ -50,6 +50,8 @@ extension ShellSession {
             order.append(object)
         }
         for object in objects { emit(object) }
+        // Every destination dumped was emitted above: its place in `order`.
+        func place(_ object: ManagedObject) -> Int { emitted[ObjectIdentifier(object)] ?? order.count }
 
         // What each object's insert sets, and which objects it names.
         var unwritten: [String] = []
@@ -72,16 +74,16 @@ extension ShellSession {
                     if destinations.contains(where: { $0 === object }) {
                         unwritten.append("\(object.entity.name).\(relationship.name) of \(keyValueText(object)): it names the object itself")
                     }
-                    destinations = destinations.filter { emitted[ObjectIdentifier($0)]! < position }
+                    destinations = destinations.filter { place($0) < position }
                 }
-                let late = destinations.filter { emitted[ObjectIdentifier($0)]! >= position }
+                let late = destinations.filter { place($0) >= position }
                 if !late.isEmpty {
                     unwritten.append("\(object.entity.name).\(relationship.name) of \(keyValueText(object)): it and its destinations name each other through relationships without inverse")
-                    destinations.removeAll { emitted[ObjectIdentifier($0)]! >= position }
+                    destinations.removeAll { place($0) >= position }
                 }
                 guard !destinations.isEmpty else { continue }
                 destinations.forEach { named.insert(ObjectIdentifier($0)) }
-                let variables = destinations.map { "$o\(emitted[ObjectIdentifier($0)]! + 1)" }
+                let variables = destinations.map { "$o\(place($0) + 1)" }
                 parts.append(Printer.formatKey(relationship.name) + ": "
                              + (relationship.isToMany ? "{" + variables.joined(separator: ", ") + "}" : variables[0]))
             }

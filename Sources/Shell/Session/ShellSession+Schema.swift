@@ -264,9 +264,8 @@ extension ShellSession {
             }
             order.append(entity)
         }
-        let byDepth = Dictionary(grouping: model.entities, by: depth)
-        for level in byDepth.keys.sorted() {
-            for entity in byDepth[level]!.sorted(by: { $0.name < $1.name }) { visit(entity) }
+        for (_, entities) in Dictionary(grouping: model.entities, by: depth).sorted(by: { $0.key < $1.key }) {
+            for entity in entities.sorted(by: { $0.name < $1.name }) { visit(entity) }
         }
         // Named before its declaration: declared first without relationships.
         var early = Set<ObjectIdentifier>()
