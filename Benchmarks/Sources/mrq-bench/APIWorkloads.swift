@@ -78,17 +78,19 @@ enum APIWorkloads {
     /// its own on one coordinator (a server's stack), each running
     /// `fetchesPerTask` fetches and reading every object; a run lasts
     /// until the last task ends. One untimed round first opens what the
-    /// reads need. Reports the objects read by the last run, checked
-    /// against a count.
+    /// reads need. With more than one task, each run is paired with a run
+    /// of one task alone, in turn first and second, and the ratio is taken
+    /// to those: on a shared machine, the load then weighs on both alike.
+    /// Reports the objects read by the last run, checked against a count.
     static func parallelReads(_ scale: Scale, _ fixtures: Fixtures, runs: Int, tasks: Int) throws -> Measurement {
         let coordinator = try MRQWorkloads.open(fixtures.personStore, model: try Models.people())
         let contexts = (0..<tasks).map { _ in ManagedObjectContext(concurrencyType: .privateQueue, coordinator: coordinator) }
         let counter = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
         let expected = try (0..<tasks).map { try counter.count(for: try cityRequest($0)) }
-        func round() throws -> (rows: Int64, checksum: Int64) {
+        func round(_ count: Int) throws -> (rows: Int64, checksum: Int64) {
             try waitFor {
                 try await withThrowingTaskGroup(of: (Int64, Int64).self) { group in
-                    for (task, context) in contexts.enumerated() {
+                    for (task, context) in contexts.prefix(count).enumerated() {
                         let want = expected[task]
                         group.addTask {
                             try await context.perform {
@@ -109,18 +111,23 @@ enum APIWorkloads {
                 }
             }
         }
-        var result = try round()
-        var times: [Double] = []
-        let cpuStart = cpuTime()
-        for _ in 0..<runs {
-            times.append(try time(wall: true) { result = try round() })
+        var result = try round(tasks)
+        var times: [Double] = [], alone: [Double] = []
+        var cpu = 0.0
+        for run in 0..<runs {
+            if tasks > 1 && run % 2 == 1 { alone.append(try time(wall: true) { _ = try round(1) }) }
+            let cpuStart = cpuTime()
+            times.append(try time(wall: true) { result = try round(tasks) })
+            cpu += cpuTime() - cpuStart
+            if tasks > 1 && run % 2 == 0 { alone.append(try time(wall: true) { _ = try round(1) }) }
         }
         // The work itself: more per fetch with more tasks would be
         // contention, whatever else the machine is running.
-        let cpuPerFetch = (cpuTime() - cpuStart) / Double(runs * tasks * fetchesPerTask)
+        let cpuPerFetch = cpu / Double(runs * tasks * fetchesPerTask)
         return Measurement(times: times, rows: result.rows, checksum: result.checksum, peakKB: 0,
                            note: String(format: "%d × %d fetches of %d–%d people, CPU %.1f ms a fetch", tasks, fetchesPerTask,
-                                        expected.min() ?? 0, expected.max() ?? 0, cpuPerFetch * 1e3))
+                                        expected.min() ?? 0, expected.max() ?? 0, cpuPerFetch * 1e3),
+                           baseline: alone.isEmpty ? nil : median(alone))
     }
 
     /// This process's CPU time, in seconds.

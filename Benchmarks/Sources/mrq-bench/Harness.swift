@@ -139,6 +139,10 @@ struct Measurement: Codable {
     /// as a note with `fitNote` saying how it was made.
     var fitted: Double?
     var fitNote: String?
+    /// The baseline's time as this process measured it, its runs paired
+    /// with these: the ratio is taken to it rather than to the baseline
+    /// row's.
+    var baseline: Double?
 
     var time: Double { median(times) * extrapolation }
 }
