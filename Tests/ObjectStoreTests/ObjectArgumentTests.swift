@@ -146,6 +146,31 @@ import struct Predicates.Expression
         #expect(found.map(\.objectID) == [world.items[2].objectID])
     }
 
+    /// A child's unsaved object given to its parent as `$variable`: the
+    /// parent evaluates the predicate in memory (it has changes of its
+    /// own) and matches nothing by it, and registers nothing for the
+    /// child's temporary ID, so the child's save still brings the object
+    /// up whole.
+    @Test func aChildsUnsavedObjectAsAVariableLeavesTheParentClean() throws {
+        var random = SeededRandom(seed: 23)
+        let world = try ObjectWorld(model: try DifferentialModel.make(), random: &random, layout: .mrq)
+        world.items[1].setValue("changed", forKey: "name")
+        let child = ManagedObjectContext(concurrencyType: .confined, parent: world.context)
+        let fresh = child.insertObject(forEntityName: "Owner")
+        fresh.setValue("fresh", forKey: "name")
+        var request = FetchRequest(entityName: "Item", predicate: try Predicate(format: "owner == $o OR $o.name == 'fresh'"))
+        request.objectVariables = ["o": .object(fresh.objectID)]
+        #expect(try world.context.fetch(request).isEmpty)
+        // The in-memory path's evaluator, as a fetch the store cannot
+        // answer in SQL makes it.
+        #expect(try world.context.evaluator(for: request).evaluate(request.predicate!, on: world.items[0]) == false)
+        #expect(world.context.registered[fresh.objectID] == nil)
+        try child.save()
+        let saved = try #require(world.context.registered[fresh.objectID])
+        #expect(saved.isInserted)
+        #expect(saved.value(forKey: "name") as? String == "fresh")
+    }
+
     /// An object of another coordinator's store, with the same primary key
     /// as one of ours, matches nothing (and a predicate reading its keys
     /// through an ID says what to pass instead).
