@@ -129,11 +129,11 @@ bench-smoke: deps
 	$(SWIFT) build -c release --package-path Benchmarks --scratch-path $(BENCH_SCRATCH)
 	$(BENCH_SCRATCH)/release/mrq-bench --smoke
 
-# The DocC documentation of the three libraries (swift-docc-plugin), each a
+# The DocC documentation of the four libraries (swift-docc-plugin), each a
 # static site in .build/docs/<Target>: serve the folder, e.g. with
 # `python3 -m http.server -d .build/docs`, and open
 # /Predicates/documentation/predicates/ (or objectstore, activerecord).
-DOC_TARGETS := Predicates ObjectStore ActiveRecord
+DOC_TARGETS := Predicates ObjectStore ObjectStorePostgres ActiveRecord
 .PHONY: docs
 docs: deps
 	@mkdir -p .build/docs

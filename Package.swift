@@ -8,6 +8,7 @@ let package = Package(
         .executable(name: "mrq", targets: ["mrq"]),
         .library(name: "Predicates", targets: ["Predicates"]),
         .library(name: "ObjectStore", targets: ["ObjectStore"]),
+        .library(name: "ObjectStorePostgres", targets: ["ObjectStorePostgres"]),
         .library(name: "ActiveRecord", targets: ["ActiveRecord"]),
         .library(name: "Shell", targets: ["Shell"]),
     ],
@@ -42,16 +43,19 @@ let package = Package(
         .target(
             name: "ObjectStore",
             dependencies: [
-                "Predicates", "CSQLite", "CLibPQ", "CZlib",
+                "Predicates", "CSQLite", "CZlib",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
+        // The PostgreSQL store (`PersistentStoreType.postgres`): a library
+        // of its own, so that only a program that uses it needs libpq.
+        .target(name: "ObjectStorePostgres", dependencies: ["ObjectStore", "Predicates", "CLibPQ"]),
         .target(name: "ActiveRecord", dependencies: ["ObjectStore", "Predicates"]),
-        .target(name: "Shell", dependencies: ["ActiveRecord", "ObjectStore", "Predicates"]),
+        .target(name: "Shell", dependencies: ["ActiveRecord", "ObjectStore", "ObjectStorePostgres", "Predicates"]),
         .executableTarget(
             name: "mrq",
             dependencies: [
-                "Shell", "ObjectStore", "CEditLine",
+                "Shell", "ObjectStore", "ObjectStorePostgres", "CEditLine",
                 .product(name: "ArgumentParser", package: "swift-argument-parser"),
                 .product(name: "Logging", package: "swift-log"),
             ]
@@ -67,7 +71,7 @@ let package = Package(
         .executableTarget(name: "mail-example", dependencies: ["ActiveRecord", "ObjectStore", "Predicates"], path: "Samples/MailExample", exclude: ["output.txt"]),
         .executableTarget(name: "server-example", dependencies: ["ActiveRecord", "ObjectStore", "Predicates"], path: "Samples/ServerExample", exclude: ["output.txt"]),
         .testTarget(name: "PredicatesTests", dependencies: ["Predicates"]),
-        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "Predicates"], exclude: ["Fixtures"]),
+        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "ObjectStorePostgres", "Predicates"], exclude: ["Fixtures"]),
         .testTarget(name: "ActiveRecordTests", dependencies: ["ActiveRecord", "ObjectStore"]),
         .testTarget(name: "ShellTests", dependencies: ["Shell"], exclude: ["Transcripts"]),
         .testTarget(name: "mrqTests", dependencies: ["Shell", "ObjectStore"]),

@@ -1,5 +1,6 @@
 import Foundation
 @testable import ObjectStore
+@testable import ObjectStorePostgres
 import Predicates
 import Testing
 

@@ -1,5 +1,6 @@
 import Foundation
 @testable import ObjectStore
+@testable import ObjectStorePostgres
 #if canImport(Glibc)
 import Glibc
 #endif

@@ -34,7 +34,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         self.init(entity: entity, primaryKey: primaryKey, store: StoreNumber(storeIdentifier))
     }
 
-    init(entity: EntityDescription, primaryKey: Int64, store: StoreNumber) {
+    package init(entity: EntityDescription, primaryKey: Int64, store: StoreNumber) {
         self.entity = entity
         self.primaryKey = primaryKey
         self.storeNumber = store
@@ -97,7 +97,7 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
 
 /// A store identifier as a small number, the same for the same identifier
 /// for the life of the process; 0 stands for no store.
-struct StoreNumber: Hashable, Sendable {
+package struct StoreNumber: Hashable, Sendable {
     let value: UInt32
 
     static let none = StoreNumber(value: 0)
@@ -105,7 +105,7 @@ struct StoreNumber: Hashable, Sendable {
     private init(value: UInt32) { self.value = value }
 
     /// The number of `identifier`, given on first sight.
-    init(_ identifier: String?) {
+    package init(_ identifier: String?) {
         guard let identifier else { self = .none; return }
         value = Self.table.number(of: identifier)
     }

@@ -83,7 +83,7 @@ public struct PermanentIDs: Sendable, Sequence {
     public init() {}
 
     /// The rows `keys` of `store` for the objects `temporaries`, in order.
-    init(temporaries: [ObjectID], keys: [Int64], store: StoreNumber) {
+    package init(temporaries: [ObjectID], keys: [Int64], store: StoreNumber) {
         if !temporaries.isEmpty { parts = [Part(temporaries: temporaries, keys: keys, store: store)] }
     }
 

@@ -15,7 +15,7 @@ extension PersistentStoreCoordinator {
     /// renamed to them, so it keeps working. Unsaved changes stay unsaved.
     /// The old store is left as it was on disk. A file already at `url` is
     /// replaced; a directory or a device there is an error. For `.inMemory`, `url` is ignored.
-    /// A `.postgres` store at `url` must hold no objects yet.
+    /// A database server's store (`.postgres`) at `url` must hold no objects yet.
     @discardableResult
     public func migratePersistentStore(_ store: any PersistentStore, to url: URL?, type: PersistentStoreType,
                                        options: PersistentStoreOptions = PersistentStoreOptions()) throws -> any PersistentStore {
@@ -43,8 +43,8 @@ extension PersistentStoreCoordinator {
         options.readOnly = false
         let copy = try Self.makeStore(type: type, model: model, configuration: old.configurationName, url: url, options: options)
         // A database is not replaced like a file: the copy goes into an empty store only.
-        if type == .postgres, try !copy.allSnapshots().isEmpty {
-            throw StoreError(.misuse, "the PostgreSQL store at \(copy.url?.absoluteString ?? "") already holds objects: copy into an empty one")
+        if type.isServer, try !copy.allSnapshots().isEmpty {
+            throw StoreError(.misuse, "the \(type) store at \(copy.url?.absoluteString ?? "") already holds objects: copy into an empty one")
         }
         let map = try Self.copy(old, into: copy)
         replace(old, with: copy)

@@ -64,7 +64,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// ```
     ///
     /// `.inMemory` ignores `url`; `.sqlite` and `.xml` need one, and
-    /// `.postgres` a `postgres://` URL (see `PersistentStoreType.postgres`).
+    /// `.postgres` (from `ObjectStorePostgres`) a `postgres://` URL.
     @discardableResult
     public func addPersistentStore(type: PersistentStoreType, configuration: String? = nil, at url: URL?,
                                    options: PersistentStoreOptions = PersistentStoreOptions()) throws -> any PersistentStore {
@@ -104,9 +104,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         case .xml:
             guard let url else { throw StoreError(.misuse, "an XML store needs a URL") }
             return try XMLStore(url: url, model: model, configuration: configuration, options: options)
-        case .postgres:
-            guard let url else { throw StoreError(.misuse, "a PostgreSQL store needs a URL: postgres://user@host:5432/database") }
-            return try PostgresStore(url: url, model: model, configuration: configuration, options: options)
+        default:
+            guard let engine = StoreEngines.engine(named: type.rawValue) else {
+                throw StoreError(.misuse, "no store engine '\(type.rawValue)' is linked into this program")
+            }
+            return try engine.open(url: url, model: model, configuration: configuration, options: options)
         }
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import Predicates
 import struct Predicates.Predicate
 
@@ -7,24 +8,76 @@ import struct Predicates.Predicate
 /// ```swift
 /// try coordinator.addPersistentStore(type: .xml, at: URL(fileURLWithPath: "people.xml"))
 /// ```
-public enum PersistentStoreType: String, Sendable, CaseIterable {
+///
+/// SQLite, XML and in-memory stores are ObjectStore's own. An engine that
+/// needs a system library of its own comes in a library of its own, which
+/// adds its type here: `.postgres` is in `ObjectStorePostgres` (libpq), so
+/// a SQLite-only program never links libpq. Naming such a type makes the
+/// coordinator able to open it.
+public struct PersistentStoreType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
+    /// The type's name: `sqlite`, `xml`, `inMemory`, `postgres`.
+    public let rawValue: String
+
+    /// The type named `rawValue`: one of ObjectStore's own, or of an
+    /// engine library this process has used (`postgres` once
+    /// `PersistentStoreType.postgres` has been named); nil otherwise.
+    public init?(rawValue: String) {
+        guard Self.builtIn.contains(rawValue) || StoreEngines.engine(named: rawValue) != nil else { return nil }
+        self.rawValue = rawValue
+    }
+
+    /// A type of an engine library, known by name before it registers.
+    package init(engine name: String) { rawValue = name }
+
     /// One SQLite file (Core Data's `NSSQLiteStoreType`).
-    case sqlite
+    public static let sqlite = PersistentStoreType(engine: "sqlite")
     /// The whole graph in one XML file, written atomically
     /// (`NSXMLStoreType`): in mrq's XML store format, or in Apple's when
     /// the file is (or the layout asked for is `.coreData`).
-    case xml
+    public static let xml = PersistentStoreType(engine: "xml")
     /// Nothing on disk (`NSInMemoryStoreType`); a SQLite `:memory:` database.
-    case inMemory
-    /// A PostgreSQL database, named by a URL
-    /// (`postgres://user@host:5432/database`) or what libpq's `PG*`
-    /// environment variables leave out of it, with the password from
-    /// `~/.pgpass`: for several processes or machines sharing one store.
-    case postgres
+    public static let inMemory = PersistentStoreType(engine: "inMemory")
+
+    private static let builtIn: Set<String> = ["sqlite", "xml", "inMemory"]
+
+    /// The store types that keep no file of their own but a database
+    /// server's (PostgreSQL): a migration copies into an empty one, never
+    /// replaces it.
+    var isServer: Bool { !Self.builtIn.contains(rawValue) }
+
+    /// The type's name.
+    public var description: String { rawValue }
 
     /// The type a file's extension names: `.xml` is XML, anything else SQLite.
     public static func forFile(_ url: URL) -> PersistentStoreType {
         url.pathExtension.lowercased() == "xml" ? .xml : .sqlite
+    }
+}
+
+/// Opens the stores of an engine that lives in a library of its own.
+package protocol StoreEngine: Sendable {
+    /// Opens (creating or migrating as `options` allow) the store at `url`.
+    func open(url: URL?, model: ManagedObjectModel, configuration: String?,
+              options: PersistentStoreOptions) throws -> any StoreBackend
+    /// The schema layout of a store this engine opened.
+    func layout(of store: any PersistentStore) -> SchemaMapping.Layout?
+}
+
+/// The engines registered by their libraries, by type name.
+package enum StoreEngines {
+    private static let engines = Mutex<[String: any StoreEngine]>([:])
+
+    /// Registers `engine` for `type`; returns `type`. An engine library
+    /// calls this from the initializer of its `PersistentStoreType`
+    /// constant, so naming the type registers it.
+    package static func register(_ engine: any StoreEngine, for type: PersistentStoreType) -> PersistentStoreType {
+        engines.withLock { $0[type.rawValue] = engine }
+        return type
+    }
+
+    /// The engine registered under `name`, if any.
+    package static func engine(named name: String) -> (any StoreEngine)? {
+        engines.withLock { $0[name] }
     }
 }
 
@@ -84,6 +137,12 @@ package struct StoreFetch {
     package var residual: Predicate?
     /// Whether `snapshots` are in the request's order (and windowed when asked).
     package var isSorted: Bool
+
+    package init(snapshots: [Snapshot], residual: Predicate?, isSorted: Bool) {
+        self.snapshots = snapshots
+        self.residual = residual
+        self.isSorted = isSorted
+    }
 }
 
 extension StoreBackend {
@@ -101,7 +160,7 @@ extension PersistentStore {
     /// (`.mrq` for mrq's XML store format, `.coreData` for Apple's).
     public var layout: SchemaMapping.Layout? {
         if let xml = self as? XMLStore { return xml.format == .apple ? .coreData : .mrq }
-        if let postgres = self as? PostgresStore { return postgres.mapping.layout }
-        return (self as? SQLiteStore)?.mapping.layout
+        if let sqlite = self as? SQLiteStore { return sqlite.mapping.layout }
+        return StoreEngines.engine(named: storeType.rawValue)?.layout(of: self)
     }
 }

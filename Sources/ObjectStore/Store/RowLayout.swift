@@ -8,31 +8,31 @@ import Predicates
 package final class RowLayout {
     package struct AttributeSlot {
         /// Index in the select list; nil for a transient attribute.
-        let column: Int32?
-        let type: AttributeType
+        package let column: Int32?
+        package let type: AttributeType
         /// Core Data's external binary storage: the column holds a marker
         /// byte, then the data or the name of the file holding it.
         let isExternal: Bool
     }
 
     package struct ToOneSlot {
-        let foreignKey: Int32
-        let entityColumn: Int32?
+        package let foreignKey: Int32
+        package let entityColumn: Int32?
         /// The destination entity: the object's entity when no entity
         /// column says otherwise.
-        let destination: EntityDescription
+        package let destination: EntityDescription
     }
 
     package let entity: EntityDescription
-    let attributes: [AttributeSlot]
+    package let attributes: [AttributeSlot]
     /// One per relationship slot; nil for to-many and transient ones.
-    let toOne: [ToOneSlot?]
+    package let toOne: [ToOneSlot?]
     let columnNames: [String]
 
     /// The layout of every entity of `model`. Column positions are worked
     /// out once per table, not once per entity: a hierarchy n levels deep
     /// has one table of n levels' columns.
-    static func all(model: ManagedObjectModel, mapping: SchemaMapping) -> [ObjectIdentifier: RowLayout] {
+    package static func all(model: ManagedObjectModel, mapping: SchemaMapping) -> [ObjectIdentifier: RowLayout] {
         var positions: [ObjectIdentifier: (names: [String], position: [String: Int32])] = [:]
         var layouts: [ObjectIdentifier: RowLayout] = [:]
         for entity in model.entities {

@@ -6,11 +6,11 @@ import Predicates
 /// clearing unique values that move. `run` runs one statement with `?`
 /// parameters on the store's connection (SQLite's, or PostgreSQL's, which
 /// numbers them) and returns how many rows it changed.
-struct SQLWrites {
+package struct SQLWrites {
     let mapping: SchemaMapping
     let run: (String, [Value]) throws -> Int
 
-    init(mapping: SchemaMapping, run: @escaping (String, [Value]) throws -> Int) {
+    package init(mapping: SchemaMapping, run: @escaping (String, [Value]) throws -> Int) {
         self.mapping = mapping
         self.run = run
     }
@@ -20,7 +20,7 @@ struct SQLWrites {
 
     /// Writes the to-many contents of a save, owning sides first: they
     /// write the join rows the other sides order.
-    func writeToMany(_ contents: [StoreChanges.ToManyContents], permanent: PermanentIDs) throws {
+    package func writeToMany(_ contents: [StoreChanges.ToManyContents], permanent: PermanentIDs) throws {
         let owning = contents.filter { mapping.joinTable($0.relationship.name, of: $0.source.entity)?.isOwner != false }
         let other = contents.filter { mapping.joinTable($0.relationship.name, of: $0.source.entity)?.isOwner == false }
         for contents in owning + other {
@@ -30,7 +30,7 @@ struct SQLWrites {
 
     /// Sets to NULL (which a unique index never compares equal) every
     /// constrained column an update writes, before the real writes.
-    func clearMovingUniqueValues(_ updated: [StoreChanges.Update]) throws {
+    package func clearMovingUniqueValues(_ updated: [StoreChanges.Update]) throws {
         for update in updated {
             let entity = update.snapshot.id.entity
             var columns: Set<String> = []
@@ -60,7 +60,7 @@ struct SQLWrites {
     /// only while the row has that version (optimistic locking in the
     /// statement itself). Returns whether the row was deleted.
     @discardableResult
-    func delete(_ id: ObjectID, expectedVersion: Int64? = nil) throws -> Bool {
+    package func delete(_ id: ObjectID, expectedVersion: Int64? = nil) throws -> Bool {
         let entity = id.entity
         let table = mapping.table(for: entity)
         if let expectedVersion {
@@ -122,7 +122,7 @@ extension SchemaMapping {
     /// The select list of a hierarchy's table under alias `t`: key, entity
     /// code (NULL without sub-entities), version, then every column; the
     /// positions `RowLayout` reads.
-    func selectList(for entity: EntityDescription, alias: String = "t") -> String {
+    package func selectList(for entity: EntityDescription, alias: String = "t") -> String {
         let table = self.table(for: entity)
         var parts = ["\(alias).\(table.primaryKey)"]
         parts.append(table.entityColumn.map { "\(alias).\($0)" } ?? "NULL")
@@ -134,7 +134,7 @@ extension SchemaMapping {
     /// The query for the destinations of a to-many of one source (bound
     /// as its one parameter): key and entity code of each, in order; nil
     /// when nothing stores the relationship.
-    func destinationsSQL(of relationship: RelationshipDescription, from source: EntityDescription) -> String? {
+    package func destinationsSQL(of relationship: RelationshipDescription, from source: EntityDescription) -> String? {
         guard let destination = relationship.destination else { return nil }
         let destinationTable = table(for: destination.rootEntity)
         let entityColumn = destinationTable.entityColumn.map { "t.\($0)" } ?? "NULL"

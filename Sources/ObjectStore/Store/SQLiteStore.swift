@@ -191,7 +191,7 @@ package final class SQLiteStore: @unchecked Sendable {
 
     // MARK: - Schema
 
-    static let metadataTable = "_mrq_metadata"
+    package static let metadataTable = "_mrq_metadata"
 
     /// The mapping of the store open on `db` and its identifier: a Core
     /// Data store keeps Core Data's layout, an mrq store mrq's, and an
@@ -506,4 +506,6 @@ package final class SQLiteStore: @unchecked Sendable {
 /// Rows changed in the store since the saving context read them.
 package struct StoreConflictError: Error {
     package var conflicts: [StoreConflict]
+
+    package init(conflicts: [StoreConflict]) { self.conflicts = conflicts }
 }

@@ -6,7 +6,7 @@ import Predicates
 /// point at each other), then updates, then to-many contents.
 ///
 /// Statements are prepared once per entity and bound by position.
-struct SaveWriter {
+package struct SaveWriter {
     let store: SQLiteStore
     let changes: StoreChanges
     /// Clear the unique values that updates change before any row is
@@ -72,7 +72,7 @@ struct SaveWriter {
     /// Tells `progress` of the rows written, every 256 and at the end:
     /// `n` is the row just written, of `count`.
     @inline(__always)
-    static func report(_ n: Int, of count: Int, to progress: (Int) throws -> Void) throws {
+    package static func report(_ n: Int, of count: Int, to progress: (Int) throws -> Void) throws {
         if n & 255 == 255 {
             try progress(256)
         } else if n == count - 1 {
@@ -129,7 +129,7 @@ struct SaveWriter {
         let attributes: [Int]
         /// Attributes whose values the layout stores otherwise than held
         /// (Core Data's UUIDs and external data), by slot.
-        let converted: [Int: AttributeDescription]
+        package let converted: [Int: AttributeDescription]
         /// To-one slots, and whether each also binds an entity column.
         let toOne: [(slot: Int, withEntity: Bool)]
 
@@ -197,15 +197,15 @@ struct SaveWriter {
     }
 
     /// One entity's INSERT and which snapshot slots it binds, in order.
-    struct InsertShape {
-        let sql: String
-        let entityCode: Int64?
-        let attributes: [Int]
-        let converted: [Int: AttributeDescription]
-        let toOne: [(slot: Int, withEntity: Bool)]
+    package struct InsertShape {
+        package let sql: String
+        package let entityCode: Int64?
+        package let attributes: [Int]
+        package let converted: [Int: AttributeDescription]
+        package let toOne: [(slot: Int, withEntity: Bool)]
     }
 
-    static func insertShape(for entity: EntityDescription, mapping: SchemaMapping) -> InsertShape {
+    package static func insertShape(for entity: EntityDescription, mapping: SchemaMapping) -> InsertShape {
         let table = mapping.table(for: entity)
         var names = [table.primaryKey]
         var entityCode: Int64?
@@ -255,7 +255,7 @@ struct SaveWriter {
     /// and to-ones, the new version, then the row's primary key, bound
     /// last. `column` gives what a column receives for an attribute's
     /// value (SQLite's stored form, or the value itself).
-    static func updateStatement(_ update: StoreChanges.Update, mapping: SchemaMapping, permanent: PermanentIDs,
+    package static func updateStatement(_ update: StoreChanges.Update, mapping: SchemaMapping, permanent: PermanentIDs,
                                 column stored: (Value, AttributeDescription) -> Value) throws -> (sql: String, values: [Value]) {
         let snapshot = update.snapshot
         let entity = snapshot.id.entity

@@ -85,6 +85,12 @@ package struct StoreConflict: Sendable {
     package var expectedVersion: Int64
     /// The row as the store has it now; nil when it was deleted.
     package var current: Snapshot?
+
+    package init(id: ObjectID, expectedVersion: Int64, current: Snapshot?) {
+        self.id = id
+        self.expectedVersion = expectedVersion
+        self.current = current
+    }
 }
 
 extension PermanentIDs {
@@ -93,7 +99,7 @@ extension PermanentIDs {
     /// not insert (deleted, or its insert undone, while something still
     /// named it) has no row to name: the save is refused, as Core Data
     /// refuses a dangling reference, rather than storing a key of nothing.
-    func destination(_ id: ObjectID, of source: ObjectID, key: String) throws -> ObjectID {
+    package func destination(_ id: ObjectID, of source: ObjectID, key: String) throws -> ObjectID {
         guard id.isTemporaryID else { return id }
         if let permanent = self[id] { return permanent }
         throw Self.danglingReference(to: id, of: source, key: key)

@@ -19,6 +19,8 @@ package struct StoreConstraintConflict: Sendable {
 /// Data's constraint conflicts); nothing was written.
 package struct StoreConstraintConflictError: Error {
     package var conflicts: [StoreConstraintConflict]
+
+    package init(conflicts: [StoreConstraintConflict]) { self.conflicts = conflicts }
 }
 
 /// Finds the constraint conflicts of a save, before it is written.

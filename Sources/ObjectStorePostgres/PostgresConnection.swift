@@ -1,5 +1,6 @@
 import CLibPQ
 import Foundation
+import ObjectStore
 import Predicates
 
 /// One connection to a PostgreSQL server, through libpq, used from one

@@ -1,4 +1,5 @@
 import Foundation
+import ObjectStore
 import Predicates
 import struct Predicates.Predicate
 

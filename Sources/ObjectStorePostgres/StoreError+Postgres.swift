@@ -1,4 +1,5 @@
 import Foundation
+import ObjectStore
 
 extension StoreError {
     /// An error PostgreSQL reported, as the store passes it on: its

@@ -1,4 +1,5 @@
 import Foundation
+import ObjectStore
 import Predicates
 
 /// A store's tables in a PostgreSQL database, from the same

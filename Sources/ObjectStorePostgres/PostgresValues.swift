@@ -1,4 +1,5 @@
 import Foundation
+import ObjectStore
 import Predicates
 
 /// How values cross the wire to and from PostgreSQL, by type OID.
