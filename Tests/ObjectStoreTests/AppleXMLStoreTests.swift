@@ -209,14 +209,15 @@ import Testing
     /// Every attribute type, a to-one, a one-to-many kept in order, a
     /// many-to-many, an ordered many-to-many, a to-many with no inverse, a
     /// to-one with no inverse, a sub-entity, and two names that differ
-    /// only in case.
-    static func everything() throws -> ManagedObjectModel {
+    /// only in case (unless `caseTwins` is false: a SQLite store cannot
+    /// hold those).
+    static func everything(caseTwins: Bool = true) throws -> ManagedObjectModel {
         let item = EntityDescription(name: "Item")
         let types: [(String, AttributeType)] = [
             ("small", .integer16), ("medium", .integer32), ("large", .integer64), ("price", .decimal),
             ("ratio", .double), ("weight", .float), ("title", .string), ("flag", .boolean), ("when", .date),
-            ("blob", .binary), ("thing", .transformable), ("uid", .uuid), ("link", .uri), ("Title", .string),
-        ]
+            ("blob", .binary), ("thing", .transformable), ("uid", .uuid), ("link", .uri),
+        ] + (caseTwins ? [("Title", .string)] : [])
         for (name, type) in types { item.add(AttributeDescription(name: name, type: type)) }
         item.add(AttributeDescription(name: "scratch", type: .string, isTransient: true))
         let size = AttributeDescription(name: "size", type: .composite)
@@ -240,7 +241,7 @@ import Testing
         playlist.add(RelationshipDescription(name: "tracks", destination: "Item", inverse: "playlists", isToMany: true, isOrdered: true))
         let upper = EntityDescription(name: "OWNER")
         upper.add(AttributeDescription(name: "name", type: .string))
-        return try ManagedObjectModel(entities: [item, special, owner, label, playlist, upper])
+        return try ManagedObjectModel(entities: [item, special, owner, label, playlist] + (caseTwins ? [upper] : []))
     }
 
     /// Objects of `everything()` using every value and relationship kind.

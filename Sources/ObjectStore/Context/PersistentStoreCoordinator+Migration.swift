@@ -15,7 +15,10 @@ extension PersistentStoreCoordinator {
     /// renamed to them, so it keeps working. Unsaved changes stay unsaved.
     /// The old store is left as it was on disk. A file already at `url` is
     /// replaced; a directory or a device there is an error. For `.inMemory`, `url` is ignored.
-    /// A database server's store (`.postgres`) at `url` must hold no objects yet.
+    /// A database server's store (`.postgres`) at `url` must hold no objects yet: a database is
+    /// not replaced like a file, and one holding objects is refused with
+    /// nothing written (its tables are made when it had none). A
+    /// PostgreSQL store is copied as one snapshot of its database.
     @discardableResult
     public func migratePersistentStore(_ store: any PersistentStore, to url: URL?, type: PersistentStoreType,
                                        options: PersistentStoreOptions = PersistentStoreOptions()) throws -> any PersistentStore {
@@ -42,10 +45,6 @@ extension PersistentStoreCoordinator {
         var options = options
         options.readOnly = false
         let copy = try Self.makeStore(type: type, model: model, configuration: old.configurationName, url: url, options: options)
-        // A database is not replaced like a file: the copy goes into an empty store only.
-        if type.isServer, try !copy.allSnapshots().isEmpty {
-            throw StoreError(.misuse, "the \(type) store at \(copy.url?.absoluteString ?? "") already holds objects: copy into an empty one")
-        }
         let map = try Self.copy(old, into: copy)
         replace(old, with: copy)
         for context in rootContexts { context.remapObjectIDs(map) }
@@ -53,8 +52,21 @@ extension PersistentStoreCoordinator {
     }
 
     /// Writes every object of `source` into the empty store `target` in
-    /// one save; returns old ID → new ID.
+    /// one save; returns old ID → new ID. A database server's source
+    /// (PostgreSQL) is read in one snapshot; a server's target is written
+    /// only while it holds no objects (a database is not replaced like a
+    /// file).
     static func copy(_ source: any StoreBackend, into target: any StoreBackend) throws -> [ObjectID: ObjectID] {
+        let (changes, temporary) = try source.readingOneSnapshot { try copyChanges(source) }
+        let permanent = try target.saveIntoEmptyStore(changes)
+        var map: [ObjectID: ObjectID] = [:]
+        for (old, temp) in temporary { map[old] = permanent[temp] }
+        return map
+    }
+
+    /// Every object of `source` as the inserts of one save, under
+    /// temporary IDs; and old ID → temporary ID.
+    private static func copyChanges(_ source: any StoreBackend) throws -> (StoreChanges, [ObjectID: ObjectID]) {
         let rows = try source.allSnapshots()
         var temporary: [ObjectID: ObjectID] = [:]
         for row in rows { temporary[row.id] = ObjectID.temporary(for: row.id.entity) }
@@ -74,9 +86,6 @@ extension PersistentStoreCoordinator {
                 }
             }
         }
-        let permanent = try target.save(changes)
-        var map: [ObjectID: ObjectID] = [:]
-        for (old, temp) in temporary { map[old] = permanent[temp] }
-        return map
+        return (changes, temporary)
     }
 }

@@ -121,6 +121,19 @@ package protocol StoreBackend: PersistentStore {
     func prepareSave(_ changes: StoreChanges) throws -> any PreparedSave
     /// Every object of the store, for copying it elsewhere.
     func allSnapshots() throws -> [Snapshot]
+    /// Runs `body`, the reads of a whole-store copy: a database server's
+    /// store (PostgreSQL) runs it in one snapshot of the database; the
+    /// default just runs it.
+    func readingOneSnapshot<T>(_ body: () throws -> T) throws -> T
+    /// Writes `changes`, the objects of another store, into this store
+    /// while it holds no objects; refuses, writing nothing, when it does.
+    /// A file store is made new for the copy, so it is a plain save.
+    func saveIntoEmptyStore(_ changes: StoreChanges) throws -> PermanentIDs
+}
+
+extension StoreBackend {
+    package func readingOneSnapshot<T>(_ body: () throws -> T) throws -> T { try body() }
+    package func saveIntoEmptyStore(_ changes: StoreChanges) throws -> PermanentIDs { try save(changes) }
 }
 
 /// A save written but not yet committed (see `StoreBackend.prepareSave`).
