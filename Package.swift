@@ -66,11 +66,14 @@ let package = Package(
         // The Swift example of Samples/, built and run by the tests.
         .executableTarget(name: "mail-example", dependencies: ["ActiveRecord", "ObjectStore", "Predicates"], path: "Samples/MailExample", exclude: ["output.txt"]),
         .executableTarget(name: "server-example", dependencies: ["ActiveRecord", "ObjectStore", "Predicates"], path: "Samples/ServerExample", exclude: ["output.txt"]),
+        // A throwaway PostgreSQL server for the tests of the store and of
+        // the shell on it; a library of the tests, never of a product.
+        .target(name: "PostgresTestServer", dependencies: ["ObjectStore"], path: "Tests/PostgresTestServer"),
         .testTarget(name: "PredicatesTests", dependencies: ["Predicates"]),
-        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "Predicates"], exclude: ["Fixtures"]),
+        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "Predicates", "PostgresTestServer"], exclude: ["Fixtures"]),
         .testTarget(name: "ActiveRecordTests", dependencies: ["ActiveRecord", "ObjectStore"]),
         .testTarget(name: "ShellTests", dependencies: ["Shell"], exclude: ["Transcripts"]),
-        .testTarget(name: "mrqTests", dependencies: ["Shell", "ObjectStore"]),
+        .testTarget(name: "mrqTests", dependencies: ["Shell", "ObjectStore", "PostgresTestServer"]),
     ],
     swiftLanguageModes: [.v6]
 )

@@ -26,6 +26,24 @@ public enum PersistentStoreType: String, Sendable, CaseIterable {
     public static func forFile(_ url: URL) -> PersistentStoreType {
         url.pathExtension.lowercased() == "xml" ? .xml : .sqlite
     }
+
+    /// The type a URL names: a `postgres://` or `postgresql://` URL is
+    /// PostgreSQL; a file is what its extension says (see `forFile`).
+    ///
+    /// ```swift
+    /// PersistentStoreType.forURL(URL(string: "postgres://app@db.local/people")!)  // .postgres
+    /// PersistentStoreType.forURL(URL(fileURLWithPath: "people.sqlite"))          // .sqlite
+    /// ```
+    public static func forURL(_ url: URL) -> PersistentStoreType {
+        isPostgresURL(url.scheme) ? .postgres : forFile(url)
+    }
+
+    /// Whether `scheme` (or the text before `://`) is one libpq reads as
+    /// PostgreSQL's: `postgres` or `postgresql`, in any case.
+    static func isPostgresURL(_ scheme: String?) -> Bool {
+        guard let scheme = scheme?.lowercased() else { return false }
+        return scheme == "postgres" || scheme == "postgresql"
+    }
 }
 
 /// One store of a coordinator, as callers see it.
