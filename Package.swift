@@ -49,7 +49,9 @@ let package = Package(
         ),
         // The PostgreSQL store (`PersistentStoreType.postgres`): a library
         // of its own, so that only a program that uses it needs libpq.
-        .target(name: "ObjectStorePostgres", dependencies: ["ObjectStore", "Predicates", "CLibPQ"]),
+        .target(name: "ObjectStorePostgres", dependencies: ["ObjectStore", "Predicates", "CLibPQ", "CPostgresEngine"]),
+        // Registers the PostgreSQL engine when a program linking it loads.
+        .target(name: "CPostgresEngine"),
         .target(name: "ActiveRecord", dependencies: ["ObjectStore", "Predicates"]),
         .target(name: "Shell", dependencies: ["ActiveRecord", "ObjectStore", "ObjectStorePostgres", "Predicates"]),
         .executableTarget(
@@ -70,11 +72,14 @@ let package = Package(
         // The Swift example of Samples/, built and run by the tests.
         .executableTarget(name: "mail-example", dependencies: ["ActiveRecord", "ObjectStore", "Predicates"], path: "Samples/MailExample", exclude: ["output.txt"]),
         .executableTarget(name: "server-example", dependencies: ["ActiveRecord", "ObjectStore", "Predicates"], path: "Samples/ServerExample", exclude: ["output.txt"]),
+        // A throwaway PostgreSQL server for the tests of the store and of
+        // the shell on it; a library of the tests, never of a product.
+        .target(name: "PostgresTestServer", dependencies: ["ObjectStore", "ObjectStorePostgres"], path: "Tests/PostgresTestServer"),
         .testTarget(name: "PredicatesTests", dependencies: ["Predicates"]),
-        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "ObjectStorePostgres", "Predicates"], exclude: ["Fixtures"]),
+        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "ObjectStorePostgres", "Predicates", "PostgresTestServer"], exclude: ["Fixtures"]),
         .testTarget(name: "ActiveRecordTests", dependencies: ["ActiveRecord", "ObjectStore"]),
         .testTarget(name: "ShellTests", dependencies: ["Shell"], exclude: ["Transcripts"]),
-        .testTarget(name: "mrqTests", dependencies: ["Shell", "ObjectStore"]),
+        .testTarget(name: "mrqTests", dependencies: ["Shell", "ObjectStore", "PostgresTestServer"]),
     ],
     swiftLanguageModes: [.v6]
 )

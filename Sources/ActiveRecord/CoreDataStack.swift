@@ -30,7 +30,8 @@ public final class CoreDataStack: @unchecked Sendable {
     public enum StoreLocation: Sendable {
         /// In the XDG data directory, under the app's name.
         case named(String)
-        /// At this file URL; its folder is created when missing.
+        /// At this file URL (its folder is created when missing), or in
+        /// the PostgreSQL database a `postgres://` URL names.
         case url(URL)
         /// In memory, gone when the stack is: for tests and previews.
         case inMemory
@@ -115,12 +116,19 @@ public final class CoreDataStack: @unchecked Sendable {
         case .named(let name):
             storeURL = try Self.defaultDirectory().appendingPathComponent(name)
         }
-        if let storeURL {
+        // A file is SQLite whatever its extension, as in MagicalRecord.
+        let type: PersistentStoreType = storeURL.map { url in
+            let named = PersistentStoreType.forURL(url)
+            return named == .xml ? .sqlite : named
+        } ?? .inMemory
+        if let storeURL, type == .sqlite {
             try FileManager.default.createDirectory(at: storeURL.deletingLastPathComponent(), withIntermediateDirectories: true)
         }
-        try coordinator.addSQLiteStore(at: storeURL, migratesAutomatically: options.autoMigrate,
-                                       allowsMigrationDataLoss: options.allowsMigrationDataLoss,
-                                       deleteOnModelMismatch: options.deleteStoreOnModelMismatch)
+        var storeOptions = PersistentStoreOptions()
+        storeOptions.migratesAutomatically = options.autoMigrate
+        storeOptions.allowsMigrationDataLoss = options.allowsMigrationDataLoss
+        storeOptions.deleteOnModelMismatch = options.deleteStoreOnModelMismatch
+        try coordinator.addPersistentStore(type: type, at: storeURL, options: storeOptions)
         let rootType: ManagedObjectContext.ConcurrencyType = options.defaultContextType == .confined ? .confined : .privateQueue
         rootSavingContext = ManagedObjectContext(concurrencyType: rootType, coordinator: coordinator)
         rootSavingContext.name = "root saving context"

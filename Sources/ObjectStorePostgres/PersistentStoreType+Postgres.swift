@@ -12,10 +12,18 @@ extension PersistentStoreType {
     /// try coordinator.addPersistentStore(type: .postgres, at: URL(string: "postgres://app@db.local/people")!)
     /// ```
     ///
-    /// It lives in the `ObjectStorePostgres` library (which links libpq);
-    /// naming it lets every coordinator of the process open PostgreSQL
-    /// stores.
+    /// It lives in the `ObjectStorePostgres` library (which links libpq):
+    /// a program that links the library opens PostgreSQL stores, by this
+    /// type or by a `postgres://` URL (`PersistentStoreType.forURL`).
     public static let postgres = StoreEngines.register(PostgresEngine(), for: PersistentStoreType(engine: "postgres"))
+}
+
+/// Called when the program loads (CPostgresEngine's constructor): the
+/// engine is registered as soon as ObjectStorePostgres is linked, so a
+/// `postgres://` URL opens without `.postgres` being named first.
+@_cdecl("mrq_postgres_register_engine")
+func registerPostgresEngine() {
+    _ = PersistentStoreType.postgres
 }
 
 /// Opens `PostgresStore`s for the coordinator.
@@ -28,5 +36,9 @@ struct PostgresEngine: StoreEngine {
 
     func layout(of store: any PersistentStore) -> SchemaMapping.Layout? {
         (store as? PostgresStore)?.mapping.layout
+    }
+
+    func storedModel(at url: URL) throws -> ManagedObjectModel? {
+        try PostgresSchema.storedModel(PostgresConnection(url.absoluteString))
     }
 }

@@ -27,6 +27,10 @@ package final class PostgresConnection: @unchecked Sendable {
     private let handle: OpaquePointer
     /// The server, database and user, for messages.
     package let target: String
+    /// Where the connection went, as a URL without a password:
+    /// `postgres://mrq@127.0.0.1:5432/people`, with what the URL it was
+    /// given left out filled in (from the `PG*` variables and defaults).
+    package let location: URL?
     private var statements: [String: Prepared] = [:]
     /// How many statements this connection has prepared, for tests of the cache.
     package private(set) var statementsPrepared = 0
@@ -42,6 +46,7 @@ package final class PostgresConnection: @unchecked Sendable {
             throw StoreError(.cannotOpen, "cannot connect to PostgreSQL: out of memory")
         }
         target = Self.describe(connection)
+        location = Self.location(connection)
         guard PQstatus(connection) == CONNECTION_OK else {
             let message = Self.withoutPassword(Self.errorMessage(connection), of: conninfo)
             PQfinish(connection)
@@ -67,6 +72,19 @@ package final class PostgresConnection: @unchecked Sendable {
         let host = text(PQhost(connection)), port = text(PQport(connection))
         let place = host.hasPrefix("/") ? "the socket in \(host)" : "\(host):\(port)"
         return "user \(text(PQuser(connection))) on \(place), database \(text(PQdb(connection)))"
+    }
+
+    private static func location(_ connection: OpaquePointer) -> URL? {
+        func text(_ value: UnsafeMutablePointer<CChar>?) -> String { value.map { String(cString: $0) } ?? "" }
+        var parts = URLComponents()
+        parts.scheme = "postgres"
+        parts.user = text(PQuser(connection))
+        // A socket directory is a host too; its slashes are escaped.
+        parts.percentEncodedHost = text(PQhost(connection))
+            .addingPercentEncoding(withAllowedCharacters: .urlHostAllowed.subtracting(CharacterSet(charactersIn: "/")))
+        parts.port = Int(text(PQport(connection)))
+        parts.path = "/" + text(PQdb(connection))
+        return parts.url
     }
 
     private static func errorMessage(_ connection: OpaquePointer) -> String {

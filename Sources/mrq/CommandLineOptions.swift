@@ -8,7 +8,7 @@ import Shell
 struct CommandLineOptions {
     /// The managed object model file or bundle, if one was given.
     var modelPath: String?
-    /// The store to open: a SQLite file path, or `:memory:`.
+    /// The store to open: a SQLite file path, a `postgres://` URL, or `:memory:`.
     var storePath: String
     /// `--param name=value` bindings, in command-line order; a later
     /// binding of the same name wins.

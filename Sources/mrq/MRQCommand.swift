@@ -48,7 +48,7 @@ struct MRQCommand: ParsableCommand {
     @Option(help: ArgumentHelp("The managed object model (.xcdatamodeld or .xcdatamodel).", valueName: "path"))
     var model: String?
 
-    @Option(help: ArgumentHelp("The SQLite store to open, or :memory:.", valueName: "path"))
+    @Option(help: ArgumentHelp("The store to open: a SQLite (or .xml) file, :memory:, or a PostgreSQL database as postgres://user@host:port/database (PG* variables fill in what it leaves out; the password comes from ~/.pgpass or PGPASSWORD, never the URL).", valueName: "path|url"))
     var store: String = ":memory:"
 
     @Option(help: "How results are printed.")
@@ -105,6 +105,12 @@ struct MRQCommand: ParsableCommand {
     mutating func validate() throws {
         for parameter in parameters {
             _ = try Self.parseParameter(parameter)
+        }
+        // A password in a PostgreSQL URL is refused before anything connects.
+        do {
+            _ = try PostgresStoreURL.parse(store)
+        } catch {
+            throw ValidationError(error.message)
         }
         for path in files + [model].compactMap({ $0 }) {
             guard FileManager.default.fileExists(atPath: path) else {

@@ -1,3 +1,5 @@
+import ObjectStore
+import ObjectStorePostgres
 import Shell
 
 /// Builds the session the executable talks to.
@@ -11,7 +13,8 @@ import Shell
 func makeSession(options: CommandLineOptions) throws -> ShellSession {
     // A directory, a device or a pipe named as the store or the model is
     // refused before anything opens it (SQLite would wait on a pipe).
-    if options.storePath != ":memory:" {
+    // A PostgreSQL URL is checked as a URL (no password in it), not as a file.
+    if options.storePath != ":memory:", try PostgresStoreURL.parse(options.storePath) == nil {
         try ShellFiles.checkStorePath(options.storePath, shownAs: options.storePath)
     }
     if let modelPath = options.modelPath {
@@ -33,7 +36,10 @@ func openingDescription(_ session: ShellSession, options: CommandLineOptions) ->
     }
     if let version = model.versionName { modelLine += ", version \(version)" }
     modelLine += " (\(model.entities.count) \(model.entities.count == 1 ? "entity" : "entities"))"
-    let store = options.storePath == ":memory:" ? "in memory" : options.storePath
+    // A PostgreSQL store says where it is as libpq found it (the PG*
+    // variables fill in what the URL leaves out), never with a password.
+    let store = options.storePath == ":memory:" ? "in memory"
+        : (session.coordinator.persistentStores.first as? PostgresStore)?.serverURL.map(PostgresStoreURL.shown) ?? options.storePath
     return [modelLine, "store \(store)\(options.opening.readOnly ? ", read-only" : "")"]
 }
 

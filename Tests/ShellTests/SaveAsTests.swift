@@ -48,8 +48,8 @@ import Testing
 
         #expect(Self.run(session, ".save-as back.db sqlite").contains("saved as back.db (sqlite)"))
         #expect(Self.run(session, query) == three)
-        #expect(Self.run(session, ".save-as x.xml nonsense").contains("usage: .save-as PATH [sqlite|coredata|xml]"))
-        #expect(Self.run(session, ".help dot").contains(".save-as PATH [sqlite|coredata|xml]"))
+        #expect(Self.run(session, ".save-as x.xml nonsense").contains("usage: .save-as PATH|URL [sqlite|coredata|xml]"))
+        #expect(Self.run(session, ".help dot").contains(".save-as PATH|URL [sqlite|coredata|xml]"))
     }
 
     @Test func saveAsXMLWithCoreDataWritesApplesXMLStoreFormat() throws {

@@ -81,6 +81,21 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         return store
     }
 
+    /// Adds a store of the type `url` names (see
+    /// `PersistentStoreType.forURL`): PostgreSQL for a `postgres://` URL,
+    /// XML for a `.xml` file, SQLite for any other file. Changing the URL
+    /// is all it takes to move a program from SQLite to PostgreSQL.
+    ///
+    /// ```swift
+    /// try coordinator.addPersistentStore(at: URL(fileURLWithPath: "people.sqlite"))
+    /// try coordinator.addPersistentStore(at: URL(string: "postgres://app@db.local:5432/people")!)
+    /// ```
+    @discardableResult
+    public func addPersistentStore(configuration: String? = nil, at url: URL,
+                                   options: PersistentStoreOptions = PersistentStoreOptions()) throws -> any PersistentStore {
+        try addPersistentStore(type: .forURL(url), configuration: configuration, at: url, options: options)
+    }
+
     static func makeStore(type: PersistentStoreType, model: ManagedObjectModel, configuration: String?, url: URL?,
                           options: PersistentStoreOptions) throws -> any StoreBackend {
         switch type {
@@ -105,10 +120,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             guard let url else { throw StoreError(.misuse, "an XML store needs a URL") }
             return try XMLStore(url: url, model: model, configuration: configuration, options: options)
         default:
-            guard let engine = StoreEngines.engine(named: type.rawValue) else {
-                throw StoreError(.misuse, "no store engine '\(type.rawValue)' is linked into this program")
-            }
-            return try engine.open(url: url, model: model, configuration: configuration, options: options)
+            return try StoreEngines.engine(for: type).open(url: url, model: model, configuration: configuration, options: options)
         }
     }
 
@@ -274,7 +286,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// is not an mrq store. Reads only (the file is left as it was);
     /// throws when the change cannot be migrated.
     public static func migrationPreview(at url: URL, model: ManagedObjectModel) throws -> MigrationPreview? {
-        guard PersistentStoreType.forFile(url) == .sqlite, FileManager.default.fileExists(atPath: url.path) else { return nil }
+        guard PersistentStoreType.forURL(url) == .sqlite, FileManager.default.fileExists(atPath: url.path) else { return nil }
         let db = try Database(path: url.path, readOnly: true)
         guard try db.tableExists(SQLiteStore.metadataTable),
               case .string(let stored)? = try db.scalar("SELECT value FROM \(SQLiteStore.metadataTable) WHERE key = 'fingerprint'"),
@@ -294,11 +306,20 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         return old.entities.isEmpty ? nil : try SQLiteStore.migrationPreview(db, old: old, new: model)
     }
 
-    /// The model a store file was made with; nil when there is no such
-    /// file or it is not an mrq store.
+    /// The model a store was made with; nil when there is no such file or
+    /// it is not an mrq store, or the PostgreSQL database a `postgres://`
+    /// URL names holds no store. Reads only; for PostgreSQL it connects
+    /// (and throws when it cannot).
+    ///
+    /// ```swift
+    /// let model = try PersistentStoreCoordinator.storedModel(at: URL(string: "postgres://app@db.local/people")!)
+    /// ```
     public static func storedModel(at url: URL) throws -> ManagedObjectModel? {
-        if PersistentStoreType.forFile(url) == .xml { return try XMLStore.storedModel(at: url) }
-        return try SQLiteStore.storedModel(atPath: url.path)
+        switch PersistentStoreType.forURL(url) {
+        case .xml: return try XMLStore.storedModel(at: url)
+        case .sqlite, .inMemory: return try SQLiteStore.storedModel(atPath: url.path)
+        case let type: return try StoreEngines.engine(for: type).storedModel(at: url)
+        }
     }
 }
 

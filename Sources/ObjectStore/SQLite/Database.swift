@@ -87,6 +87,23 @@ package final class Database: @unchecked Sendable {
         SQLFunctions.register(on: db)
     }
 
+    /// Puts a new store's file in WAL mode. Another connection laying out
+    /// the same new file at that moment (two processes starting together)
+    /// makes SQLite answer "database is locked" at once, without waiting
+    /// through the busy timeout: so this waits, retrying, for up to the
+    /// busy timeout itself.
+    package func enterWALMode() throws {
+        let deadline = Date().addingTimeInterval(busyTimeout)
+        while true {
+            do {
+                try execute("PRAGMA journal_mode = WAL")
+                return
+            } catch let error as StoreError where (error.code ?? 0) & 0xff == SQLITE_BUSY && Date() < deadline {
+                usleep(2_000)
+            }
+        }
+    }
+
     /// Another connection to the same file, opened as this one was but
     /// never writing (`query_only`, or read-only where the file cannot be
     /// written): a store's read connection.

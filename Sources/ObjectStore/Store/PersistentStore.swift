@@ -52,6 +52,24 @@ public struct PersistentStoreType: RawRepresentable, Hashable, Sendable, CustomS
     public static func forFile(_ url: URL) -> PersistentStoreType {
         url.pathExtension.lowercased() == "xml" ? .xml : .sqlite
     }
+
+    /// The type a URL names: a `postgres://` or `postgresql://` URL is
+    /// PostgreSQL; a file is what its extension says (see `forFile`).
+    ///
+    /// ```swift
+    /// PersistentStoreType.forURL(URL(string: "postgres://app@db.local/people")!)  // .postgres
+    /// PersistentStoreType.forURL(URL(fileURLWithPath: "people.sqlite"))          // .sqlite
+    /// ```
+    public static func forURL(_ url: URL) -> PersistentStoreType {
+        isPostgresURL(url.scheme) ? PersistentStoreType(engine: "postgres") : forFile(url)
+    }
+
+    /// Whether `scheme` (or the text before `://`) is one libpq reads as
+    /// PostgreSQL's: `postgres` or `postgresql`, in any case.
+    static func isPostgresURL(_ scheme: String?) -> Bool {
+        guard let scheme = scheme?.lowercased() else { return false }
+        return scheme == "postgres" || scheme == "postgresql"
+    }
 }
 
 /// Opens the stores of an engine that lives in a library of its own.
@@ -61,6 +79,8 @@ package protocol StoreEngine: Sendable {
               options: PersistentStoreOptions) throws -> any StoreBackend
     /// The schema layout of a store this engine opened.
     func layout(of store: any PersistentStore) -> SchemaMapping.Layout?
+    /// The model the store at `url` was made with; nil when it holds none.
+    func storedModel(at url: URL) throws -> ManagedObjectModel?
 }
 
 /// The engines registered by their libraries, by type name.
@@ -78,6 +98,13 @@ package enum StoreEngines {
     /// The engine registered under `name`, if any.
     package static func engine(named name: String) -> (any StoreEngine)? {
         engines.withLock { $0[name] }
+    }
+
+    /// The engine of `type`, or an error naming the library to link.
+    package static func engine(for type: PersistentStoreType) throws -> any StoreEngine {
+        if let engine = engine(named: type.rawValue) { return engine }
+        let library = type.rawValue == "postgres" ? "ObjectStorePostgres" : "the library of the '\(type.rawValue)' store"
+        throw StoreError(.misuse, "a \(type.rawValue) store needs \(library) linked into this program (a dependency of its target)")
     }
 }
 

@@ -88,7 +88,7 @@ extension SQLiteStore {
             throw StoreError(.readOnly, "the store is empty and opened read-only")
         }
         let identifier = UUID().uuidString
-        try db.execute("PRAGMA journal_mode = WAL")
+        try db.enterWALMode()
         try db.transaction {
             for statement in CoreDataDDL.createStatements(mapping: mapping, model: model) {
                 try db.execute(statement)

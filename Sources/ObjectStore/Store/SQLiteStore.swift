@@ -250,7 +250,7 @@ package final class SQLiteStore: @unchecked Sendable {
             // its log stay as they are), and again under the lock below.
             try refuseForeignTables(db)
             let id = UUID().uuidString
-            try db.execute("PRAGMA journal_mode = WAL")
+            try db.enterWALMode()
             let created = try db.transaction { () throws -> Bool in
                 // Another process may have laid the store out since the
                 // look above: then it is opened as it is, not laid out twice.

@@ -56,6 +56,17 @@ enum ShellDiagnostics {
     static func cannotReadModel(_ name: String, because reason: String) -> String { "cannot read the model '\(name)': \(reason)" }
     static func cannotOpenStore(_ name: String, because reason: String) -> String { "cannot open '\(name)': \(reason)" }
     static func noStore(_ path: String) -> String { "no store at '\(path)'; give --model to create one" }
+    static func noPostgresStore(_ url: String) -> String {
+        "the PostgreSQL database \(url) holds no mrq store; give --model to create one there"
+    }
+    static func badPostgresURL(_ text: String) -> String {
+        "'\(text)' is not a PostgreSQL URL: write postgres://user@host:port/database (what it leaves out comes from PGHOST, PGPORT, PGUSER, PGDATABASE)"
+    }
+    static func passwordInPostgresURL(_ url: String) -> String {
+        "\(url) holds a password, which the command line and the history show to others: "
+            + "leave it out of the URL and put it in ~/.pgpass (host:port:database:user:password, mode 0600) or in PGPASSWORD"
+    }
+    static func postgresProblem(_ url: String, _ reason: String) -> String { "\(url): \(reason)" }
     static func earlierModelVersion(_ store: String, stored: String, given: String) -> String {
         "'\(store)' was written by model version '\(stored)'; '\(given)' is an earlier version: open it with '\(stored)' or later"
     }

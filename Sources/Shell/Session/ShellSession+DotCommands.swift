@@ -1,14 +1,17 @@
 import Foundation
 import ObjectStore
+import ObjectStorePostgres
 import Predicates
 
 extension ShellSession {
     /// The dot commands, with their usage, for `.help` and completion.
     static let dotCommands: [(name: String, usage: String, summary: String)] = [
         ("help", ".help [TOPIC]", "show help; topics: statements, predicates, operators, import, dot"),
-        ("open", ".open [--migrate] [--migrate-dropping-data] PATH [MODEL]", "open another store (:memory: for a new one in memory)"),
-        ("save-as", ".save-as PATH [sqlite|coredata|xml]",
-         "copy the store to PATH (type from its extension; coredata: Core Data's own format, SQLite or, for PATH.xml, Apple's XML) and use the copy"),
+        ("open", ".open [--migrate] [--migrate-dropping-data] PATH|URL [MODEL]",
+         "open another store (:memory: for a new one in memory, postgres://user@host/db for a PostgreSQL database)"),
+        ("save-as", ".save-as PATH|URL [sqlite|coredata|xml]",
+         "copy the store to PATH (type from its extension; coredata: Core Data's own format, SQLite or, for PATH.xml, Apple's XML) "
+            + "or into the empty PostgreSQL database at postgres://user@host/db, and use the copy"),
         ("model", ".model [--migrate] [--migrate-dropping-data] PATH", "use the model of an .xcdatamodel or .xcdatamodeld"),
         ("read", ".read FILE", "run the statements of a file"),
         ("mode", ".mode [table|line|json|csv]", "how results are shown; with none, which"),
@@ -109,10 +112,11 @@ extension ShellSession {
             case "open":
                 let (opening, arguments) = Self.migrationFlags(arguments)
                 guard arguments.count == 1 || arguments.count == 2 else {
-                    return fail("usage: .open [--migrate] [--migrate-dropping-data] PATH [MODEL]")
+                    return fail("usage: .open [--migrate] [--migrate-dropping-data] PATH|URL [MODEL]")
                 }
-                let storePath = arguments[0] == ":memory:" ? arguments[0] : path(arguments[0])
-                if storePath != ":memory:" { try ShellFiles.checkStorePath(storePath, shownAs: arguments[0]) }
+                let isFile = try arguments[0] != ":memory:" && PostgresStoreURL.parse(arguments[0]) == nil
+                let storePath = isFile ? path(arguments[0]) : arguments[0]
+                if isFile { try ShellFiles.checkStorePath(storePath, shownAs: arguments[0]) }
                 let modelPath = arguments.count == 2 ? path(arguments[1]) : nil
                 if let modelPath { try ShellFiles.checkModelPath(modelPath, shownAs: arguments[1]) }
                 for line in try open(storePath: storePath, modelPath: modelPath, opening: opening) { output.status(line) }
@@ -122,7 +126,17 @@ extension ShellSession {
                     "sqlite": (.sqlite, .mrq), "coredata": (.sqlite, .coreData), "xml": (.xml, .mrq),
                 ]
                 let kind = arguments.count == 2 ? kinds[arguments[1].lowercased()] : nil
-                guard arguments.count == 1 || kind != nil else { return fail("usage: .save-as PATH [sqlite|coredata|xml]") }
+                guard arguments.count == 1 || kind != nil else { return fail("usage: .save-as PATH|URL [sqlite|coredata|xml]") }
+                if let url = try PostgresStoreURL.parse(arguments[0]) {
+                    guard arguments.count == 1 else { return fail(ShellDiagnostics.cannotSaveAs(arguments[0], because: "a PostgreSQL store has one type and mrq's layout: leave out '\(arguments[1])'")) }
+                    do {
+                        try saveAs(url, type: .postgres)
+                    } catch let error as StoreError {
+                        return fail(ShellDiagnostics.postgresProblem(arguments[0], error.message))
+                    }
+                    output.status("saved as \(arguments[0]) (postgres)")
+                    return true
+                }
                 let destination = path(arguments[0])
                 try ShellFiles.checkNewStorePath(destination, shownAs: arguments[0])
                 let url = URL(fileURLWithPath: destination)
@@ -198,7 +212,7 @@ extension ShellSession {
     /// Whether `path` is the open store's file or one of its companions
     /// (`-wal`, `-shm`, `-journal`).
     func namesStoreFile(_ path: String) -> Bool {
-        guard storePath != ":memory:" else { return false }
+        guard storePath != ":memory:", !isPostgres else { return false }
         func real(_ path: String) -> String { URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path }
         let target = real(path)
         return ["", "-wal", "-shm", "-journal"].contains { real(storePath + $0) == target }

@@ -130,7 +130,7 @@ extension ShellSession {
         out.section("does:", does)
         predicateSections(query.predicate, into: &out)
         requestSection(request, entity: entity, into: &out)
-        try sqlSections(context.explain(request), of: request, into: &out)
+        try fetchSections(request, into: &out)
         try then(&out)
         out.section("swift:", swiftCall(kind: kind, entity: entity, request: request))
     }
@@ -145,7 +145,7 @@ extension ShellSession {
                        : ", in SQL"))
         predicateSections(select.query.predicate, into: &out)
         requestSection(plan.dictionary ?? plan.objects, entity: plan.entity, into: &out)
-        try sqlSections(context.explain(plan.dictionary ?? plan.objects), of: plan.dictionary ?? plan.objects, into: &out)
+        try fetchSections(plan.dictionary ?? plan.objects, into: &out)
         if plan.dictionary == nil {
             out.section("computed in memory:", plan.columns.map { "\($0.name) on each object" }.joined(separator: "\n")
                         + (select.distinct ? "\nthen repeated rows are dropped" : ""))
@@ -163,7 +163,7 @@ extension ShellSession {
                        + "which a dictionary fetch does not see, or a key SQL cannot group by)" : ", in SQL"))
         predicateSections(aggregate.query.predicate, into: &out)
         requestSection(plan.dictionary ?? plan.objects, entity: plan.entity, into: &out)
-        try sqlSections(context.explain(plan.dictionary ?? plan.objects), of: plan.dictionary ?? plan.objects, into: &out)
+        try fetchSections(plan.dictionary ?? plan.objects, into: &out)
         if plan.dictionary == nil {
             var steps = ["the objects are grouped by " + (groups.isEmpty ? "nothing (one group)" : groups.joined(separator: ", ")),
                          "\(plan.name) is computed per group"]
@@ -209,6 +209,21 @@ extension ShellSession {
         text += "\nincludes sub-entities: \(request.includesSubentities ? "yes" : "no"), includes pending changes: "
             + (request.resultType == .dictionary || !request.includesPendingChanges ? "no" : "yes")
         out.section("fetch request:", text)
+    }
+
+    /// The SQL a fetch runs and what memory does after (see
+    /// `sqlSections`); for a PostgreSQL store, which plans its own SQL, the
+    /// store and what the context adds.
+    private func fetchSections(_ request: FetchRequest, into out: inout Explanation) throws {
+        guard let url = postgresURL else {
+            return try sqlSections(context.explain(request), of: request, into: &out)
+        }
+        var text = "PostgreSQL at \(PostgresStoreURL.shown(url)): the store plans and runs the SQL itself, so explain "
+            + "shows SQLite's SQL only; the answer is the same (predicates mean the same on every store)"
+        if request.includesPendingChanges && context.hasChanges {
+            text += "\nunsaved changes merged: matching inserted objects added, deleted ones left out, changed ones tested again"
+        }
+        out.section("store:", text)
     }
 
     /// Each statement with its bound values, then what memory does for
@@ -280,7 +295,7 @@ extension ShellSession {
             }
             let (request, _) = try self.request(for: query)
             var inner = Explanation()
-            try sqlSections(context.explain(request), of: request, into: &inner)
+            try fetchSections(request, into: &inner)
             out.section("\(assignment.key.text) from:", inner.text)
         }
     }
@@ -406,7 +421,7 @@ extension ShellSession {
         out.section("template:", "\(template.name.text): \(entity.name)" + (stored.map { " where \($0.format)" } ?? ""))
         predicateSections(request.predicate, into: &out)
         requestSection(request, entity: entity, into: &out)
-        try sqlSections(context.explain(request), of: request, into: &out)
+        try fetchSections(request, into: &out)
         out.section("swift:", templateSwiftCall(template, count: counts))
     }
 

@@ -1,6 +1,7 @@
 import ActiveRecord
 import Foundation
 import ObjectStore
+import ObjectStorePostgres
 import Predicates
 import struct Predicates.Predicate
 import struct Predicates.Expression
@@ -62,7 +63,8 @@ public final class ShellSession: ShellSessionProtocol {
     }
 
     /// Opens `storePath` (a SQLite file, an XML store when it ends in
-    /// `.xml`, or `:memory:`) with the model at
+    /// `.xml`, a PostgreSQL database named by a `postgres://` URL (see
+    /// `PostgresStoreURL`), or `:memory:`) with the model at
     /// `modelPath` (`.xcdatamodel` or `.xcdatamodeld`); without a model,
     /// the store's own model, or an empty one that `entity` statements grow.
     /// A store made with another model opens only as `opening` allows
@@ -72,15 +74,22 @@ public final class ShellSession: ShellSessionProtocol {
         self.renderOptions = renderOptions
         self.storePath = storePath
         self.baseDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
-        let storeURL: URL? = storePath == ":memory:" ? nil : URL(fileURLWithPath: storePath)
-        if let modelPath {
-            model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: modelPath))
-        } else if let storeURL, let stored = try PersistentStoreCoordinator.storedModel(at: storeURL) {
-            model = stored
-        } else {
-            model = try ManagedObjectModel(entities: [])
+        let postgresURL = try PostgresStoreURL.parse(storePath)
+        let storeURL: URL? = storePath == ":memory:" ? nil : postgresURL ?? URL(fileURLWithPath: storePath)
+        do {
+            if let modelPath {
+                model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: modelPath))
+            } else if let storeURL, let stored = try PersistentStoreCoordinator.storedModel(at: storeURL) {
+                model = stored
+            } else {
+                model = try ManagedObjectModel(entities: [])
+            }
+            (coordinator, openingReport) = try StoreOpening.open(storeURL, model: model, modelGiven: modelPath != nil, options: opening)
+        } catch let error as StoreError where postgresURL != nil {
+            // The server's reason (refused, authentication, no such
+            // database) after the URL, in one line.
+            throw LocatedError(ShellDiagnostics.postgresProblem(storePath, error.message), .unknown)
         }
-        (coordinator, openingReport) = try StoreOpening.open(storeURL, model: model, modelGiven: modelPath != nil, options: opening)
         context = Self.makeContext(coordinator, undoManager: undoManager)
         // As psql: PAGER set but empty turns the pager off.
         let pager = ProcessInfo.processInfo.environment["PAGER"]
@@ -267,10 +276,23 @@ public final class ShellSession: ShellSessionProtocol {
     func replaceModel(with newModel: ManagedObjectModel, allowsDataLoss: Bool = false) throws {
         let newCoordinator: PersistentStoreCoordinator
         do {
-            newCoordinator = try coordinator.replacingModel(with: newModel, allowsDataLoss: allowsDataLoss)
+            if let url = postgresURL {
+                var opening = StoreOpening.Options()
+                opening.migrate = true
+                opening.migrateDroppingData = allowsDataLoss
+                newCoordinator = try reopenPostgres(url, with: newModel, opening: opening)
+            } else {
+                newCoordinator = try coordinator.replacingModel(with: newModel, allowsDataLoss: allowsDataLoss)
+            }
         } catch let error as StoreError where error.migration?.dropsData == true {
             throw LocatedError(ShellDiagnostics.schemaChangeDropsData(error.migration!.lossSummary), .unknown)
         }
+        use(newModel, on: newCoordinator)
+    }
+
+    /// Carries on with `newModel` on `newCoordinator`: a new context, no
+    /// undo, no variables holding objects of the old one.
+    private func use(_ newModel: ManagedObjectModel, on newCoordinator: PersistentStoreCoordinator) {
         model = newModel
         coordinator = newCoordinator
         context = Self.makeContext(newCoordinator, undoManager: undoManager)
@@ -278,10 +300,26 @@ public final class ShellSession: ShellSessionProtocol {
         variables = variables.filter { if case .value = $0.value { return true }; return false }
     }
 
+    /// The PostgreSQL database at `url` opened again with `newModel`, the
+    /// store migrating it (in one transaction) only as `opening` asks.
+    private func reopenPostgres(_ url: URL, with newModel: ManagedObjectModel,
+                                opening: StoreOpening.Options) throws -> PersistentStoreCoordinator {
+        do {
+            return try StoreOpening.open(url, model: newModel, modelGiven: true, options: opening).0
+        } catch let error as StoreError where error.migration == nil {
+            throw LocatedError(ShellDiagnostics.postgresProblem(storePath, error.message), .unknown)
+        }
+    }
+
     /// Uses `newModel` on the open store (`.model`): a change that needs a
     /// migration is made only as `opening` asks, after a backup of a store
-    /// file; returns what was done.
+    /// file (a PostgreSQL store has none: its migration is one
+    /// transaction); returns what was done.
     func changeModel(to newModel: ManagedObjectModel, opening: StoreOpening.Options) throws -> [String] {
+        if let url = postgresURL {
+            use(newModel, on: try reopenPostgres(url, with: newModel, opening: opening))
+            return []
+        }
         var report: [String] = []
         var allowsDataLoss = false
         if coordinator.persistentStores.first?.storeType != .xml, let preview = try coordinator.migrationPreview(to: newModel) {
@@ -320,7 +358,15 @@ public final class ShellSession: ShellSessionProtocol {
         var options = PersistentStoreOptions()
         options.layout = layout
         try coordinator.migratePersistentStore(store, to: url, type: type, options: options)
-        storePath = url.path
+        storePath = type == .postgres ? url.absoluteString : url.path
+    }
+
+    /// Whether the open store is a PostgreSQL database rather than a file.
+    var isPostgres: Bool { postgresURL != nil }
+
+    /// The URL of the open PostgreSQL store, as it was opened.
+    var postgresURL: URL? {
+        coordinator.persistentStores.first.flatMap { $0.storeType == .postgres ? $0.url : nil }
     }
 
     private func adopt(_ other: ShellSession) {

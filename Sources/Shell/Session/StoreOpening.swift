@@ -1,5 +1,6 @@
 import Foundation
 import ObjectStore
+import ObjectStorePostgres
 
 /// A store's table layout: mrq's readable one or Core Data's own.
 public typealias StoreLayout = SchemaMapping.Layout
@@ -41,7 +42,7 @@ public enum StoreOpening {
         public init() {}
     }
 
-    /// Opens `storeURL` (nil: in memory) with `model` as `options` allow;
+    /// Opens `storeURL` (nil: in memory; a file, or a `postgres://` URL) with `model` as `options` allow;
     /// returns the coordinator and the lines to report (backup, changes).
     static func open(_ storeURL: URL?, model: ManagedObjectModel, modelGiven: Bool,
                      options: Options) throws -> (PersistentStoreCoordinator, [String]) {
@@ -49,6 +50,20 @@ public enum StoreOpening {
         var report: [String] = []
         guard let storeURL else {
             try coordinator.addSQLiteStore(at: nil)
+            return (coordinator, report)
+        }
+        if PersistentStoreType.forURL(storeURL) == .postgres {
+            // A database has no file to back up: PostgreSQL's DDL is
+            // transactional, so a migration the store makes is all or nothing.
+            if !modelGiven && model.entities.isEmpty && !options.createsEmptyStore {
+                throw LocatedError(ShellDiagnostics.noPostgresStore(storeURL.absoluteString), .unknown)
+            }
+            var postgresOptions = PersistentStoreOptions()
+            postgresOptions.readOnly = options.readOnly || options.immutable
+            postgresOptions.migratesAutomatically = options.migrate
+            postgresOptions.allowsMigrationDataLoss = options.migrateDroppingData
+            postgresOptions.layout = options.layout
+            try coordinator.addPersistentStore(type: .postgres, at: storeURL, options: postgresOptions)
             return (coordinator, report)
         }
         let shown = storeURL.lastPathComponent

@@ -1,6 +1,6 @@
 import Foundation
-@testable import ObjectStore
-@testable import ObjectStorePostgres
+import ObjectStore
+import ObjectStorePostgres
 #if canImport(Glibc)
 import Glibc
 #endif
@@ -26,24 +26,24 @@ import Glibc
 /// A test process that crashes cannot stop its server: a watchdog started
 /// with the server stops it and deletes its directory when the process is
 /// gone, and the next test process deletes whatever a crashed run left.
-final class PostgresServer: Sendable {
+package final class PostgresServer: Sendable {
     /// The directory of the cluster: `data/` in it, and the socket.
-    let directory: String
-    let port: Int
+    package let directory: String
+    package let port: Int
     /// The superuser `initdb` made; trusted on loopback, so no password.
-    let user = "mrq"
+    package let user = "mrq"
     /// How long `initdb` and the start took, in seconds.
-    let startSeconds: Double
+    package let startSeconds: Double
     private let bin: String
     private let postmaster: pid_t
     private let databases = Databases()
 
     /// Names prefixing the clusters' directories in /tmp.
-    static let prefix = "mrq-pg-"
+    package static let prefix = "mrq-pg-"
 
     /// The server of this test process, started the first time it is asked
     /// for; throws what starting it threw, every time.
-    static func shared() throws -> PostgresServer { try started.get() }
+    package static func shared() throws -> PostgresServer { try started.get() }
 
     private static let started = Result { try PostgresServer() }
 
@@ -80,10 +80,10 @@ final class PostgresServer: Sendable {
     }
 
     /// `postgres://mrq@127.0.0.1:PORT/database`.
-    func url(database: String) -> String { "postgres://\(user)@127.0.0.1:\(port)/\(database)" }
+    package func url(database: String) -> String { "postgres://\(user)@127.0.0.1:\(port)/\(database)" }
 
     /// A new, empty database of its own for one test; returns its URL.
-    func createDatabase() throws -> String {
+    package func createDatabase() throws -> String {
         let name = try databases.create { try PostgresConnection(url(database: "postgres")) }
         return url(database: name)
     }
@@ -91,14 +91,14 @@ final class PostgresServer: Sendable {
     /// A new, empty schema of its own in a database the tests share (made
     /// faster than a database); returns the URL of the database with the
     /// schema as its search path.
-    func createSchema() throws -> String {
+    package func createSchema() throws -> String {
         let name = try databases.createSchema { url(database: $0) }
         return url(database: "schemas") + "?options=-csearch_path%3D\(name)"
     }
 
     /// Runs SQL with `psql` as the superuser over TCP; returns its
     /// unaligned output.
-    func psql(_ sql: String, database: String = "postgres") throws -> String {
+    package func psql(_ sql: String, database: String = "postgres") throws -> String {
         try Self.run(bin + "/psql", ["-X", "-q", "-A", "-t", "-v", "ON_ERROR_STOP=1", "-h", "127.0.0.1",
                                      "-p", "\(port)", "-U", user, "-d", database, "-c", sql],
                      as: nil, in: directory)
@@ -190,7 +190,7 @@ final class PostgresServer: Sendable {
 
     /// Deletes the clusters of test processes that are gone (a crash, a
     /// kill), stopping a server still running in one.
-    static func removeStale() {
+    package static func removeStale() {
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: "/tmp")) ?? []
         for entry in entries where entry.hasPrefix(prefix) {
             let directory = "/tmp/\(entry)"
@@ -210,7 +210,7 @@ final class PostgresServer: Sendable {
     /// Where `initdb`, `pg_ctl` and `psql` are: `pg_config --bindir`,
     /// else Debian's `/usr/lib/postgresql/VERSION/bin` (the newest), else
     /// the PATH.
-    static func binDirectory() throws -> String {
+    package static func binDirectory() throws -> String {
         func hasServer(_ directory: String) -> Bool {
             ["initdb", "pg_ctl", "postgres", "psql"].allSatisfy {
                 FileManager.default.isExecutableFile(atPath: "\(directory)/\($0)")
@@ -290,7 +290,7 @@ final class PostgresServer: Sendable {
     /// the signals the spawning thread blocks. Here the child has none
     /// blocked, and no descriptor of this process but the three (another
     /// test's pipe must not stay open in the server for its lifetime).
-    static func spawn(_ command: [String], in directory: String, output: Int32) throws -> pid_t {
+    package static func spawn(_ command: [String], in directory: String, output: Int32) throws -> pid_t {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -321,7 +321,7 @@ final class PostgresServer: Sendable {
 
     /// Waits for a child `spawn` started; returns its wait status (0 when
     /// it exited with 0).
-    static func wait(for pid: pid_t) -> Int32 {
+    package static func wait(for pid: pid_t) -> Int32 {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         return status
@@ -339,7 +339,7 @@ final class PostgresServer: Sendable {
     }
 
     /// A port on 127.0.0.1 that nothing listens on now.
-    static func freePort() throws -> Int {
+    package static func freePort() throws -> Int {
         let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw ServerError("socket: \(String(cString: strerror(errno)))") }
         defer { close(fd) }
@@ -359,9 +359,9 @@ final class PostgresServer: Sendable {
 }
 
 /// Why the test server could not start.
-struct ServerError: Error, CustomStringConvertible {
-    let description: String
-    init(_ description: String) { self.description = description }
+package struct ServerError: Error, CustomStringConvertible {
+    package let description: String
+    package init(_ description: String) { self.description = description }
 }
 
 /// Makes the tests' databases, `t1`, `t2`, …, through one connection, and

@@ -1,0 +1,189 @@
+import Foundation
+import PostgresTestServer
+import Testing
+
+/// The shell on a PostgreSQL store, through the built `mrq` against the
+/// test server: the same answers as on SQLite for every kind of
+/// statement, `.save-as` into PostgreSQL and back with every object and
+/// relationship, libpq's `PG*` variables, no password on the command
+/// line, and one clear line for a server that says no.
+@Suite(.serialized, .enabled(if: MRQBinary.isBuilt, MRQBinary.notBuilt))
+struct PostgresShellTests {
+    static let samples = MRQBinary.packageRoot.appendingPathComponent("Samples")
+    static let people = samples.appendingPathComponent("People.xcdatamodeld").path
+
+    /// A new empty folder, removed by the caller.
+    static func folder() throws -> String {
+        let path = NSTemporaryDirectory() + "mrq-pgshell-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
+        return path
+    }
+
+    /// `KEY=value …` setting libpq's variables to the test server.
+    static func environment(_ server: PostgresServer, database: String? = nil) -> String {
+        "PGHOST=127.0.0.1 PGPORT=\(server.port) PGUSER=\(server.user)" + (database.map { " PGDATABASE=\($0)" } ?? "")
+    }
+
+    /// The People tour (`Samples/people.mrq`) up to its `explain`, then
+    /// saved changes of every kind and the dot commands that read.
+    static let statements: String = {
+        let tour = (try? String(contentsOf: samples.appendingPathComponent("people.mrq"), encoding: .utf8)) ?? ""
+        let read = tour.components(separatedBy: "# The teaching view.")[0]
+        return read + """
+            insert Person { FirstName: "Ada", LastName: "Lovelace", age: 36, personID: 1, department: first Department where name == "Engineering" }
+            save
+            update Person where LastName ==[c] "weber" set age = age + 1, active = NO
+            delete Person where age > 80
+            save
+            count Person
+            avg age of Person where active == NO
+            select FirstName, department.name from Person where personID == 1
+            Department where ANY people.personID == 1
+            .entities
+            .schema
+            """
+    }()
+
+    /// Runs `statements` with the People model on `store` (from the
+    /// Samples folder, where the tour's names are); returns the result.
+    static func runTour(store: String) throws -> (status: Int32, output: String) {
+        let script = try MRQBinary.temporaryFile(statements)
+        defer { try? FileManager.default.removeItem(atPath: script) }
+        return try MRQBinary.bash("mrq --model People.xcdatamodeld --store '\(store)' -c \"$(cat '\(script)')\"",
+                                  in: samples.path)
+    }
+
+    @Test func everyStatementAnswersAsOnSQLite() throws {
+        let server = try PostgresServer.shared()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        let sqlite = try Self.runTour(store: folder + "/people.sqlite")
+        #expect(sqlite.status == 0, "\(sqlite.output)")
+        let postgres = try Self.runTour(store: try server.createDatabase())
+        #expect(postgres.status == 0, "\(postgres.output)")
+        #expect(postgres.output == sqlite.output, "\(TextDiff.lines(expected: sqlite.output, actual: postgres.output))")
+        #expect(sqlite.output.contains("Lovelace"))
+    }
+
+    /// A store of the People sample (both relationships' ends set) in
+    /// `layout`, at `path`.
+    static func sqliteStore(_ path: String, layout: String) throws {
+        let json = samples.appendingPathComponent("people.json").path
+        let made = try MRQBinary.run(["--model", people, "--store", path, "--layout", layout,
+                                      "-c", "import Person from \"\(json)\"", "-c", "save"])
+        #expect(made.status == 0, "\(made.stderr)")
+    }
+
+    /// What a fresh `mrq` on `store`, with the model the store keeps,
+    /// shows of every object and relationship.
+    static func contents(_ store: String) throws -> String {
+        let result = try MRQBinary.run(["--store", store, "--format", "csv", "-c", """
+            .entities
+            select name, budget, code, people.@count from Department sort name
+            select personID, FirstName, LastName, age, email, salary, active, hiredAt, department.name from Person sort personID
+            """])
+        #expect(result.status == 0, "\(result.stderr)")
+        return result.stdout
+    }
+
+    @Test(arguments: ["mrq", "coredata"])
+    func saveAsCopiesIntoPostgresAndBack(layout: String) throws {
+        let server = try PostgresServer.shared()
+        let folder = try Self.folder()
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        try Self.sqliteStore(folder + "/people.sqlite", layout: layout)
+        let original = try Self.contents(folder + "/people.sqlite")
+        #expect(original.contains("Engineering") && original.split(separator: "\n").count > 1_200)
+
+        let url = try server.createDatabase()
+        let up = try MRQBinary.run(["--store", folder + "/people.sqlite", "--format", "csv", "-c", ".save-as \(url)", "-c", "count Person"])
+        #expect(up.status == 0, "\(up.stderr)")
+        #expect(up.stderr == "saved as \(url) (postgres)\n" && up.stdout == "count\n1200\n", "\(up.stdout)")
+        // Opened without --model: the model the database keeps.
+        #expect(try Self.contents(url) == original)
+
+        // Into a database that holds objects: refused, nothing changed.
+        let again = try MRQBinary.run(["--store", folder + "/people.sqlite", "-c", ".save-as \(url)"])
+        #expect(again.status == 65)
+        #expect(again.stderr.contains("already holds objects"), "\(again.stderr)")
+
+        let down = try MRQBinary.run(["--store", url, "--format", "csv", "-c", ".save-as \(folder)/back.sqlite", "-c", "count Department"])
+        #expect(down.status == 0, "\(down.stderr)")
+        #expect(down.stderr == "saved as \(folder)/back.sqlite (sqlite)\n" && down.stdout == "count\n8\n", "\(down.stdout)")
+        #expect(try Self.contents(folder + "/back.sqlite") == original)
+    }
+
+    @Test func libpqsVariablesFillInTheURL() throws {
+        let server = try PostgresServer.shared()
+        let url = try server.createDatabase()
+        let database = String(url.split(separator: "/").last!)
+        let load = Self.samples.appendingPathComponent("people-load.mrq").path
+        let env = Self.environment(server)
+        let made = try MRQBinary.bash("\(env) mrq --verbose --model People.xcdatamodeld --store postgres:///\(database) '\(load)'",
+                                      in: Self.samples.path)
+        #expect(made.status == 0, "\(made.output)")
+        // The store line says where the connection went, filled in.
+        #expect(made.output.contains("mrq: store postgres://mrq@127.0.0.1:\(server.port)/\(database)\n"), "\(made.output)")
+        for store in ["postgres://", "postgresql://", "postgres:///\(database)"] {
+            let counted = try MRQBinary.bash("\(Self.environment(server, database: database)) mrq --store \(store) --format csv -c 'count Person'")
+            #expect(counted.output == "count\n1200\n", "\(store): \(counted.output)")
+        }
+    }
+
+    @Test(arguments: ["postgres://mrq:s3cret@127.0.0.1:5432/people", "postgresql://mrq@127.0.0.1/people?password=s3cret"])
+    func aPasswordOnTheCommandLineIsRefused(url: String) throws {
+        let result = try MRQBinary.run(["--store", url, "-c", "count Person"])
+        #expect(result.status == 64)
+        #expect(!result.stderr.contains("s3cret"), "\(result.stderr)")
+        #expect(result.stderr.contains("holds a password") && result.stderr.contains("~/.pgpass")
+                && result.stderr.contains("PGPASSWORD"), "\(result.stderr)")
+    }
+
+    @Test func aServerThatSaysNoIsOneLineNamingTheURL() throws {
+        let server = try PostgresServer.shared()
+        let port = try PostgresServer.freePort()
+        let cases: [(url: String, reason: String)] = [
+            ("postgres://mrq@127.0.0.1:\(port)/people", "Connection refused"),
+            (server.url(database: "nosuchdatabase"), "database \"nosuchdatabase\" does not exist"),
+            ("postgres://nosuchrole@127.0.0.1:\(server.port)/postgres", "role \"nosuchrole\" does not exist"),
+        ]
+        for (url, reason) in cases {
+            let result = try MRQBinary.run(["--model", Self.people, "--store", url, "-c", "count Person"])
+            #expect(result.status == 65, "\(url): \(result.stderr)")
+            #expect(result.stderr.hasPrefix("mrq: \(url): "), "\(result.stderr)")
+            #expect(result.stderr.contains(reason), "\(result.stderr)")
+            #expect(result.stderr.filter { $0 == "\n" }.count == 1, "\(result.stderr)")
+        }
+        // An empty database, and no model to make a store there with.
+        let empty = try server.createDatabase()
+        let result = try MRQBinary.run(["--store", empty, "-c", "count Person"])
+        #expect(result.status == 65)
+        #expect(result.stderr == "mrq: the PostgreSQL database \(empty) holds no mrq store; give --model to create one there\n")
+    }
+
+    @Test func explainSaysWhatRunsOnPostgres() throws {
+        let server = try PostgresServer.shared()
+        let url = try server.createDatabase()
+        let result = try MRQBinary.run(["--model", Self.people, "--store", url, "-c",
+                                        "explain Person where age > 18 sort LastName:NO", "-c", "explain insert Person { age: 3 }"])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout.contains("canonical:\n  age > 18\n"), "\(result.stdout)")
+        #expect(result.stdout.contains("store:\n  PostgreSQL at \(url)"), "\(result.stdout)")
+        #expect(result.stdout.contains("swift:\n"), "\(result.stdout)")
+    }
+
+    /// The README's `mrq` lines on PostgreSQL run against the test server
+    /// as its setup makes the database: `createdb people`, the rest from
+    /// the PG* variables.
+    @Test func theReadmesPostgresLinesRun() throws {
+        let server = try PostgresServer.shared()
+        let lines = ReadmeCommandTests.blocks.flatMap { $0 }.filter { $0.hasPrefix("mrq ") && $0.contains("postgres") }
+        #expect(lines.count >= 2)
+        let setup = ReadmeCommandTests.fencedBlocks.filter { $0.language == "sh" }.flatMap(\.lines)
+        #expect(setup.contains { $0.contains("createdb people") }, "\(setup)")
+        _ = try server.psql("CREATE DATABASE people")
+        let script = lines.map { "\(Self.environment(server)) \($0.components(separatedBy: " # ")[0]) || exit $?" }
+        let result = try ReadmeCommandTests.bash(script.joined(separator: "\n"))
+        #expect(result.status == 0, "\(result.output)")
+    }
+}
