@@ -23,7 +23,7 @@ import Predicates
 /// numbered in order (see `numberingParameters`). The store that owns the
 /// connection serialises every use.
 package final class PostgresConnection: @unchecked Sendable {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     /// The server, database and user, for messages.
     package let target: String
     private var statements: [String: Prepared] = [:]

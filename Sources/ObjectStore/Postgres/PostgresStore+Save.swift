@@ -36,12 +36,20 @@ extension PostgresStore {
         if isReadOnly { throw StoreError(.readOnly, "cannot save: the PostgreSQL store (\(connection.target)) is open read-only") }
     }
 
+    /// The save's writes, then its announcement to other processes (see
+    /// `announce`), in the open transaction.
+    private func write(_ changes: StoreChanges) throws -> PermanentIDs {
+        let permanent = try writeRows(changes)
+        try announce(changes, permanentIDs: permanent)
+        return permanent
+    }
+
     /// The save's writes in a savepoint of the open transaction. When a
     /// unique index refuses a row, the savepoint is undone and the rows as
     /// they were say who collides; when nobody does, two rows were
     /// trading values, and the save is written again clearing the values
     /// that move first.
-    private func write(_ changes: StoreChanges) throws -> PermanentIDs {
+    private func writeRows(_ changes: StoreChanges) throws -> PermanentIDs {
         do {
             return try connection.transaction { try PostgresSaveWriter(store: self, changes: changes).write() }
         } catch let error as StoreError where error.sqlState == "23505" {
