@@ -1,15 +1,15 @@
-// `mrq-crash-worker pg-writer URL PROCESS CHANGES POLICY`: one of the
+// `mrq-crash-worker pg-writer URL PROCESS CHANGES PER-SAVE POLICY`: one of the
 // processes of the PostgreSQL multi-process test
 // (Tests/ObjectStoreTests/PostgresMultiProcessTests.swift, which defines
 // the same model).
 //
-// Makes CHANGES changes, one save each, to the shared Tally rows under the
-// merge policy POLICY: change n picks a row (a generator seeded with
-// PROCESS) and sets its counter `cPROCESS` to one more than the number of
+// Makes CHANGES changes, PER-SAVE in each save, to the shared Tally rows
+// under the merge policy POLICY: each change picks a row (a generator
+// seeded with PROCESS; the rows of one save differ) and sets its counter `cPROCESS` to one more than the number of
 // this process's changes that landed on the row, and `writer` to PROCESS.
 // Only this process writes `cPROCESS`, so its value is exact unless an
-// update is lost. A change refused (`.error`) or dropped by the policy
-// (`.rollback`) is made again on the current row until it lands. The
+// update is lost. A save refused (`.error`) or a change dropped by the
+// policy (`.rollback`) is made again on the current rows until it lands. The
 // context merges the other processes' saves as they are announced.
 //
 // Prints `landed R0 R1 …` (this process's changes per row, by slot) and
@@ -35,7 +35,7 @@ func policy(named name: String) -> MergePolicy? {
     return all.first { "\($0)" == name }
 }
 
-func writeConcurrently(url: URL, process: Int, changes: Int, policy: MergePolicy) throws {
+func writeConcurrently(url: URL, process: Int, changes: Int, perSave: Int, policy: MergePolicy) throws {
     let coordinator = PersistentStoreCoordinator(model: try tallyModel())
     var options = PersistentStoreOptions()
     options.postsRemoteChangeNotifications = true
@@ -51,26 +51,39 @@ func writeConcurrently(url: URL, process: Int, changes: Int, policy: MergePolicy
     var retries = 0
     var random = SplitMix(seed: UInt64(process) &* 0x9E37_79B9 &+ 1)
     let key = "c\(process)"
-    for _ in 0..<changes {
-        let r = Int(random.next() % UInt64(rows.count))
+    var made = 0
+    while made < changes {
+        // A save's changes go to distinct rows.
+        var batch: [Int] = []
+        while batch.count < min(perSave, changes - made, rows.count) {
+            let r = Int(random.next() % UInt64(rows.count))
+            if !batch.contains(r) { batch.append(r) }
+        }
+        made += batch.count
         // One block per attempt: merges of other processes' saves run
         // between them.
-        while try context.performAndWait({ () throws -> Bool in
-            let row = rows[r]
-            row[key] = .int(landed[r] + 1)
-            row["writer"] = .int(Int64(process))
-            do {
-                try context.save()
-            } catch is MergeConflictError {
-                context.rollback()
-                context.refresh(row, mergeChanges: false)
-                return true
+        while !batch.isEmpty {
+            try context.performAndWait {
+                for r in batch {
+                    rows[r][key] = .int(landed[r] + 1)
+                    rows[r]["writer"] = .int(Int64(process))
+                }
+                do {
+                    try context.save()
+                } catch is MergeConflictError {
+                    context.rollback()
+                    for r in batch { context.refresh(rows[r], mergeChanges: false) }
+                    retries += 1
+                    return
+                }
+                // `.rollback` drops the changes to rows that changed meanwhile.
+                batch.removeAll { r in
+                    guard rows[r][key] == .int(landed[r] + 1) else { return false }
+                    landed[r] += 1
+                    return true
+                }
+                if !batch.isEmpty { retries += 1 }
             }
-            guard row[key] == .int(landed[r] + 1) else { return true }  // dropped by `.rollback`
-            landed[r] += 1
-            return false
-        }) {
-            retries += 1
         }
     }
     say("landed " + landed.map(String.init).joined(separator: " "))

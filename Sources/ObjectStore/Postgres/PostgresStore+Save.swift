@@ -114,11 +114,17 @@ struct PostgresSaveWriter {
         let progress = changes.progress
         if clearsMovingUniqueValues { try writes.clearMovingUniqueValues(changes.updated) }
         var conflicts: [(id: ObjectID, expectedVersion: Int64)] = []
-        for (n, deleted) in changes.deleted.enumerated() {
+        // Rows are locked in one order, by table and key, in every save:
+        // two saves of the same rows then wait for each other instead of
+        // deadlocking (the multi-process test met 40P01 without it).
+        func order(_ a: ObjectID, _ b: ObjectID) -> Bool {
+            (mapping.table(for: a.entity).name, a.primaryKey) < (mapping.table(for: b.entity).name, b.primaryKey)
+        }
+        for (n, deleted) in changes.deleted.sorted(by: { order($0.id, $1.id) }).enumerated() {
             if try !writes.delete(deleted.id, expectedVersion: deleted.expectedVersion) { conflicts.append(deleted) }
             if let progress { try SaveWriter.report(n, of: changes.deleted.count, to: progress) }
         }
-        for (n, update) in changes.updated.enumerated() {
+        for (n, update) in changes.updated.sorted(by: { order($0.snapshot.id, $1.snapshot.id) }).enumerated() {
             if try !self.update(update, permanent: permanent) {
                 conflicts.append((update.snapshot.id, update.expectedVersion))
             }
