@@ -64,7 +64,7 @@ let package = Package(
         ),
         // Saves in a loop until killed, for the crash tests; opens a store as
         // another user for the permission tests.
-        .executableTarget(name: "mrq-crash-worker", dependencies: ["ObjectStore", "Predicates"]),
+        .executableTarget(name: "mrq-crash-worker", dependencies: ["ObjectStore", "ObjectStorePostgres", "Predicates"]),
         // The fuzz targets (predicate, statement, JSON, model): replays the
         // seed corpora of Fuzz/ in the tests; `make fuzz` links it with
         // libFuzzer.

@@ -24,7 +24,7 @@ import Predicates
 /// numbered in order (see `numberingParameters`). The store that owns the
 /// connection serialises every use.
 package final class PostgresConnection: @unchecked Sendable {
-    private let handle: OpaquePointer
+    let handle: OpaquePointer
     /// The server, database and user, for messages.
     package let target: String
     /// Where the connection went, as a URL without a password:

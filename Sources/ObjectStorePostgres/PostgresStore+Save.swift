@@ -37,12 +37,20 @@ extension PostgresStore {
         if isReadOnly { throw StoreError(.readOnly, "cannot save: the PostgreSQL store (\(connection.target)) is open read-only") }
     }
 
+    /// The save's writes, then its announcement to other processes (see
+    /// `announce`), in the open transaction.
+    private func write(_ changes: StoreChanges) throws -> PermanentIDs {
+        let permanent = try writeRows(changes)
+        try announce(changes, permanentIDs: permanent)
+        return permanent
+    }
+
     /// The save's writes in a savepoint of the open transaction. When a
     /// unique index refuses a row, the savepoint is undone and the rows as
     /// they were say who collides; when nobody does, two rows were
     /// trading values, and the save is written again clearing the values
     /// that move first.
-    private func write(_ changes: StoreChanges) throws -> PermanentIDs {
+    private func writeRows(_ changes: StoreChanges) throws -> PermanentIDs {
         do {
             return try connection.transaction { try PostgresSaveWriter(store: self, changes: changes).write() }
         } catch let error as StoreError where error.sqlState == "23505" {
@@ -107,11 +115,17 @@ struct PostgresSaveWriter {
         let progress = changes.progress
         if clearsMovingUniqueValues { try writes.clearMovingUniqueValues(changes.updated) }
         var conflicts: [(id: ObjectID, expectedVersion: Int64)] = []
-        for (n, deleted) in changes.deleted.enumerated() {
+        // Rows are locked in one order, by table and key, in every save:
+        // two saves of the same rows then wait for each other instead of
+        // deadlocking (the multi-process test met 40P01 without it).
+        func order(_ a: ObjectID, _ b: ObjectID) -> Bool {
+            (mapping.table(for: a.entity).name, a.primaryKey) < (mapping.table(for: b.entity).name, b.primaryKey)
+        }
+        for (n, deleted) in changes.deleted.sorted(by: { order($0.id, $1.id) }).enumerated() {
             if try !writes.delete(deleted.id, expectedVersion: deleted.expectedVersion) { conflicts.append(deleted) }
             if let progress { try SaveWriter.report(n, of: changes.deleted.count, to: progress) }
         }
-        for (n, update) in changes.updated.enumerated() {
+        for (n, update) in changes.updated.sorted(by: { order($0.snapshot.id, $1.snapshot.id) }).enumerated() {
             if try !self.update(update, permanent: permanent) {
                 conflicts.append((update.snapshot.id, update.expectedVersion))
             }

@@ -38,6 +38,9 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
     let isReadOnly: Bool
     private let lock = NSRecursiveLock()
     private let layouts: [ObjectIdentifier: RowLayout]
+    /// Names this store's saves in their notifications, so that its own
+    /// listener leaves them out (see `announce`).
+    let notificationSender = String(UInt64.random(in: .min ... .max), radix: 36)
     /// Each table's key sequence, by table name, found at first use.
     private var sequences: [String: String] = [:]
 

@@ -11,6 +11,9 @@
 //       Opens the store (as user N when given, for tests that run as root,
 //       where permission checks are bypassed), optionally saves one item,
 //       and prints "ok" or "error KIND<TAB>DESCRIPTION".
+//   mrq-crash-worker pg-writer URL PROCESS CHANGES PER-SAVE POLICY
+//       One writer of the PostgreSQL multi-process test (see
+//       ConcurrentWriters.swift).
 //
 // Tests/ObjectStoreTests/CrashTests.swift defines the same model.
 import Foundation
@@ -101,9 +104,21 @@ case ("xml-save-loop", 4):
         FileHandle.standardError.write(Data("mrq-crash-worker: \(error)\n".utf8))
         exit(1)
     }
+case ("pg-writer", 7):
+    do {
+        guard let url = URL(string: arguments[2]), let process = Int(arguments[3]), let changes = Int(arguments[4]),
+              let perSave = Int(arguments[5]), perSave > 0, let policy = policy(named: arguments[6]) else {
+            FileHandle.standardError.write(Data("usage: mrq-crash-worker pg-writer URL PROCESS CHANGES PER-SAVE POLICY\n".utf8))
+            exit(64)
+        }
+        try writeConcurrently(url: url, process: process, changes: changes, perSave: perSave, policy: policy)
+    } catch {
+        FileHandle.standardError.write(Data("mrq-crash-worker: \(error)\n".utf8))
+        exit(1)
+    }
 case ("open", _):
     say(open(path: arguments[2], flags: arguments.dropFirst(3)))
 default:
-    FileHandle.standardError.write(Data("usage: mrq-crash-worker save-loop STORE ROWS | xml-save-loop STORE ROWS | open STORE [--uid N] [--read-only] [--save]\n".utf8))
+    FileHandle.standardError.write(Data("usage: mrq-crash-worker save-loop STORE ROWS | xml-save-loop STORE ROWS | open STORE [--uid N] [--read-only] [--save] | pg-writer URL PROCESS CHANGES PER-SAVE POLICY\n".utf8))
     exit(64)
 }

@@ -33,7 +33,7 @@ extension ManagedObjectContext {
     }
 
     /// One object's merge with its source's current state (see `resolve`).
-    private func merge(_ object: ManagedObject, with current: Snapshot) throws {
+    func merge(_ object: ManagedObject, with current: Snapshot) throws {
         object.willAccessValues()
         let committed = object.committed ?? current
         let policy = mergePolicy

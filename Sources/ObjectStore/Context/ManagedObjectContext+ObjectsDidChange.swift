@@ -11,6 +11,10 @@ public struct ObjectsDidChangeNotification {
     /// Objects deleted, or gone from the context (merged deletes, undone
     /// inserts, rolled-back inserts).
     public let deletedObjects: [ManagedObject]
+    /// Whether every object may have changed, beyond those listed (Core
+    /// Data's `NSInvalidatedAllObjectsKey`): another process saved more
+    /// than it could list. Fetched results fetch again.
+    public var invalidatedAllObjects = false
     /// The context whose objects changed.
     public weak var context: ManagedObjectContext?
 
@@ -29,6 +33,8 @@ final class ChangeTracker {
     @exclusivity(unchecked) var order: [ObjectIdentifier] = []
     @exclusivity(unchecked) var observers: [(UUID, (ObjectsDidChangeNotification) -> Void)] = []
     @exclusivity(unchecked) var isProcessing = false
+    /// The next notification says that every object may have changed.
+    @exclusivity(unchecked) var invalidatedAll = false
 }
 
 extension ManagedObjectContext {
@@ -62,7 +68,7 @@ extension ManagedObjectContext {
     /// since the last one, if any.
     public func processPendingChanges() {
         performAndWait {
-            guard !changeTracker.isProcessing, !changeTracker.pending.isEmpty else { return }
+            guard !changeTracker.isProcessing, !changeTracker.pending.isEmpty || changeTracker.invalidatedAll else { return }
             changeTracker.isProcessing = true
             defer { changeTracker.isProcessing = false }
             let objects = changeTracker.order.compactMap { changeTracker.pending[$0] }
@@ -78,8 +84,10 @@ extension ManagedObjectContext {
                     updated.append(object)
                 }
             }
-            let note = ObjectsDidChangeNotification(insertedObjects: inserted, updatedObjects: updated,
+            var note = ObjectsDidChangeNotification(insertedObjects: inserted, updatedObjects: updated,
                                                     deletedObjects: deleted, context: self)
+            note.invalidatedAllObjects = changeTracker.invalidatedAll
+            changeTracker.invalidatedAll = false
             for (_, observer) in changeTracker.observers { observer(note) }
         }
     }

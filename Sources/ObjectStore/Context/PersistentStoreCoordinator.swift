@@ -24,6 +24,9 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// Serialises saves spanning several stores, so their prepared halves
     /// never wait on each other.
     let saveLock = NSLock()
+    /// Remote-change observers, and the listeners of the stores that post
+    /// remote changes.
+    let remoteChanges = RemoteChangeHub()
 
     /// A coordinator for `model`, with no store yet: add one with
     /// `addSQLiteStore(at:)` or
@@ -31,6 +34,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     public init(model: ManagedObjectModel) {
         self.model = model
     }
+
+    deinit { remoteChanges.stopAll() }
 
     /// Adds a SQLite store at `url`, or in memory when `url` is nil.
     ///
@@ -77,6 +82,14 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 throw StoreError(.misuse, "store \(store.identifier) is already added to this coordinator")
             }
             _stores.append(store)
+        }
+        if options.postsRemoteChangeNotifications {
+            do {
+                try listenForRemoteChanges(to: store)
+            } catch {
+                remove(store)
+                throw error
+            }
         }
         return store
     }
@@ -134,9 +147,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// Removes a store; objects of it registered in contexts become stale.
     /// A SQLite store closes its read connections; its file closes when
-    /// the last reference to the store goes.
+    /// the last reference to the store goes. A store posting remote
+    /// changes stops listening first (its thread ends before this returns).
     public func remove(_ store: any PersistentStore) {
         lock.withLock { _stores.removeAll { $0 === store } }
+        remoteChanges.stopListening(to: store)
         (store as? SQLiteStore)?.closeReaders()
     }
 
@@ -145,6 +160,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         lock.withLock {
             if let index = _stores.firstIndex(where: { $0 === old }) { _stores[index] = new } else { _stores.append(new) }
         }
+        remoteChanges.stopListening(to: old)
         (old as? SQLiteStore)?.closeReaders()
     }
 
@@ -158,6 +174,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             defer { _stores = [] }
             return _stores
         }
+        remoteChanges.stopAll()
         for case let store as SQLiteStore in removed { store.closeReaders() }
     }
 
@@ -356,6 +373,14 @@ public struct PersistentStoreOptions: Sendable {
     /// Another process writing the file meanwhile is not seen, and may be
     /// read half-written: use it only on a file nothing writes.
     public var immutable = false
+    /// Hear other processes' saves to the store and post them as
+    /// `RemoteChangeNotification`s (Core Data's
+    /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey`); contexts
+    /// that set `automaticallyMergesChangesFromParent` merge them. A
+    /// PostgreSQL store listens on a connection of its own for the
+    /// notifications every save sends; the other store types have no such
+    /// announcements and post nothing.
+    public var postsRemoteChangeNotifications = false
     /// The defaults: read-write, no migration, a five-second busy timeout,
     /// mrq's own layout.
     public init() {}

@@ -258,9 +258,10 @@ public final class FetchedResultsController {
     /// Nil when that cannot give what a fetch would: a limit or offset (an
     /// object leaving the window lets one in from the store), or a change
     /// to another entity when the predicate, the sort or the sections may
-    /// look through relationships at it.
+    /// look through relationships at it; or a note that every object may
+    /// have changed.
     private func applying(_ note: ObjectsDidChangeNotification, to old: [Section]) throws -> [Section]? {
-        guard fetchRequest.fetchLimit == 0, fetchRequest.fetchOffset == 0,
+        guard !note.invalidatedAllObjects, fetchRequest.fetchLimit == 0, fetchRequest.fetchOffset == 0,
               let entity = context.persistentStoreCoordinator?.model.entity(named: fetchRequest.entityName) else { return nil }
         let kinds = Set((fetchRequest.includesSubentities ? entity.selfAndDescendants : [entity]).map(ObjectIdentifier.init))
         let changed = note.insertedObjects + note.updatedObjects

@@ -156,11 +156,18 @@ package protocol StoreBackend: PersistentStore {
     /// while it holds no objects; refuses, writing nothing, when it does.
     /// A file store is made new for the copy, so it is a plain save.
     func saveIntoEmptyStore(_ changes: StoreChanges) throws -> PermanentIDs
+    /// Starts hearing other processes' saves to the store, delivered to
+    /// `deliver` on a thread of the listener's; nil for a store no other
+    /// process shares (a file's).
+    func listenForRemoteChanges(_ deliver: @escaping @Sendable (RemoteChangeNotification) -> Void) throws -> (any RemoteChangeListener)?
 }
 
 extension StoreBackend {
     package func readingOneSnapshot<T>(_ body: () throws -> T) throws -> T { try body() }
     package func saveIntoEmptyStore(_ changes: StoreChanges) throws -> PermanentIDs { try save(changes) }
+    package func listenForRemoteChanges(_ deliver: @escaping @Sendable (RemoteChangeNotification) -> Void) throws -> (any RemoteChangeListener)? {
+        nil
+    }
 }
 
 /// A save written but not yet committed (see `StoreBackend.prepareSave`).
