@@ -199,6 +199,8 @@ struct SaveWriter {
     /// One entity's INSERT and which snapshot slots it binds, in order.
     struct InsertShape {
         let sql: String
+        /// `"Table" (column, …)`: what `sql` inserts into.
+        let into: String
         let entityCode: Int64?
         let attributes: [Int]
         let converted: [Int: AttributeDescription]
@@ -230,8 +232,8 @@ struct SaveWriter {
             toOne.append((i, columns.entity != nil))
         }
         let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
-        let sql = "INSERT INTO \(quoteIdentifier(table.name)) (\(names.joined(separator: ", "))) VALUES (\(marks))"
-        return InsertShape(sql: sql, entityCode: entityCode, attributes: attributes, converted: converted, toOne: toOne)
+        let into = "\(quoteIdentifier(table.name)) (\(names.joined(separator: ", ")))"
+        return InsertShape(sql: "INSERT INTO \(into) VALUES (\(marks))", into: into, entityCode: entityCode, attributes: attributes, converted: converted, toOne: toOne)
     }
 
     /// The UPDATE of one row, `assignments` being `"column" = ?` parts.
