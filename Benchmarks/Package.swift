@@ -11,11 +11,12 @@ let package = Package(
         .package(url: "https://github.com/groue/GRDB.swift", from: "7.10.0"),
     ],
     targets: [
-        // The raw SQLite C baseline, and the seeded data generator that
-        // every implementation shares so they all handle the same bytes.
+        // The raw SQLite and libpq C baselines, and the seeded data
+        // generator that every implementation shares so they all handle
+        // the same bytes.
         .target(
             name: "CBaseline",
-            linkerSettings: [.linkedLibrary("sqlite3")]
+            linkerSettings: [.linkedLibrary("sqlite3"), .linkedLibrary("pq")]
         ),
         .executableTarget(
             name: "mrq-bench",

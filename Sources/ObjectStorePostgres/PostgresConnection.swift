@@ -179,6 +179,56 @@ package final class PostgresConnection: @unchecked Sendable {
         return statement
     }
 
+    /// The type the server inferred for each parameter of `sql`, which is
+    /// prepared (once) to learn them: for an INSERT, its columns' types.
+    package func parameterTypes(of sql: String) throws -> [UInt32] {
+        try reconnectIfLost()
+        return try prepared(sql).parameterTypes
+    }
+
+    /// Runs `COPY … FROM STDIN (FORMAT binary)` with the rows `copy` holds,
+    /// sent in pieces of a megabyte; returns how many rows the server
+    /// wrote. A row the server refuses fails the statement, and with it
+    /// the transaction, as a failed INSERT would.
+    @discardableResult
+    package func copy(_ sql: String, _ copy: PostgresCopy) throws -> Int {
+        try reconnectIfLost()
+        let started = PQexec(handle, sql)
+        guard let started, PQresultStatus(started) == PGRES_COPY_IN else {
+            PQclear(try check(started, sql: sql))
+            throw StoreError(.misuse, "not a COPY … FROM STDIN statement", sql: sql)
+        }
+        PQclear(started)
+        var sent = true
+        for part in [copy.bytes, PostgresCopy.trailer] {
+            part.withUnsafeBytes { bytes in
+                let base = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
+                var offset = 0
+                while sent && offset < bytes.count {
+                    let length = min(1 << 20, bytes.count - offset)
+                    sent = PQputCopyData(handle, base + offset, Int32(length)) == 1
+                    offset += length
+                }
+            }
+        }
+        // Ending the data (or, when sending it failed, the statement) is
+        // what makes the server answer; its answer says what went wrong.
+        _ = PQputCopyEnd(handle, sent ? nil : "mrq could not send the rows")
+        var affected = 0
+        var failure: Error?
+        while let result = PQgetResult(handle) {
+            do {
+                let checked = try check(result, sql: sql)
+                affected = Int(String(cString: PQcmdTuples(checked))) ?? 0
+                PQclear(checked)
+            } catch {
+                failure = failure ?? error
+            }
+        }
+        if let failure { throw failure }
+        return affected
+    }
+
     /// `sql` with SQLite's `?` parameters numbered as PostgreSQL's (`$1`,
     /// `$2`, …), so that one builder serves both engines; a `?` inside a
     /// quoted identifier or string literal is left alone. SQL that numbers
@@ -348,4 +398,53 @@ package final class PostgresResult {
         let start = PQgetvalue(handle, Int32(row), Int32(column))
         return UnsafeRawBufferPointer(start: start, count: Int(PQgetlength(handle, Int32(row), Int32(column))))
     }
+}
+
+/// The rows of a `COPY … FROM STDIN (FORMAT binary)`, in PostgreSQL's
+/// binary copy format: a header, then per row its number of fields and
+/// each field's length (-1 for NULL) and binary value; `copy` adds the
+/// trailer.
+///
+/// ```swift
+/// var copy = PostgresCopy()
+/// copy.startRow(fields: 2)
+/// _ = copy.append(.int(1), type: PostgresType.int8)
+/// _ = copy.append(.string("Ada"), type: PostgresType.text)
+/// try connection.copy("COPY person (id, name) FROM STDIN (FORMAT binary)", copy)
+/// ```
+package struct PostgresCopy {
+    private(set) var bytes: [UInt8]
+
+    package init() {
+        // "PGCOPY\n\377\r\n\0", no flags, no header extension.
+        bytes = Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0x00] + [UInt8](repeating: 0, count: 8)
+    }
+
+    /// Starts a row of `fields` values.
+    package mutating func startRow(fields: Int) {
+        withUnsafeBytes(of: Int16(fields).bigEndian) { bytes.append(contentsOf: $0) }
+    }
+
+    /// Appends one field: its value in the binary form of type `oid`;
+    /// false, appending nothing, when the value has none (see
+    /// `PostgresType.appendBinary`).
+    package mutating func append(_ value: Value, type oid: UInt32) -> Bool {
+        if case .null = value {
+            bytes.append(contentsOf: [0xFF, 0xFF, 0xFF, 0xFF])
+            return true
+        }
+        let start = bytes.count
+        bytes.append(contentsOf: [0, 0, 0, 0])
+        guard PostgresType.appendBinary(value, type: oid, to: &bytes) else {
+            bytes.removeLast(4)
+            return false
+        }
+        withUnsafeBytes(of: Int32(bytes.count - start - 4).bigEndian) { length in
+            for i in 0..<4 { bytes[start + i] = length[i] }
+        }
+        return true
+    }
+
+    /// What ends the rows: a row of -1 fields.
+    static let trailer: [UInt8] = [0xFF, 0xFF]
 }

@@ -90,7 +90,8 @@ private struct PreparedPostgresSave: PreparedSave {
 /// Writes one `StoreChanges` inside the store's transaction: keys from
 /// the sequences first (rows inserted together point at each other),
 /// then deletes and updates, each only while its row has the version the
-/// context read, then inserts and to-many contents.
+/// context read, then inserts (by `COPY` where it pays) and to-many
+/// contents.
 struct PostgresSaveWriter {
     let store: PostgresStore
     let changes: StoreChanges
@@ -138,27 +139,69 @@ struct PostgresSaveWriter {
                 StoreConflict(id: $0.id, expectedVersion: $0.expectedVersion, current: current[$0.id])
             }.sorted { $0.id.primaryKey < $1.id.primaryKey })
         }
-        var shapes: [ObjectIdentifier: SaveWriter.InsertShape] = [:]
-        for (n, snapshot) in changes.inserted.enumerated() {
-            let entity = snapshot.id.entity
-            let shape = shapes[ObjectIdentifier(entity)] ?? SaveWriter.insertShape(for: entity, mapping: mapping)
-            shapes[ObjectIdentifier(entity)] = shape
-            var values: [Value] = [.int(keys[n])]
-            if let code = shape.entityCode { values.append(.int(code)) }
-            values.append(.int(snapshot.version))
-            for i in shape.attributes { values.append(snapshot.values[i]) }
-            for (i, withEntity) in shape.toOne {
-                let target = try snapshot.toOneID(at: i).map {
-                    try permanent.destination($0, of: snapshot.id, key: entity.relationships[i].name)
-                }
-                values.append(target.map { .int($0.primaryKey) } ?? .null)
-                if withEntity { values.append(target.map { .int(mapping.entityCode($0.entity)) } ?? .null) }
-            }
-            try connection.execute(shape.sql, values)
-            if let progress { try SaveWriter.report(n, of: changes.inserted.count, to: progress) }
-        }
+        try insert(keys: keys, permanent: permanent)
         try writes.writeToMany(changes.toMany, permanent: permanent)
         return permanent
+    }
+
+    /// Inserts the new rows, each entity's together: by one binary `COPY`
+    /// when there are several and every value has its column's binary
+    /// form (see `PostgresType.appendBinary`), otherwise one prepared
+    /// INSERT per row.
+    private func insert(keys: [Int64], permanent: PermanentIDs) throws {
+        var groups: [ObjectIdentifier: [Int]] = [:]
+        var order: [EntityDescription] = []
+        for (n, snapshot) in changes.inserted.enumerated() {
+            let entity = snapshot.id.entity
+            if groups[ObjectIdentifier(entity)] == nil { order.append(entity) }
+            groups[ObjectIdentifier(entity), default: []].append(n)
+        }
+        var done = 0
+        for entity in order {
+            let shape = SaveWriter.insertShape(for: entity, mapping: mapping)
+            var rows: [[Value]] = []
+            for n in groups[ObjectIdentifier(entity)] ?? [] {
+                rows.append(try values(of: changes.inserted[n], key: keys[n], shape: shape, permanent: permanent))
+                if let progress = changes.progress { try SaveWriter.report(done, of: changes.inserted.count, to: progress) }
+                done += 1
+            }
+            if rows.count > 1, let copy = try copy(rows, shape: shape) {
+                try connection.copy("COPY \(shape.into) FROM STDIN (FORMAT binary)", copy)
+            } else {
+                for row in rows { try connection.execute(shape.sql, row) }
+            }
+        }
+    }
+
+    /// The values of an inserted row, in the order of `shape`'s columns.
+    private func values(of snapshot: Snapshot, key: Int64, shape: SaveWriter.InsertShape,
+                        permanent: PermanentIDs) throws -> [Value] {
+        let entity = snapshot.id.entity
+        var values: [Value] = [.int(key)]
+        if let code = shape.entityCode { values.append(.int(code)) }
+        values.append(.int(snapshot.version))
+        for i in shape.attributes { values.append(snapshot.values[i]) }
+        for (i, withEntity) in shape.toOne {
+            let target = try snapshot.toOneID(at: i).map {
+                try permanent.destination($0, of: snapshot.id, key: entity.relationships[i].name)
+            }
+            values.append(target.map { .int($0.primaryKey) } ?? .null)
+            if withEntity { values.append(target.map { .int(mapping.entityCode($0.entity)) } ?? .null) }
+        }
+        return values
+    }
+
+    /// `rows` in the binary copy format, each value as its column's type
+    /// (the types the server infers for the INSERT's parameters); nil when
+    /// a value has no binary form for its column, such as a decimal.
+    private func copy(_ rows: [[Value]], shape: SaveWriter.InsertShape) throws -> PostgresCopy? {
+        let types = try connection.parameterTypes(of: shape.sql)
+        var copy = PostgresCopy()
+        for row in rows {
+            copy.startRow(fields: row.count)
+            for (value, type) in zip(row, types) where !copy.append(value, type: type) { return nil }
+        }
+        return copy
     }
 
     /// The key of every inserted object, in the order of

@@ -4,13 +4,14 @@ import Predicates
 
 /// How values cross the wire to and from PostgreSQL, by type OID.
 ///
-/// Parameters go in binary where that is exact and cheap to write
-/// (bigint, double precision, bytea, uuid, timestamptz, and text, whose
-/// binary form is its UTF-8 with a length, so a NUL is refused by the
-/// server rather than cutting the string short), and as text otherwise:
-/// the server's own parser then converts to whatever type it inferred for
-/// the parameter (numeric, smallint, a boolean, …). Results are read in
-/// binary.
+/// Parameters (and the rows of a binary `COPY`) go in binary where that
+/// is exact and cheap to write (integers that fit, boolean, double
+/// precision, bytea, uuid, timestamptz, and text, whose binary form is its
+/// UTF-8 with a length, so a NUL is refused by the server rather than
+/// cutting the string short), and as text otherwise: the server's own
+/// parser then converts to whatever type it inferred for the parameter
+/// (numeric, an integer out of the column's range, a number for a
+/// boolean, …). Results are read in binary.
 package enum PostgresType {
     static let bool: UInt32 = 16
     static let bytea: UInt32 = 17
@@ -44,24 +45,35 @@ package enum PostgresType {
 
     /// `value` as a parameter the server reads as type `oid`.
     static func parameter(_ value: Value, type oid: UInt32) throws -> Parameter {
-        switch value {
-        case .null:
-            return Parameter(bytes: nil, isBinary: false)
-        case .int(let i) where oid == int8:
-            return binary(UInt64(bitPattern: i))
-        case .double(let d) where oid == float8:
-            return binary(d.bitPattern)
-        case .data(let data) where oid == bytea:
-            return Parameter(bytes: [UInt8](data), isBinary: true)
-        case .uuid(let uuid) where oid == self.uuid:
-            return Parameter(bytes: withUnsafeBytes(of: uuid.uuid) { [UInt8]($0) }, isBinary: true)
-        case .date(let date) where oid == timestamptz || oid == timestamp:
-            return binary(UInt64(bitPattern: microseconds(date)))
-        case .string(let s) where oid == text || oid == varchar || oid == unknown || oid == name || oid == bpchar:
-            return Parameter(bytes: Array(s.utf8), isBinary: true)
-        default:
-            return Parameter(bytes: Array(try text(value, type: oid).utf8) + [0], isBinary: false)
+        if case .null = value { return Parameter(bytes: nil, isBinary: false) }
+        var bytes: [UInt8] = []
+        if appendBinary(value, type: oid, to: &bytes) { return Parameter(bytes: bytes, isBinary: true) }
+        return Parameter(bytes: Array(try text(value, type: oid).utf8) + [0], isBinary: false)
+    }
+
+    /// Appends the binary form of a value that is not null to `buffer`,
+    /// when the value has one for type `oid` that is exact: integers that
+    /// fit, booleans, doubles, strings, data, UUIDs and dates, each in its
+    /// own type. Returns false, appending nothing, for any other pair (the
+    /// server's parser then reads the value's text).
+    static func appendBinary(_ value: Value, type oid: UInt32, to buffer: inout [UInt8]) -> Bool {
+        func append<T: FixedWidthInteger>(_ bits: T) {
+            withUnsafeBytes(of: bits.bigEndian) { buffer.append(contentsOf: $0) }
         }
+        switch value {
+        case .int(let i) where oid == int8: append(i)
+        case .int(let i) where oid == int4: guard let narrow = Int32(exactly: i) else { return false }; append(narrow)
+        case .int(let i) where oid == int2: guard let narrow = Int16(exactly: i) else { return false }; append(narrow)
+        case .bool(let b) where oid == bool: buffer.append(b ? 1 : 0)
+        case .double(let d) where oid == float8: append(d.bitPattern)
+        case .data(let data) where oid == bytea: buffer.append(contentsOf: data)
+        case .uuid(let uuid) where oid == self.uuid: withUnsafeBytes(of: uuid.uuid) { buffer.append(contentsOf: $0) }
+        case .date(let date) where oid == timestamptz || oid == timestamp: append(microseconds(date))
+        case .string(let s) where oid == text || oid == varchar || oid == unknown || oid == name || oid == bpchar:
+            buffer.append(contentsOf: s.utf8)
+        default: return false
+        }
+        return true
     }
 
     /// The text the server's input function for `oid` reads as `value`.
@@ -89,10 +101,6 @@ package enum PostgresType {
             throw StoreError(.misuse, "binary data cannot stand where PostgreSQL expects type \(typeName(oid))")
         case .null: return ""
         }
-    }
-
-    private static func binary(_ bits: UInt64) -> Parameter {
-        Parameter(bytes: withUnsafeBytes(of: bits.bigEndian) { [UInt8]($0) }, isBinary: true)
     }
 
     /// A date as PostgreSQL's timestamps count: microseconds since

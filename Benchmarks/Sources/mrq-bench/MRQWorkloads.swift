@@ -6,9 +6,15 @@ import Predicates
 
 /// mrq's public API on each workload, written as an application would.
 enum MRQWorkloads {
+    /// A coordinator on the SQLite store at `url`, or the PostgreSQL
+    /// database a `postgres://` URL names.
     static func open(_ url: URL, model: ManagedObjectModel) throws -> PersistentStoreCoordinator {
         let coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addSQLiteStore(at: url)
+        if url.scheme == "postgres" {
+            try coordinator.addPersistentStore(type: .postgres, at: url)
+        } else {
+            try coordinator.addSQLiteStore(at: url)
+        }
         return coordinator
     }
 
@@ -22,28 +28,32 @@ enum MRQWorkloads {
         for _ in 0..<runs {
             try Fixtures.copy(fixtures.personTemplate, to: target)
             let coordinator = try open(target, model: model)
-            times.append(try time {
-                let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
-                for p in people {
-                    let person = context.insertObject(forEntityName: "Person")
-                    person["id"] = .int(p.id)
-                    person["firstName"] = .string(p.firstName)
-                    person["lastName"] = .string(p.lastName)
-                    person["email"] = .string(p.email)
-                    person["age"] = .int(Int64(p.age))
-                    person["score"] = .double(p.score)
-                    person["balance"] = .double(p.balance)
-                    person["city"] = .string(p.city)
-                    person["createdAt"] = .date(Date(timeIntervalSinceReferenceDate: p.createdAt))
-                    person["active"] = .bool(p.active)
-                }
-                try context.save()
-            })
+            times.append(try time { try insertAndSave(people, coordinator: coordinator) })
             coordinator.removeStores()
         }
         let written = try CWorkloads.readBack(target)
         Fixtures.remove(target)
         return Measurement(times: times, rows: written.rows, checksum: written.checksum, peakKB: 0)
+    }
+
+    /// Inserts `people` into a new context and saves it, as an
+    /// application would.
+    static func insertAndSave(_ people: [Person], coordinator: PersistentStoreCoordinator) throws {
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        for p in people {
+            let person = context.insertObject(forEntityName: "Person")
+            person["id"] = .int(p.id)
+            person["firstName"] = .string(p.firstName)
+            person["lastName"] = .string(p.lastName)
+            person["email"] = .string(p.email)
+            person["age"] = .int(Int64(p.age))
+            person["score"] = .double(p.score)
+            person["balance"] = .double(p.balance)
+            person["city"] = .string(p.city)
+            person["createdAt"] = .date(Date(timeIntervalSinceReferenceDate: p.createdAt))
+            person["active"] = .bool(p.active)
+        }
+        try context.save()
     }
 
     // MARK: - b. fetch and c. filter
@@ -73,16 +83,20 @@ enum MRQWorkloads {
         return (rows, checksum)
     }
 
+    static let fetchRequest = FetchRequest(entityName: "Person")
+
+    static func filterRequest() throws -> FetchRequest {
+        FetchRequest(entityName: "Person",
+                     predicate: try Predicate(format: #"age > 18 AND lastName BEGINSWITH "S""#),
+                     sortDescriptors: try SortSpec.parse("lastName:NO,firstName"))
+    }
+
     static func fetch(_ scale: Scale, _ fixtures: Fixtures, runs: Int) throws -> Measurement {
-        try query(fixtures.personStore, runs: runs) { FetchRequest(entityName: "Person") }
+        try query(fixtures.personStore, runs: runs) { fetchRequest }
     }
 
     static func filter(_ scale: Scale, _ fixtures: Fixtures, runs: Int) throws -> Measurement {
-        try query(fixtures.personStore, runs: runs) {
-            FetchRequest(entityName: "Person",
-                         predicate: try Predicate(format: #"age > 18 AND lastName BEGINSWITH "S""#),
-                         sortDescriptors: try SortSpec.parse("lastName:NO,firstName"))
-        }
+        try query(fixtures.personStore, runs: runs) { try filterRequest() }
     }
 
     static func memory(_ scale: Scale, _ fixtures: Fixtures, runs: Int) throws -> Measurement {
@@ -93,7 +107,7 @@ enum MRQWorkloads {
         }
     }
 
-    private static func query(_ store: URL, runs: Int, _ makeRequest: () throws -> FetchRequest) throws -> Measurement {
+    static func query(_ store: URL, runs: Int, _ makeRequest: () throws -> FetchRequest) throws -> Measurement {
         let coordinator = try open(store, model: try Models.people())
         var times: [Double] = []
         var result: (Int64, Int64) = (0, 0)

@@ -4,7 +4,7 @@ import Foundation
 // own process (so its peak RSS is its own), several times; the table shows
 // medians as ratios to the raw SQLite C baseline measured in the same run.
 //
-//   mrq-bench [--smoke] [--only insert,fetch,csv,json,first,...]
+//   mrq-bench [--smoke] [--only insert,fetch,csv,json,first,...,pg-insert,pg-fetch,pg-filter,pg-import,pg-writers]
 //   mrq-bench --child WORKLOAD IMPL RUNS SCALE WORKDIR     (internal)
 
 typealias Implementation = (Scale, Fixtures, Int) throws -> Measurement
@@ -51,6 +51,16 @@ let implementations: [String: Implementation] = [
     "reads/2": { try APIWorkloads.parallelReads($0, $1, runs: $2, tasks: 2) },
     "reads/4": { try APIWorkloads.parallelReads($0, $1, runs: $2, tasks: 4) },
     "reads/8": { try APIWorkloads.parallelReads($0, $1, runs: $2, tasks: 8) },
+    "pg-insert/c": { try PGWorkloads.insertC($0, $1, runs: $2) },
+    "pg-insert/mrq": { try PGWorkloads.insertMRQ($0, $1, runs: $2) },
+    "pg-fetch/c": { try PGWorkloads.fetchC($0, $1, runs: $2) },
+    "pg-fetch/mrq": { try PGWorkloads.fetchMRQ($0, $1, runs: $2) },
+    "pg-filter/c": { try PGWorkloads.filterC($0, $1, runs: $2) },
+    "pg-filter/mrq": { try PGWorkloads.filterMRQ($0, $1, runs: $2) },
+    "pg-import/c": { try PGWorkloads.importC($0, $1, runs: $2) },
+    "pg-import/mrq": { try PGWorkloads.importMRQ($0, $1, runs: $2) },
+    "pg-writers/c": { try PGWorkloads.writersC($0, $1, runs: $2) },
+    "pg-writers/mrq": { try PGWorkloads.writersMRQ($0, $1, runs: $2) },
 ]
 
 enum Target {
@@ -119,6 +129,16 @@ let rows: [Row] = [
     Row(workload: "p. parallel reads", key: "reads/2", label: "2 tasks × 10 fetches", runs: 7, target: .none, compare: false),
     Row(workload: "p. parallel reads", key: "reads/4", label: "4 tasks × 10 fetches", runs: 5, target: .none, compare: false),
     Row(workload: "p. parallel reads", key: "reads/8", label: "8 tasks × 10 fetches", runs: 5, target: .ratio(4), compare: false),
+    Row(workload: "q. pg insert", key: "pg-insert/c", label: "libpq C binary COPY (baseline)", runs: 5, target: .none),
+    Row(workload: "q. pg insert", key: "pg-insert/mrq", label: "mrq insert + save", runs: 5, target: .ratio(3)),
+    Row(workload: "r. pg fetch", key: "pg-fetch/c", label: "libpq C SELECT, binary (baseline)", runs: 7, target: .none),
+    Row(workload: "r. pg fetch", key: "pg-fetch/mrq", label: "mrq fetch", runs: 7, target: .none),
+    Row(workload: "s. pg filter", key: "pg-filter/c", label: "libpq C SELECT … WHERE (baseline)", runs: 9, target: .none),
+    Row(workload: "s. pg filter", key: "pg-filter/mrq", label: "mrq fetch with a predicate", runs: 9, target: .none),
+    Row(workload: "t. pg import", key: "pg-import/c", label: "libpq C binary COPY (baseline)", runs: 5, target: .none, compare: false),
+    Row(workload: "t. pg import", key: "pg-import/mrq", label: "mrq Importer + save", runs: 5, target: .ratio(3), compare: false),
+    Row(workload: "u. pg writers", key: "pg-writers/c", label: "libpq C, 8 threads (baseline)", runs: 3, target: .none, compare: false),
+    Row(workload: "u. pg writers", key: "pg-writers/mrq", label: "mrq, 8 coordinators", runs: 3, target: .none, compare: false),
 ]
 
 /// Issue 19's target for 8 tasks, besides at most 4× one task's time in
@@ -149,6 +169,22 @@ func runSuite(scale: Scale, only: Set<String>?) throws -> Bool {
     try fixtures.make(scale)
     FileHandle.standardError.write(String(format: "fixtures ready in %.1f s\n", now() - start).data(using: .utf8)!)
 
+    // The PostgreSQL workloads' server, when one of them is to run.
+    var cluster: PostgresCluster?
+    var clusterFailure: String?
+    if rows.contains(where: { $0.key.hasPrefix("pg-") && only?.contains(String($0.key.split(separator: "/")[0])) != false }) {
+        let start = now(wall: true)
+        FileHandle.standardError.write("starting PostgreSQL and filling its databases...\n".data(using: .utf8)!)
+        do {
+            cluster = try PGWorkloads.prepare(scale)
+            if cluster == nil { clusterFailure = PostgresCluster.missing }
+        } catch {
+            clusterFailure = "FAILED: cannot start PostgreSQL: \(error)"
+        }
+        FileHandle.standardError.write(String(format: "PostgreSQL ready in %.1f s\n", now(wall: true) - start).data(using: .utf8)!)
+    }
+    defer { cluster?.stop() }
+
     var results: [String: Measurement] = [:]
     var allMet = true
     var lines: [[String]] = []
@@ -159,7 +195,12 @@ func runSuite(scale: Scale, only: Set<String>?) throws -> Bool {
         FileHandle.standardError.write("running \(row.key) ×\(runs)...\n".data(using: .utf8)!)
         let m: Measurement
         do {
-            m = try runChild(["--child", row.key, String(runs), scale.name, fixtures.directory.path])
+            if workload.hasPrefix("pg-"), let clusterFailure {
+                if clusterFailure.hasPrefix("FAILED") { throw BenchError(clusterFailure) }
+                m = Measurement(times: [], rows: 0, checksum: 0, peakKB: 0, skipped: clusterFailure)
+            } else {
+                m = try runChild(["--child", row.key, String(runs), scale.name, fixtures.directory.path])
+            }
         } catch {
             lines.append([row.workload, row.label, "\(runs)", "error", "", "", "", "FAILED: \(error)"])
             allMet = false
@@ -236,7 +277,7 @@ func runSuite(scale: Scale, only: Set<String>?) throws -> Bool {
                       m.peakKB > 0 ? String(format: "%.0f MB", Double(m.peakKB) / 1024) : "-",
                       status, notes.joined(separator: "; ")])
     }
-    print("mrq benchmarks, \(scale.name) scale: \(scale.people) people (a, b, c, f, i, j, k, m, p), import of \(scale.importPeople) (d), \(scale.importPeople) people (n, o), \(scale.memoryRows) rows (g); medians, ×C = ratio to the baseline of the same run (raw SQLite C; the sqlite3 CLI for i, j, k; the Importer for m); peak RSS of the measured process (i, j, k, m: of the program run; p: 1 task's time, timed in turn with each)\n")
+    print("mrq benchmarks, \(scale.name) scale: \(scale.people) people (a, b, c, f, i, j, k, m, p), import of \(scale.importPeople) (d), \(scale.importPeople) people (n, o), \(scale.memoryRows) rows (g); medians, ×C = ratio to the baseline of the same run (raw SQLite C; the sqlite3 CLI for i, j, k; the Importer for m; raw libpq C for q-u, on a throwaway PostgreSQL server, \(scale.importPeople) people, \(PGWorkloads.writers) writers × \(PGWorkloads.updatesPerWriter(scale)) updates); peak RSS of the measured process (i, j, k, m: of the program run; p: 1 task's time, timed in turn with each)\n")
     let header = ["workload", "implementation", "runs", "median", "×C", "peak RSS", "target", "notes"]
     let widths = header.indices.map { i in ([header] + lines).map { $0[i].count }.max()! }
     for line in [header] + lines {

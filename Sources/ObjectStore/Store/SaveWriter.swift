@@ -199,6 +199,8 @@ package struct SaveWriter {
     /// One entity's INSERT and which snapshot slots it binds, in order.
     package struct InsertShape {
         package let sql: String
+        /// `"Table" (column, …)`: what `sql` inserts into.
+        package let into: String
         package let entityCode: Int64?
         package let attributes: [Int]
         package let converted: [Int: AttributeDescription]
@@ -230,8 +232,8 @@ package struct SaveWriter {
             toOne.append((i, columns.entity != nil))
         }
         let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
-        let sql = "INSERT INTO \(quoteIdentifier(table.name)) (\(names.joined(separator: ", "))) VALUES (\(marks))"
-        return InsertShape(sql: sql, entityCode: entityCode, attributes: attributes, converted: converted, toOne: toOne)
+        let into = "\(quoteIdentifier(table.name)) (\(names.joined(separator: ", ")))"
+        return InsertShape(sql: "INSERT INTO \(into) VALUES (\(marks))", into: into, entityCode: entityCode, attributes: attributes, converted: converted, toOne: toOne)
     }
 
     /// The UPDATE of one row, `assignments` being `"column" = ?` parts.

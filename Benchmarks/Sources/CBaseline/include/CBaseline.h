@@ -78,4 +78,44 @@ int bench_c_first_adult(void *db, int64_t minAge, bench_result *result);
 /// The SQLite error message of the last failed call, or "".
 const char *bench_c_last_error(void);
 
+// MARK: - PostgreSQL (libpq), on tables mrq made
+
+/// A libpq connection (a PGconn), or NULL with bench_pg_last_error set.
+void *bench_pg_connect(const char *conninfo);
+void bench_pg_close(void *conn);
+
+/// Runs SQL with no parameters (setup between timed runs).
+int bench_pg_exec(void *conn, const char *sql);
+
+/// pg-insert: `count` people into "Person", keys from `firstPK`, by one
+/// binary COPY in one transaction.
+int bench_pg_insert(void *conn, const bench_person *people, int64_t count, int64_t firstPK);
+
+/// pg-import: the departments, then the people pointing at them, into
+/// the import model's tables, by binary COPY in one transaction.
+int bench_pg_import(void *conn, const bench_person *people, int64_t count);
+
+/// pg-fetch: every row and column in binary, read into structs.
+int bench_pg_fetch(void *conn, bench_result *result);
+
+/// pg-filter: `age > 18 AND lastName BEGINSWITH 'S'` ordered by lastName
+/// DESC, firstName, as a C programmer writes it.
+int bench_pg_filter(void *conn, bench_result *result);
+
+/// The row (a "Person" key, 1...rows) writer `writer` changes in its
+/// update `update`: the writers' rows overlap.
+int64_t bench_writer_row(int32_t writer, int32_t update, int64_t rows);
+
+/// pg-writers: `writers` threads, each on its own connection, each adding
+/// 1 to the score of `updates` rows by read, then UPDATE … WHERE _pk AND
+/// _opt (optimistic locking), again on a conflict; `conflicts` counts the
+/// retries.
+int bench_pg_writers(const char *conninfo, int32_t writers, int32_t updates, int64_t rows, int64_t *conflicts);
+
+/// The sum of every "Person" score.
+int bench_pg_score_sum(void *conn, double *sum);
+
+/// The libpq error message of the last failed bench_pg_ call, or "".
+const char *bench_pg_last_error(void);
+
 #endif
