@@ -23,6 +23,7 @@ let package = Package(
             dependencies: [
                 "CBaseline",
                 .product(name: "ObjectStore", package: "mrq"),
+                .product(name: "ObjectStorePostgres", package: "mrq"),
                 .product(name: "ActiveRecord", package: "mrq"),
                 .product(name: "Predicates", package: "mrq"),
                 .product(name: "GRDB", package: "GRDB.swift"),

@@ -2,6 +2,7 @@ import ActiveRecord
 import CBaseline
 import Foundation
 import ObjectStore
+import ObjectStorePostgres
 import Predicates
 
 /// mrq's public API on each workload, written as an application would.
