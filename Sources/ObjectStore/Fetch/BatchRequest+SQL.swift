@@ -49,11 +49,6 @@ extension SQLiteStore {
         "UPDATE \(quoteIdentifier(mapping.table(for: entity).name)) AS t SET \(assignments) WHERE t.\(mapping.primaryKey) IN (\(marks))"
     }
 
-    /// The DELETE of a batch delete, for the primary keys in `marks`.
-    func batchDeleteSQL(entity: EntityDescription, marks: String) -> String {
-        "DELETE FROM \(quoteIdentifier(mapping.table(for: entity).name)) WHERE \(mapping.primaryKey) IN (\(marks))"
-    }
-
     // MARK: - Update
 
     /// Sets `properties` on every matching row and bumps its version;
@@ -101,14 +96,19 @@ extension SQLiteStore {
         }
     }
 
-    func sqlRows(_ sql: String, _ values: [Value]) throws -> [[Value]] { try sqlRows(sql, values) }
-    func sqlExecute(_ sql: String, _ values: [Value]) throws { try sqlExecute(sql, values) }
+    func sqlRows(_ sql: String, _ values: [Value]) throws -> [[Value]] { try database.rows(sql, values) }
+    func sqlExecute(_ sql: String, _ values: [Value]) throws { try database.execute(sql, values) }
     func writeTransaction<T>(_ body: () throws -> T) throws -> T { try withLock { try database.transaction(body) } }
 }
 
 // What both engines share: the SET list, the per-object updates, and the
 // delete with its rules, over the store's `sqlRows` and `sqlExecute`.
 extension SQLStore {
+    /// The DELETE of a batch delete, for the primary keys in `marks`.
+    func batchDeleteSQL(entity: EntityDescription, marks: String) -> String {
+        "DELETE FROM \(quoteIdentifier(mapping.table(for: entity).name)) WHERE \(mapping.primaryKey) IN (\(marks))"
+    }
+
     func batchUpdatePlan(entity: EntityDescription, properties: [String: BatchValue]) throws -> BatchUpdatePlan {
         var attributes: [(AttributeDescription, SchemaMapping.AttributeColumn, BatchValue)] = []
         for (key, value) in properties.sorted(by: { $0.key < $1.key }) {
@@ -256,7 +256,7 @@ extension SQLStore {
                 try recordHighestKeys(ofTables: Set(deleted.map { mapping.table(for: $0.entity.rootEntity).name }))
                 for (source, ids) in Self.grouped(deleted) {
                     try forChunks(ids) { marks, keys in
-                        try sqlExecute("DELETE FROM \(quoteIdentifier(mapping.table(for: source).name)) WHERE \(mapping.primaryKey) IN (\(marks))", keys)
+                        try sqlExecute(batchDeleteSQL(entity: source, marks: marks), keys)
                     }
                 }
                 return BatchDeleteOutcome(matched: matched, deleted: deleted, updated: updated)
