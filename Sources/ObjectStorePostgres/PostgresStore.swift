@@ -19,9 +19,10 @@ import struct Predicates.Predicate
 /// never a lost update; keys come from each table's sequence; a unique
 /// index refusing a row is a constraint conflict naming the objects.
 ///
-/// Fetches read the rows of the entity and leave the predicate, the order
-/// and the window to the context, which evaluates them in memory with the
-/// reference evaluator (the answers are the evaluator's by construction).
+/// Fetches, counts, dictionary fetches and batch requests run in SQL, from
+/// the SQLite store's plans in PostgreSQL's dialect (see
+/// `PostgresStore+Fetch.swift`); what PostgreSQL cannot say with the
+/// evaluator's meaning is evaluated in memory on the rows it returns.
 ///
 /// One connection, used under the store's lock; `busyTimeout` is the
 /// connection's `lock_timeout`.
@@ -33,14 +34,17 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
     package var storeType: PersistentStoreType { .postgres }
     /// The URL the store was opened with, without a password.
     package let url: URL?
-    let storeNumber: StoreNumber
+    package let storeNumber: StoreNumber
     let connection: PostgresConnection
     let isReadOnly: Bool
     private let lock = NSRecursiveLock()
-    private let layouts: [ObjectIdentifier: RowLayout]
+    let layouts: [ObjectIdentifier: RowLayout]
     /// Names this store's saves in their notifications, so that its own
     /// listener leaves them out (see `announce`).
     let notificationSender = String(UInt64.random(in: .min ... .max), radix: 36)
+    /// How many rows the server has returned to reads, for tests that
+    /// check a filter runs in SQL.
+    package var rowsReturned = 0
     /// Each table's key sequence, by table name, found at first use.
     private var sequences: [String: String] = [:]
 
@@ -79,17 +83,6 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
     func unlockAfterPreparedSave() { lock.unlock() }
 
     // MARK: - Reading
-
-    package func fetchSnapshots(_ request: FetchRequest, entity: EntityDescription, predicate: Predicate?,
-                                windowed: Bool) throws -> StoreFetch {
-        let root = entity.rootEntity
-        var sql = "SELECT \(mapping.selectList(for: root)) FROM \(quoteIdentifier(mapping.table(for: root).name)) t"
-        if let filter = entityFilter(request.includesSubentities ? entity.selfAndDescendants : [entity]) {
-            sql += " WHERE \(filter)"
-        }
-        return StoreFetch(snapshots: try snapshots(sql: sql + " ORDER BY t.\(mapping.primaryKey)", [], root: root),
-                          residual: predicate, isSorted: false)
-    }
 
     /// `t._ent IN (…)` for the rows of `kinds` when their table holds
     /// other entities too; nil when every row is one of them. (Entity
@@ -159,6 +152,7 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
     func snapshots(sql: String, _ values: [Value], root: EntityDescription) throws -> [Snapshot] {
         try withLock {
             let result = try connection.query(sql, values)
+            rowsReturned += result.rowCount
             return try (0..<result.rowCount).map { row in
                 var layout = layouts[ObjectIdentifier(root)]!
                 if !result.isNull(row, 1), let name = mapping.entityNamesByCode[result.int64(row, 1)],

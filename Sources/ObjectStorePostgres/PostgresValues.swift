@@ -32,9 +32,6 @@ package enum PostgresType {
     static let numeric: UInt32 = 1700
     static let uuid: UInt32 = 2950
 
-    /// Seconds from PostgreSQL's epoch (2000-01-01) to Foundation's (2001-01-01).
-    static let epochOffset: Int64 = 31_622_400
-
     // MARK: - Parameters
 
     /// One parameter as it is sent: its bytes, and whether they are binary.
@@ -103,20 +100,8 @@ package enum PostgresType {
         }
     }
 
-    /// A date as PostgreSQL's timestamps count: microseconds since
-    /// 2000-01-01, rounded; out of range, `infinity` or `-infinity`.
-    static func microseconds(_ date: Date) -> Int64 {
-        let value = ((date.timeIntervalSinceReferenceDate + Double(epochOffset)) * 1_000_000).rounded()
-        guard value.isFinite, abs(value) < 9.2e18 else { return value > 0 ? .max : .min }
-        return Int64(value)
-    }
-
-    /// The date of a timestamp in microseconds since 2000-01-01.
-    static func date(microseconds: Int64) -> Date {
-        if microseconds == .max { return Date(timeIntervalSinceReferenceDate: .infinity) }
-        if microseconds == .min { return Date(timeIntervalSinceReferenceDate: -.infinity) }
-        return Date(timeIntervalSinceReferenceDate: Double(microseconds - epochOffset * 1_000_000) / 1_000_000)
-    }
+    static func microseconds(_ date: Date) -> Int64 { PostgresTimestamp.microseconds(date) }
+    static func date(microseconds: Int64) -> Date { PostgresTimestamp.date(microseconds: microseconds) }
 
     /// `2001-02-03 04:05:06.789012+00`.
     private static func timestampText(_ date: Date) -> String {

@@ -215,8 +215,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The only store serving `entity` when it is a SQLite store: SQL
     /// answers the whole fetch there.
     func soleSQLiteStore(for entity: EntityDescription, includesSubentities: Bool = true) -> SQLiteStore? {
-        let stores = self.stores(for: entity, includesSubentities: includesSubentities)
-        return stores.count == 1 ? stores[0] as? SQLiteStore : nil
+        soleSQLStore(for: entity, includesSubentities: includesSubentities) as? SQLiteStore
     }
 
     /// The stores holding objects of `entity` (or of its sub-entities).

@@ -3,12 +3,34 @@ import Predicates
 import struct Predicates.Predicate
 import struct Predicates.Expression
 
+/// A batch update's SET list: what SQL computes, with its bound values,
+/// and the attributes evaluated per object in memory.
+package struct BatchUpdatePlan {
+    package let assignments: String
+    package let bindings: [Value]
+    package let inMemory: [(AttributeDescription, SchemaMapping.AttributeColumn, Expression)]
+    /// Integer attributes SQL computes: each result must fit the
+    /// attribute's range, checked after the UPDATE, inside its transaction.
+    var rangeChecks: [(AttributeDescription, SchemaMapping.AttributeColumn, Expression)] = []
+}
+
+/// What a batch delete did.
+package struct BatchDeleteOutcome {
+    /// The objects matching the request.
+    package var matched: [ObjectID]
+    /// Every deleted object: the matches and their cascades.
+    package var deleted: [ObjectID]
+    /// Objects whose relationships lost a deleted object.
+    package var updated: [ObjectID]
+}
+
+/// Rows per `IN (...)` list.
+private let chunkSize = 500
+
 /// Batch requests in SQL: the matching IDs first (the fetch path, so a
 /// residual predicate SQL cannot express is evaluated in memory), then
 /// UPDATE or DELETE on those primary keys, in one transaction.
 extension SQLiteStore {
-    /// Rows per `IN (...)` list.
-    private static let chunkSize = 500
 
     /// The fetch of a batch request's matching IDs: the stored objects of
     /// `entity` matching `predicate`, ignoring every context's unsaved
@@ -22,18 +44,72 @@ extension SQLiteStore {
         return request
     }
 
-    /// A batch update's SET list: what SQL computes, with its bound values,
-    /// and the attributes evaluated per object in memory.
-    struct BatchUpdatePlan {
-        let assignments: String
-        let bindings: [Value]
-        let inMemory: [(AttributeDescription, SchemaMapping.AttributeColumn, Expression)]
-        /// Integer attributes SQL computes: each result must fit the
-        /// attribute's range, checked after the UPDATE, inside its transaction.
-        var rangeChecks: [(AttributeDescription, SchemaMapping.AttributeColumn, Expression)] = []
+    /// The UPDATE of a batch update, for the primary keys in `marks`.
+    func batchUpdateSQL(entity: EntityDescription, assignments: String, marks: String) -> String {
+        "UPDATE \(quoteIdentifier(mapping.table(for: entity).name)) AS t SET \(assignments) WHERE t.\(mapping.primaryKey) IN (\(marks))"
     }
 
-    func batchUpdatePlan(entity: EntityDescription, properties: [String: BatchValue]) throws -> BatchUpdatePlan {
+    // MARK: - Update
+
+    /// Sets `properties` on every matching row and bumps its version;
+    /// returns the IDs it changed.
+    package func batchUpdate(entity: EntityDescription, matching: FetchRequest,
+                     properties: [String: BatchValue], coordinator: PersistentStoreCoordinator) throws -> [ObjectID] {
+        let plan = try batchUpdatePlan(entity: entity, properties: properties)
+        return try withLock {
+            try database.transaction {
+                let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+                let ids = try scratch.fetchObjectIDs(matching)
+                guard !ids.isEmpty else { return ids }
+                let fixed = plan.bindings
+                for start in stride(from: 0, to: ids.count, by: chunkSize) {
+                    let chunk = ids[start..<min(start + chunkSize, ids.count)]
+                    let marks = chunk.indices.map { "?\(fixed.count + $0 - start + 1)" }.joined(separator: ", ")
+                    try sqlExecute(batchUpdateSQL(entity: entity, assignments: plan.assignments, marks: marks),
+                                         fixed + chunk.map { .int($0.primaryKey) })
+                    try checkRanges(plan.rangeChecks, of: entity, keys: chunk.map { .int($0.primaryKey) })
+                }
+                try updateInMemory(plan, ids, of: entity, scratch: scratch)
+                return ids
+            }
+        }
+    }
+
+    /// Throws (rolling the batch update back) when an integer attribute
+    /// computed in SQL got a value its type cannot hold: `age * 10000` in
+    /// an Integer 16 would otherwise be written as it comes.
+    private func checkRanges(_ checks: [(AttributeDescription, SchemaMapping.AttributeColumn, Expression)],
+                             of entity: EntityDescription, keys: [Value]) throws {
+        let table = quoteIdentifier(mapping.table(for: entity).name)
+        let marks = keys.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
+        for (attribute, column, expression) in checks {
+            guard let range = attribute.type.integerRange else { continue }
+            let value = quoteIdentifier(column.name)
+            let sql = "SELECT \(value) FROM \(table) WHERE \(mapping.primaryKey) IN (\(marks)) AND "
+                + "(typeof(\(value)) NOT IN ('integer', 'null') OR \(value) NOT BETWEEN \(range.lowerBound) AND \(range.upperBound)) LIMIT 1"
+            if let bad = try sqlRows(sql, keys).first?.first {
+                throw StoreError(.validation, """
+                    '\(expression.format)' gives \(bad.modelText) for a \(entity.name), which \(attribute.type.rawValue) attribute \
+                    '\(attribute.name)' cannot hold (\(range.lowerBound)…\(range.upperBound)); nothing was updated
+                    """)
+            }
+        }
+    }
+
+    package func sqlRows(_ sql: String, _ values: [Value]) throws -> [[Value]] { try database.rows(sql, values) }
+    package func sqlExecute(_ sql: String, _ values: [Value]) throws { try database.execute(sql, values) }
+    package func writeTransaction<T>(_ body: () throws -> T) throws -> T { try withLock { try database.transaction(body) } }
+}
+
+// What both engines share: the SET list, the per-object updates, and the
+// delete with its rules, over the store's `sqlRows` and `sqlExecute`.
+extension SQLStore {
+    /// The DELETE of a batch delete, for the primary keys in `marks`.
+    func batchDeleteSQL(entity: EntityDescription, marks: String) -> String {
+        "DELETE FROM \(quoteIdentifier(mapping.table(for: entity).name)) WHERE \(mapping.primaryKey) IN (\(marks))"
+    }
+
+    package func batchUpdatePlan(entity: EntityDescription, properties: [String: BatchValue]) throws -> BatchUpdatePlan {
         var attributes: [(AttributeDescription, SchemaMapping.AttributeColumn, BatchValue)] = []
         for (key, value) in properties.sorted(by: { $0.key < $1.key }) {
             guard let attribute = entity.attribute(named: key), !attribute.isTransient,
@@ -57,11 +133,11 @@ extension SQLiteStore {
             switch value {
             case .value(let constant):
                 let coerced = try Self.coerce(constant, for: attribute)
-                inSQL.append("\(quoteIdentifier(column.name)) = \(translator.bind(mapping.stored(coerced, for: attribute)))")
+                inSQL.append("\(quoteIdentifier(column.name)) = \(bind(mapping.stored(coerced, for: attribute), for: attribute, &translator))")
             case .expression(let expression):
                 if case .constant(let constant) = expression.kind {
                     let coerced = try Self.coerce(constant, for: attribute)
-                    inSQL.append("\(quoteIdentifier(column.name)) = \(translator.bind(mapping.stored(coerced, for: attribute)))")
+                    inSQL.append("\(quoteIdentifier(column.name)) = \(bind(mapping.stored(coerced, for: attribute), for: attribute, &translator))")
                 } else if let sql = Self.sqlExpression(expression, for: attribute, translator: &translator) {
                     inSQL.append("\(quoteIdentifier(column.name)) = \(sql)")
                     if attribute.type.integerRange != nil { rangeChecks.append((attribute, column, expression)) }
@@ -75,93 +151,51 @@ extension SQLiteStore {
                                rangeChecks: rangeChecks)
     }
 
-    /// The UPDATE of a batch update, for the primary keys in `marks`.
-    func batchUpdateSQL(entity: EntityDescription, assignments: String, marks: String) -> String {
-        "UPDATE \(quoteIdentifier(mapping.table(for: entity).name)) AS t SET \(assignments) WHERE t.\(mapping.primaryKey) IN (\(marks))"
-    }
-
-    /// The DELETE of a batch delete, for the primary keys in `marks`.
-    func batchDeleteSQL(entity: EntityDescription, marks: String) -> String {
-        "DELETE FROM \(quoteIdentifier(mapping.table(for: entity).name)) WHERE \(mapping.primaryKey) IN (\(marks))"
-    }
-
-    // MARK: - Update
-
-    /// Sets `properties` on every matching row and bumps its version;
-    /// returns the IDs it changed.
-    package func batchUpdate(entity: EntityDescription, matching: FetchRequest,
-                             properties: [String: BatchValue], coordinator: PersistentStoreCoordinator) throws -> [ObjectID] {
-        let plan = try batchUpdatePlan(entity: entity, properties: properties)
+    /// Sets the attributes only the evaluator computes, object by object,
+    /// from each row as the UPDATE left it.
+    package func updateInMemory(_ plan: BatchUpdatePlan, _ ids: [ObjectID], of entity: EntityDescription,
+                        scratch: ManagedObjectContext) throws {
+        guard !plan.inMemory.isEmpty else { return }
         let table = mapping.table(for: entity)
-        return try withLock {
-            try database.transaction {
-                let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
-                let ids = try scratch.fetchObjectIDs(matching)
-                guard !ids.isEmpty else { return ids }
-                let fixed = plan.bindings
-                for start in stride(from: 0, to: ids.count, by: Self.chunkSize) {
-                    let chunk = ids[start..<min(start + Self.chunkSize, ids.count)]
-                    let marks = chunk.indices.map { "?\(fixed.count + $0 - start + 1)" }.joined(separator: ", ")
-                    try database.execute(batchUpdateSQL(entity: entity, assignments: plan.assignments, marks: marks),
-                                         fixed + chunk.map { .int($0.primaryKey) })
-                    try checkRanges(plan.rangeChecks, of: entity, keys: chunk.map { .int($0.primaryKey) })
+        let objects = ids.map { scratch.object(with: $0) }
+        try scratch.fulfill(objects)
+        for object in objects {
+            var sets: [String] = []
+            var values: [Value] = []
+            for (attribute, column, expression) in plan.inMemory {
+                guard case .value(let value) = try Evaluator().evaluate(expression, on: .object(object)) else {
+                    throw StoreError(.validation, "'\(attribute.name)' needs a value, not an object or a collection")
                 }
-                let inMemory = plan.inMemory
-                if !inMemory.isEmpty {
-                    // Values computed from each row as it was before this update.
-                    let objects = ids.map { scratch.object(with: $0) }
-                    try scratch.fulfill(objects)
-                    for object in objects {
-                        var sets: [String] = []
-                        var values: [Value] = []
-                        for (attribute, column, expression) in inMemory {
-                            guard case .value(let value) = try Evaluator().evaluate(expression, on: .object(object)) else {
-                                throw StoreError(.validation, "'\(attribute.name)' needs a value, not an object or a collection")
-                            }
-                            sets.append("\(quoteIdentifier(column.name)) = ?")
-                            values.append(mapping.stored(try Self.coerce(value, for: attribute), for: attribute))
-                        }
-                        try database.execute("UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \(mapping.primaryKey) = ?",
-                                             values + [.int(object.objectID.primaryKey)])
-                    }
-                }
-                return ids
+                sets.append("\(quoteIdentifier(column.name)) = ?")
+                values.append(mapping.stored(try Self.coerce(value, for: attribute), for: attribute))
             }
+            try sqlExecute("UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \(mapping.primaryKey) = ?",
+                           values + [.int(object.objectID.primaryKey)])
         }
     }
 
-    /// Throws (rolling the batch update back) when an integer attribute
-    /// computed in SQL got a value its type cannot hold: `age * 10000` in
-    /// an Integer 16 would otherwise be written as it comes.
-    private func checkRanges(_ checks: [(AttributeDescription, SchemaMapping.AttributeColumn, Expression)],
-                             of entity: EntityDescription, keys: [Value]) throws {
-        let table = quoteIdentifier(mapping.table(for: entity).name)
-        let marks = keys.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
-        for (attribute, column, expression) in checks {
-            guard let range = attribute.type.integerRange else { continue }
-            let value = quoteIdentifier(column.name)
-            let sql = "SELECT \(value) FROM \(table) WHERE \(mapping.primaryKey) IN (\(marks)) AND "
-                + "(typeof(\(value)) NOT IN ('integer', 'null') OR \(value) NOT BETWEEN \(range.lowerBound) AND \(range.upperBound)) LIMIT 1"
-            if let bad = try database.rows(sql, keys).first?.first {
-                throw StoreError(.validation, """
-                    '\(expression.format)' gives \(bad.modelText) for a \(entity.name), which \(attribute.type.rawValue) attribute \
-                    '\(attribute.name)' cannot hold (\(range.lowerBound)…\(range.upperBound)); nothing was updated
-                    """)
-            }
-        }
-    }
-
-    private static func coerce(_ value: Value, for attribute: AttributeDescription) throws -> Value {
+    static func coerce(_ value: Value, for attribute: AttributeDescription) throws -> Value {
         do { return try attribute.type.coerce(value) } catch {
             throw StoreError(.validation, "cannot store \(value.modelText) in \(attribute.type.rawValue) attribute '\(attribute.name)'")
         }
     }
 
+    /// A constant for `attribute`'s column, bound: in PostgreSQL as the
+    /// column's type (a boolean column takes no bigint).
+    private func bind(_ value: Value, for attribute: AttributeDescription, _ translator: inout SQLTranslator) -> String {
+        let sql = translator.bind(value)
+        guard dialect == .postgres else { return sql }
+        let type = SQLDialect.postgresType(attribute.type).replacingOccurrences(of: " COLLATE \"C\"", with: "")
+        return "CAST($\(translator.bindings.count) AS \(type))"
+    }
+
     /// The SQL for a numeric expression over the row's own columns, or nil
-    /// when only the evaluator gives its meaning.
+    /// when only the evaluator gives its meaning (in PostgreSQL, for an
+    /// integer attribute: a double rounds there, and truncates here).
     private static func sqlExpression(_ expression: Expression, for attribute: AttributeDescription,
                                       translator: inout SQLTranslator) -> String? {
         guard [.integer16, .integer32, .integer64, .double, .float].contains(attribute.type) else { return nil }
+        if translator.isPostgres && attribute.type.integerRange != nil { return nil }
         var attempt = translator
         guard let operand = try? attempt.operand(expression, in: attempt.root),
               operand.category == .number, attempt.joins.isEmpty else { return nil }
@@ -172,20 +206,10 @@ extension SQLiteStore {
 
     // MARK: - Delete
 
-    package struct BatchDeleteOutcome {
-        /// The objects matching the request.
-        package var matched: [ObjectID]
-        /// Every deleted object: the matches and their cascades.
-        package var deleted: [ObjectID]
-        /// Objects whose relationships lost a deleted object.
-        package var updated: [ObjectID]
-    }
-
     /// Deletes the matching rows and runs their delete rules in SQL.
-    package func batchDelete(entity: EntityDescription, matching: FetchRequest,
-                             coordinator: PersistentStoreCoordinator) throws -> BatchDeleteOutcome {
-        try withLock {
-            try database.transaction {
+    func batchDelete(entity: EntityDescription, matching: FetchRequest,
+                     coordinator: PersistentStoreCoordinator) throws -> BatchDeleteOutcome {
+        try writeTransaction {
                 let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
                 let matched = try scratch.fetchObjectIDs(matching)
                 // Cascades, to a fixed point.
@@ -232,11 +256,10 @@ extension SQLiteStore {
                 try recordHighestKeys(ofTables: Set(deleted.map { mapping.table(for: $0.entity.rootEntity).name }))
                 for (source, ids) in Self.grouped(deleted) {
                     try forChunks(ids) { marks, keys in
-                        try database.execute(batchDeleteSQL(entity: source, marks: marks), keys)
+                        try sqlExecute(batchDeleteSQL(entity: source, marks: marks), keys)
                     }
                 }
                 return BatchDeleteOutcome(matched: matched, deleted: deleted, updated: updated)
-            }
         }
     }
 
@@ -253,8 +276,8 @@ extension SQLiteStore {
     }
 
     private func forChunks(_ ids: [ObjectID], _ body: (String, [Value]) throws -> Void) throws {
-        for start in stride(from: 0, to: ids.count, by: Self.chunkSize) {
-            let chunk = ids[start..<min(start + Self.chunkSize, ids.count)]
+        for start in stride(from: 0, to: ids.count, by: chunkSize) {
+            let chunk = ids[start..<min(start + chunkSize, ids.count)]
             try body(Array(repeating: "?", count: chunk.count).joined(separator: ", "), chunk.map { .int($0.primaryKey) })
         }
     }
@@ -284,18 +307,18 @@ extension SQLiteStore {
             if relationship.isToOne, let columns = mapping.toOne(relationship.name, of: source) {
                 let table = mapping.table(for: source)
                 let code = columns.entity.map(quoteIdentifier) ?? "NULL"
-                for row in try database.rows("SELECT \(mapping.primaryKey), \(quoteIdentifier(columns.foreignKey)), \(code) FROM \(quoteIdentifier(table.name)) WHERE \(mapping.primaryKey) IN (\(marks)) AND \(quoteIdentifier(columns.foreignKey)) IS NOT NULL", keys) {
+                for row in try sqlRows("SELECT \(mapping.primaryKey), \(quoteIdentifier(columns.foreignKey)), \(code) FROM \(quoteIdentifier(table.name)) WHERE \(mapping.primaryKey) IN (\(marks)) AND \(quoteIdentifier(columns.foreignKey)) IS NOT NULL", keys) {
                     add(row, sourceAt: 0, destinationAt: 1, codeAt: 2)
                 }
             } else if let join = mapping.joinTable(relationship.name, of: source) {
                 let code = join.destinationEntityColumn ?? "NULL"
-                for row in try database.rows("SELECT \(join.sourceColumn), \(join.destinationColumn), \(code) FROM \(quoteIdentifier(join.name)) WHERE \(join.sourceColumn) IN (\(marks))", keys) {
+                for row in try sqlRows("SELECT \(join.sourceColumn), \(join.destinationColumn), \(code) FROM \(quoteIdentifier(join.name)) WHERE \(join.sourceColumn) IN (\(marks))", keys) {
                     add(row, sourceAt: 0, destinationAt: 1, codeAt: 2)
                 }
             } else if let inverse = relationship.inverse, let columns = mapping.toOne(inverse.name, of: destination) {
                 let table = mapping.table(for: destination)
                 let code = table.entityColumn ?? "NULL"
-                for row in try database.rows("SELECT \(quoteIdentifier(columns.foreignKey)), \(mapping.primaryKey), \(code) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(columns.foreignKey)) IN (\(marks))", keys) {
+                for row in try sqlRows("SELECT \(quoteIdentifier(columns.foreignKey)), \(mapping.primaryKey), \(code) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(columns.foreignKey)) IN (\(marks))", keys) {
                     add(row, sourceAt: 0, destinationAt: 1, codeAt: 2)
                 }
             }
@@ -310,7 +333,7 @@ extension SQLiteStore {
                         ids: [ObjectID], nullifying: Bool) throws {
         try forChunks(ids) { marks, keys in
             if let join = mapping.joinTable(relationship.name, of: source) {
-                try database.execute("DELETE FROM \(quoteIdentifier(join.name)) WHERE \(join.sourceColumn) IN (\(marks))", keys)
+                try sqlExecute("DELETE FROM \(quoteIdentifier(join.name)) WHERE \(join.sourceColumn) IN (\(marks))", keys)
             } else if nullifying, relationship.isToMany || relationship.inverse?.isToOne == true,
                       let inverse = relationship.inverse, let destination = relationship.destination,
                       let columns = mapping.toOne(inverse.name, of: destination) {
@@ -319,7 +342,7 @@ extension SQLiteStore {
                 if let entity = columns.entity { sets.append("\(quoteIdentifier(entity)) = NULL") }
                 if let order = columns.order { sets.append("\(quoteIdentifier(order)) = NULL") }
                 sets.append("\(table.versionColumn) = \(table.versionColumn) + 1")
-                try database.execute("UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \(quoteIdentifier(columns.foreignKey)) IN (\(marks))", keys)
+                try sqlExecute("UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \(quoteIdentifier(columns.foreignKey)) IN (\(marks))", keys)
             }
         }
     }

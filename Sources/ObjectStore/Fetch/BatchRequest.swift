@@ -164,7 +164,7 @@ extension ManagedObjectContext {
     public func execute(_ request: BatchUpdateRequest) throws -> BatchResult {
         let entity = try self.entity(for: FetchRequest(entityName: request.entityName))
         let coordinator = batchCoordinator
-        let ids = try coordinator.sqlStore(for: entity, purpose: "a batch update").batchUpdate(
+        let ids = try coordinator.sqlBackend(for: entity, purpose: "a batch update").batchUpdate(
             entity: entity, matching: request.matching, properties: request.propertiesToUpdate, coordinator: coordinator)
         return BatchResult(
             count: request.resultType == .statusOnly ? nil : ids.count,
@@ -177,7 +177,7 @@ extension ManagedObjectContext {
     public func execute(_ request: BatchDeleteRequest) throws -> BatchResult {
         let entity = try self.entity(for: FetchRequest(entityName: request.entityName))
         let coordinator = batchCoordinator
-        let outcome = try coordinator.sqlStore(for: entity, purpose: "a batch delete").batchDelete(
+        let outcome = try coordinator.sqlBackend(for: entity, purpose: "a batch delete").batchDelete(
             entity: entity, matching: request.matching, coordinator: coordinator)
         return BatchResult(
             count: request.resultType == .statusOnly ? nil : outcome.matched.count,

@@ -22,9 +22,9 @@ import struct Predicates.Predicate
 /// here: the caller finds the matching primary keys first and passes them
 /// as `restrictedTo`. The HAVING part SQL cannot express is left in
 /// `havingResidual`, for the caller to evaluate on the decoded rows.
-struct DictionaryPlan {
+package struct DictionaryPlan {
     /// How a column's SQLite value becomes a `Value`.
-    enum Decoding {
+    package enum Decoding {
         /// As the attribute's type, like a fetched row.
         case attribute(AttributeType)
         /// A count, an integer sum or a to-one's primary key.
@@ -35,16 +35,16 @@ struct DictionaryPlan {
         case stored
     }
 
-    struct Column {
+    package struct Column {
         let name: String
         let sql: String
-        let decoding: Decoding
+        package let decoding: Decoding
         let isAggregate: Bool
     }
 
-    let columns: [Column]
-    let sql: String
-    let bindings: [Value]
+    package let columns: [Column]
+    package let sql: String
+    package let bindings: [Value]
     /// What the WHERE predicate leaves for memory; the caller must run the
     /// plan again restricted to the matching keys when this is not nil.
     let whereResidual: Predicate?
@@ -57,8 +57,9 @@ struct DictionaryPlan {
     /// to, if any.
     let keysBinding: Int?
 
-    init(request: FetchRequest, entity: EntityDescription, store: SQLiteStore, restrictedTo keys: [Int64]? = nil) throws {
+    init(request: FetchRequest, entity: EntityDescription, store: any SQLStore, restrictedTo keys: [Int64]? = nil) throws {
         var translator = SQLTranslator(store: store, entity: entity)
+        let dialect = store.dialect
         translator.objectVariables = request.objectVariables
         var conditions: [String] = []
         if let filter = FetchPlan.entityFilter(entity: entity, includesSubentities: request.includesSubentities,
@@ -69,7 +70,7 @@ struct DictionaryPlan {
         keysBinding = keys == nil ? nil : translator.bindings.count
         if let keys {
             let list = "[" + keys.map(String.init).joined(separator: ",") + "]"
-            conditions.append("t.\(store.mapping.primaryKey) IN (SELECT value FROM json_each(\(translator.bind(.string(list)))))")
+            conditions.append("t.\(store.mapping.primaryKey) IN \(FetchPlan.keysIn(translator.bind(.string(list)), dialect: dialect))")
         } else if let predicate = request.predicate {
             let (sql, rest) = try translator.split(predicate)
             if let sql { conditions.append(sql) }
@@ -85,7 +86,7 @@ struct DictionaryPlan {
             if columns.contains(where: { $0.name == property.name }) {
                 throw Self.error("two fetched properties are named '\(property.name)'")
             }
-            columns.append(try Self.column(for: property, entity: entity, translator: &translator))
+            columns.append(try Self.column(for: property, entity: entity, translator: &translator, dialect: dialect))
         }
         self.columns = columns
 
@@ -111,7 +112,9 @@ struct DictionaryPlan {
         var havingSQL: String?
         var havingResidual: Predicate?
         if let having = request.havingPredicate {
-            translator.namedColumns = Dictionary(uniqueKeysWithValues: columns.map { ($0.name, ($0.sql, Self.category(of: $0.decoding))) })
+            translator.namedColumns = Dictionary(uniqueKeysWithValues: columns.map {
+                ($0.name, ($0.sql, Self.category(of: $0.decoding), Self.kind(of: $0.decoding)))
+            })
             let (sql, rest) = try translator.split(having)
             translator.namedColumns = [:]
             havingSQL = sql
@@ -123,17 +126,28 @@ struct DictionaryPlan {
         // the row (plain fetches) or by every column (grouped ones), so
         // the order is always the same.
         var order: [String] = []
+        func type(_ decoding: Decoding) -> AttributeType? {
+            if case .attribute(let type) = decoding { return type }
+            return nil
+        }
         for key in request.sortDescriptors {
             let sql: String
+            let decoding: Decoding
             if key.keyPath.count == 1, let named = columns.first(where: { $0.name == key.keyPath[0] }) {
-                sql = named.sql
+                (sql, decoding) = (named.sql, named.decoding)
             } else {
-                sql = try Self.plainSQL(key.key, entity: entity, translator: &translator, use: "sort by").sql
+                (sql, decoding) = try Self.plainSQL(key.key, entity: entity, translator: &translator, use: "sort by")
             }
-            order.append(sql + (key.ascending ? "" : " DESC"))
+            order.append(FetchPlan.orderTerm(sql, type: type(decoding), ascending: key.ascending, dialect: dialect))
         }
         if grouped {
-            order += columns.indices.map { String($0 + 1) }
+            // By position; in PostgreSQL by the expression, which can take
+            // a collation (DISTINCT wants the select list's own terms).
+            let byExpression = dialect == .postgres && !request.returnsDistinctResults
+            order += columns.enumerated().map { i, column in
+                FetchPlan.orderTerm(byExpression ? column.sql : String(i + 1), type: byExpression ? type(column.decoding) : nil,
+                                    ascending: true, dialect: dialect)
+            }
         } else {
             order.append("t.\(store.mapping.primaryKey)")
         }
@@ -142,12 +156,12 @@ struct DictionaryPlan {
         var sql = "SELECT \(request.returnsDistinctResults ? "DISTINCT " : "")"
         sql += columns.map(\.sql).joined(separator: ", ")
         sql += " FROM \(quoteIdentifier(store.mapping.table(for: entity).name)) t" + (joins.isEmpty ? "" : " " + joins)
-        sql += " WHERE " + (conditions.isEmpty ? "1" : conditions.joined(separator: " AND "))
+        sql += " WHERE " + (conditions.isEmpty ? translator.trueSQL : conditions.joined(separator: " AND "))
         if !groupSQL.isEmpty { sql += " GROUP BY " + groupSQL.joined(separator: ", ") }
         if let havingSQL { sql += " HAVING " + havingSQL }
         sql += " ORDER BY " + order.joined(separator: ", ")
         windowInSQL = havingResidual == nil
-        if windowInSQL { sql += FetchPlan.window(limit: request.fetchLimit, offset: request.fetchOffset) }
+        if windowInSQL { sql += FetchPlan.window(limit: request.fetchLimit, offset: request.fetchOffset, dialect: dialect) }
         self.sql = sql
         bindings = translator.bindings
     }
@@ -194,7 +208,8 @@ struct DictionaryPlan {
     }
 
     private static func column(for property: PropertyToFetch, entity: EntityDescription,
-                               translator: inout SQLTranslator) throws -> Column {
+                               translator: inout SQLTranslator, dialect: SQLDialect) throws -> Column {
+        let postgres = dialect == .postgres
         if let expression = property.expression {
             let operand: SQLTranslator.Operand
             do {
@@ -236,23 +251,28 @@ struct DictionaryPlan {
         case .sum:
             guard let type else { throw refuse() }
             if type.isInteger || type == .boolean {
-                sql = "COALESCE(SUM(\(column)), 0)"
+                // PostgreSQL sums bigints as numeric and booleans not at all.
+                sql = postgres ? "CAST(COALESCE(SUM(CAST(\(column) AS bigint)), 0) AS bigint)" : "COALESCE(SUM(\(column)), 0)"
                 result = .integer
             } else if type == .double || type == .float {
-                sql = "TOTAL(\(column))"
+                sql = postgres ? "COALESCE(SUM(\(column)), 0)" : "TOTAL(\(column))"
                 result = .double
             } else {
                 throw refuse()
             }
         case .average:
             guard let type, type.isInteger || type == .boolean || type == .double || type == .float else { throw refuse() }
-            sql = "AVG(\(column))"
+            sql = postgres ? SQLTranslator.postgresAverage(column) : "AVG(\(column))"
             result = .double
         case .min, .max:
             // Decimals are text in the store, so SQLite would order them
             // as text; transformable data has no order.
             guard let type, type != .decimal, type != .transformable, type != .objectID else { throw refuse() }
-            sql = "\(function == .min ? "MIN" : "MAX")(\(column))"
+            if postgres && type == .boolean {
+                sql = "\(function == .min ? "bool_and" : "bool_or")(\(column))"
+            } else {
+                sql = "\(function == .min ? "MIN" : "MAX")(\(column))"
+            }
             result = .attribute(type)
         }
         return Column(name: property.name, sql: sql, decoding: result, isAggregate: true)
@@ -281,6 +301,15 @@ struct DictionaryPlan {
         // but a nil check goes to memory.
         case .attribute(let type): return type == .decimal ? .object : SQLTranslator.category(of: type)
         case .integer, .double, .stored: return .number
+        }
+    }
+
+    private static func kind(of decoding: Decoding) -> SQLTranslator.NumberKind {
+        switch decoding {
+        case .attribute(let type): return .of(type)
+        case .integer: return .integer(exact: false)
+        case .double: return .double(constant: false)
+        case .stored: return .unknown
         }
     }
 

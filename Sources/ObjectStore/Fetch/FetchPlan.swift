@@ -5,14 +5,14 @@ import struct Predicates.Predicate
 /// A fetch request turned into SQL for one store: the FROM clause with its
 /// joins, the WHERE condition, the ORDER BY, the bound values, and the part
 /// of the predicate left to evaluate in memory.
-struct FetchPlan {
+package struct FetchPlan {
     let entity: EntityDescription
-    let root: EntityDescription
-    let from: String
-    let condition: String
-    let bindings: [Value]
+    package let root: EntityDescription
+    package let from: String
+    package let condition: String
+    package let bindings: [Value]
     /// nil when some sort key cannot be expressed in SQL.
-    let order: String?
+    package let order: String?
     /// Whether `order` sorts as `sortInMemory` does, so that SQL's sorted
     /// rows and objects sorted in memory merge: every key is a number, a
     /// boolean, a date, a string or a URI (decimals are text in mrq's
@@ -23,11 +23,14 @@ struct FetchPlan {
     /// but not in SQL.
     let orderReads: [EntityDescription]
     /// What SQL could not express; evaluated in memory on the rows SQL returns.
-    let residual: Predicate?
+    package let residual: Predicate?
     let table: SchemaMapping.Table
+    /// Whose SQL the plan is written in.
+    let dialect: SQLDialect
 
-    init(request: FetchRequest, entity: EntityDescription, store: SQLiteStore, predicate: Predicate?) throws {
+    package init(request: FetchRequest, entity: EntityDescription, store: any SQLStore, predicate: Predicate?) throws {
         self.entity = entity
+        dialect = store.dialect
         self.root = entity.rootEntity
         let mapping = store.mapping
         table = mapping.table(for: entity)
@@ -44,7 +47,7 @@ struct FetchPlan {
             residual = rest
         }
         self.residual = residual
-        self.condition = condition ?? "1"
+        self.condition = condition ?? translator.trueSQL
         var orderParts: [String] = []
         var orderable = true
         var matchesMemory = true
@@ -62,7 +65,7 @@ struct FetchPlan {
                     break
                 }
                 if !Self.sortsAsInMemory.contains(type) { matchesMemory = false }
-                orderParts.append(sql + (key.ascending ? "" : " DESC"))
+                orderParts.append(Self.orderTerm(sql, type: type, ascending: key.ascending, dialect: dialect))
             } catch is SQLTranslator.Untranslatable {
                 orderable = false
                 break
@@ -82,6 +85,14 @@ struct FetchPlan {
         var from = quoteIdentifier(table.name) + " t"
         for join in translator.joins { from += " " + join }
         self.from = from
+    }
+
+    /// `sql` as an ORDER BY term: in PostgreSQL with nil first (as SQLite
+    /// and `ValueOrdering` sort) and text by code point.
+    static func orderTerm(_ sql: String, type: AttributeType?, ascending: Bool, dialect: SQLDialect) -> String {
+        guard dialect == .postgres else { return sql + (ascending ? "" : " DESC") }
+        let text = type == .string || type == .uri ? sql + " COLLATE \"C\"" : sql
+        return text + (ascending ? " NULLS FIRST" : " DESC NULLS LAST")
     }
 
     /// The types SQLite sorts in `ValueOrdering`'s order as stored.
@@ -107,17 +118,17 @@ struct FetchPlan {
     /// The SELECT for whole rows, with an optional window; with
     /// `limitBound`, its LIMIT is bound to the parameter after the plan's
     /// own instead.
-    func selectRows(store: SQLiteStore, limit: Int, offset: Int, limitBound: Bool = false) -> String {
-        var sql = "SELECT \(store.selectList(for: root)) FROM \(from) WHERE \(condition)"
+    package func selectRows(store: any SQLStore, limit: Int, offset: Int, limitBound: Bool = false) -> String {
+        var sql = "SELECT \(store.mapping.selectList(for: root)) FROM \(from) WHERE \(condition)"
         if let order { sql += " ORDER BY \(order)" }
-        sql += limitBound ? " LIMIT \(nextParameter)" : Self.window(limit: limit, offset: offset)
+        sql += limitBound ? " LIMIT \(nextParameter("bigint"))" : Self.window(limit: limit, offset: offset, dialect: dialect)
         return sql
     }
 
     func selectIDs(limit: Int, offset: Int) -> String {
         var sql = "SELECT t.\(table.primaryKey), \(table.entityColumn.map { "t.\($0)" } ?? "NULL") FROM \(from) WHERE \(condition)"
         if let order { sql += " ORDER BY \(order)" }
-        sql += Self.window(limit: limit, offset: offset)
+        sql += Self.window(limit: limit, offset: offset, dialect: dialect)
         return sql
     }
 
@@ -126,25 +137,34 @@ struct FetchPlan {
             // With no WHERE at all SQLite counts the b-tree's cells page by
             // page (OP_Count) instead of stepping every row; even `WHERE 1`
             // turns that off and makes counting a big table twice as slow.
-            if condition == "1" { return "SELECT COUNT(*) FROM \(from)" }
+            if condition == "1" || condition == "TRUE" { return "SELECT COUNT(*) FROM \(from)" }
             return "SELECT COUNT(*) FROM \(from) WHERE \(condition)"
         }
-        return "SELECT COUNT(*) FROM (SELECT 1 FROM \(from) WHERE \(condition)\(Self.window(limit: limit, offset: offset)))"
+        let window = Self.window(limit: limit, offset: offset, dialect: dialect)
+        return "SELECT COUNT(*) FROM (SELECT 1 FROM \(from) WHERE \(condition)\(window))" + (dialect == .postgres ? " AS w" : "")
     }
 
     /// How many of the rows whose keys are bound, as a JSON list, to the
     /// parameter after the plan's own match.
     /// The keys come as one JSON list: one statement for any number.
     func selectCountAmongKeys() -> String {
-        "SELECT COUNT(*) FROM \(from) WHERE (\(condition)) AND t.\(table.primaryKey) IN (SELECT value FROM json_each(\(nextParameter)))"
+        "SELECT COUNT(*) FROM \(from) WHERE (\(condition)) AND t.\(table.primaryKey) IN \(Self.keysIn(nextParameter("text"), dialect: dialect))"
     }
 
-    /// The parameter after the plan's own values.
-    private var nextParameter: String { "?\(bindings.count + 1)" }
+    /// `(SELECT …)`: the integers of the JSON list `parameter` holds.
+    package static func keysIn(_ parameter: String, dialect: SQLDialect) -> String {
+        dialect == .postgres ? "(SELECT CAST(value AS bigint) FROM json_array_elements_text(CAST(\(parameter) AS json)))"
+            : "(SELECT value FROM json_each(\(parameter)))"
+    }
 
-    static func window(limit: Int, offset: Int) -> String {
+    /// The parameter after the plan's own values (in PostgreSQL, of `type`).
+    private func nextParameter(_ type: String) -> String {
+        dialect == .postgres ? "CAST($\(bindings.count + 1) AS \(type))" : "?\(bindings.count + 1)"
+    }
+
+    static func window(limit: Int, offset: Int, dialect: SQLDialect = .sqlite) -> String {
         if limit > 0 { return " LIMIT \(limit)" + (offset > 0 ? " OFFSET \(offset)" : "") }
-        if offset > 0 { return " LIMIT -1 OFFSET \(offset)" }
+        if offset > 0 { return dialect == .postgres ? " OFFSET \(offset)" : " LIMIT -1 OFFSET \(offset)" }
         return ""
     }
 }

@@ -90,8 +90,8 @@ extension ManagedObjectContext {
             let wanting: FetchStatement.Kind = request.resultType == .count ? .count : request.resultType == .managedObjectID ? .ids : .rows
             guard let statement = try fetchStatement(request, entity: entity, wanting: wanting) else {
                 // Names why there is no SQL: the entity's objects are in other stores.
-                _ = try persistentStoreCoordinator!.sqlStore(for: entity, purpose: "explain")
-                throw StoreError(.misuse, "explain needs the entity's objects in a single SQLite store")
+                _ = try persistentStoreCoordinator!.sqlBackend(for: entity, purpose: "explain")
+                throw StoreError(.misuse, "explain needs the entity's objects in a single SQLite or PostgreSQL store")
             }
             let purpose: String
             switch statement.kind {
@@ -118,7 +118,7 @@ extension ManagedObjectContext {
     }
 
     private func explainDictionaries(_ request: FetchRequest, entity: EntityDescription) throws -> FetchExplanation {
-        let store = try persistentStoreCoordinator!.sqlStore(for: entity, purpose: "explain")
+        let store = try persistentStoreCoordinator!.sqlBackend(for: entity, purpose: "explain")
         let (first, plan) = try dictionaryStatements(request, entity: entity, store: store)
         var steps: [FetchExplanation.Step] = []
         if let first {

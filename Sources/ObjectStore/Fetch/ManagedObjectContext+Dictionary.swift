@@ -90,7 +90,7 @@ extension ManagedObjectContext {
     public func fetchRows(_ request: FetchRequest, each body: ([Value]) throws -> Void) throws -> [String] {
         try performAndWait {
             let entity = try entity(for: request)
-            let store = try persistentStoreCoordinator!.sqlStore(for: entity, purpose: "a dictionary fetch")
+            let store = try persistentStoreCoordinator!.sqlBackend(for: entity, purpose: "a dictionary fetch")
             let (matches, plan) = try dictionaryStatements(request, entity: entity, store: store)
             guard let matches else { return try Self.rows(of: plan, request, store: store, body) }
             // The keys and then the rows, of one moment of the store.
@@ -105,11 +105,11 @@ extension ManagedObjectContext {
 
     /// Runs a dictionary fetch's SELECT, handing `body` each row the HAVING
     /// part SQL cannot express lets through, windowed; returns the names.
-    private static func rows(of plan: DictionaryPlan, _ request: FetchRequest, store: SQLiteStore,
+    private static func rows(of plan: DictionaryPlan, _ request: FetchRequest, store: any SQLStore,
                              _ body: ([Value]) throws -> Void) throws -> [String] {
         let names = plan.columns.map(\.name)
         guard let having = plan.havingResidual else {
-            try plan.forEachRow(store: store, body)
+            try store.forEachRow(of: plan, body)
             return names
         }
         // The HAVING part SQL cannot express filters the rows here, so
@@ -118,7 +118,7 @@ extension ManagedObjectContext {
         var skipped = 0
         var left = request.fetchLimit > 0 ? request.fetchLimit : Int.max
         do {
-            try plan.forEachRow(store: store) { row in
+            try store.forEachRow(of: plan) { row in
                 guard try evaluator.evaluate(having, on: FetchedRow(Dictionary(uniqueKeysWithValues: zip(names, row)))) else {
                     return
                 }
@@ -182,7 +182,7 @@ extension ManagedObjectContext {
     /// is then restricted to those keys (none here: `fetchRows` plans it
     /// again with them).
     func dictionaryStatements(_ request: FetchRequest, entity: EntityDescription,
-                              store: SQLiteStore) throws -> (matches: SavedMatches?, plan: DictionaryPlan) {
+                              store: any SQLStore) throws -> (matches: SavedMatches?, plan: DictionaryPlan) {
         let plan = try DictionaryPlan(request: request, entity: entity, store: store)
         guard plan.whereResidual != nil else { return (nil, plan) }
         var matching = FetchRequest(entityName: request.entityName, predicate: request.predicate)
@@ -191,7 +191,7 @@ extension ManagedObjectContext {
         matching.objectVariables = request.objectVariables
         let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: persistentStoreCoordinator!)
         guard let statement = try scratch.performAndWait({ try scratch.fetchStatement(matching, entity: entity, wanting: .ids) }) else {
-            throw DictionaryPlan.error("a dictionary fetch needs a single SQLite store")
+            throw DictionaryPlan.error("a dictionary fetch needs a single SQLite or PostgreSQL store")
         }
         return (SavedMatches(request: matching, statement: statement),
                 try DictionaryPlan(request: request, entity: entity, store: store, restrictedTo: []))

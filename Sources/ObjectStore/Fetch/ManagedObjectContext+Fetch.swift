@@ -130,7 +130,7 @@ extension ManagedObjectContext {
     /// every match are read and the changes merged in memory.
     func fetchStatement(_ request: FetchRequest, entity: EntityDescription,
                         wanting: FetchStatement.Kind) throws -> FetchStatement? {
-        guard let store = persistentStoreCoordinator!.soleSQLiteStore(for: entity, includesSubentities: request.includesSubentities) else {
+        guard let store = persistentStoreCoordinator!.soleSQLStore(for: entity, includesSubentities: request.includesSubentities) else {
             return nil
         }
         let pending = request.includesPendingChanges && chainHasPendingChanges(affecting: entity)
@@ -344,7 +344,7 @@ struct FetchStatement {
     let kind: Kind
     let sql: String
     let plan: FetchPlan
-    let store: SQLiteStore
+    let store: any SQLStore
     let merge: Merge
 
     var bindings: [Value] { plan.bindings }

@@ -4,7 +4,7 @@ import Predicates
 /// Object IDs stored compactly: 8 bytes a row for the primary key, plus 2
 /// for the entity when the hierarchy has several. A million IDs take 8 MB
 /// instead of 32, which keeps batched fetches of big tables small.
-struct ObjectIDList {
+package struct ObjectIDList {
     private(set) var primaryKeys: [Int64] = []
     /// Index into `entities` per row; empty when every row has `entities[0]`.
     private var entityIndexes: [UInt16] = []
@@ -18,7 +18,7 @@ struct ObjectIDList {
         self.store = store
     }
 
-    init(_ ids: [ObjectID]) {
+    package init(_ ids: [ObjectID]) {
         let store = ids.first { !$0.isTemporaryID }?.storeNumber ?? .none
         self.store = store
         if ids.contains(where: { !$0.isTemporaryID && $0.storeNumber != store }) {
@@ -58,7 +58,7 @@ struct ObjectIDList {
 extension SQLiteStore {
     /// Object IDs of a query whose first two columns are `_pk` and `_ent`,
     /// compactly.
-    func objectIDList(sql: String, bindings: [Value], root: EntityDescription) throws -> ObjectIDList {
+    package func objectIDList(sql: String, bindings: [Value], root: EntityDescription) throws -> ObjectIDList {
         try read { database in
             let statement = try database.cachedStatement(sql)
             try statement.bind(bindings)

@@ -18,6 +18,9 @@ extension SQLTranslator {
             case .power: throw Untranslatable(reason: "\(op.rawValue) is evaluated in memory")
             }
         }
+        // PostgreSQL stops with an error where an integer overflows; the
+        // evaluator goes on in doubles: arithmetic runs in memory there.
+        if isPostgres { throw Untranslatable(reason: "arithmetic is evaluated in memory on PostgreSQL") }
         let level = try group(top)
         if level == 2 { return try division(expression, in: scope) }
         var links: [(ArithmeticOperator, Expression)] = []
@@ -80,7 +83,8 @@ extension SQLTranslator {
             inner.variables[variable] = inner
             let condition = try self.condition(for: predicate, in: inner)
             let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
-            return Operand(sql: "(SELECT COUNT(*) FROM \(from)\(joins) WHERE \(correlation) AND \(condition))", category: .number)
+            return Operand(sql: "(SELECT COUNT(*) FROM \(from)\(joins) WHERE \(correlation) AND \(condition))", category: .number,
+                           kind: .integer(exact: true))
         }
         guard let path = base.keyPathComponents, let split = try toManySplit(path, in: scope), split.rest.isEmpty else {
             throw Untranslatable(reason: "collection operator on a non-relationship")
@@ -89,6 +93,7 @@ extension SQLTranslator {
         let (from, correlation, inner) = (to.from, to.correlation, to.scope)
         let function: String
         var category = Category.number
+        var kind = NumberKind.integer(exact: true)
         var column = "*"
         switch op {
         case .count:
@@ -109,6 +114,12 @@ extension SQLTranslator {
             if type == .date { category = .date }
             column = sql
             function = op == .sum ? "TOTAL" : op.rawValue.uppercased()
+            switch (op, NumberKind.of(type)) {
+            case (.avg, _), (_, .double): kind = .double(constant: false)
+            case (.sum, _): kind = .integer(exact: false)
+            case (_, let columnKind): kind = columnKind
+            }
+
         default:
             throw Untranslatable(reason: "@\(op.rawValue) is evaluated in memory")
         }
@@ -117,7 +128,9 @@ extension SQLTranslator {
         if op == .sum {
             // TOTAL is a float; keep integer sums integral as the evaluator does.
             sql = "(SELECT COALESCE(SUM(\(column)), 0) FROM \(from)\(joins) WHERE \(correlation))"
+        } else if op == .avg && isPostgres {
+            sql = "(SELECT \(Self.postgresAverage(column)) FROM \(from)\(joins) WHERE \(correlation))"
         }
-        return Operand(sql: sql, category: category)
+        return Operand(sql: sql, category: category, kind: kind)
     }
 }

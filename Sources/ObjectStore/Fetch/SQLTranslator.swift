@@ -57,6 +57,37 @@ struct SQLTranslator {
 
     enum Category { case number, string, date, data, boolean, uuid, url, object, unknown }
 
+    /// What a number holds, where PostgreSQL compares it otherwise than
+    /// the evaluator: PostgreSQL compares a bigint with a double in
+    /// doubles, the evaluator exactly. An integer is `exact` when every
+    /// value it can hold is a double too (16- and 32-bit columns, counts,
+    /// constants within 2^53); a double `constant` is never an integer
+    /// below 2^63 (those are bound as integers), so no rounding of the
+    /// integer side changes its comparison with it.
+    enum NumberKind: Equatable {
+        case integer(exact: Bool)
+        case double(constant: Bool)
+        case unknown
+
+        static func of(_ type: AttributeType) -> NumberKind {
+            switch type {
+            case .integer16, .integer32, .boolean: return .integer(exact: true)
+            case .integer64: return .integer(exact: false)
+            case .double, .float: return .double(constant: false)
+            default: return .unknown
+            }
+        }
+
+        /// Whether PostgreSQL compares the two as the evaluator does.
+        func comparesExactly(with other: NumberKind) -> Bool {
+            switch (self, other) {
+            case (.integer, .integer), (.double, .double): return true
+            case (.integer(let exact), .double(let constant)), (.double(let constant), .integer(let exact)): return exact || constant
+            default: return false
+            }
+        }
+    }
+
     /// A translated scalar: its SQL, and what kind of value it holds.
     struct Operand {
         var sql: String
@@ -70,16 +101,19 @@ struct SQLTranslator {
         /// variable): its ID. Its primary key is bound only when a row of
         /// this store can be the object.
         var object: ObjectID?
+        var kind: NumberKind = .unknown
         var isNullConstant: Bool { constant?.isNull ?? false }
     }
 
-    let store: SQLiteStore
+    let storeNumber: StoreNumber
+    /// Whose SQL to write: SQLite's or PostgreSQL's.
+    let dialect: SQLDialect
     /// Read once: the translator looks columns up at every key path.
     let mapping: SchemaMapping
     let root: Scope
     /// Names that stand for SQL expressions in the root scope: the fetched
     /// properties of a dictionary request, for its HAVING predicate.
-    var namedColumns: [String: (sql: String, category: Category)] = [:]
+    var namedColumns: [String: (sql: String, category: Category, kind: NumberKind)] = [:]
     /// The request's object variables: `$d` reads as the object's primary
     /// key, compared with a to-one's foreign key.
     var objectVariables: [String: ObjectVariable] = [:]
@@ -105,10 +139,27 @@ struct SQLTranslator {
     /// and refuses one deeper than 1,000.
     static let groupSize = 32
 
-    init(store: SQLiteStore, entity: EntityDescription) {
-        self.store = store
+    init(store: any SQLStore, entity: EntityDescription) {
+        self.storeNumber = store.storeNumber
+        self.dialect = store.dialect
         self.mapping = store.mapping
         self.root = Scope(alias: "t", entity: entity)
+    }
+
+    var isPostgres: Bool { dialect == .postgres }
+    /// The condition that always holds, and the one that never does.
+    var trueSQL: String { isPostgres ? "TRUE" : "1" }
+    var falseSQL: String { isPostgres ? "FALSE" : "0" }
+
+    /// `sql` made two-valued: false where SQL says unknown.
+    func twoValued(_ sql: String) -> String {
+        isPostgres ? "COALESCE(\(sql), FALSE)" : "IFNULL(\(sql), 0)"
+    }
+
+    /// `a IS b` (equal, nil equal to nil), or its negation.
+    func same(_ a: String, _ b: String, _ equal: Bool) -> String {
+        if isPostgres { return "\(a) IS \(equal ? "NOT " : "")DISTINCT FROM \(b)" }
+        return equal ? "\(a) IS \(b)" : "\(a) IS NOT \(b)"
     }
 
     var joins: [String] { root.joins }
@@ -122,7 +173,45 @@ struct SQLTranslator {
     /// SQL (`length(?3) > 0 AND substr(x, 1, length(?3)) = ?3`).
     mutating func bind(_ value: Value) -> String {
         bindings.append(value)
-        return "?" + String(bindings.count)
+        return parameter(bindings.count)
+    }
+
+    /// The SQL for the `n`th bound value: `?n` in SQLite; in PostgreSQL
+    /// `$n` cast to the value's type, so that the server never has to
+    /// guess it (`length($1)` is ambiguous, `$1 IN (…)` untyped).
+    func parameter(_ n: Int) -> String {
+        guard isPostgres else { return "?" + String(n) }
+        let type: String
+        switch bindings[n - 1] {
+        case .int, .bool: type = "bigint"
+        case .double, .decimal: type = "double precision"
+        case .date: type = "timestamptz"
+        case .data: type = "bytea"
+        case .uuid: type = "uuid"
+        case .string, .url, .null: type = "text"
+        }
+        return "CAST($\(n) AS \(type))"
+    }
+
+    /// Binds `value` instead as the `n`th value; returns its SQL.
+    mutating func rebind(_ n: Int, _ value: Value) -> String {
+        bindings[n - 1] = value
+        return parameter(n)
+    }
+
+    /// The number of the bound value `sql` stands for, if it is one.
+    func parameterNumber(_ sql: String) -> Int? {
+        let digits: Substring
+        if isPostgres {
+            guard sql.hasPrefix("CAST($") else { return nil }
+            digits = sql.dropFirst(6).prefix { $0.isNumber }
+        } else {
+            guard sql.hasPrefix("?") else { return nil }
+            digits = sql.dropFirst()
+            guard digits.allSatisfy(\.isNumber) else { return nil }
+        }
+        guard let n = Int(digits), n >= 1, n <= bindings.count else { return nil }
+        return n
     }
 
     // MARK: - Predicates
@@ -145,7 +234,7 @@ struct SQLTranslator {
         defer { nesting -= 1 }
         switch predicate.kind {
         case .constant(let value):
-            return value ? "1" : "0"
+            return value ? trueSQL : falseSQL
         case .not(let inner):
             return "NOT (\(try condition(for: inner, in: scope, twoValued: true)))"
         case .and(let parts):
@@ -154,7 +243,7 @@ struct SQLTranslator {
             return try conditions(parts, separator: " OR ", in: scope, twoValued: twoValued)
         case .comparison(let comparison):
             let sql = try self.comparison(comparison, in: scope)
-            return twoValued ? "IFNULL(\(sql), 0)" : sql
+            return twoValued ? self.twoValued(sql) : sql
         }
     }
 
@@ -307,12 +396,12 @@ struct SQLTranslator {
             var onNil = c
             onNil.lhs = .constant(.null)
             let nilCase = try scalarComparison(onNil, in: scope)
-            if nilCase == "0" { return exists }
+            if nilCase == falseSQL { return exists }
             return "((\(owner) IS NULL AND \(nilCase)) OR \(exists))"
         case .none:
             return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(to.correlation) AND \(test))"
         case .all:
-            return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(to.correlation) AND NOT IFNULL(\(test), 0))"
+            return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(to.correlation) AND NOT \(twoValued(test)))"
         }
     }
 
@@ -376,7 +465,7 @@ struct SQLTranslator {
         let sql = try scalarComparisonSQL(c, in: scope, rhsScope: rhsScope ?? scope)
         // A comparison decided without its operands leaves no parameters
         // behind: every numbered parameter must appear in the SQL.
-        if sql == "0" || sql == "1" { bindings.removeSubrange(mark...) }
+        if sql == falseSQL || sql == trueSQL { bindings.removeSubrange(mark...) }
         return sql
     }
 
@@ -388,12 +477,13 @@ struct SQLTranslator {
         try reconcile(&lhs, &rhs, op: c.op)
         try checkCategories(lhs, rhs, op: c.op)
         let options = c.options
+        if isPostgres { try checkPostgres(lhs, rhs, c) }
         switch c.op {
         case .equal, .notEqual:
-            if let equal = try knownObjectEquality(lhs, rhs) { return equal == (c.op == .equal) ? "1" : "0" }
+            if let equal = try knownObjectEquality(lhs, rhs) { return equal == (c.op == .equal) ? trueSQL : falseSQL }
             if lhs.isNullConstant || rhs.isNullConstant {
                 let other = lhs.isNullConstant ? rhs : lhs
-                if lhs.isNullConstant && rhs.isNullConstant { return c.op == .equal ? "1" : "0" }
+                if lhs.isNullConstant && rhs.isNullConstant { return c.op == .equal ? trueSQL : falseSQL }
                 return c.op == .equal ? "\(other.sql) IS NULL" : "\(other.sql) IS NOT NULL"
             }
             if lhs.category == .object || rhs.category == .object {
@@ -401,22 +491,23 @@ struct SQLTranslator {
                 guard lhs.category == rhs.category, let a = lhs.entity, let b = rhs.entity, a.rootEntity === b.rootEntity else {
                     throw Untranslatable(reason: "object comparison")
                 }
-                return c.op == .equal ? "\(lhs.sql) IS \(rhs.sql)" : "\(lhs.sql) IS NOT \(rhs.sql)"
+                return same(lhs.sql, rhs.sql, c.op == .equal)
             }
             // IS, not =: nil == nil holds in the evaluator.
             let (l, r) = folded(lhs, rhs, options)
-            return c.op == .equal ? "\(l) IS \(r)" : "\(l) IS NOT \(r)"
+            return same(l, r, c.op == .equal)
         case .less, .lessEqual, .greater, .greaterEqual:
-            if lhs.isNullConstant || rhs.isNullConstant { return "0" }
+            if lhs.isNullConstant || rhs.isNullConstant { return falseSQL }
             if lhs.category == .object || rhs.category == .object || lhs.category == .data {
                 throw Untranslatable(reason: "ordering of objects or data")
             }
             let (l, r) = folded(lhs, rhs, options)
-            return "\(l) \(c.op.rawValue) \(r)"
+            return "\(l) \(c.op.rawValue) \(ordered(r, lhs))"
         case .beginsWith, .endsWith, .contains:
             guard lhs.category == .string || lhs.category == .unknown, rhs.category == .string else {
                 throw Untranslatable(reason: "string operator on a non-string")
             }
+            if isPostgres { return postgresStringOperator(c.op, lhs.sql, rhs.sql) }
             if !options.isEmpty {
                 return "mrq_string(\(stringOpCode(c.op)), \(lhs.sql), \(rhs.sql), \(options.rawValue))"
             }
@@ -429,6 +520,7 @@ struct SQLTranslator {
             guard lhs.category == .string || lhs.category == .unknown, rhs.category == .string else {
                 throw Untranslatable(reason: "string operator on a non-string")
             }
+            if isPostgres { return try postgresLike(c, lhs, rhs) }
             return "mrq_string(\(stringOpCode(c.op)), \(lhs.sql), \(rhs.sql), \(options.rawValue))"
         case .between, .in:
             preconditionFailure("handled above")
@@ -441,7 +533,7 @@ struct SQLTranslator {
 
     /// Applies `[c] [d] [n]` folding to both sides when asked.
     private func folded(_ lhs: Operand, _ rhs: Operand, _ options: Comparison.Options) -> (String, String) {
-        guard !options.isEmpty, lhs.category == .string || rhs.category == .string else { return (lhs.sql, rhs.sql) }
+        guard !isPostgres, !options.isEmpty, lhs.category == .string || rhs.category == .string else { return (lhs.sql, rhs.sql) }
         return ("mrq_fold(\(lhs.sql), \(options.rawValue))", "mrq_fold(\(rhs.sql), \(options.rawValue))")
     }
 
@@ -463,10 +555,11 @@ struct SQLTranslator {
                     throw Untranslatable(reason: "a string operator on a UUID held as bytes")
                 }
                 a.category = .string
+                if isPostgres { a.sql = "upper(CAST(\(a.sql) AS text))" }
             } else if op == .equal || op == .notEqual, case .string(let text)? = b.constant, let uuid = UUID(uuidString: text),
-                      b.sql.hasPrefix("?"), let n = Int(b.sql.dropFirst()), n >= 1, n <= bindings.count {
+                      let n = parameterNumber(b.sql) {
                 bindings[n - 1] = storedForm(of: uuid)
-                b = Operand(sql: b.sql, category: .uuid, constant: .uuid(uuid))
+                b = Operand(sql: parameter(n), category: .uuid, constant: .uuid(uuid))
             }
         }
         try adjust(&lhs, &rhs)
@@ -475,7 +568,8 @@ struct SQLTranslator {
 
     /// A UUID as its column holds it.
     private func storedForm(of uuid: UUID) -> Value {
-        mapping.layout == .coreData ? .data(bytes(of: uuid)) : .string(uuid.uuidString)
+        if isPostgres { return .uuid(uuid) }
+        return mapping.layout == .coreData ? .data(bytes(of: uuid)) : .string(uuid.uuidString)
     }
 
     /// SQLite compares across types by its own rules (and column affinity
@@ -505,12 +599,17 @@ struct SQLTranslator {
         if value.category == .object { throw Untranslatable(reason: "objects have no order") }
         var low = try operand(bounds[0], in: rhsScope)
         var high = try operand(bounds[1], in: rhsScope)
-        if low.isNullConstant || high.isNullConstant { return "0" }
+        if low.isNullConstant || high.isNullConstant { return falseSQL }
         var copy = value
         try reconcile(&value, &low, op: .greaterEqual)
         try reconcile(&copy, &high, op: .lessEqual)
         try checkCategories(value, low, op: .greaterEqual)
         try checkCategories(value, high, op: .lessEqual)
+        if isPostgres {
+            try checkPostgres(value, low, c)
+            try checkPostgres(value, high, c)
+            return "\(value.sql) BETWEEN \(ordered(low.sql, value)) AND \(ordered(high.sql, value))"
+        }
         if !c.options.isEmpty && value.category == .string {
             let v = "mrq_fold(\(value.sql), \(c.options.rawValue))"
             return "\(v) BETWEEN mrq_fold(\(low.sql), \(c.options.rawValue)) AND mrq_fold(\(high.sql), \(c.options.rawValue))"
@@ -525,7 +624,7 @@ struct SQLTranslator {
             return try objectMembership(try operand(c.lhs, in: scope), objectVariables[name]?.ids ?? [])
         case .aggregate(let elements):
             var value = try operand(c.lhs, in: scope)
-            if elements.isEmpty { return "0" }
+            if elements.isEmpty { return falseSQL }
             if value.category == .object {
                 // `department IN %@` with objects.
                 var ids: [ObjectID] = []
@@ -538,7 +637,7 @@ struct SQLTranslator {
             if value.category == .url, elements.allSatisfy({ if case .constant(.string) = $0.kind { return true }; return false }) {
                 value.category = .string
             }
-            let folds = !c.options.isEmpty && value.category == .string
+            let folds = !isPostgres && !c.options.isEmpty && value.category == .string
             var sql = folds ? "mrq_fold(\(value.sql), \(c.options.rawValue)) IN (" : value.sql + " IN ("
             for (i, element) in elements.enumerated() {
                 var item = try operand(element, in: rhsScope)
@@ -546,6 +645,7 @@ struct SQLTranslator {
                 var subject = value
                 try reconcile(&subject, &item, op: .equal)
                 try checkCategories(subject, item, op: .equal)
+                if isPostgres { try checkPostgres(subject, item, c) }
                 if i > 0 { sql += ", " }
                 sql += folds ? "mrq_fold(\(item.sql), \(c.options.rawValue))" : item.sql
             }
@@ -588,7 +688,7 @@ struct SQLTranslator {
     /// object of `entity`: never one unsaved (a temporary ID is no key), of
     /// another store, or of another inheritance tree.
     func rowCanBe(_ id: ObjectID, _ entity: EntityDescription) -> Bool {
-        !id.isTemporaryID && id.storeNumber == store.storeNumber && id.entity.rootEntity === entity.rootEntity
+        !id.isTemporaryID && id.storeNumber == storeNumber && id.entity.rootEntity === entity.rootEntity
     }
 
     /// An object constant: its primary key, bound when a row of this store
@@ -621,7 +721,7 @@ struct SQLTranslator {
         }
         var keys: [String] = []
         for id in ids where rowCanBe(id, entity) { keys.append(bind(.int(id.primaryKey))) }
-        return keys.isEmpty ? "0" : "\(value.sql) IN (" + keys.joined(separator: ", ") + ")"
+        return keys.isEmpty ? falseSQL : "\(value.sql) IN (" + keys.joined(separator: ", ") + ")"
     }
 
     // MARK: - Operands
@@ -738,6 +838,7 @@ struct SQLTranslator {
         defer { nesting -= 1 }
         switch expression.kind {
         case .constant(let value):
+            if isPostgres { return try postgresConstant(value) }
             switch value {
             case .decimal(let d): return Operand(sql: bind(.double(NSDecimalNumber(decimal: d).doubleValue)), category: .number, constant: value)
             case .uuid(let u): return Operand(sql: bind(storedForm(of: u)), category: .uuid, constant: value)
@@ -747,12 +848,14 @@ struct SQLTranslator {
             }
         case .keyPath(let path):
             if path.count == 1, scope === root, let named = namedColumns[path[0]] {
-                return Operand(sql: named.sql, category: named.category)
+                return Operand(sql: named.sql, category: named.category, kind: named.kind)
             }
             switch try resolve(path, in: scope, range: expression.range) {
             case .attribute(let sql, let type):
                 if type == .decimal { throw Untranslatable(reason: "decimal attributes compare exactly only in memory") }
-                return Operand(sql: sql, category: Self.category(of: type))
+                // Booleans compare with numbers, as 0 and 1, as in SQLite.
+                let read = isPostgres && type == .boolean ? "CAST(\(sql) AS integer)" : sql
+                return Operand(sql: read, category: Self.category(of: type), kind: .of(type))
             case .toOne(let sql, let destination):
                 return Operand(sql: sql, category: .object, entity: destination)
             }
@@ -777,8 +880,11 @@ struct SQLTranslator {
         case .negate(let inner):
             let value = try operand(inner, in: scope)
             guard value.category == .number else { throw Untranslatable(reason: "negating a non-number") }
-            return Operand(sql: "(-\(value.sql))", category: .number)
+            // -Int64.min is an error in PostgreSQL, a double in the evaluator.
+            if isPostgres && value.kind == .integer(exact: false) { throw Untranslatable(reason: "negating a 64-bit integer") }
+            return Operand(sql: "(-\(value.sql))", category: .number, kind: value.kind)
         case .function(.now, []):
+            if isPostgres { return try postgresConstant(.date(Date())) }
             return Operand(sql: bind(.date(Date())), category: .date, constant: .date(Date()))
         case .collection(let op, let base, let key):
             return try collection(op, base: base, key: key, in: scope)
@@ -787,6 +893,7 @@ struct SQLTranslator {
         case .cast(let inner, .date):
             if case .constant(let v) = inner.kind, let seconds = v.numericValue {
                 let date = Date(timeIntervalSinceReferenceDate: seconds)
+                if isPostgres { return try postgresConstant(.date(date)) }
                 return Operand(sql: bind(.date(date)), category: .date, constant: .date(date))
             }
             throw Untranslatable(reason: "CAST of a non-constant")

@@ -23,7 +23,7 @@ package final class SQLiteStore: @unchecked Sendable {
     package let mapping: SchemaMapping
     package let identifier: String
     /// `identifier` as the number every ObjectID of this store carries.
-    let storeNumber: StoreNumber
+    package let storeNumber: StoreNumber
     /// The writer connection (the only one without `readers`).
     package let database: Database
     private let lock = NSRecursiveLock()

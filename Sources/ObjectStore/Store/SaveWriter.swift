@@ -318,7 +318,7 @@ extension SQLiteStore {
 
     /// Records the highest key of each table before rows are deleted from
     /// them: deleting the highest row must not hand its key out again.
-    func recordHighestKeys(ofTables tables: Set<String>) throws {
+    package func recordHighestKeys(ofTables tables: Set<String>) throws {
         for table in tables.sorted() { try recordHighestKey(try highestKey(of: table), of: table) }
     }
 

@@ -1,0 +1,110 @@
+import Foundation
+import Predicates
+
+// What PostgreSQL's SQL says otherwise than SQLite's, for the same meaning.
+extension SQLTranslator {
+    /// A constant as PostgreSQL must see it to compare as the evaluator
+    /// does: a double holding an integer below 2^63 as that integer
+    /// (bigint against double compares in doubles there), a date only when
+    /// a timestamp holds it exactly (microseconds), no string with U+0000.
+    mutating func postgresConstant(_ value: Value) throws -> Operand {
+        func number(_ d: Double) -> Operand {
+            if d.rounded() == d, abs(d) < 9.223_372_036_854_775_808e18 {
+                let i = Int64(d)
+                return Operand(sql: bind(.int(i)), category: .number, constant: value, kind: .integer(exact: i.magnitude <= 1 << 53))
+            }
+            return Operand(sql: bind(.double(d)), category: .number, constant: value, kind: .double(constant: true))
+        }
+        switch value {
+        case .null: return Operand(sql: "NULL", category: .unknown, constant: value)
+        case .int(let i): return Operand(sql: bind(value), category: .number, constant: value, kind: .integer(exact: i.magnitude <= 1 << 53))
+        case .bool: return Operand(sql: bind(value), category: .boolean, constant: value, kind: .integer(exact: true))
+        case .double(let d): return number(d)
+        case .decimal(let d): return number(NSDecimalNumber(decimal: d).doubleValue)
+        case .uuid(let u): return Operand(sql: bind(.uuid(u)), category: .uuid, constant: value)
+        case .url(let u): return Operand(sql: bind(.string(u.absoluteString)), category: .url, constant: value)
+        case .date(let d):
+            guard PostgresTimestamp.date(microseconds: PostgresTimestamp.microseconds(d)) == d else {
+                throw Untranslatable(reason: "a date finer than PostgreSQL's microseconds")
+            }
+            return Operand(sql: bind(value), category: .date, constant: value)
+        case .string(let s):
+            if s.utf8.contains(0) { throw Untranslatable(reason: "PostgreSQL text cannot hold U+0000") }
+            return Operand(sql: bind(value), category: .string, constant: value)
+        case .data: return Operand(sql: bind(value), category: .data, constant: value)
+        }
+    }
+
+    /// Refuses what PostgreSQL cannot compare with the evaluator's
+    /// meaning: `[c]` and `[d]` (Swift's folding has no SQL equal), and
+    /// numbers that PostgreSQL would compare in doubles where the
+    /// evaluator compares exactly.
+    func checkPostgres(_ lhs: Operand, _ rhs: Operand, _ c: Comparison) throws {
+        if lhs.isNullConstant || rhs.isNullConstant { return }
+        let textual: Set<Category> = [.string, .url, .uuid]
+        if !c.options.isDisjoint(with: [.caseInsensitive, .diacriticInsensitive]),
+           textual.contains(lhs.category) || textual.contains(rhs.category) {
+            throw Untranslatable(reason: "[c] and [d] fold as Swift does only in memory")
+        }
+        let numeric: Set<Category> = [.number, .boolean]
+        if numeric.contains(lhs.category), numeric.contains(rhs.category), !lhs.kind.comparesExactly(with: rhs.kind) {
+            throw Untranslatable(reason: "PostgreSQL compares this integer with a double in doubles")
+        }
+    }
+
+    /// `sql` ordered as the evaluator orders `subject`'s kind: text by
+    /// code point (UTF-8 bytes) whatever the database's collation.
+    func ordered(_ sql: String, _ subject: Operand) -> String {
+        guard isPostgres, [.string, .url, .uuid].contains(subject.category) else { return sql }
+        return "(\(sql) COLLATE \"C\")"
+    }
+
+    /// The average of `column` as SQLite and the evaluator take it: the
+    /// sum in doubles over the count. (PostgreSQL's AVG averages integers
+    /// exactly, and stops with an overflow where the squares it also adds
+    /// overflow.)
+    static func postgresAverage(_ column: String) -> String {
+        "SUM(CAST(\(column) AS double precision)) / COUNT(\(column))"
+    }
+
+    /// BEGINSWITH, ENDSWITH and CONTAINS without options: by code points,
+    /// which agree with the evaluator's UTF-8 bytes; an empty needle
+    /// matches nothing.
+    func postgresStringOperator(_ op: Comparison.Operator, _ text: String, _ needle: String) -> String {
+        switch op {
+        case .beginsWith: return "(length(\(needle)) > 0 AND starts_with(\(text), \(needle)))"
+        case .endsWith: return "(length(\(needle)) > 0 AND right(\(text), length(\(needle))) = \(needle))"
+        default: return "(length(\(needle)) > 0 AND strpos(\(text), \(needle)) > 0)"
+        }
+    }
+
+    /// LIKE with a constant pattern, its `*` and `?` written as `%` and
+    /// `_` (and a literal `%`, `_` or `\` escaped); MATCHES and a pattern
+    /// read from a column run in memory (ICU's and PostgreSQL's regular
+    /// expressions differ).
+    mutating func postgresLike(_ c: Comparison, _ text: Operand, _ pattern: Operand) throws -> String {
+        guard c.op == .like, case .string(let source)? = pattern.constant, let n = parameterNumber(pattern.sql) else {
+            throw Untranslatable(reason: c.op == .like ? "LIKE with a pattern that is no constant" : "MATCHES is evaluated in memory on PostgreSQL")
+        }
+        return "\(text.sql) LIKE \(rebind(n, .string(Self.likePattern(source))))"
+    }
+
+    /// The evaluator's LIKE pattern as PostgreSQL's.
+    static func likePattern(_ source: String) -> String {
+        var result = ""
+        var scalars = source.unicodeScalars.makeIterator()
+        func literal(_ c: Unicode.Scalar) {
+            if c == "%" || c == "_" || c == "\\" { result += "\\" }
+            result.unicodeScalars.append(c)
+        }
+        while let c = scalars.next() {
+            switch c {
+            case "\\": literal(scalars.next() ?? "\\")
+            case "*": result += "%"
+            case "?": result += "_"
+            default: literal(c)
+            }
+        }
+        return result
+    }
+}

@@ -1,0 +1,145 @@
+import Foundation
+import ObjectStore
+import Predicates
+import struct Predicates.Predicate
+
+// Reading in SQL: the plans of the SQLite store, in PostgreSQL's dialect.
+extension PostgresStore: SQLStore {
+    package var dialect: SQLDialect { .postgres }
+
+    package func fetchSnapshots(_ request: FetchRequest, entity: EntityDescription, predicate: Predicate?,
+                                windowed: Bool) throws -> StoreFetch {
+        let plan = try FetchPlan(request: request, entity: entity, store: self, predicate: predicate)
+        let whole = windowed && plan.residual == nil && plan.order != nil
+        let sql = plan.selectRows(store: self, limit: whole ? request.fetchLimit : 0, offset: whole ? request.fetchOffset : 0)
+        return StoreFetch(snapshots: try snapshots(sql: sql, plan.bindings, root: plan.root), residual: plan.residual,
+                          isSorted: plan.order != nil)
+    }
+
+    package func forEachSnapshot(sql: String, bindings: [Value], root: EntityDescription,
+                         _ body: (consuming Snapshot) throws -> Void) throws {
+        for snapshot in try snapshots(sql: sql, bindings, root: root) { try body(snapshot) }
+    }
+
+    package func objectIDs(sql: String, bindings: [Value], root: EntityDescription) throws -> [ObjectID] {
+        try withLock {
+            let result = try connection.query(sql, bindings)
+            rowsReturned += result.rowCount
+            return (0..<result.rowCount).map { row in
+                objectID(pk: result.int64(row, 0), entityCode: result.isNull(row, 1) ? nil : result.int64(row, 1), root: root)
+            }
+        }
+    }
+
+    package func objectIDList(sql: String, bindings: [Value], root: EntityDescription) throws -> ObjectIDList {
+        ObjectIDList(try objectIDs(sql: sql, bindings: bindings, root: root))
+    }
+
+    package func count(sql: String, bindings: [Value]) throws -> Int {
+        try withLock {
+            guard case .int(let n)? = try connection.scalar(sql, bindings) else { return 0 }
+            return Int(n)
+        }
+    }
+
+    package func forEachRow(of plan: DictionaryPlan, _ body: ([Value]) throws -> Void) throws {
+        let rows = try withLock { () throws -> [[Value]] in
+            let result = try connection.query(plan.sql, plan.bindings)
+            rowsReturned += result.rowCount
+            return try (0..<result.rowCount).map { row in
+                try plan.columns.indices.map { column in
+                    guard !result.isNull(row, column) else { return .null }
+                    let value = try result.value(row, column)
+                    switch (plan.columns[column].decoding, value) {
+                    case (.attribute(.uri), .string(let text)): return URL(string: text).map(Value.url) ?? .null
+                    case (.integer, .bool(let b)): return .int(b ? 1 : 0)
+                    case (.double, .int(let i)): return .double(Double(i))
+                    default: return value
+                    }
+                }
+            }
+        }
+        for row in rows { try body(row) }
+    }
+
+    /// Runs `body` in one REPEATABLE READ transaction (inside an open one
+    /// as it is): every statement sees the store at one moment.
+    package func readTransaction<T>(_ body: () throws -> T) throws -> T {
+        try withLock {
+            let nested = connection.isInTransaction
+            return try connection.transaction {
+                if !nested { try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ") }
+                return try body()
+            }
+        }
+    }
+}
+
+// Batch requests: one statement each where SQL says the whole predicate.
+extension PostgresStore {
+    package func sqlRows(_ sql: String, _ values: [Value]) throws -> [[Value]] { try withLock { try connection.rows(sql, values) } }
+    package func sqlExecute(_ sql: String, _ values: [Value]) throws { try withLock { _ = try connection.execute(sql, values) } }
+    package func writeTransaction<T>(_ body: () throws -> T) throws -> T {
+        if isReadOnly { throw StoreError(.readOnly, "cannot change the PostgreSQL store (\(connection.target)): it is open read-only") }
+        return try withLock { try connection.transaction(body) }
+    }
+    /// A sequence never hands a key out twice: nothing to record.
+    package func recordHighestKeys(ofTables tables: Set<String>) throws {}
+
+    /// `UPDATE … SET …, _opt = _opt + 1 WHERE _pk IN (SELECT …) RETURNING
+    /// _pk`: one statement when SQL says the whole predicate and computes
+    /// every value; else the matching keys are found first (the residual
+    /// evaluated in memory) and updated in one statement, and what only
+    /// the evaluator computes is set object by object.
+    package func batchUpdate(entity: EntityDescription, matching: FetchRequest, properties: [String: BatchValue],
+                     coordinator: PersistentStoreCoordinator) throws -> [ObjectID] {
+        let plan = try batchUpdatePlan(entity: entity, properties: properties)
+        let table = mapping.table(for: entity)
+        let update = "UPDATE \(quoteIdentifier(table.name)) AS t SET \(plan.assignments) WHERE t.\(mapping.primaryKey) IN "
+        let returning = " RETURNING t.\(mapping.primaryKey), \(table.entityColumn.map { "t.\($0)" } ?? "NULL")"
+        return try writeTransaction {
+            let fetch = try FetchPlan(request: matching, entity: entity, store: self, predicate: matching.predicate)
+            var ids: [ObjectID]
+            if fetch.residual == nil && plan.inMemory.isEmpty {
+                let select = "(SELECT t.\(mapping.primaryKey) FROM \(fetch.from) WHERE \(fetch.condition))"
+                ids = try objectIDs(sql: update + Self.shiftingParameters(select, by: plan.bindings.count) + returning,
+                                    bindings: plan.bindings + fetch.bindings, root: entity.rootEntity)
+            } else {
+                let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+                ids = try scratch.fetchObjectIDs(matching)
+                guard !ids.isEmpty else { return ids }
+                let keys = "[" + ids.map { String($0.primaryKey) }.joined(separator: ",") + "]"
+                let list = FetchPlan.keysIn("CAST($\(plan.bindings.count + 1) AS text)", dialect: .postgres)
+                _ = try objectIDs(sql: update + list + returning, bindings: plan.bindings + [.string(keys)], root: entity.rootEntity)
+                try updateInMemory(plan, ids, of: entity, scratch: scratch)
+            }
+            ids.sort { $0.primaryKey < $1.primaryKey }
+            return ids
+        }
+    }
+
+    /// `sql` with each parameter `$n` renumbered `$(n + count)`, quoted
+    /// identifiers left alone: a plan's SQL after other values.
+    static func shiftingParameters(_ sql: String, by count: Int) -> String {
+        guard count > 0 else { return sql }
+        var result = ""
+        var quoted = false
+        var characters = sql.makeIterator()
+        var pending = characters.next()
+        while let character = pending {
+            pending = characters.next()
+            if character == "\"" { quoted.toggle() }
+            guard !quoted, character == "$", let first = pending, ("0"..."9").contains(first) else {
+                result.append(character)
+                continue
+            }
+            var digits = ""
+            while let digit = pending, ("0"..."9").contains(digit) {
+                digits.append(digit)
+                pending = characters.next()
+            }
+            result += Int(digits).map { "$\($0 + count)" } ?? "$" + digits
+        }
+        return result
+    }
+}
