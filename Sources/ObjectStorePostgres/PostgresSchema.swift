@@ -48,7 +48,9 @@ enum PostgresSchema {
                 if stored != fingerprint {
                     throw StoreError(.modelMismatch, """
                         the PostgreSQL store (\(connection.target)) was made with a different model; \
-                        mrq does not migrate PostgreSQL stores: open it with the model it was made with
+                        mrq does not migrate PostgreSQL stores yet: open it with the model it was made with, \
+                        or copy it to a SQLite file (.save-as, migratePersistentStore), open that with the new \
+                        model, and copy it back into an empty database
                         """)
                 }
                 return identifier

@@ -248,7 +248,14 @@ package final class SQLiteStore: @unchecked Sendable {
             }
             // Refused before anything is written (a foreign database and
             // its log stay as they are), and again under the lock below.
-            try refuseForeignTables(db)
+            // Tables found here may be another process's store, laid out
+            // since the look above: then it is opened as it is.
+            do {
+                try refuseForeignTables(db)
+            } catch {
+                if try db.tableExists(metadataTable) { return try prepareSchema(db, mapping: mapping, model: model, options: options) }
+                throw error
+            }
             let id = UUID().uuidString
             try db.enterWALMode()
             let created = try db.transaction { () throws -> Bool in
