@@ -59,6 +59,10 @@ extension TerminalTests {
             try tmux.press("Enter")
             try tmux.waitForLastLine("mrq>")
             try tmux.type("Person")
+            // Echoed before Enter: on a loaded machine the screen could
+            // still end in the last prompt when the watching starts, and
+            // that prompt would pass for the one after the fetch.
+            try tmux.waitForLastLine("mrq> Person")
             try tmux.press("Enter")
             #expect(try sawProgress(tmux, isProgress) == shows, "\(arguments)")
             // The line is taken away at the end.
