@@ -25,12 +25,17 @@ enum PostgresSchema {
     /// identifier.
     ///
     /// All in one transaction, under an advisory lock: two processes
-    /// opening a new store at once make it once. A database holding a
-    /// table of the mapping's names but no store is refused, and one made
-    /// with another model too, unless `deleteOnModelMismatch`: then that
+    /// opening a new store at once make it once, and two opening it with a
+    /// new model migrate it once. A database holding a table of the
+    /// mapping's names but no store is refused. A store made with another
+    /// model is migrated as a SQLite store is (`StoreMigrator`), as
+    /// `options` allow (`migratesAutomatically`, `allowsMigrationDataLoss`),
+    /// its metadata updated in the same transaction, so that a migration
+    /// that fails leaves the database as it was; one that may not be
+    /// migrated is refused, unless `deleteOnModelMismatch`: then that
     /// store's tables are dropped and new ones made.
     static func prepare(_ connection: PostgresConnection, mapping: SchemaMapping, model: ManagedObjectModel,
-                        readOnly: Bool, deleteOnModelMismatch: Bool = false) throws -> String {
+                        readOnly: Bool, options: PersistentStoreOptions = PersistentStoreOptions()) throws -> String {
         let fingerprint = SchemaBuilder.fingerprint(mapping: mapping, model: model)
         return try connection.transaction {
             try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(advisoryLock)])
@@ -41,18 +46,30 @@ enum PostgresSchema {
                 guard case .string(let identifier)? = try metadata("identifier", on: connection) else {
                     throw StoreError(.corrupt, "the PostgreSQL store (\(connection.target)) has no identifier")
                 }
-                if stored != fingerprint && deleteOnModelMismatch && !readOnly {
+                guard stored != fingerprint else { return identifier }
+                guard let old = try storedModel(connection) else {
+                    throw StoreError(.corrupt, "the PostgreSQL store (\(connection.target)) keeps no model")
+                }
+                let db = migrationConnection(connection)
+                do {
+                    // A store made empty (no entities) holds nothing to lose.
+                    if !old.entities.isEmpty {
+                        let preview = try SQLiteStore.migrationPreview(db, old: old, new: model)
+                        var allowed = SQLiteStore.Options()
+                        allowed.migratesAutomatically = options.migratesAutomatically
+                        allowed.allowsMigrationDataLoss = options.allowsMigrationDataLoss
+                        try SQLiteStore.check(preview, of: connection.target, options: allowed)
+                    }
+                } catch let error as StoreError where error.kind == .modelMismatch && options.deleteOnModelMismatch && !readOnly {
                     try drop(connection)
                     return try create(connection, mapping: mapping, model: model, fingerprint: fingerprint)
                 }
-                if stored != fingerprint {
-                    throw StoreError(.modelMismatch, """
-                        the PostgreSQL store (\(connection.target)) was made with a different model; \
-                        mrq does not migrate PostgreSQL stores yet: open it with the model it was made with, \
-                        or copy it to a SQLite file (.save-as, migratePersistentStore), open that with the new \
-                        model, and copy it back into an empty database
-                        """)
+                if readOnly {
+                    throw StoreError(.readOnly, "the PostgreSQL store (\(connection.target)) needs a migration but is opened read-only")
                 }
+                try StoreMigrator.migrate(db, from: old, to: model, mapping: mapping)
+                // Statements prepared on the old tables would be planned for them.
+                try connection.forgetStatements()
                 return identifier
             }
             if readOnly {
@@ -69,6 +86,13 @@ enum PostgresSchema {
             }
             return try create(connection, mapping: mapping, model: model, fingerprint: fingerprint)
         }
+    }
+
+    /// The connection as a migration runs on it.
+    private static func migrationConnection(_ connection: PostgresConnection) -> MigrationConnection {
+        MigrationConnection(dialect: .postgres, path: connection.target, execute: { sql, values in
+            if values.isEmpty { try connection.execute(sql) } else { try connection.execute(sql, values) }
+        }, rows: { try connection.rows($0) }, tableExists: { try tableExists($0, on: connection) })
     }
 
     /// Makes the tables of a new store and its metadata; returns its identifier.

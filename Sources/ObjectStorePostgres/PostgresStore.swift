@@ -61,7 +61,7 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
         try connection.execute("SELECT set_config('lock_timeout', $1, false)", [.string("\(milliseconds)ms")])
         mapping = SchemaMapping(model: model)
         identifier = try PostgresSchema.prepare(connection, mapping: mapping, model: model, readOnly: isReadOnly,
-                                                deleteOnModelMismatch: options.deleteOnModelMismatch)
+                                                options: options)
         storeNumber = StoreNumber(identifier)
         layouts = RowLayout.all(model: model, mapping: mapping)
     }

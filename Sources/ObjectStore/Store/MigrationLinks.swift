@@ -65,7 +65,7 @@ final class MigrationLinks {
     /// table), or its inverse's old self, read the other way round. Nil
     /// when rows and join tables carry the links over as they are, or
     /// when there is nothing to carry.
-    func changedSource(for relationship: RelationshipDescription, db: Database) throws -> String? {
+    func changedSource(for relationship: RelationshipDescription, db: MigrationConnection) throws -> String? {
         guard !relationship.isTransient else { return nil }
         let previous = try oldRelationship(relationship)
         if let previous {
@@ -75,65 +75,68 @@ final class MigrationLinks {
         }
         if let inverse = relationship.inverse, inverse !== relationship, let previousInverse = try oldRelationship(inverse),
            let links = try links(of: previousInverse, db: db) {
-            return "SELECT dst AS src, src AS dst, inv_ord AS ord, ord AS inv_ord FROM (\(links))"
+            return "SELECT dst AS src, src AS dst, inv_ord AS ord, ord AS inv_ord FROM (\(links)) AS i"
         }
         return nil
     }
 
+    /// A missing position, typed: PostgreSQL would take a bare NULL for text.
+    private static let noPosition = "CAST(NULL AS INTEGER)"
+
     /// The links of an old relationship, as the old store keeps them: in
     /// its own foreign key, in a join table, or in its inverse's foreign
     /// key. Nil when the table is not there.
-    func links(of relationship: RelationshipDescription, db: Database) throws -> String? {
+    func links(of relationship: RelationshipDescription, db: MigrationConnection) throws -> String? {
         guard let entity = relationship.entity else { return nil }
         if relationship.isToOne {
             guard let columns = oldMapping.toOne(relationship.name, of: entity) else { return nil }
             let table = oldMapping.table(for: entity).name
             guard try db.tableExists(table) else { return nil }
             let fk = quoteIdentifier(columns.foreignKey)
-            return "SELECT _pk AS src, \(fk) AS dst, NULL AS ord, \(columns.order.map(quoteIdentifier) ?? "NULL") AS inv_ord "
+            return "SELECT _pk AS src, \(fk) AS dst, \(Self.noPosition) AS ord, \(columns.order.map(quoteIdentifier) ?? Self.noPosition) AS inv_ord "
                 + "FROM \(quoteIdentifier(table)) WHERE \(fk) IS NOT NULL"
         }
         if relationship.isManyToMany {
             guard let join = oldMapping.joinTable(relationship.name, of: entity), try db.tableExists(join.name) else { return nil }
-            return "SELECT \(join.sourceColumn) AS src, \(join.destinationColumn) AS dst, \(join.orderColumn ?? "NULL") AS ord, "
-                + "\(join.inverseOrderColumn ?? "NULL") AS inv_ord FROM \(quoteIdentifier(join.name))"
+            return "SELECT \(join.sourceColumn) AS src, \(join.destinationColumn) AS dst, \(join.orderColumn ?? Self.noPosition) AS ord, "
+                + "\(join.inverseOrderColumn ?? Self.noPosition) AS inv_ord FROM \(quoteIdentifier(join.name))"
         }
         guard let inverse = relationship.inverse, let destination = inverse.entity,
               let columns = oldMapping.toOne(inverse.name, of: destination) else { return nil }
         let table = oldMapping.table(for: destination).name
         guard try db.tableExists(table) else { return nil }
         let fk = quoteIdentifier(columns.foreignKey)
-        return "SELECT \(fk) AS src, _pk AS dst, \(columns.order.map(quoteIdentifier) ?? "NULL") AS ord, NULL AS inv_ord "
+        return "SELECT \(fk) AS src, _pk AS dst, \(columns.order.map(quoteIdentifier) ?? Self.noPosition) AS ord, \(Self.noPosition) AS inv_ord "
             + "FROM \(quoteIdentifier(table)) WHERE \(fk) IS NOT NULL"
     }
 
     /// Links whose `column` end (`src` or `dst`) is a row that will not be
     /// of `entity`'s kind (of the new model): a row of an entity removed,
     /// or gone out of the hierarchy. The migration drops them.
-    func strays(_ links: String, column: String, endingAt entity: EntityDescription, db: Database) throws -> Int {
-        guard let previous = oldEntity(entity) else { return try count("SELECT COUNT(*) FROM (\(links))", db) }
+    func strays(_ links: String, column: String, endingAt entity: EntityDescription, db: MigrationConnection) throws -> Int {
+        guard let previous = oldEntity(entity) else { return try count("SELECT COUNT(*) FROM (\(links)) AS l", db) }
         let table = oldMapping.table(for: previous)
         var kinds = ""
         if let entityColumn = table.entityColumn {
             let codes = previous.rootEntity.selfAndDescendants.filter { newEntity($0)?.isKind(of: entity) == true }
                 .map { String(oldMapping.entityCode($0)) }
-            guard !codes.isEmpty else { return try count("SELECT COUNT(*) FROM (\(links))", db) }
+            guard !codes.isEmpty else { return try count("SELECT COUNT(*) FROM (\(links)) AS l", db) }
             kinds = " AND d.\(entityColumn) IN (\(codes.joined(separator: ",")))"
         } else if newEntity(previous)?.isKind(of: entity) != true {
-            return try count("SELECT COUNT(*) FROM (\(links))", db)
+            return try count("SELECT COUNT(*) FROM (\(links)) AS l", db)
         }
         return try count("SELECT COUNT(*) FROM (\(links)) l WHERE NOT EXISTS "
                          + "(SELECT 1 FROM \(quoteIdentifier(table.name)) d WHERE d._pk = l.\(column)\(kinds))", db)
     }
 
-    private func count(_ sql: String, _ db: Database) throws -> Int {
+    private func count(_ sql: String, _ db: MigrationConnection) throws -> Int {
         guard case .int(let n)? = try db.scalar(sql) else { return 0 }
         return Int(n)
     }
 
     /// Links a to-one made from `links` drops: all but each object's first.
-    static func dropped(by links: String, db: Database) throws -> Int {
-        guard case .int(let n)? = try db.scalar("SELECT COUNT(*) - COUNT(DISTINCT src) FROM (\(links))") else { return 0 }
+    static func dropped(by links: String, db: MigrationConnection) throws -> Int {
+        guard case .int(let n)? = try db.scalar("SELECT COUNT(*) - COUNT(DISTINCT src) FROM (\(links)) AS l") else { return 0 }
         return Int(n)
     }
 }

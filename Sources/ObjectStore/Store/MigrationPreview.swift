@@ -130,7 +130,7 @@ public struct MigrationPreview: Sendable, CustomStringConvertible {
 
     /// Works out the preview for the store open on `db`, made with `old`,
     /// opened with `new`. Throws when the change cannot be migrated.
-    static func make(_ db: Database, old: ManagedObjectModel, new: ManagedObjectModel) throws -> MigrationPreview {
+    static func make(_ db: MigrationConnection, old: ManagedObjectModel, new: ManagedObjectModel) throws -> MigrationPreview {
         let plan = try MigrationPlan.infer(from: old, to: new, empty: try StoreMigrator.emptyEntities(db, old))
         var earlier = false
         if let stored = old.versionName, let given = new.versionName {
@@ -144,7 +144,7 @@ public struct MigrationPreview: Sendable, CustomStringConvertible {
     /// The rows of removed entities, the non-nil values of removed
     /// properties, and the destinations a to-one made of a to-many drops,
     /// that the store holds now.
-    private static func countLosses(_ db: Database, plan: MigrationPlan, old: ManagedObjectModel,
+    private static func countLosses(_ db: MigrationConnection, plan: MigrationPlan, old: ManagedObjectModel,
                                     new: ManagedObjectModel) throws -> [Loss] {
         let mapping = SchemaMapping(model: old)
         var renamedFrom: [String: String] = [:]

@@ -317,6 +317,14 @@ package final class SQLiteStore: @unchecked Sendable {
     }
 
     static func migrationPreview(_ db: Database, old: ManagedObjectModel, new: ManagedObjectModel) throws -> MigrationPreview {
+        try migrationPreview(MigrationConnection(db), old: old, new: new)
+    }
+
+    /// What migrating the store on `db` from `old` to `new` would do;
+    /// refused, naming the store, when it cannot be inferred.
+    package static func migrationPreview(_ db: MigrationConnection, old: ManagedObjectModel, new: ManagedObjectModel) throws
+        -> MigrationPreview
+    {
         do {
             return try MigrationPreview.make(db, old: old, new: new)
         } catch let error as ModelError {
@@ -327,7 +335,7 @@ package final class SQLiteStore: @unchecked Sendable {
     /// Refuses what `options` do not allow: any migration unless asked
     /// for, one that drops data unless that is asked for too, and an
     /// earlier version of the store's own model always.
-    static func check(_ preview: MigrationPreview, of path: String, options: Options) throws {
+    package static func check(_ preview: MigrationPreview, of path: String, options: Options) throws {
         if preview.isEarlierVersion {
             throw StoreError(.modelMismatch, MigrationPreview.earlierVersionMessage(path, preview), migration: preview)
         }

@@ -15,8 +15,19 @@ import Predicates
 /// and join tables; links to rows gone are cleared and entity codes set
 /// from the rows linked; then the new tables are swapped in and indexes
 /// recreated. `MigrationPreview` counts what this drops first.
-enum StoreMigrator {
+package enum StoreMigrator {
     static func migrate(_ db: Database, from old: ManagedObjectModel, to model: ManagedObjectModel, mapping: SchemaMapping) throws {
+        try db.transaction {
+            try migrate(MigrationConnection(db), from: old, to: model, mapping: mapping)
+        }
+    }
+
+    /// Migrates the store on `db` and updates its metadata (fingerprint and
+    /// model archive), inside the caller's transaction: on PostgreSQL, the
+    /// caller's (DDL is transactional there), so that a failure leaves
+    /// the database as it was.
+    package static func migrate(_ db: MigrationConnection, from old: ManagedObjectModel, to model: ManagedObjectModel,
+                                mapping: SchemaMapping) throws {
         let plan: MigrationPlan
         do {
             plan = try MigrationPlan.infer(from: old, to: model, empty: try emptyEntities(db, old))
@@ -24,17 +35,17 @@ enum StoreMigrator {
             throw StoreError(.modelMismatch, "the store was made with a different model: \(error.message)")
         }
         let oldMapping = SchemaMapping(model: old)
-        try db.transaction {
-            try rebuild(db, old: old, oldMapping: oldMapping, new: model, newMapping: mapping, plan: plan)
-            try db.execute("UPDATE \(SQLiteStore.metadataTable) SET value = ? WHERE key = 'fingerprint'",
-                           [.string(SchemaBuilder.fingerprint(mapping: mapping, model: model))])
-            try db.execute("UPDATE \(SQLiteStore.metadataTable) SET value = ? WHERE key = 'model'", [.data(model.archived())])
-        }
+        try rebuild(db, old: old, oldMapping: oldMapping, new: model, newMapping: mapping, plan: plan)
+        // PostgreSQL's metadata keeps the archive in a bytea column of its own.
+        let archive = db.dialect == .postgres ? "data" : "value"
+        try db.execute("UPDATE \(SQLiteStore.metadataTable) SET value = ? WHERE key = 'fingerprint'",
+                       [.string(SchemaBuilder.fingerprint(mapping: mapping, model: model))])
+        try db.execute("UPDATE \(SQLiteStore.metadataTable) SET \(archive) = ? WHERE key = 'model'", [.data(model.archived())])
         MRLog.debug("migrated store \(db.path): \(plan.entities.count) entity and \(plan.properties.count) property changes")
     }
 
     /// The entities of `old` whose hierarchy's table has no rows.
-    static func emptyEntities(_ db: Database, _ old: ManagedObjectModel) throws -> Set<String> {
+    static func emptyEntities(_ db: MigrationConnection, _ old: ManagedObjectModel) throws -> Set<String> {
         let mapping = SchemaMapping(model: old)
         var empty: Set<String> = []
         for root in old.rootEntities {
@@ -45,30 +56,48 @@ enum StoreMigrator {
         return empty
     }
 
-    private static func rebuild(_ db: Database, old: ManagedObjectModel, oldMapping: SchemaMapping,
+    private static func rebuild(_ db: MigrationConnection, old: ManagedObjectModel, oldMapping: SchemaMapping,
                                 new: ManagedObjectModel, newMapping: SchemaMapping, plan _: MigrationPlan) throws {
         let pairs = try MigrationLinks(old: old, oldMapping: oldMapping, new: new)
-        // Drop every index: they are recreated for the new layout at the end.
-        for row in try db.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
-            if case .string(let name) = row[0] { try db.execute("DROP INDEX \(quoteIdentifier(name))") }
+        if db.dialect == .sqlite {
+            // Drop every index (SQLite's names would clash with the new
+            // tables'): they are recreated for the new layout at the end.
+            for row in try db.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
+                if case .string(let name) = row[0] { try db.execute("DROP INDEX \(quoteIdentifier(name))") }
+            }
         }
         for table in newMapping.allTables {
             try copyRows(db, into: table, pairs: pairs, new: new, newMapping: newMapping)
         }
         for join in newMapping.allJoinTables {
-            try db.execute(SchemaBuilder.createJoinTable(join).replacingOccurrences(
+            try db.execute(SchemaBuilder.createJoinTable(join, dialect: db.dialect).replacingOccurrences(
                 of: "CREATE TABLE \(quoteIdentifier(join.name))", with: "CREATE TABLE \(temporary(join.name))"))
         }
         try copyJoinRows(db, pairs: pairs, new: new, newMapping: newMapping)
         try moveChangedLinks(db, pairs: pairs, new: new, newMapping: newMapping)
         try repairLinks(db, new: new, newMapping: newMapping)
-        // Swap: drop every old table, then rename the new ones in.
-        for row in try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_mrq_%'") {
-            if case .string(let name) = row[0] { try db.execute("DROP TABLE \(quoteIdentifier(name))") }
+        let names = newMapping.allTables.map(\.name) + newMapping.allJoinTables.map(\.name)
+        switch db.dialect {
+        case .sqlite:
+            // Swap: drop every old table, then rename the new ones in.
+            for row in try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_mrq_%'") {
+                if case .string(let name) = row[0] { try db.execute("DROP TABLE \(quoteIdentifier(name))") }
+            }
+            for name in names { try db.execute("ALTER TABLE \(temporary(name)) RENAME TO \(quoteIdentifier(name))") }
+        case .postgres:
+            // A schema may hold other tables than the store's: only the
+            // old mapping's go. Each new table's key sequence then starts
+            // past the keys its rows kept.
+            for name in oldMapping.allTables.map(\.name) + oldMapping.allJoinTables.map(\.name) {
+                try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(name))")
+            }
+            for name in names { try db.execute("ALTER TABLE \(temporary(name)) RENAME TO \(quoteIdentifier(name))") }
+            for table in newMapping.allTables {
+                try db.execute("SELECT setval(pg_get_serial_sequence(?, '\(table.primaryKey)'), COALESCE(MAX(\(table.primaryKey)), 0) + 1, false) "
+                               + "FROM \(quoteIdentifier(table.name))", [.string(quoteIdentifier(table.name))])
+            }
         }
-        for name in newMapping.allTables.map(\.name) + newMapping.allJoinTables.map(\.name) {
-            try db.execute("ALTER TABLE \(temporary(name)) RENAME TO \(quoteIdentifier(name))")
-        }
+        // The old tables' indexes went with them (SQLite's were dropped first).
         for statement in SchemaBuilder.indexes(mapping: newMapping, model: new) {
             try db.execute(statement)
         }
@@ -82,9 +111,9 @@ enum StoreMigrator {
     /// gone or now elsewhere stay behind. Each column reads the column its
     /// property was in for each entity (a property moved up or down the
     /// hierarchy reads from where it was).
-    private static func copyRows(_ db: Database, into table: SchemaMapping.Table, pairs: MigrationLinks,
+    private static func copyRows(_ db: MigrationConnection, into table: SchemaMapping.Table, pairs: MigrationLinks,
                                  new: ManagedObjectModel, newMapping: SchemaMapping) throws {
-        try db.execute(SchemaBuilder.createTable(table).replacingOccurrences(
+        try db.execute(SchemaBuilder.createTable(table, dialect: db.dialect).replacingOccurrences(
             of: "CREATE TABLE \(quoteIdentifier(table.name))", with: "CREATE TABLE \(temporary(table.name))"))
         guard let newRoot = new.entity(named: table.name) else { return }
         // (old entity, new entity) of every entity of this hierarchy with rows to keep.
@@ -96,6 +125,7 @@ enum StoreMigrator {
         var names = ["_pk", table.versionColumn]
         var sources = ["_pk", oldTable.versionColumn]
         var filter = ""
+        var defaults: [Value] = []
         let code: String
         if let oldEntityColumn = oldTable.entityColumn {
             code = "CASE \(oldEntityColumn) " + members.map { "WHEN \(oldCode($0.0)) THEN \(newMapping.entityCode($0.1))" }
@@ -126,15 +156,18 @@ enum StoreMigrator {
             }
             if case .attribute = column.kind, let attribute = declaring.attribute(named: column.property),
                !attribute.isOptional || source == nil, !attribute.defaultValue.isNull {
-                let literal = sqlLiteral(attribute.defaultValue)
-                source = source.map { "COALESCE(\($0), \(literal))" } ?? literal
+                // Bound: a default is a value, whatever the engine writes literally.
+                let value = db.parameter(for: column)
+                source = source.map { "COALESCE(\($0), \(value))" } ?? value
+                defaults.append(attribute.defaultValue)
             }
             if let source {
                 names.append(quoteIdentifier(column.name))
                 sources.append(source)
             }
         }
-        try db.execute("INSERT INTO \(temporary(table.name)) (\(names.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) FROM \(quoteIdentifier(oldTable.name))\(filter)")
+        try db.execute("INSERT INTO \(temporary(table.name)) (\(names.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) FROM \(quoteIdentifier(oldTable.name))\(filter)",
+                       defaults)
     }
 
     /// The old column a new column reads for the rows of `newEntity`: the
@@ -161,7 +194,7 @@ enum StoreMigrator {
 
     /// Copies the join tables whose relationship was many-to-many before
     /// too, in their new orientation; positions where both sides keep them.
-    private static func copyJoinRows(_ db: Database, pairs: MigrationLinks, new: ManagedObjectModel,
+    private static func copyJoinRows(_ db: MigrationConnection, pairs: MigrationLinks, new: ManagedObjectModel,
                                      newMapping: SchemaMapping) throws {
         for entity in new.entities {
             for case let relationship as RelationshipDescription in entity.declaredProperties
@@ -177,7 +210,8 @@ enum StoreMigrator {
                                                (join.inverseOrderColumn, oldJoin.inverseOrderColumn)] {
                     if let newColumn, let oldColumn { names.append(newColumn); sources.append(oldColumn) }
                 }
-                try db.execute("INSERT OR IGNORE INTO \(temporary(join.name)) (\(names.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) FROM \(quoteIdentifier(oldJoin.name))")
+                try db.execute(db.insertIgnoringDuplicates(into: temporary(join.name), columns: names,
+                                                           select: "SELECT \(sources.joined(separator: ", ")) FROM \(quoteIdentifier(oldJoin.name))"))
             }
         }
     }
@@ -187,7 +221,7 @@ enum StoreMigrator {
     /// object's first destination; a join table takes every link, of a
     /// to-one that became a to-many (DuckDuckGo's favorites) or of a
     /// to-many whose inverse did.
-    private static func moveChangedLinks(_ db: Database, pairs: MigrationLinks, new: ManagedObjectModel,
+    private static func moveChangedLinks(_ db: MigrationConnection, pairs: MigrationLinks, new: ManagedObjectModel,
                                          newMapping: SchemaMapping) throws {
         for entity in new.entities {
             for case let relationship as RelationshipDescription in entity.declaredProperties where !relationship.isTransient {
@@ -199,7 +233,7 @@ enum StoreMigrator {
                     try db.execute("""
                         UPDATE \(table) SET \(quoteIdentifier(columns.foreignKey)) = l.dst\(order)
                         FROM (SELECT src, dst, inv_ord, ROW_NUMBER() OVER (PARTITION BY src ORDER BY ord IS NULL, ord, dst) AS n
-                              FROM (\(links))) AS l
+                              FROM (\(links)) AS c) AS l
                         WHERE l.n = 1 AND \(table)._pk = l.src\(familyFilter(entity, table: table, mapping: newMapping))
                         """)
                 } else if relationship.isManyToMany {
@@ -209,7 +243,8 @@ enum StoreMigrator {
                     var sources = ["src", "dst"]
                     if let order = join.orderColumn { names.append(order); sources.append("ord") }
                     if let order = join.inverseOrderColumn { names.append(order); sources.append("inv_ord") }
-                    try db.execute("INSERT OR IGNORE INTO \(temporary(join.name)) (\(names.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) FROM (\(links))")
+                    try db.execute(db.insertIgnoringDuplicates(into: temporary(join.name), columns: names,
+                                                               select: "SELECT \(sources.joined(separator: ", ")) FROM (\(links)) AS l"))
                 }
             }
         }
@@ -228,7 +263,7 @@ enum StoreMigrator {
     /// the entity codes beside foreign keys and in join tables from the
     /// rows they point at (codes are renumbered when entities come and
     /// go); gives positions to ordered relationships that had none.
-    private static func repairLinks(_ db: Database, new: ManagedObjectModel, newMapping: SchemaMapping) throws {
+    private static func repairLinks(_ db: MigrationConnection, new: ManagedObjectModel, newMapping: SchemaMapping) throws {
         func exists(_ key: String, of destination: EntityDescription) -> String {
             let table = temporary(newMapping.table(for: destination).name)
             return "EXISTS (SELECT 1 FROM \(table) d WHERE d._pk = \(key)\(familyFilter(destination, table: "d", mapping: newMapping)))"
@@ -276,22 +311,6 @@ enum StoreMigrator {
                     }
                 }
             }
-        }
-    }
-
-    /// A literal for a model default value (from the model, never from input).
-    private static func sqlLiteral(_ value: Value) -> String {
-        switch value {
-        case .null: return "NULL"
-        case .bool(let b): return b ? "1" : "0"
-        case .int(let i): return String(i)
-        case .double(let d): return d.isFinite ? "\(d)" : "NULL"
-        case .decimal(let d): return "'\(d)'"
-        case .string(let s): return "'" + s.replacingOccurrences(of: "'", with: "''") + "'"
-        case .date(let d): return "\(d.timeIntervalSinceReferenceDate)"
-        case .data(let d): return "X'" + d.map { String(format: "%02X", $0) }.joined() + "'"
-        case .uuid(let u): return "'\(u.uuidString)'"
-        case .url(let u): return "'" + u.absoluteString.replacingOccurrences(of: "'", with: "''") + "'"
         }
     }
 }
