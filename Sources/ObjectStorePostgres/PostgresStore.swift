@@ -132,12 +132,7 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
     package func destinations(of relationship: RelationshipDescription, from source: ObjectID) throws -> [ObjectID] {
         guard let sql = mapping.destinationsSQL(of: relationship, from: source.entity),
               let root = relationship.destination?.rootEntity else { return [] }
-        return try withLock {
-            let result = try connection.query(sql, [.int(source.primaryKey)])
-            return (0..<result.rowCount).map { row in
-                objectID(pk: result.int64(row, 0), entityCode: result.isNull(row, 1) ? nil : result.int64(row, 1), root: root)
-            }
-        }
+        return try objectIDs(sql: sql, bindings: [.int(source.primaryKey)], root: root)
     }
 
     package func allSnapshots() throws -> [Snapshot] {

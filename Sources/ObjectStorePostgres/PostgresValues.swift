@@ -65,7 +65,7 @@ package enum PostgresType {
         case .double(let d) where oid == float8: append(d.bitPattern)
         case .data(let data) where oid == bytea: buffer.append(contentsOf: data)
         case .uuid(let uuid) where oid == self.uuid: withUnsafeBytes(of: uuid.uuid) { buffer.append(contentsOf: $0) }
-        case .date(let date) where oid == timestamptz || oid == timestamp: append(microseconds(date))
+        case .date(let date) where oid == timestamptz || oid == timestamp: append(PostgresTimestamp.microseconds(date))
         case .string(let s) where oid == text || oid == varchar || oid == unknown || oid == name || oid == bpchar:
             buffer.append(contentsOf: s.utf8)
         default: return false
@@ -100,12 +100,9 @@ package enum PostgresType {
         }
     }
 
-    static func microseconds(_ date: Date) -> Int64 { PostgresTimestamp.microseconds(date) }
-    static func date(microseconds: Int64) -> Date { PostgresTimestamp.date(microseconds: microseconds) }
-
     /// `2001-02-03 04:05:06.789012+00`.
     private static func timestampText(_ date: Date) -> String {
-        let us = microseconds(date)
+        let us = PostgresTimestamp.microseconds(date)
         if us == .max { return "infinity" }
         if us == .min { return "-infinity" }
         let fraction = (us % 1_000_000 + 1_000_000) % 1_000_000
@@ -146,10 +143,10 @@ package enum PostgresType {
             guard bytes.count == 16 else { return nil }
             return .uuid(UUID(uuid: (bytes[0], bytes[1], bytes[2], bytes[3], bytes[4], bytes[5], bytes[6], bytes[7],
                                      bytes[8], bytes[9], bytes[10], bytes[11], bytes[12], bytes[13], bytes[14], bytes[15])))
-        case timestamptz, timestamp: return .date(date(microseconds: Int64(bitPattern: load(bytes))))
+        case timestamptz, timestamp: return .date(PostgresTimestamp.date(microseconds: Int64(bitPattern: load(bytes))))
         case date:
             let days = Int64(Int32(bitPattern: UInt32(truncatingIfNeeded: load(bytes))))
-            return .date(Self.date(microseconds: days * 86_400_000_000))
+            return .date(PostgresTimestamp.date(microseconds: days * 86_400_000_000))
         case numeric: return numericValue(bytes)
         default: return nil
         }

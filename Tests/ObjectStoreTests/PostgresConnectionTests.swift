@@ -50,7 +50,7 @@ import Testing
                 { .string(Self.string(&$0)) },
                 { .bool(Bool.random(using: &$0)) },
                 // Within 63 years of 2001 a Date holds every microsecond.
-                { .date(PostgresType.date(microseconds: Int64.random(in: -2_000_000_000_000_000 ... 2_000_000_000_000_000, using: &$0))) },
+                { .date(PostgresTimestamp.date(microseconds: Int64.random(in: -2_000_000_000_000_000 ... 2_000_000_000_000_000, using: &$0))) },
                 { .data(Self.bytes(&$0)) },
                 { .uuid(Self.uuid(&$0)) },
                 { .decimal(Self.decimal(&$0)) },
@@ -91,17 +91,17 @@ import Testing
             return
         }
         #expect(abs(read.timeIntervalSince(date)) < 0.000_000_5)
-        #expect(PostgresType.microseconds(read) == PostgresType.microseconds(date))
+        #expect(PostgresTimestamp.microseconds(read) == PostgresTimestamp.microseconds(date))
         #expect(try connection.scalar("SELECT $1::timestamptz = '2004-11-29 21:33:09.123457+00'", [.date(date)]) == .bool(true))
         #expect(try connection.scalar("SELECT $1::timestamptz", [.date(.distantFuture)])
-                    == .date(PostgresType.date(microseconds: PostgresType.microseconds(.distantFuture))))
+                    == .date(PostgresTimestamp.date(microseconds: PostgresTimestamp.microseconds(.distantFuture))))
         // Far from 2001 a Date is coarser than a microsecond: what is read
         // back is stored again as the same timestamp.
         var random = SplitMix64(seed: 21)
         for _ in 0..<1_000 {
             let date = Date(timeIntervalSinceReferenceDate: Double.random(in: -1e11 ... 1e11, using: &random))
-            let stored = PostgresType.microseconds(date)
-            #expect(PostgresType.microseconds(PostgresType.date(microseconds: stored)) == stored)
+            let stored = PostgresTimestamp.microseconds(date)
+            #expect(PostgresTimestamp.microseconds(PostgresTimestamp.date(microseconds: stored)) == stored)
         }
     }
 

@@ -140,7 +140,7 @@ import Testing
             item["flag"] = maybe(.bool(Bool.random(using: &random)), &random)
             // PostgreSQL keeps microseconds, Core Data's layout seconds since 2001 as a double.
             let microseconds = Int64.random(in: -2_000_000_000_000 ... 2_000_000_000_000, using: &random) * 1_000
-            item["when"] = maybe(.date(PostgresType.date(microseconds: microseconds)), &random)
+            item["when"] = maybe(.date(PostgresTimestamp.date(microseconds: microseconds)), &random)
             item["blob"] = maybe(.data(PostgresConnectionTests.bytes(&random)), &random)
             item["thing"] = maybe(.data(PostgresConnectionTests.bytes(&random)), &random)
             item["link"] = maybe(.url(URL(string: "https://example.com/\(n)?q=\(random.next() % 1000)")!), &random)

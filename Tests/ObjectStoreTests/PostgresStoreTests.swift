@@ -169,7 +169,7 @@ import Testing
         case 3: return ("active", .bool(Bool.random(using: &random)))
         case 4:
             let us = Int64.random(in: -2_000_000_000_000_000 ... 2_000_000_000_000_000, using: &random)
-            return ("born", null ? .null : .date(PostgresType.date(microseconds: us)))
+            return ("born", null ? .null : .date(PostgresTimestamp.date(microseconds: us)))
         case 5: return ("photo", null ? .null : .data(PostgresConnectionTests.bytes(&random)))
         case 6: return ("token", null ? .null : .uuid(PostgresConnectionTests.uuid(&random)))
         default: return ("nickname", .string("transient"))
