@@ -56,6 +56,27 @@ import Testing
         #expect(try db.scalar("SELECT Z_OPT FROM ZNOTE WHERE ZTITLE = 'Bread'") == .int(2))
     }
 
+    /// `.model` on a store in Core Data's layout: its own model again is
+    /// taken; another is refused as opening would refuse it, and the
+    /// session carries on with the store as it was.
+    @Test func dotModelOnACoreDataStoreTakesItsModelAndRefusesAnother() throws {
+        let directory = try Self.directory()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let (store, model) = try Self.notesStore(in: directory)
+        let session = try ShellSession(modelPath: model.path, storePath: store.path)
+        let same = SaveAsTests.run(session, ".model \(model.path)")
+        #expect(same.contains("model \(model.path)") && !same.contains("error"), "\(same)")
+        #expect(SaveAsTests.run(session, "count Note").contains("2"))
+        let other = directory.appendingPathComponent("Other.xcdatamodel")
+        let otherSession = try ShellSession(modelPath: nil, storePath: ":memory:")
+        _ = SaveAsTests.run(otherSession, "entity Note { title: String; color: String }")
+        try otherSession.model.writeXcodeModel(to: other)
+        let refused = SaveAsTests.run(session, ".model \(other.path)")
+        #expect(refused.contains("is a Core Data store made with another model"), "\(refused)")
+        #expect(SaveAsTests.run(session, "Note where pinned == YES").contains("Soup"))
+        #expect(SaveAsTests.run(session, "insert Note { title: \"Tea\" }\nsave\ncount Note").contains("3"))
+    }
+
     @Test func historyListsChangesAndTakesAPredicate() throws {
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }

@@ -315,7 +315,11 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// `replacingModel`) would migrate and drop; nil when nothing needs
     /// migrating.
     package func migrationPreview(to model: ManagedObjectModel) throws -> MigrationPreview? {
-        let db = try sqlStore(for: nil, purpose: "changing the model").database
+        let store = try sqlStore(for: nil, purpose: "changing the model")
+        // A store in Core Data's layout is not migrated: opening it with
+        // another model is refused, naming what differs.
+        guard store.mapping.layout == .mrq else { return nil }
+        let db = store.database
         guard case .string(let stored)? = try db.scalar("SELECT value FROM \(SQLiteStore.metadataTable) WHERE key = 'fingerprint'"),
               stored != SchemaBuilder.fingerprint(mapping: SchemaMapping(model: model), model: model) else { return nil }
         let old = try SQLiteStore.storedModel(db)
