@@ -46,6 +46,48 @@ import Predicates
         #expect(boss["level"] == .int(1))
     }
 
+    /// Names SQLite cannot tell apart — attributes `name` and `Name`,
+    /// entities `Bar` and `bar`, an entity named as a join table — get
+    /// tables and columns of their own; every value comes back.
+    @Test func namesDifferingOnlyInCaseGetTablesAndColumnsOfTheirOwn() throws {
+        let upper = EntityDescription(name: "Bar")
+        upper.add(AttributeDescription(name: "name", type: .string))
+        upper.add(AttributeDescription(name: "Name", type: .string))
+        upper.add(AttributeDescription(name: "_PK", type: .integer64))
+        upper.add(RelationshipDescription(name: "friends", destination: "Bar", inverse: "friends", isToMany: true))
+        let lower = EntityDescription(name: "bar")
+        lower.add(AttributeDescription(name: "y", type: .integer64))
+        let joinNamed = EntityDescription(name: "Bar_friends")
+        joinNamed.add(AttributeDescription(name: "z", type: .integer64))
+        let model = try ManagedObjectModel(entities: [upper, lower, joinNamed])
+        let mapping = SchemaMapping(model: model)
+        let tables = mapping.allTables.map(\.name) + mapping.allJoinTables.map(\.name)
+        #expect(Set(tables.map { $0.lowercased() }).count == tables.count, "\(tables)")
+        let columns = mapping.table(for: upper).columns.map(\.name) + ["_pk", "_opt"]
+        #expect(Set(columns.map { $0.lowercased() }).count == columns.count, "\(columns)")
+        let path = TestModels.temporaryStorePath()
+        do {
+            let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try TestModels.coordinator(model, path: path))
+            let a = context.insertObject(forEntityName: "Bar")
+            a["name"] = .string("lower")
+            a["Name"] = .string("upper")
+            a["_PK"] = .int(7)
+            let b = context.insertObject(forEntityName: "Bar")
+            a.add(b, toKey: "friends")
+            context.insertObject(forEntityName: "bar")["y"] = .int(2)
+            context.insertObject(forEntityName: "Bar_friends")["z"] = .int(3)
+            try context.save()
+        }
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try TestModels.coordinator(model, path: path))
+        let named = try context.fetch(FetchRequest(entityName: "Bar", predicate: try Predicate(format: "name == 'lower'")))
+        #expect(named.count == 1)
+        #expect(named.first?["Name"] == .string("upper"))
+        #expect(named.first?["_PK"] == .int(7))
+        #expect(named.first?.objects(forKey: "friends").count == 1)
+        #expect(try context.fetch(FetchRequest(entityName: "bar")).map { $0["y"] } == [.int(2)])
+        #expect(try context.fetch(FetchRequest(entityName: "Bar_friends")).map { $0["z"] } == [.int(3)])
+    }
+
     /// Strings reach SQLite byte for byte: empty is not NULL, long and
     /// short ones, non-ASCII and embedded NUL come back unchanged.
     @Test func stringsKeepEveryByteThroughTheStore() throws {

@@ -183,6 +183,17 @@ public struct SchemaMapping: Sendable {
             storage.entityCodes[entity.name] = Int64(offset + 1)
             storage.entityNamesByCode[Int64(offset + 1)] = entity.name
         }
+        // SQLite's names are case-insensitive: names that differ only in
+        // case (`name` and `Name`, entities `Bar` and `bar`) get distinct
+        // columns and tables, as do a table and a join table of one name.
+        var tableNames: Set<String> = [SQLiteStore.metadataTable]
+        func uniqueTable(_ base: String) -> String {
+            var name = base
+            var n = 1
+            while tableNames.contains(name.lowercased()) { n += 1; name = "\(base)_\(n)" }
+            tableNames.insert(name.lowercased())
+            return name
+        }
         for root in model.rootEntities {
             let hierarchy = root.selfAndDescendants
             let hasSubentities = hierarchy.count > 1
@@ -190,10 +201,10 @@ public struct SchemaMapping: Sendable {
             var taken: Set<String> = ["_pk", "_ent", "_opt"]
             func unique(_ base: String, entity: EntityDescription) -> String {
                 var name = base
-                if taken.contains(name) { name = "\(entity.name)_\(base)" }
+                if taken.contains(name.lowercased()) { name = "\(entity.name)_\(base)" }
                 var n = 1
-                while taken.contains(name) { n += 1; name = "\(entity.name)_\(base)\(n)" }
-                taken.insert(name)
+                while taken.contains(name.lowercased()) { n += 1; name = "\(entity.name)_\(base)\(n)" }
+                taken.insert(name.lowercased())
                 return name
             }
             for entity in hierarchy {
@@ -236,11 +247,12 @@ public struct SchemaMapping: Sendable {
                 }
             }
             storage.tables[root.name] = Table(
-                name: root.name, rootEntity: root.name, primaryKey: "_pk",
+                name: uniqueTable(root.name), rootEntity: root.name, primaryKey: "_pk",
                 entityColumn: hasSubentities ? "_ent" : nil, versionColumn: "_opt", columns: columns)
         }
         // Join tables: one per many-to-many pair (named after the side that
         // sorts first, so both sides share it) and per inverse-less to-many.
+        var joinNames: [String: String] = [:]  // "owner entity.relationship" → table
         for entity in model.entities {
             for case let relationship as RelationshipDescription in entity.declaredProperties
             where relationship.isManyToMany && !relationship.isTransient {
@@ -252,7 +264,9 @@ public struct SchemaMapping: Sendable {
                     owner = (entity.name, relationship.name)
                 }
                 let isOwner = owner.entity == entity.name && owner.relationship == relationship.name
-                let name = "\(owner.entity)_\(owner.relationship)"
+                let ownerKey = "\(owner.entity).\(owner.relationship)"
+                let name = joinNames[ownerKey] ?? uniqueTable("\(owner.entity)_\(owner.relationship)")
+                joinNames[ownerKey] = name
                 let sourceIsHierarchy = !entity.rootEntity.subentities.isEmpty
                 let destinationIsHierarchy = !(relationship.destination?.rootEntity.subentities.isEmpty ?? true)
                 // The owner's rows are `source`; the other side reads the table the other way round.
