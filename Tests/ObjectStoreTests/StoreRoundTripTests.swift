@@ -88,6 +88,50 @@ import Predicates
         #expect(try context.fetch(FetchRequest(entityName: "Bar_friends")).map { $0["z"] } == [.int(3)])
     }
 
+    /// An attribute marked indexed gets an index in both layouts, used by
+    /// a query on it; one a uniqueness constraint already leads with gets
+    /// none more; and marking it leaves the fingerprint as it was, so a
+    /// store made before such indexes were created opens without a
+    /// migration.
+    @Test func indexedAttributesGetAnIndexWithoutChangingTheFingerprint() throws {
+        func model(indexed: Bool) throws -> ManagedObjectModel {
+            let person = EntityDescription(name: "Person")
+            let name = AttributeDescription(name: "name", type: .string)
+            name.isIndexed = indexed
+            person.add(name)
+            let email = AttributeDescription(name: "email", type: .string)
+            email.isIndexed = indexed
+            person.add(email)
+            person.uniquenessConstraints = [["email"]]
+            return try ManagedObjectModel(entities: [person])
+        }
+        let plain = try model(indexed: false), indexed = try model(indexed: true)
+        #expect(SchemaBuilder.fingerprint(mapping: SchemaMapping(model: plain), model: plain)
+                == SchemaBuilder.fingerprint(mapping: SchemaMapping(model: indexed), model: indexed))
+        for layout in SchemaMapping.Layout.allCases {
+            let url = URL(fileURLWithPath: TestModels.temporaryStorePath())
+            var options = PersistentStoreOptions()
+            options.layout = layout
+            let coordinator = PersistentStoreCoordinator(model: indexed)
+            try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+            let db = try Database(path: url.path, readOnly: true)
+            let table = layout == .mrq ? "Person" : "ZPERSON", column = layout == .mrq ? "name" : "ZNAME"
+            let indexes = try db.rows("SELECT sql FROM sqlite_master WHERE type = 'index' AND tbl_name = ? AND sql IS NOT NULL",
+                                      [.string(table)]).compactMap { row -> String? in
+                if case .string(let sql) = row[0] { return sql } else { return nil }
+            }
+            #expect(indexes.filter { $0.contains("(\"\(column)\")") || $0.contains("(\(column) ") }.count == 1, "\(layout): \(indexes)")
+            #expect(indexes.filter { $0.lowercased().contains("email") }.count == 1, "\(layout): \(indexes)")
+            let plan = try db.rows("EXPLAIN QUERY PLAN SELECT * FROM \(table) WHERE \(column) = 'Ada'").map { "\($0)" }.joined()
+            #expect(plan.contains("USING INDEX"), "\(layout): \(plan)")
+        }
+        // A store of the unindexed model opens with the indexed one as it is.
+        let path = TestModels.temporaryStorePath()
+        _ = try TestModels.coordinator(plain, path: path)
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try TestModels.coordinator(indexed, path: path))
+        #expect(try context.count(for: FetchRequest(entityName: "Person")) == 0)
+    }
+
     /// Strings reach SQLite byte for byte: empty is not NULL, long and
     /// short ones, non-ASCII and embedded NUL come back unchanged.
     @Test func stringsKeepEveryByteThroughTheStore() throws {

@@ -162,6 +162,11 @@ enum CoreDataDDL {
                 guard columns.count == index.elements.count, !columns.isEmpty else { continue }
                 indexes.append("CREATE INDEX \(quoteIdentifier("Z_\(entity.name)_\(index.name)")) ON \(table.name) (\(columns.joined(separator: ", ")))")
             }
+            // Core Data gives an attribute marked indexed a fetch index of
+            // its own, named after the attribute.
+            for (attribute, name) in SchemaBuilder.indexedAttributes(of: entity, column: column) {
+                indexes.append("CREATE INDEX \(quoteIdentifier("Z_\(entity.name)_\(attribute.name)")) ON \(table.name) (\(name) COLLATE BINARY ASC)")
+            }
         }
         statements.append("CREATE TABLE \(CoreDataTables.primaryKey) (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")
         statements.append("CREATE TABLE \(CoreDataTables.metadata) (Z_VERSION INTEGER PRIMARY KEY, Z_UUID VARCHAR(255), Z_PLIST BLOB)")

@@ -27,7 +27,12 @@ package enum SchemaBuilder {
         return dialect == .sqlite ? create + " WITHOUT ROWID" : create
     }
 
-    package static func indexes(mapping: SchemaMapping, model: ManagedObjectModel) -> [String] {
+    /// The indexes of a new (or migrated) store. `attributeIndexes` adds
+    /// one per attribute marked indexed (``AttributeDescription/isIndexed``)
+    /// that no fetch index or uniqueness constraint already leads with;
+    /// the fingerprint leaves them out, so that stores made before they
+    /// were created open as they are.
+    package static func indexes(mapping: SchemaMapping, model: ManagedObjectModel, attributeIndexes: Bool = true) -> [String] {
         var statements: [String] = []
         for table in mapping.allTables {
             for column in table.columns where column.kind == .foreignKey {
@@ -60,8 +65,26 @@ package enum SchemaBuilder {
                 guard columns.count == index.elements.count, !columns.isEmpty else { continue }
                 statements.append("CREATE INDEX \(quoteIdentifier("\(entity.name)_\(index.name)")) ON \(quoteIdentifier(table.name)) (\(columns.joined(separator: ", ")))")
             }
+            guard attributeIndexes else { continue }
+            for (_, name) in indexedAttributes(of: entity, column: column) {
+                statements.append("CREATE INDEX \(quoteIdentifier("\(table.name)_\(name)_indexed")) ON \(quoteIdentifier(table.name)) (\(quoteIdentifier(name)))")
+            }
         }
         return statements
+    }
+
+    /// The attributes `entity` declares marked indexed, with their
+    /// columns, less those a uniqueness constraint or fetch index of the
+    /// entity already leads with.
+    static func indexedAttributes(of entity: EntityDescription,
+                                  column: (String) -> String?) -> [(attribute: AttributeDescription, column: String)] {
+        let leading = Set(entity.uniquenessConstraints.compactMap { $0.first.flatMap(column) }
+                          + entity.fetchIndexes.compactMap { $0.elements.first.flatMap { column($0.property) } })
+        return entity.declaredProperties.compactMap { property in
+            guard let attribute = property as? AttributeDescription, attribute.isIndexed, !attribute.isTransient,
+                  let name = column(attribute.name), !leading.contains(name) else { return nil }
+            return (attribute, name)
+        }
     }
 
     package static func createStatements(mapping: SchemaMapping, model: ManagedObjectModel, dialect: SQLDialect = .sqlite) -> [String] {
@@ -75,7 +98,7 @@ package enum SchemaBuilder {
     /// mapping, which is the same in every dialect.
     package static func fingerprint(mapping: SchemaMapping, model: ManagedObjectModel) -> String {
         var text = mapping.allTables.map { createTable($0) }.joined(separator: ";")
-        text += indexes(mapping: mapping, model: model).joined(separator: ";")
+        text += indexes(mapping: mapping, model: model, attributeIndexes: false).joined(separator: ";")
         text += mapping.allJoinTables.map { createJoinTable($0) }.joined(separator: ";")
         text += mapping.entityCodes.sorted { $0.key < $1.key }.map { "\($0.key)=\($0.value)" }.joined(separator: ",")
         return fnv1a(text)
