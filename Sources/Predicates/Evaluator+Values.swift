@@ -159,10 +159,16 @@ enum Number {
         }
     }
 
+    /// The number as a decimal. A double is taken as its shortest
+    /// decimal spelling — `19.99`, not the binary value's
+    /// 19.98999999999999843… — as a double stored in a Decimal attribute
+    /// is, so that `price == 19.99` finds the price stored from `19.99`.
     var decimal: Decimal {
         switch self {
         case .int(let n): return Decimal(n)
-        case .double(let d): return Decimal(d)
+        case .double(let d):
+            if let shortest = Decimal(string: "\(d)", locale: Locale(identifier: "en_US_POSIX")), !shortest.isNaN { return shortest }
+            return Decimal(d)
         case .decimal(let d): return d
         }
     }

@@ -33,6 +33,22 @@ import Testing
         #expect(matched == c.ids, "\(c.section): \(c.predicate)")
     }
 
+    /// A decimal compared with (or added to) a double takes the double as
+    /// it was written: the decimal stored from `19.99` equals `19.99`.
+    @Test func decimalsMeetDoublesAsTheyWereWritten() throws {
+        for (stored, written, equal) in [("19.99", 19.99, true), ("0.1", 0.1, true), ("1e-05", 0.00001, true),
+                                         ("12345.678", 12345.678, true), ("19.99", 19.990000000000002, false),
+                                         ("-3.3", -3.3, true), ("1e20", 1e20, true)] {
+            let object = Operand.dictionary(["d": .decimal(try #require(Decimal(string: stored)))])
+            #expect(try Evaluator().evaluate(Predicate(format: "d == %@", arguments: [.value(.double(written))]), on: object) == equal,
+                    "\(stored) == \(written)")
+            #expect(try Evaluator().evaluate(Predicate(format: "d >= %@ AND d <= %@", arguments: [.value(.double(written)), .value(.double(written))]),
+                                             on: object) == equal, "\(stored) between \(written)")
+        }
+        let sum = Operand.dictionary(["d": .decimal(Decimal(string: "0.2")!)])
+        #expect(try Evaluator().evaluate(Predicate(format: "d + 0.1 == 0.3"), on: sum))
+    }
+
     @Test(arguments: scalarCases)
     func scalars(_ c: ScalarCase) throws {
         let predicate = try Predicate(format: c.predicate)
