@@ -108,7 +108,7 @@ enum PostgresSchema {
     static func waitForSchemaLock(_ connection: PostgresConnection, timeout: TimeInterval?, busyTimeout: TimeInterval) throws {
         try setLockTimeout(timeout, on: connection, untilCommit: true)
         do {
-            try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(advisoryLock)])
+            try connection.execute(lockSchema)
         } catch let error as StoreError where error.sqlState == "55P03" {
             throw StoreError(.locked, """
                 another process is creating or migrating the PostgreSQL store (\(connection.target)): \
@@ -190,7 +190,8 @@ enum PostgresSchema {
         try connection.scalar("SELECT value FROM \(metadataTable) WHERE key = $1", [.string(key)])
     }
 
-    /// The advisory lock held while a store's schema is made or checked:
-    /// "mrqschm" in ASCII.
-    static let advisoryLock: Int64 = 0x6D72_7173_6368_6D
+    /// Takes the advisory lock held while a store's schema is made or
+    /// checked: "mrqs" in ASCII and the current schema's hash, so that
+    /// stores in other schemas of the database are opened meanwhile.
+    static let lockSchema = "SELECT pg_advisory_xact_lock(\(0x6D72_7173), hashtext(current_schema()))"
 }

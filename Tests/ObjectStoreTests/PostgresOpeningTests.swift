@@ -44,7 +44,7 @@ import Testing
     /// transaction holding it.
     static func holdingTheSchemaLock<T>(_ connection: PostgresConnection, _ body: () throws -> T) throws -> T {
         try connection.transaction {
-            try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(PostgresSchema.advisoryLock)])
+            try connection.execute(PostgresSchema.lockSchema)
             return try body()
         }
     }
@@ -116,6 +116,21 @@ import Testing
         #expect(failure?.description.contains("migrationLockTimeout") == true)
         // Once the lock is free, it opens.
         #expect(try Migration.dump(try Migration.open(v1, URL(string: url)!, type: .postgres, options: options)).count == 8)
+    }
+
+    /// The lock is the schema's: a store in another schema of the same
+    /// database opens while one is being migrated.
+    @Test func testAMigrationInOneSchemaDoesNotHoldUpAnother() throws {
+        let v1 = try Migration.model(Migration.v1)
+        let migrating = try PostgresServer.shared().createSchema()
+        let other = URL(string: try PostgresServer.shared().createSchema())!
+        var options = PersistentStoreOptions()
+        options.migrationLockTimeout = 0.3
+        let opened = try Self.holdingTheSchemaLock(try PostgresConnection(migrating)) {
+            try Migration.open(v1, other, type: .postgres, options: options)
+        }
+        try Migration.seed(opened)
+        #expect(try Migration.dump(opened).count == 8)
     }
 }
 
