@@ -77,7 +77,7 @@ let package = Package(
         .target(name: "PostgresTestServer", dependencies: ["ObjectStore", "ObjectStorePostgres"], path: "Tests/PostgresTestServer"),
         .testTarget(name: "PredicatesTests", dependencies: ["Predicates"]),
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "ObjectStorePostgres", "Predicates", "PostgresTestServer"], exclude: ["Fixtures"]),
-        .testTarget(name: "ActiveRecordTests", dependencies: ["ActiveRecord", "ObjectStore"]),
+        .testTarget(name: "ActiveRecordTests", dependencies: ["ActiveRecord", "ObjectStore", "ObjectStorePostgres", "PostgresTestServer"]),
         .testTarget(name: "ShellTests", dependencies: ["Shell"], exclude: ["Transcripts"]),
         .testTarget(name: "mrqTests", dependencies: ["Shell", "ObjectStore", "PostgresTestServer"]),
     ],

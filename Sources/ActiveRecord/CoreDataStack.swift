@@ -69,6 +69,26 @@ public final class CoreDataStack: @unchecked Sendable {
         /// MagicalRecord, unless set. A server or tool whose main thread
         /// never runs the main queue sets its own (see ``server``).
         public var completionQueue: DispatchQueue = .main
+        /// Hear other processes' saves to the store (Core Data's
+        /// `NSPersistentStoreRemoteChangeNotificationPostOptionKey`, see
+        /// `PersistentStoreOptions.postsRemoteChangeNotifications`): on a
+        /// PostgreSQL store shared by several processes, the root saving
+        /// context merges each one on its queue, and the default context
+        /// (which merges its parent's changes) and the fetched-results
+        /// controllers on it follow. Off by default; stores no other
+        /// process shares (a SQLite file's) post nothing.
+        ///
+        /// ```swift
+        /// var options = CoreDataStack.Options.server
+        /// options.postsRemoteChangeNotifications = true
+        /// try MagicalRecord.setupCoreDataStack(model: model, storeAt: URL(string: "postgres:///people")!,
+        ///                                      options: options)
+        /// ```
+        ///
+        /// A `.confined` default context has no queue to merge on: it
+        /// merges only when you call `mergeChanges(fromRemoteChange:)` (see
+        /// `PersistentStoreCoordinator.addRemoteChangeObserver(_:)`).
+        public var postsRemoteChangeNotifications = false
         /// The app setup: no migration, a main-queue default context,
         /// completions on the main queue.
         public init() {}
@@ -128,6 +148,7 @@ public final class CoreDataStack: @unchecked Sendable {
         storeOptions.migratesAutomatically = options.autoMigrate
         storeOptions.allowsMigrationDataLoss = options.allowsMigrationDataLoss
         storeOptions.deleteOnModelMismatch = options.deleteStoreOnModelMismatch
+        storeOptions.postsRemoteChangeNotifications = options.postsRemoteChangeNotifications
         try coordinator.addPersistentStore(type: type, at: storeURL, options: storeOptions)
         let rootType: ManagedObjectContext.ConcurrencyType = options.defaultContextType == .confined ? .confined : .privateQueue
         rootSavingContext = ManagedObjectContext(concurrencyType: rootType, coordinator: coordinator)

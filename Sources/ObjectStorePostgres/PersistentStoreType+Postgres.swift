@@ -41,4 +41,8 @@ struct PostgresEngine: StoreEngine {
     func storedModel(at url: URL) throws -> ManagedObjectModel? {
         try PostgresSchema.storedModel(PostgresConnection(url.absoluteString))
     }
+
+    func migrationPreview(at url: URL, model: ManagedObjectModel) throws -> MigrationPreview? {
+        try PostgresSchema.migrationPreview(PostgresConnection(url.absoluteString), model: model)
+    }
 }

@@ -38,11 +38,9 @@ enum PostgresSchema {
                         readOnly: Bool, options: PersistentStoreOptions = PersistentStoreOptions()) throws -> String {
         let fingerprint = SchemaBuilder.fingerprint(mapping: mapping, model: model)
         return try connection.transaction {
-            try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(advisoryLock)])
+            try waitForSchemaLock(connection, timeout: options.migrationLockTimeout, busyTimeout: options.busyTimeout)
             if try tableExists(metadataTable, on: connection) {
-                guard case .string(let stored)? = try metadata("fingerprint", on: connection) else {
-                    throw StoreError(.corrupt, "the PostgreSQL store (\(connection.target)) has no model fingerprint")
-                }
+                let stored = try storedFingerprint(connection)
                 guard case .string(let identifier)? = try metadata("identifier", on: connection) else {
                     throw StoreError(.corrupt, "the PostgreSQL store (\(connection.target)) has no identifier")
                 }
@@ -86,6 +84,53 @@ enum PostgresSchema {
             }
             return try create(connection, mapping: mapping, model: model, fingerprint: fingerprint)
         }
+    }
+
+    /// What opening the store in the connection's database with `model`
+    /// would migrate and drop (see `prepare`); nil when there is no store,
+    /// it matches the model or holds no entities. In a read-only
+    /// transaction, taking no lock: a migration under way elsewhere is
+    /// not seen until it commits.
+    static func migrationPreview(_ connection: PostgresConnection, model: ManagedObjectModel) throws -> MigrationPreview? {
+        try connection.transaction {
+            try connection.execute("SET TRANSACTION READ ONLY")
+            guard try tableExists(metadataTable, on: connection),
+                  try storedFingerprint(connection) != SchemaBuilder.fingerprint(mapping: SchemaMapping(model: model), model: model),
+                  let old = try storedModel(connection), !old.entities.isEmpty else { return nil }
+            return try SQLiteStore.migrationPreview(migrationConnection(connection), old: old, new: model)
+        }
+    }
+
+    /// Takes the advisory lock held while a store's schema is made or
+    /// checked, waiting for another process making or migrating it for
+    /// `timeout` seconds, or as long as it takes when nil; the
+    /// transaction's later waits are bounded by `busyTimeout` again.
+    static func waitForSchemaLock(_ connection: PostgresConnection, timeout: TimeInterval?, busyTimeout: TimeInterval) throws {
+        try setLockTimeout(timeout, on: connection, untilCommit: true)
+        do {
+            try connection.execute(lockSchema)
+        } catch let error as StoreError where error.sqlState == "55P03" {
+            throw StoreError(.locked, """
+                another process is creating or migrating the PostgreSQL store (\(connection.target)): \
+                gave up waiting for it after \(timeout ?? 0) s (PersistentStoreOptions.migrationLockTimeout); \
+                open it again when that process is done, or wait longer
+                """)
+        }
+        try setLockTimeout(busyTimeout, on: connection, untilCommit: true)
+    }
+
+    /// Sets the connection's `lock_timeout` to `seconds` (no limit for
+    /// nil), for the rest of the transaction only when `untilCommit`.
+    static func setLockTimeout(_ seconds: TimeInterval?, on connection: PostgresConnection, untilCommit: Bool) throws {
+        let milliseconds = seconds.map { max(1, Int(($0 * 1_000).rounded())) } ?? 0
+        try connection.execute("SELECT set_config('lock_timeout', $1, $2)", [.string("\(milliseconds)ms"), .bool(untilCommit)])
+    }
+
+    private static func storedFingerprint(_ connection: PostgresConnection) throws -> String {
+        guard case .string(let stored)? = try metadata("fingerprint", on: connection) else {
+            throw StoreError(.corrupt, "the PostgreSQL store (\(connection.target)) has no model fingerprint")
+        }
+        return stored
     }
 
     /// The connection as a migration runs on it.
@@ -145,7 +190,8 @@ enum PostgresSchema {
         try connection.scalar("SELECT value FROM \(metadataTable) WHERE key = $1", [.string(key)])
     }
 
-    /// The advisory lock held while a store's schema is made or checked:
-    /// "mrqschm" in ASCII.
-    private static let advisoryLock: Int64 = 0x6D72_7173_6368_6D
+    /// Takes the advisory lock held while a store's schema is made or
+    /// checked: "mrqs" in ASCII and the current schema's hash, so that
+    /// stores in other schemas of the database are opened meanwhile.
+    static let lockSchema = "SELECT pg_advisory_xact_lock(\(0x6D72_7173), hashtext(current_schema()))"
 }

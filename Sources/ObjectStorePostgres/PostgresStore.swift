@@ -57,8 +57,7 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
         self.isReadOnly = options.readOnly || options.immutable
         self.url = Self.withoutPassword(url)
         connection = try PostgresConnection(url.absoluteString)
-        let milliseconds = max(1, Int((options.busyTimeout * 1_000).rounded()))
-        try connection.execute("SELECT set_config('lock_timeout', $1, false)", [.string("\(milliseconds)ms")])
+        try PostgresSchema.setLockTimeout(options.busyTimeout, on: connection, untilCommit: false)
         mapping = SchemaMapping(model: model)
         identifier = try PostgresSchema.prepare(connection, mapping: mapping, model: model, readOnly: isReadOnly,
                                                 options: options)

@@ -297,12 +297,23 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         return coordinator
     }
 
-    /// What opening the SQLite store at `url` with `model` would migrate
-    /// and drop; nil when the store matches the model, does not exist or
-    /// is not an mrq store. Reads only (the file is left as it was);
-    /// throws when the change cannot be migrated.
+    /// What opening the store at `url` with `model` would migrate and
+    /// drop: a SQLite file, or the PostgreSQL database a `postgres://` URL
+    /// names (the same preview for the same stored model). Nil when the
+    /// store matches the model, does not exist or is not an mrq store, and
+    /// for an XML file. Reads only (the store is left as it was); throws
+    /// when the change cannot be migrated, or a database cannot be reached.
+    ///
+    /// ```swift
+    /// let people = URL(string: "postgres:///people")!
+    /// if let preview = try PersistentStoreCoordinator.migrationPreview(at: people, model: model) {
+    ///     print(preview.changes)
+    /// }
+    /// ```
     public static func migrationPreview(at url: URL, model: ManagedObjectModel) throws -> MigrationPreview? {
-        guard PersistentStoreType.forURL(url) == .sqlite, FileManager.default.fileExists(atPath: url.path) else { return nil }
+        let type = PersistentStoreType.forURL(url)
+        if type != .sqlite && type != .xml { return try StoreEngines.engine(for: type).migrationPreview(at: url, model: model) }
+        guard type == .sqlite, FileManager.default.fileExists(atPath: url.path) else { return nil }
         let db = try Database(path: url.path, readOnly: true)
         guard try db.tableExists(SQLiteStore.metadataTable),
               case .string(let stored)? = try db.scalar("SELECT value FROM \(SQLiteStore.metadataTable) WHERE key = 'fingerprint'"),
@@ -361,8 +372,21 @@ public struct PersistentStoreOptions: Sendable {
     public var allowsMigrationDataLoss = false
     /// MagicalRecord's `shouldDeleteStoreOnModelMismatch`.
     public var deleteOnModelMismatch = false
-    /// How long a SQLite store waits for another connection's lock, in seconds.
+    /// How long a SQLite store waits for another connection's lock, in
+    /// seconds; for a PostgreSQL store, the connection's `lock_timeout`.
     public var busyTimeout: TimeInterval = 5
+    /// How long opening a PostgreSQL store waits for another process that
+    /// is creating or migrating it, in seconds: nil (the default) waits
+    /// until that process is done, however long its migration takes, and
+    /// then opens the store as that process left it. When the wait reaches
+    /// it, the opening fails with `StoreError.Kind.locked`, saying that
+    /// another process is creating or migrating the store.
+    ///
+    /// ```swift
+    /// var options = PersistentStoreOptions()
+    /// options.migrationLockTimeout = 60   // give up after a minute
+    /// ```
+    public var migrationLockTimeout: TimeInterval?
     /// The table layout of a new SQLite store: mrq's readable one, or Core
     /// Data's own (`ZPERSON`, `Z_PK`, …, with its metadata and model
     /// cache), so that an iOS or macOS app can open the file. For a new XML

@@ -152,6 +152,14 @@ extension ManagedObjectContext {
     /// observers, so that fetched results show them. When the note
     /// `invalidatesAllObjects`, every object of the store is read again and
     /// fetched results fetch again.
+    ///
+    /// A child context takes the objects from its parent, which merged
+    /// first, as Core Data's `mergeChanges(fromRemoteContextSave:into:)`
+    /// merges into nested contexts; all of them in one visit to the parent.
+    /// An updated object a context has not read is left alone (there is
+    /// nothing to refresh) unless something observes the context's changes
+    /// (a `FetchedResultsController`): then it is read with the others and
+    /// reported as updated, so that results it now belongs in show it.
     public func mergeChanges(fromRemoteChange note: RemoteChangeNotification) throws {
         try performAndWait {
             var candidates = note.invalidatesAllObjects
@@ -159,11 +167,19 @@ extension ManagedObjectContext {
                 : note.updatedObjectIDs.filter { registered[$0] != nil }
             let deleted = Set(note.deletedObjectIDs)
             candidates.removeAll { deleted.contains($0) }
+            // Updated objects not read here that fetched results may now hold.
+            let unread = changeTracker.observers.isEmpty || note.invalidatesAllObjects ? []
+                : note.updatedObjectIDs.filter { registered[$0] == nil && !deleted.contains($0) }
             var snapshots: [ObjectID: Snapshot] = [:]
-            if parent == nil {
-                for snapshot in try persistentStoreCoordinator?.snapshots(for: candidates) ?? [] { snapshots[snapshot.id] = snapshot }
+            let wanted = candidates + unread
+            if let parent {
+                let read = try parent.performAndWait { try wanted.compactMap { try parent.snapshotForChild($0) } }
+                for snapshot in read { snapshots[snapshot.id] = snapshot }
             } else {
-                for id in candidates { snapshots[id] = try snapshotFromSource(id) }
+                for snapshot in try persistentStoreCoordinator?.snapshots(for: wanted) ?? [] { snapshots[snapshot.id] = snapshot }
+            }
+            for id in unread {
+                if let snapshot = snapshots.removeValue(forKey: id) { noteObjectChange(register(snapshot, asFaults: true)) }
             }
             var updated: [ObjectID] = [], gone = note.deletedObjectIDs
             for id in candidates {

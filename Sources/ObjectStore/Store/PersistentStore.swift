@@ -81,6 +81,9 @@ package protocol StoreEngine: Sendable {
     func layout(of store: any PersistentStore) -> SchemaMapping.Layout?
     /// The model the store at `url` was made with; nil when it holds none.
     func storedModel(at url: URL) throws -> ManagedObjectModel?
+    /// What opening the store at `url` with `model` would migrate and
+    /// drop; nil when it matches the model or holds no store. Reads only.
+    func migrationPreview(at url: URL, model: ManagedObjectModel) throws -> MigrationPreview?
 }
 
 /// The engines registered by their libraries, by type name.
