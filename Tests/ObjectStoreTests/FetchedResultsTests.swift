@@ -146,6 +146,28 @@ private final class Recorder: FetchedResultsControllerDelegate {
         #expect(recorder.take() == ["will", "move Zed [1, 1] -> [1, 3]", "did"])
     }
 
+    /// A save elsewhere that makes an object this context never read
+    /// match the results: merged, the controller shows it (Core Data's
+    /// merge refreshes only registered objects and would leave it out).
+    @Test func aMergedUpdateBringsInAnObjectNeverRead() throws {
+        let (context, objects) = try seeded()
+        let reader = ManagedObjectContext(concurrencyType: .confined, coordinator: context.persistentStoreCoordinator!)
+        var request = FetchRequest(entityName: "Person", predicate: try Predicate(format: "lastName BEGINSWITH 'Z'"))
+        request.sortDescriptors = try SortSpec.parse("lastName")
+        let results = FetchedResultsController(fetchRequest: request, context: reader)
+        let recorder = Recorder()
+        results.delegate = recorder
+        try results.performFetch()
+        #expect(results.fetchedObjects?.isEmpty == true)
+        #expect(reader.registeredObjects.isEmpty)
+        context.addDidSaveObserver { note in reader.mergeChanges(fromContextDidSave: note) }
+        objects["Dunn"]!["lastName"] = .string("Zane")
+        objects["Evans"]!["firstName"] = .string("Eve")
+        try context.save()
+        #expect(recorder.take() == ["will", "insert Zane [0, 0]", "did"])
+        #expect(results.fetchedObjects?.map { $0["lastName"] } == [.string("Zane")])
+    }
+
     @Test func snapshotsArriveAsAnAsyncSequence() async throws {
         let (context, objects) = try seeded()
         let results = try controller(context)

@@ -55,9 +55,11 @@ extension ManagedObjectContext {
         }
     }
 
-    /// Objects inserted elsewhere and merged here: not registered yet, but
-    /// observers (fetched results) must hear of them.
-    func noteRemoteInserts(_ ids: [ObjectID]) {
+    /// Objects inserted or updated elsewhere and merged here that this
+    /// context has not read: nothing to refresh, but observers (fetched
+    /// results) must hear of them, as results they now belong in show
+    /// them. Each is a fault until an observer reads it.
+    func noteUnregisteredChanges(_ ids: [ObjectID]) {
         guard !changeTracker.observers.isEmpty else { return }
         for id in ids where registered[id] == nil && !id.isTemporaryID {
             noteObjectChange(object(with: id))

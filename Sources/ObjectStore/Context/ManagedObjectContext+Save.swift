@@ -673,7 +673,7 @@ extension ManagedObjectContext {
                 guard let object = registered[id] else { continue }
                 forget(object)
             }
-            noteRemoteInserts(note.insertedObjectIDs.map { note.permanentIDs[$0] ?? $0 })
+            noteUnregisteredChanges((note.insertedObjectIDs + note.updatedObjectIDs).map { note.permanentIDs[$0] ?? $0 })
             processPendingChanges()
         }
     }

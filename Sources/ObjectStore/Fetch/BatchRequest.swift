@@ -252,7 +252,7 @@ extension ManagedObjectContext {
                 refresh(object, mergeChanges: false)
             }
         }
-        noteRemoteInserts(changes.inserted)
+        noteUnregisteredChanges(changes.inserted)
         processPendingChanges()
     }
 }
