@@ -35,6 +35,10 @@ package final class PostgresConnection: @unchecked Sendable {
     /// How many statements this connection has prepared, for tests of the cache.
     package private(set) var statementsPrepared = 0
     private var savepointDepth = 0
+    /// How many requests this connection has sent the server and waited
+    /// for (statements, prepares, descriptions, COPYs, COMMITs), for tests
+    /// and benchmarks that count round trips.
+    package private(set) var roundTrips = 0
 
     private struct Prepared {
         let name: String
@@ -113,6 +117,7 @@ package final class PostgresConnection: @unchecked Sendable {
     /// protocol (for DDL and transaction control).
     package func execute(_ sql: String) throws {
         try reconnectIfLost()
+        roundTrips += 1
         PQclear(try check(PQexec(handle, sql), sql: sql))
     }
 
@@ -144,6 +149,7 @@ package final class PostgresConnection: @unchecked Sendable {
             formats.append(parameter.isBinary ? 1 : 0)
             if let bytes = parameter.bytes { buffer += bytes }
         }
+        roundTrips += 1
         let result = buffer.withUnsafeBytes { bytes -> OpaquePointer? in
             let base = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
             let pointers: [UnsafePointer<CChar>?] = offsets.map { $0.map { base + $0 } }
@@ -170,6 +176,7 @@ package final class PostgresConnection: @unchecked Sendable {
     private func prepared(_ sql: String) throws -> Prepared {
         if let statement = statements[sql] { return statement }
         statementsPrepared += 1
+        roundTrips += 2
         let name = "mrq\(statementsPrepared)"
         PQclear(try check(PQprepare(handle, name, Self.numberingParameters(sql), 0, nil), sql: sql))
         let description = try check(PQdescribePrepared(handle, name), sql: sql)
@@ -193,6 +200,7 @@ package final class PostgresConnection: @unchecked Sendable {
     @discardableResult
     package func copy(_ sql: String, _ copy: PostgresCopy) throws -> Int {
         try reconnectIfLost()
+        roundTrips += 2
         let started = PQexec(handle, sql)
         guard let started, PQresultStatus(started) == PGRES_COPY_IN else {
             PQclear(try check(started, sql: sql))
@@ -340,6 +348,7 @@ package final class PostgresConnection: @unchecked Sendable {
     /// COMMIT, which PostgreSQL answers with a rollback, not an error,
     /// when a statement in the transaction failed: that is an error here.
     private func commit() throws {
+        roundTrips += 1
         let result = try check(PQexec(handle, "COMMIT"), sql: "COMMIT")
         defer { PQclear(result) }
         if String(cString: PQcmdStatus(result)) == "ROLLBACK" {
