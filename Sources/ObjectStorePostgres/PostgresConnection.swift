@@ -35,6 +35,14 @@ package final class PostgresConnection: @unchecked Sendable {
     /// How many statements this connection has prepared, for tests of the cache.
     package private(set) var statementsPrepared = 0
     private var savepointDepth = 0
+    /// A transaction was opened but its BEGIN not sent yet: it goes with
+    /// the first statement (see `sendingBegin`), or not at all when the
+    /// transaction runs none.
+    private var beginPending = false
+    /// How many requests this connection has sent the server and waited
+    /// for (statements, prepares, descriptions, COPYs, COMMITs), for tests
+    /// and benchmarks that count round trips.
+    package private(set) var roundTrips = 0
 
     private struct Prepared {
         let name: String
@@ -113,6 +121,8 @@ package final class PostgresConnection: @unchecked Sendable {
     /// protocol (for DDL and transaction control).
     package func execute(_ sql: String) throws {
         try reconnectIfLost()
+        try sendPendingBegin()
+        roundTrips += 1
         PQclear(try check(PQexec(handle, sql), sql: sql))
     }
 
@@ -144,10 +154,13 @@ package final class PostgresConnection: @unchecked Sendable {
             formats.append(parameter.isBinary ? 1 : 0)
             if let bytes = parameter.bytes { buffer += bytes }
         }
-        let result = buffer.withUnsafeBytes { bytes -> OpaquePointer? in
+        roundTrips += 1
+        let result = try buffer.withUnsafeBytes { bytes -> OpaquePointer? in
             let base = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
             let pointers: [UnsafePointer<CChar>?] = offsets.map { $0.map { base + $0 } }
-            return PQexecPrepared(handle, statement.name, Int32(types.count), pointers, lengths, formats, 1)
+            return try sendingBegin {
+                PQsendQueryPrepared(handle, statement.name, Int32(types.count), pointers, lengths, formats, 1)
+            } ?? PQexecPrepared(handle, statement.name, Int32(types.count), pointers, lengths, formats, 1)
         }
         return PostgresResult(try check(result, sql: sql), sql: sql)
     }
@@ -170,6 +183,7 @@ package final class PostgresConnection: @unchecked Sendable {
     private func prepared(_ sql: String) throws -> Prepared {
         if let statement = statements[sql] { return statement }
         statementsPrepared += 1
+        roundTrips += 2
         let name = "mrq\(statementsPrepared)"
         PQclear(try check(PQprepare(handle, name, Self.numberingParameters(sql), 0, nil), sql: sql))
         let description = try check(PQdescribePrepared(handle, name), sql: sql)
@@ -193,6 +207,8 @@ package final class PostgresConnection: @unchecked Sendable {
     @discardableResult
     package func copy(_ sql: String, _ copy: PostgresCopy) throws -> Int {
         try reconnectIfLost()
+        try sendPendingBegin()
+        roundTrips += 2
         let started = PQexec(handle, sql)
         guard let started, PQresultStatus(started) == PGRES_COPY_IN else {
             PQclear(try check(started, sql: sql))
@@ -299,7 +315,11 @@ package final class PostgresConnection: @unchecked Sendable {
     /// Runs `body` in a transaction (a savepoint when nested): all or nothing.
     package func transaction<T>(_ body: () throws -> T) throws -> T {
         let name = "mrq\(savepointDepth)"
-        try execute(savepointDepth == 0 ? "BEGIN" : "SAVEPOINT \(name)")
+        if savepointDepth == 0 {
+            beginPending = true
+        } else {
+            try execute("SAVEPOINT \(name)")
+        }
         savepointDepth += 1
         do {
             let result = try body()
@@ -312,7 +332,11 @@ package final class PostgresConnection: @unchecked Sendable {
             return result
         } catch {
             savepointDepth -= 1
-            try? execute(savepointDepth == 0 ? "ROLLBACK" : "ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)")
+            if savepointDepth == 0 && beginPending {
+                beginPending = false
+            } else {
+                try? execute(savepointDepth == 0 ? "ROLLBACK" : "ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)")
+            }
             throw error
         }
     }
@@ -322,7 +346,7 @@ package final class PostgresConnection: @unchecked Sendable {
     /// `transaction` calls made meanwhile become savepoints inside it.
     package func beginTransaction() throws {
         precondition(savepointDepth == 0, "a transaction is already open")
-        try execute("BEGIN")
+        beginPending = true
         savepointDepth = 1
     }
 
@@ -333,18 +357,80 @@ package final class PostgresConnection: @unchecked Sendable {
     }
 
     package func rollbackTransaction() {
-        try? execute("ROLLBACK")
+        if beginPending {
+            beginPending = false
+        } else {
+            try? execute("ROLLBACK")
+        }
         savepointDepth = 0
     }
 
     /// COMMIT, which PostgreSQL answers with a rollback, not an error,
     /// when a statement in the transaction failed: that is an error here.
     private func commit() throws {
+        // A transaction that ran no statement has nothing to commit.
+        if beginPending {
+            beginPending = false
+            return
+        }
+        roundTrips += 1
         let result = try check(PQexec(handle, "COMMIT"), sql: "COMMIT")
         defer { PQclear(result) }
         if String(cString: PQcmdStatus(result)) == "ROLLBACK" {
             throw StoreError.postgres(sqlState: "25P02", message: "the transaction was rolled back: a statement in it failed",
                                       sql: "COMMIT")
+        }
+    }
+
+    /// Sends the BEGIN of the open transaction if it is still pending, on
+    /// its own: before a statement that cannot go in a pipeline with it.
+    private func sendPendingBegin() throws {
+        guard beginPending else { return }
+        beginPending = false
+        roundTrips += 1
+        PQclear(try check(PQexec(handle, "BEGIN"), sql: "BEGIN"))
+    }
+
+    /// When the open transaction's BEGIN is pending, sends it and the
+    /// statement `send` sends in one pipeline, one round trip, and
+    /// returns the statement's result (an error when BEGIN failed); nil
+    /// when no BEGIN is pending, for the caller to run the statement as
+    /// usual.
+    private func sendingBegin(_ send: () -> Int32) throws -> OpaquePointer?? {
+        guard beginPending else { return nil }
+        beginPending = false
+        guard PQenterPipelineMode(handle) == 1 else {
+            try sendPendingBegin()
+            return nil
+        }
+        defer { PQexitPipelineMode(handle) }
+        guard PQsendQueryParams(handle, "BEGIN", 0, nil, nil, nil, nil, 1) == 1, send() == 1, PQpipelineSync(handle) == 1 else {
+            drainPipeline()
+            return .some(nil)
+        }
+        // Each query's results end with a NULL; then the sync's.
+        var results: [OpaquePointer?] = [nil, nil]
+        var query = 0
+        while query < 2 {
+            guard let result = PQgetResult(handle) else { query += 1; continue }
+            if results[query] == nil { results[query] = result } else { PQclear(result) }
+        }
+        drainPipeline()
+        do {
+            PQclear(try check(results[0], sql: "BEGIN"))
+        } catch {
+            PQclear(results[1])
+            throw error
+        }
+        return .some(results[1])
+    }
+
+    /// Reads what is left of a pipeline, up to its sync.
+    private func drainPipeline() {
+        while let result = PQgetResult(handle) {
+            let status = PQresultStatus(result)
+            PQclear(result)
+            if status == PGRES_PIPELINE_SYNC { break }
         }
     }
 

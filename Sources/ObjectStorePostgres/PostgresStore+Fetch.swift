@@ -81,7 +81,7 @@ extension PostgresStore {
     package func sqlExecute(_ sql: String, _ values: [Value]) throws { try withLock { _ = try connection.execute(sql, values) } }
     package func writeTransaction<T>(_ body: () throws -> T) throws -> T {
         if isReadOnly { throw StoreError(.readOnly, "cannot change the PostgreSQL store (\(connection.target)): it is open read-only") }
-        return try withLock { try connection.transaction(body) }
+        return try withLock { try retryingTransaction { try connection.transaction(body) } }
     }
     /// A sequence never hands a key out twice: nothing to record.
     package func recordHighestKeys(ofTables tables: Set<String>) throws {}

@@ -45,6 +45,12 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
     /// How many rows the server has returned to reads, for tests that
     /// check a filter runs in SQL.
     package var rowsReturned = 0
+    /// How many transactions ran again after a deadlock or a
+    /// serialization failure (see `retryingTransaction`), for tests.
+    package var transactionsRetried = 0
+    /// How many requests the store's connection has sent and waited for,
+    /// for tests and benchmarks that count round trips.
+    package var roundTrips: Int { connection.roundTrips }
     /// Each table's key sequence, by table name, found at first use.
     private var sequences: [String: String] = [:]
 

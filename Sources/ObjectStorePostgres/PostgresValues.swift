@@ -11,7 +11,7 @@ import Predicates
 /// cutting the string short), and as text otherwise: the server's own
 /// parser then converts to whatever type it inferred for the parameter
 /// (numeric, an integer out of the column's range, a number for a
-/// boolean, …). Results are read in binary.
+/// boolean, a batch's keys as one bigint[] written `{1,2,3}`, …). Results are read in binary.
 package enum PostgresType {
     static let bool: UInt32 = 16
     static let bytea: UInt32 = 17
@@ -31,6 +31,7 @@ package enum PostgresType {
     static let timestamptz: UInt32 = 1184
     static let numeric: UInt32 = 1700
     static let uuid: UInt32 = 2950
+    static let int8Array: UInt32 = 1016
 
     // MARK: - Parameters
 
@@ -119,7 +120,7 @@ package enum PostgresType {
             bool: "boolean", bytea: "bytea", name: "name", int8: "bigint", int2: "smallint", int4: "integer", text: "text",
             self.oid: "oid", float4: "real", float8: "double precision", unknown: "unknown", bpchar: "character",
             varchar: "character varying", date: "date", timestamp: "timestamp", timestamptz: "timestamptz",
-            numeric: "numeric", uuid: "uuid",
+            numeric: "numeric", uuid: "uuid", int8Array: "bigint[]",
         ]
         return names[oid] ?? "OID \(oid)"
     }

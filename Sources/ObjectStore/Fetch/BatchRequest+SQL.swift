@@ -104,10 +104,16 @@ extension SQLiteStore {
 // What both engines share: the SET list, the per-object updates, and the
 // delete with its rules, over the store's `sqlRows` and `sqlExecute`.
 extension SQLStore {
-    /// The DELETE of a batch delete, for the primary keys in `marks`.
-    func batchDeleteSQL(entity: EntityDescription, marks: String) -> String {
-        "DELETE FROM \(quoteIdentifier(mapping.table(for: entity).name)) WHERE \(mapping.primaryKey) IN (\(marks))"
+    /// The DELETE of a batch delete, for the primary keys `isIn` names
+    /// (see `forKeys`).
+    func batchDeleteSQL(entity: EntityDescription, keys isIn: String) -> String {
+        "DELETE FROM \(quoteIdentifier(mapping.table(for: entity).name)) WHERE \(mapping.primaryKey)\(isIn)"
     }
+
+    /// How a batch statement names its keys, as `explain` shows it.
+    var keysShown: String { dialect == .postgres ? Self.anyKey : " IN (?, …)" }
+
+    private static var anyKey: String { " = ANY(CAST(? AS bigint[]))" }
 
     package func batchUpdatePlan(entity: EntityDescription, properties: [String: BatchValue]) throws -> BatchUpdatePlan {
         var attributes: [(AttributeDescription, SchemaMapping.AttributeColumn, BatchValue)] = []
@@ -206,61 +212,89 @@ extension SQLStore {
 
     // MARK: - Delete
 
-    /// Deletes the matching rows and runs their delete rules in SQL.
+    /// Deletes the matching rows and runs their delete rules in SQL, each
+    /// step one statement per table and relationship whatever the count in
+    /// PostgreSQL (the keys bound as one array), 500 keys a statement in
+    /// SQLite: the matching keys, the cascades (one query per cascading
+    /// relationship and round), the Deny check, the detaching (which says
+    /// by `RETURNING` whom it detached), and each table's DELETE. In
+    /// PostgreSQL, when SQL says the whole predicate and nothing is
+    /// related, the match is the DELETE itself.
     func batchDelete(entity: EntityDescription, matching: FetchRequest,
                      coordinator: PersistentStoreCoordinator) throws -> BatchDeleteOutcome {
         try writeTransaction {
-                let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
-                let matched = try scratch.fetchObjectIDs(matching)
-                // Cascades, to a fixed point.
-                var deleted = matched
-                var deletedSet = Set(matched)
-                var pending = matched
-                while !pending.isEmpty {
-                    var next: [ObjectID] = []
-                    for (source, ids) in Self.grouped(pending) {
-                        for relationship in source.relationships where !relationship.isTransient && relationship.deleteRule == .cascade {
-                            for id in try destinations(of: relationship, from: source, ids: ids).map(\.destination)
-                            where deletedSet.insert(id).inserted {
-                                deleted.append(id)
-                                next.append(id)
-                            }
-                        }
-                    }
-                    pending = next
-                }
-                // Deny: any destination outside what goes refuses everything.
-                var failures: [ValidationError.Failure] = []
-                for (source, ids) in Self.grouped(deleted) {
-                    for relationship in source.relationships where !relationship.isTransient && relationship.deleteRule == .deny {
-                        let remaining = try destinations(of: relationship, from: source, ids: ids)
-                            .filter { !deletedSet.contains($0.destination) }
-                        for (owner, group) in Dictionary(grouping: remaining, by: \.source).sorted(by: { $0.key.primaryKey < $1.key.primaryKey }) {
-                            failures.append(.init(objectID: owner, key: relationship.name,
-                                                  message: model.denyMessage(entity: owner.entity, relationship: relationship.name, count: group.count)))
+            if let outcome = try deleteMatching(entity: entity, matching: matching) { return outcome }
+            let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+            let matched = try scratch.fetchObjectIDs(matching)
+            // Cascades, to a fixed point.
+            var deleted = matched
+            var deletedSet = Set(matched)
+            var pending = matched
+            while !pending.isEmpty {
+                var next: [ObjectID] = []
+                for (source, ids) in Self.grouped(pending) {
+                    for relationship in source.relationships where !relationship.isTransient && relationship.deleteRule == .cascade {
+                        for id in try destinations(of: relationship, from: source, ids: ids).map(\.destination)
+                        where deletedSet.insert(id).inserted {
+                            deleted.append(id)
+                            next.append(id)
                         }
                     }
                 }
-                if !failures.isEmpty { throw ValidationError(failures: failures) }
-                // Nullify the inverse sides that stay, and drop join rows.
-                var updated: [ObjectID] = []
-                var updatedSet: Set<ObjectID> = []
-                for (source, ids) in Self.grouped(deleted) {
-                    for relationship in source.relationships where !relationship.isTransient {
-                        let survivors = try destinations(of: relationship, from: source, ids: ids)
-                            .map(\.destination).filter { !deletedSet.contains($0) }
-                        try detach(relationship, from: source, ids: ids, nullifying: relationship.deleteRule != .noAction)
-                        for id in survivors where updatedSet.insert(id).inserted { updated.append(id) }
+                pending = next
+            }
+            // Deny: any destination outside what goes refuses everything.
+            var failures: [ValidationError.Failure] = []
+            for (source, ids) in Self.grouped(deleted) {
+                for relationship in source.relationships where !relationship.isTransient && relationship.deleteRule == .deny {
+                    let remaining = try destinations(of: relationship, from: source, ids: ids)
+                        .filter { !deletedSet.contains($0.destination) }
+                    for (owner, group) in Dictionary(grouping: remaining, by: \.source).sorted(by: { $0.key.primaryKey < $1.key.primaryKey }) {
+                        failures.append(.init(objectID: owner, key: relationship.name,
+                                              message: model.denyMessage(entity: owner.entity, relationship: relationship.name, count: group.count)))
                     }
                 }
-                try recordHighestKeys(ofTables: Set(deleted.map { mapping.table(for: $0.entity.rootEntity).name }))
-                for (source, ids) in Self.grouped(deleted) {
-                    try forChunks(ids) { marks, keys in
-                        try sqlExecute(batchDeleteSQL(entity: source, marks: marks), keys)
-                    }
+            }
+            if !failures.isEmpty { throw ValidationError(failures: failures) }
+            // Nullify the inverse sides that stay, and drop join rows.
+            // Whatever a cascade or a Deny reached goes too: its join rows
+            // go, nothing of it stays to be nullified.
+            var updated: [ObjectID] = []
+            var updatedSet: Set<ObjectID> = []
+            for (source, ids) in Self.grouped(deleted) {
+                for relationship in source.relationships where !relationship.isTransient {
+                    let goes = relationship.deleteRule == .cascade || relationship.deleteRule == .deny
+                    let detached = try detach(relationship, from: source, ids: ids,
+                                              nullifying: !goes && relationship.deleteRule != .noAction)
+                    guard !goes else { continue }
+                    let survivors = try (detached ?? destinations(of: relationship, from: source, ids: ids).map(\.destination))
+                        .filter { !deletedSet.contains($0) }
+                    for id in survivors where updatedSet.insert(id).inserted { updated.append(id) }
                 }
-                return BatchDeleteOutcome(matched: matched, deleted: deleted, updated: updated)
+            }
+            try recordHighestKeys(ofTables: Set(deleted.map { mapping.table(for: $0.entity.rootEntity).name }))
+            for ids in Dictionary(grouping: deleted, by: { mapping.table(for: $0.entity).name }).sorted(by: { $0.key < $1.key }).map(\.value) {
+                try forKeys(ids) { isIn, keys in try sqlExecute(batchDeleteSQL(entity: ids[0].entity, keys: isIn), keys) }
+            }
+            return BatchDeleteOutcome(matched: matched, deleted: deleted, updated: updated)
         }
+    }
+
+    /// `DELETE … WHERE _pk IN (SELECT … WHERE predicate) RETURNING _pk,
+    /// _ent`: the match and the delete in one statement, in PostgreSQL,
+    /// when SQL says the whole predicate and no entity it may delete has a
+    /// relationship with a rule to run; nil otherwise.
+    private func deleteMatching(entity: EntityDescription, matching: FetchRequest) throws -> BatchDeleteOutcome? {
+        let kinds = matching.includesSubentities ? entity.selfAndDescendants : [entity]
+        guard dialect == .postgres, kinds.allSatisfy({ $0.relationships.allSatisfy(\.isTransient) }) else { return nil }
+        let plan = try FetchPlan(request: matching, entity: entity, store: self, predicate: matching.predicate)
+        guard plan.residual == nil else { return nil }
+        let table = mapping.table(for: entity)
+        let key = mapping.primaryKey
+        let sql = "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(key) IN (SELECT t.\(key) FROM \(plan.from) WHERE \(plan.condition))"
+            + " RETURNING \(key), \(table.entityColumn ?? "NULL")"
+        let ids = try objectIDs(sql: sql, bindings: plan.bindings, root: entity.rootEntity)
+        return BatchDeleteOutcome(matched: ids, deleted: ids, updated: [])
     }
 
     /// IDs by concrete entity, in a stable order.
@@ -275,10 +309,18 @@ extension SQLStore {
         return order.map { groups[$0]! }
     }
 
-    private func forChunks(_ ids: [ObjectID], _ body: (String, [Value]) throws -> Void) throws {
+    /// Calls `body` with SQL that follows a key column to say it is one of
+    /// `ids` (` = ANY(CAST(? AS bigint[]))`, ` IN (?, ?, …)`) and the
+    /// values it binds: in PostgreSQL once, every key in one array; in
+    /// SQLite once per 500 keys.
+    private func forKeys(_ ids: [ObjectID], _ body: (String, [Value]) throws -> Void) throws {
+        guard !ids.isEmpty else { return }
+        if dialect == .postgres {
+            return try body(Self.anyKey, [.string("{" + ids.map { String($0.primaryKey) }.joined(separator: ",") + "}")])
+        }
         for start in stride(from: 0, to: ids.count, by: chunkSize) {
             let chunk = ids[start..<min(start + chunkSize, ids.count)]
-            try body(Array(repeating: "?", count: chunk.count).joined(separator: ", "), chunk.map { .int($0.primaryKey) })
+            try body(" IN (" + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")", chunk.map { .int($0.primaryKey) })
         }
     }
 
@@ -303,22 +345,22 @@ extension SQLStore {
                   let target = id(pk: row[d], code: c.map { row[$0] }, in: destination) else { return }
             result.append((owner, target))
         }
-        try forChunks(ids) { marks, keys in
+        try forKeys(ids) { isIn, keys in
             if relationship.isToOne, let columns = mapping.toOne(relationship.name, of: source) {
                 let table = mapping.table(for: source)
                 let code = columns.entity.map(quoteIdentifier) ?? "NULL"
-                for row in try sqlRows("SELECT \(mapping.primaryKey), \(quoteIdentifier(columns.foreignKey)), \(code) FROM \(quoteIdentifier(table.name)) WHERE \(mapping.primaryKey) IN (\(marks)) AND \(quoteIdentifier(columns.foreignKey)) IS NOT NULL", keys) {
+                for row in try sqlRows("SELECT \(mapping.primaryKey), \(quoteIdentifier(columns.foreignKey)), \(code) FROM \(quoteIdentifier(table.name)) WHERE \(mapping.primaryKey)\(isIn) AND \(quoteIdentifier(columns.foreignKey)) IS NOT NULL", keys) {
                     add(row, sourceAt: 0, destinationAt: 1, codeAt: 2)
                 }
             } else if let join = mapping.joinTable(relationship.name, of: source) {
                 let code = join.destinationEntityColumn ?? "NULL"
-                for row in try sqlRows("SELECT \(join.sourceColumn), \(join.destinationColumn), \(code) FROM \(quoteIdentifier(join.name)) WHERE \(join.sourceColumn) IN (\(marks))", keys) {
+                for row in try sqlRows("SELECT \(join.sourceColumn), \(join.destinationColumn), \(code) FROM \(quoteIdentifier(join.name)) WHERE \(join.sourceColumn)\(isIn)", keys) {
                     add(row, sourceAt: 0, destinationAt: 1, codeAt: 2)
                 }
             } else if let inverse = relationship.inverse, let columns = mapping.toOne(inverse.name, of: destination) {
                 let table = mapping.table(for: destination)
                 let code = table.entityColumn ?? "NULL"
-                for row in try sqlRows("SELECT \(quoteIdentifier(columns.foreignKey)), \(mapping.primaryKey), \(code) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(columns.foreignKey)) IN (\(marks))", keys) {
+                for row in try sqlRows("SELECT \(quoteIdentifier(columns.foreignKey)), \(mapping.primaryKey), \(code) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(columns.foreignKey))\(isIn)", keys) {
                     add(row, sourceAt: 0, destinationAt: 1, codeAt: 2)
                 }
             }
@@ -328,22 +370,35 @@ extension SQLStore {
 
     /// Removes the rows `ids` of `source` from the other side of
     /// `relationship`: join rows always go; with `nullifying`, foreign keys
-    /// on the destinations pointing back are cleared, bumping their version.
+    /// on the destinations pointing back are cleared, bumping their
+    /// version. Returns the destinations when its statements, by
+    /// `RETURNING`, named every one `destinations` would find (the join
+    /// rows it dropped, the rows it cleared); nil when they are read
+    /// elsewhere (the source's own foreign key, or nothing was cleared).
     private func detach(_ relationship: RelationshipDescription, from source: EntityDescription,
-                        ids: [ObjectID], nullifying: Bool) throws {
-        try forChunks(ids) { marks, keys in
+                        ids: [ObjectID], nullifying: Bool) throws -> [ObjectID]? {
+        guard let destination = relationship.destination else { return [] }
+        let ownColumn = relationship.isToOne && mapping.toOne(relationship.name, of: source) != nil
+        var found: [ObjectID] = []
+        var named = false
+        try forKeys(ids) { isIn, keys in
+            var rows: [[Value]] = []
             if let join = mapping.joinTable(relationship.name, of: source) {
-                try sqlExecute("DELETE FROM \(quoteIdentifier(join.name)) WHERE \(join.sourceColumn) IN (\(marks))", keys)
+                rows = try sqlRows("DELETE FROM \(quoteIdentifier(join.name)) WHERE \(join.sourceColumn)\(isIn) RETURNING \(join.destinationColumn), \(join.destinationEntityColumn ?? "NULL")", keys)
             } else if nullifying, relationship.isToMany || relationship.inverse?.isToOne == true,
-                      let inverse = relationship.inverse, let destination = relationship.destination,
-                      let columns = mapping.toOne(inverse.name, of: destination) {
+                      let inverse = relationship.inverse, let columns = mapping.toOne(inverse.name, of: destination) {
                 let table = mapping.table(for: destination)
                 var sets = ["\(quoteIdentifier(columns.foreignKey)) = NULL"]
                 if let entity = columns.entity { sets.append("\(quoteIdentifier(entity)) = NULL") }
                 if let order = columns.order { sets.append("\(quoteIdentifier(order)) = NULL") }
                 sets.append("\(table.versionColumn) = \(table.versionColumn) + 1")
-                try sqlExecute("UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \(quoteIdentifier(columns.foreignKey)) IN (\(marks))", keys)
+                rows = try sqlRows("UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \(quoteIdentifier(columns.foreignKey))\(isIn) RETURNING \(mapping.primaryKey), \(table.entityColumn ?? "NULL")", keys)
+            } else {
+                return
             }
+            named = !ownColumn
+            found += rows.compactMap { id(pk: $0[0], code: $0[1], in: destination) }
         }
+        return named ? found : nil
     }
 }

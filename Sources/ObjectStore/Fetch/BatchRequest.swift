@@ -207,12 +207,13 @@ extension ManagedObjectContext {
 
     /// The statements a batch delete runs, without running them: the
     /// fetch of the matching keys, then (after the delete rules, run in
-    /// SQL on those keys) the DELETE of each table's rows, 500 at a time.
+    /// SQL on those keys) the DELETE of each table's rows: all at once in
+    /// PostgreSQL, 500 at a time in SQLite.
     public func explain(_ request: BatchDeleteRequest) throws -> FetchExplanation {
         let entity = try self.entity(for: FetchRequest(entityName: request.entityName))
         let store = try batchCoordinator.sqlStore(for: entity, purpose: "a batch delete")
         let matching = try explainMatches(request.matching)
-        return matching.adding(FetchExplanation.Step(sql: store.batchDeleteSQL(entity: entity, marks: "?, …"),
+        return matching.adding(FetchExplanation.Step(sql: store.batchDeleteSQL(entity: entity, keys: store.keysShown),
                                                      bindings: [.keysFoundBefore], purpose: "delete"))
     }
 
