@@ -61,13 +61,12 @@ extension SQLTranslator {
     /// strings (or nil). Returns those sides' SQL (empty when both are
     /// constants: exact everywhere), for `postgresApproximation` to let
     /// the other rows through to memory; nil when there is nothing to fold.
-    /// Throws where SQL must be exact (under ALL, NONE, SUBQUERY) or the
-    /// sides are no strings.
+    /// Throws where SQL must be exact (inside SUBQUERY).
     mutating func postgresFolding(_ lhs: inout Operand, _ rhs: inout Operand, _ c: Comparison) throws -> [String]? {
         let options = c.options.intersection([.caseInsensitive, .diacriticInsensitive])
         guard !options.isEmpty, !lhs.isNullConstant, !rhs.isNullConstant,
               lhs.category == .string, rhs.category == .string else { return nil }
-        guard polarity != nil else { throw Untranslatable(reason: "[c] and [d] inside ALL, NONE or SUBQUERY fold only in memory") }
+        guard polarity != nil else { throw Untranslatable(reason: "[c] and [d] inside SUBQUERY fold only in memory") }
         var undecided: [String] = []
         func fold(_ side: inout Operand) throws {
             if let constant = side.constant {

@@ -123,8 +123,8 @@ struct SQLTranslator {
     private var nesting = 0
     /// Where the comparison being written stands in its conjunct: true
     /// where a wider condition widens the conjunct (under AND and OR),
-    /// false under one NOT, nil where SQL must be exact (quantifiers,
-    /// SUBQUERY, outside `split`). PostgreSQL's `[c]` and `[d]` are exact
+    /// false under one NOT (or NONE), nil where SQL must be exact
+    /// (SUBQUERY, outside `split`). PostgreSQL's `[c]` and `[d]` are exact
     /// only on ASCII rows and let the rest through (or out) here.
     var polarity: Bool?
     /// Whether the conjunct being written let rows through for memory to
@@ -388,8 +388,10 @@ struct SQLTranslator {
             throw Untranslatable(reason: "collection operator after a to-many")
         }
         let to = try toManyFrom(split.prefix, relationship: split.relationship, owner: split.owner, in: scope)
+        // ANY is EXISTS (…test), ALL NOT EXISTS (… NOT test): the test
+        // stands as the comparison does; NONE's NOT EXISTS turns it over.
         let saved = polarity
-        polarity = nil
+        if c.modifier == .none { polarity = polarity.map { !$0 } }
         defer { polarity = saved }
         var element = c
         element.modifier = .direct
