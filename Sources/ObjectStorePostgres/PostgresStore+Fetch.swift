@@ -94,28 +94,58 @@ extension PostgresStore {
     package func batchUpdate(entity: EntityDescription, matching: FetchRequest, properties: [String: BatchValue],
                      coordinator: PersistentStoreCoordinator) throws -> [ObjectID] {
         let plan = try batchUpdatePlan(entity: entity, properties: properties)
-        let table = mapping.table(for: entity)
-        let update = "UPDATE \(quoteIdentifier(table.name)) AS t SET \(plan.assignments) WHERE t.\(mapping.primaryKey) IN "
-        let returning = " RETURNING t.\(mapping.primaryKey), \(table.entityColumn.map { "t.\($0)" } ?? "NULL")"
         return try writeTransaction {
             let fetch = try FetchPlan(request: matching, entity: entity, store: self, predicate: matching.predicate)
             var ids: [ObjectID]
-            if fetch.residual == nil && plan.inMemory.isEmpty {
-                let select = "(SELECT t.\(mapping.primaryKey) FROM \(fetch.from) WHERE \(fetch.condition))"
-                ids = try objectIDs(sql: update + Self.shiftingParameters(select, by: plan.bindings.count) + returning,
-                                    bindings: plan.bindings + fetch.bindings, root: entity.rootEntity)
+            if let whole = batchUpdateInOne(entity: entity, plan: plan, fetch: fetch) {
+                ids = try objectIDs(sql: whole, bindings: plan.bindings + fetch.bindings, root: entity.rootEntity)
             } else {
                 let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
                 ids = try scratch.fetchObjectIDs(matching)
                 guard !ids.isEmpty else { return ids }
                 let keys = "[" + ids.map { String($0.primaryKey) }.joined(separator: ",") + "]"
-                let list = FetchPlan.keysIn("CAST($\(plan.bindings.count + 1) AS text)", dialect: .postgres)
-                _ = try objectIDs(sql: update + list + returning, bindings: plan.bindings + [.string(keys)], root: entity.rootEntity)
+                _ = try objectIDs(sql: batchUpdateOfKeys(entity: entity, plan: plan), bindings: plan.bindings + [.string(keys)],
+                                  root: entity.rootEntity)
                 try updateInMemory(plan, ids, of: entity, scratch: scratch)
             }
             ids.sort { $0.primaryKey < $1.primaryKey }
             return ids
         }
+    }
+
+    /// The one statement of a batch update when SQL says the whole
+    /// predicate and computes every value; else nil.
+    private func batchUpdateInOne(entity: EntityDescription, plan: BatchUpdatePlan, fetch: FetchPlan) -> String? {
+        guard fetch.residual == nil && plan.inMemory.isEmpty else { return nil }
+        let select = "(SELECT t.\(mapping.primaryKey) FROM \(fetch.from) WHERE \(fetch.condition))"
+        return batchUpdateSQL(entity: entity, plan: plan, keys: Self.shiftingParameters(select, by: plan.bindings.count))
+    }
+
+    /// The UPDATE of the rows whose keys are bound, as a JSON list, after
+    /// the plan's values.
+    private func batchUpdateOfKeys(entity: EntityDescription, plan: BatchUpdatePlan) -> String {
+        batchUpdateSQL(entity: entity, plan: plan,
+                       keys: FetchPlan.keysIn("CAST($\(plan.bindings.count + 1) AS text)", dialect: .postgres))
+    }
+
+    private func batchUpdateSQL(entity: EntityDescription, plan: BatchUpdatePlan, keys: String) -> String {
+        let table = mapping.table(for: entity)
+        return "UPDATE \(quoteIdentifier(table.name)) AS t SET \(plan.assignments) WHERE t.\(mapping.primaryKey) IN \(keys)"
+            + " RETURNING t.\(mapping.primaryKey), \(table.entityColumn.map { "t.\($0)" } ?? "NULL")"
+    }
+
+    /// The one UPDATE when it does the whole update; else the fetch of
+    /// the matching keys and the UPDATE of those keys.
+    package func explainBatchUpdate(entity: EntityDescription, plan: BatchUpdatePlan, matching: FetchRequest,
+                                    keys: FetchExplanation) throws -> FetchExplanation {
+        let fetch = try FetchPlan(request: matching, entity: entity, store: self, predicate: matching.predicate)
+        if let whole = batchUpdateInOne(entity: entity, plan: plan, fetch: fetch) {
+            return FetchExplanation(steps: [.init(sql: whole, bindings: (plan.bindings + fetch.bindings).map { .value($0) }, purpose: "update")],
+                                    residual: nil, sortsInMemory: false, mergesPendingChanges: false, windowsInMemory: false,
+                                    havingResidual: nil, engine: .postgres)
+        }
+        return keys.adding(.init(sql: batchUpdateOfKeys(entity: entity, plan: plan),
+                                 bindings: plan.bindings.map { .value($0) } + [.keysFoundBefore], purpose: "update"))
     }
 
     /// `sql` with each parameter `$n` renumbered `$(n + count)`, quoted

@@ -260,6 +260,9 @@ enum DifferentialModel {
         "", "a", "A", "abc", "ABC", "Abc", "Zoë", "zoe", "ZOË", "Zoe\u{308}", "é", "e\u{301}", "E",
         "straße", "STRASSE", "日本語", "😀x", "a*b", "a?c", "100%", "under_score", "x.y", "O'Brien",
         "İstanbul", "ﬁsh", "résumé", "Resume", "naïve", "b", "ab", "abcd", " a", "ǅ", "ß",
+        // Where Swift's folding is no ASCII lowering: the Kelvin sign, dotless
+        // and dotted i, the ﬁ ligature, NFC against NFD.
+        "\u{212A}", "k", "K", "ı", "i", "I", "istanbul", "ﬁ", "fi", "FI", "Résumé", "Re\u{301}sume\u{301}", "SS",
     ]
     static let dates: [Date] = [0, 60, 3600, 86400, -86400, 0.5, 700_000_000].map { Date(timeIntervalSinceReferenceDate: $0) }
     static let decimals: [Decimal] = [Decimal(string: "1.10")!, 2, Decimal(string: "0.3")!, -5, 0]

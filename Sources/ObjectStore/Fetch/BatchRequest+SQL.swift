@@ -111,7 +111,7 @@ extension SQLStore {
     }
 
     /// How a batch statement names its keys, as `explain` shows it.
-    var keysShown: String { dialect == .postgres ? Self.anyKey : " IN (?, …)" }
+    var keysShown: String { dialect == .postgres ? " = ANY(CAST($1 AS bigint[]))" : " IN (?, …)" }
 
     private static var anyKey: String { " = ANY(CAST(? AS bigint[]))" }
 

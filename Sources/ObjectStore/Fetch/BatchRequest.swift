@@ -196,13 +196,11 @@ extension ManagedObjectContext {
     /// ```
     public func explain(_ request: BatchUpdateRequest) throws -> (FetchExplanation, inMemory: [String]) {
         let entity = try self.entity(for: FetchRequest(entityName: request.entityName))
-        let store = try batchCoordinator.sqlStore(for: entity, purpose: "a batch update")
+        let store = try batchCoordinator.sqlBackend(for: entity, purpose: "a batch update")
         let plan = try store.batchUpdatePlan(entity: entity, properties: request.propertiesToUpdate)
-        let matching = try explainMatches(request.matching)
-        let marks = "?\(plan.bindings.count + 1), …"
-        let update = FetchExplanation.Step(sql: store.batchUpdateSQL(entity: entity, assignments: plan.assignments, marks: marks),
-                                           bindings: plan.bindings.map { .value($0) } + [.keysFoundBefore], purpose: "update")
-        return (matching.adding(update), plan.inMemory.map { $0.0.name })
+        let steps = try store.explainBatchUpdate(entity: entity, plan: plan, matching: request.matching,
+                                                 keys: try explainMatches(request.matching))
+        return (steps, plan.inMemory.map { $0.0.name })
     }
 
     /// The statements a batch delete runs, without running them: the
@@ -211,7 +209,7 @@ extension ManagedObjectContext {
     /// PostgreSQL, 500 at a time in SQLite.
     public func explain(_ request: BatchDeleteRequest) throws -> FetchExplanation {
         let entity = try self.entity(for: FetchRequest(entityName: request.entityName))
-        let store = try batchCoordinator.sqlStore(for: entity, purpose: "a batch delete")
+        let store = try batchCoordinator.sqlBackend(for: entity, purpose: "a batch delete")
         let matching = try explainMatches(request.matching)
         return matching.adding(FetchExplanation.Step(sql: store.batchDeleteSQL(entity: entity, keys: store.keysShown),
                                                      bindings: [.keysFoundBefore], purpose: "delete"))

@@ -106,7 +106,16 @@ package struct DictionaryPlan {
                 throw Self.error("'\(column.name)' must be grouped by, or aggregated, when a dictionary fetch groups or aggregates")
             }
         }
-        let grouped = hasAggregates || !groupSQL.isEmpty || request.returnsDistinctResults
+        let distinct = request.returnsDistinctResults
+        let grouped = hasAggregates || !groupSQL.isEmpty || distinct
+        // PostgreSQL has no bare columns and wants DISTINCT's ORDER BY in
+        // its select list: DISTINCT without aggregates is GROUP BY every
+        // column there (the same rows: equal ones, nil with nil, collapse),
+        // and DISTINCT over aggregates is sorted outside it, by alias.
+        let postgres = dialect == .postgres
+        let wrapsDistinct = postgres && distinct && hasAggregates
+        if postgres && distinct && !hasAggregates { groupSQL = columns.map(\.sql) }
+        let keys = distinct ? columns.filter { !$0.isAggregate }.map(\.sql) : groupSQL + columns.filter { !$0.isAggregate }.map(\.sql)
 
         // HAVING, over the fetched names.
         var havingSQL: String?
@@ -130,35 +139,50 @@ package struct DictionaryPlan {
             if case .attribute(let type) = decoding { return type }
             return nil
         }
+        func alias(_ i: Int) -> String { "c\(i + 1)" }
         for key in request.sortDescriptors {
-            let sql: String
+            var sql: String
             let decoding: Decoding
-            if key.keyPath.count == 1, let named = columns.first(where: { $0.name == key.keyPath[0] }) {
-                (sql, decoding) = (named.sql, named.decoding)
+            if key.keyPath.count == 1, let i = columns.firstIndex(where: { $0.name == key.keyPath[0] }) {
+                (sql, decoding) = (wrapsDistinct ? alias(i) : columns[i].sql, columns[i].decoding)
             } else {
                 (sql, decoding) = try Self.plainSQL(key.key, entity: entity, translator: &translator, use: "sort by")
+                if let i = columns.firstIndex(where: { !$0.isAggregate && $0.sql == sql }), wrapsDistinct {
+                    sql = alias(i)
+                } else if grouped && !keys.contains(sql) {
+                    // Not grouped: defined only when a grouped to-one
+                    // decides it (department.name, grouped by department).
+                    guard !(distinct && hasAggregates), try Self.isDecided(key.keyPath, by: keys, entity: entity, translator: &translator) else {
+                        throw Self.error("cannot sort by '\(key.key)': it can have many values in one row of a "
+                                         + (distinct ? "distinct" : "grouped") + " dictionary fetch; sort by a fetched or grouped "
+                                         + "property, or by a key path through a grouped to-one (department.name when grouped by department)")
+                    }
+                    // Every row of the group has the same value: any
+                    // aggregate of it is that value.
+                    if postgres { sql = type(decoding) == .boolean ? "bool_and(\(sql))" : "MIN(\(sql))" }
+                }
             }
             order.append(FetchPlan.orderTerm(sql, type: type(decoding), ascending: key.ascending, dialect: dialect))
         }
         if grouped {
-            // By position; in PostgreSQL by the expression, which can take
-            // a collation (DISTINCT wants the select list's own terms).
-            let byExpression = dialect == .postgres && !request.returnsDistinctResults
+            // By position; in PostgreSQL by the expression (or the alias),
+            // which can take a collation.
             order += columns.enumerated().map { i, column in
-                FetchPlan.orderTerm(byExpression ? column.sql : String(i + 1), type: byExpression ? type(column.decoding) : nil,
-                                    ascending: true, dialect: dialect)
+                postgres ? FetchPlan.orderTerm(wrapsDistinct ? alias(i) : column.sql, type: type(column.decoding), ascending: true, dialect: dialect)
+                    : String(i + 1)
             }
         } else {
             order.append("t.\(store.mapping.primaryKey)")
         }
 
         let joins = translator.joins.joined(separator: " ")
-        var sql = "SELECT \(request.returnsDistinctResults ? "DISTINCT " : "")"
-        sql += columns.map(\.sql).joined(separator: ", ")
+        var sql = "SELECT \(distinct && !(postgres && !hasAggregates) ? "DISTINCT " : "")"
+        sql += columns.enumerated().map { i, column in column.sql + (wrapsDistinct ? " AS \(alias(i))" : "") }.joined(separator: ", ")
         sql += " FROM \(quoteIdentifier(store.mapping.table(for: entity).name)) t" + (joins.isEmpty ? "" : " " + joins)
         sql += " WHERE " + (conditions.isEmpty ? translator.trueSQL : conditions.joined(separator: " AND "))
         if !groupSQL.isEmpty { sql += " GROUP BY " + groupSQL.joined(separator: ", ") }
         if let havingSQL { sql += " HAVING " + havingSQL }
+        if wrapsDistinct { sql = "SELECT \(columns.indices.map(alias).joined(separator: ", ")) FROM (\(sql)) AS d" }
         sql += " ORDER BY " + order.joined(separator: ", ")
         windowInSQL = havingResidual == nil
         if windowInSQL { sql += FetchPlan.window(limit: request.fetchLimit, offset: request.fetchOffset, dialect: dialect) }
@@ -196,6 +220,18 @@ package struct DictionaryPlan {
                 try body(row)
             }
         }
+    }
+
+    /// Whether a grouped to-one on `keyPath` (its SQL among `keys`)
+    /// decides its value: `department.name` by `department`.
+    private static func isDecided(_ keyPath: [String], by keys: [String], entity: EntityDescription,
+                                  translator: inout SQLTranslator) throws -> Bool {
+        for end in stride(from: keyPath.count - 1, to: 0, by: -1) {
+            let prefix = keyPath[..<end].joined(separator: ".")
+            let (sql, decoding) = try plainSQL(prefix, entity: entity, translator: &translator, use: "sort by")
+            if case .integer = decoding, keys.contains(sql) { return true }
+        }
+        return false
     }
 
     // MARK: - Columns

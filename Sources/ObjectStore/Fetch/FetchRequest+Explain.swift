@@ -22,17 +22,31 @@ public struct FetchExplanation: Sendable {
         case rowsPlusPendingChanges(Int)
     }
 
+    /// The engine whose SQL the statements are.
+    public enum Engine: String, Sendable {
+        /// SQLite: parameters written `?1`, `?2`, …
+        case sqlite = "SQLite"
+        /// PostgreSQL: parameters written `$1`, `$2`, …
+        case postgres = "PostgreSQL"
+    }
+
     /// One SQL statement.
     public struct Step: Sendable {
         /// The statement, with numbered parameters.
         public let sql: String
-        /// The values bound to `?1`, `?2`, …
+        /// The values bound to `?1`, `?2`, … (`$1`, `$2`, … in PostgreSQL)
         public let bindings: [Binding]
         /// What the statement is for: `count`, `rows`, `ids`, `keys`
         /// (the saved matches of a dictionary fetch), `dictionaries`, or
         /// `changed` (how many of the saved objects with unsaved changes a
         /// count counted, to count them as they are now).
         public let purpose: String
+
+        package init(sql: String, bindings: [Binding], purpose: String) {
+            self.sql = sql
+            self.bindings = bindings
+            self.purpose = purpose
+        }
     }
 
     /// Every statement, in the order they run.
@@ -50,12 +64,34 @@ public struct FetchExplanation: Sendable {
     /// The part of a dictionary fetch's HAVING predicate evaluated in
     /// memory on its rows.
     public let havingResidual: Predicate?
+    /// Whose SQL the statements are.
+    public let engine: Engine
+
+    package init(steps: [Step], residual: Predicate?, sortsInMemory: Bool, mergesPendingChanges: Bool,
+                 windowsInMemory: Bool, havingResidual: Predicate?, engine: Engine) {
+        self.steps = steps
+        self.residual = residual
+        self.sortsInMemory = sortsInMemory
+        self.mergesPendingChanges = mergesPendingChanges
+        self.windowsInMemory = windowsInMemory
+        self.havingResidual = havingResidual
+        self.engine = engine
+    }
+
+    /// The `n`th parameter (from 1) as the engine writes it: `?1` or `$1`.
+    ///
+    /// ```swift
+    /// plan.parameter(2)   // "$2" on PostgreSQL
+    /// ```
+    public func parameter(_ n: Int) -> String {
+        (engine == .postgres ? "$" : "?") + String(n)
+    }
 
     /// This explanation with `step` run after its statements.
-    func adding(_ step: Step) -> FetchExplanation {
+    package func adding(_ step: Step) -> FetchExplanation {
         FetchExplanation(steps: steps + [step], residual: residual, sortsInMemory: sortsInMemory,
                          mergesPendingChanges: mergesPendingChanges, windowsInMemory: windowsInMemory,
-                         havingResidual: havingResidual)
+                         havingResidual: havingResidual, engine: engine)
     }
 
     /// The last (main) statement's SQL.
@@ -113,7 +149,7 @@ extension ManagedObjectContext {
             return FetchExplanation(steps: steps,
                                     residual: statement.plan.residual, sortsInMemory: statement.plan.order == nil,
                                     mergesPendingChanges: statement.pending, windowsInMemory: statement.worksInMemory,
-                                    havingResidual: nil)
+                                    havingResidual: nil, engine: statement.store.dialect.engine)
         }
     }
 
@@ -128,6 +164,12 @@ extension ManagedObjectContext {
             i == plan.keysBinding ? .keysFoundBefore : .value(value)
         }, purpose: "dictionaries"))
         return FetchExplanation(steps: steps, residual: first?.plan.residual, sortsInMemory: false, mergesPendingChanges: false,
-                                windowsInMemory: plan.havingResidual != nil, havingResidual: plan.havingResidual)
+                                windowsInMemory: plan.havingResidual != nil, havingResidual: plan.havingResidual,
+                                engine: store.dialect.engine)
     }
+}
+
+extension SQLDialect {
+    /// The engine an explanation names.
+    var engine: FetchExplanation.Engine { self == .postgres ? .postgres : .sqlite }
 }

@@ -39,7 +39,10 @@ extension ManagedObjectContext {
     /// Decimal attributes cannot be summed, averaged or ordered in SQL and
     /// throw. With `propertiesToGroupBy` or any aggregate, every plain
     /// property must be grouped by. `havingPredicate` and sort keys may
-    /// name fetched properties (`total > 100`) or key paths. Parts of the
+    /// name fetched properties (`total > 100`) or key paths; in a grouped
+    /// or distinct fetch a sort key must have one value per row: a fetched
+    /// or grouped property, or a key path through a grouped to-one
+    /// (`department.name` grouped by `department`), else it throws. Parts of the
     /// predicate SQL cannot express are evaluated in memory first (on the
     /// saved objects) and the SQL then runs over the matching rows, so the
     /// answer is always the evaluator's.

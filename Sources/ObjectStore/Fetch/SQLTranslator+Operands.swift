@@ -81,6 +81,9 @@ extension SQLTranslator {
             let to = try toManyFrom(split.prefix, relationship: split.relationship, owner: split.owner, in: scope)
             let (from, correlation, inner) = (to.from, to.correlation, to.scope)
             inner.variables[variable] = inner
+            let saved = polarity
+            polarity = nil
+            defer { polarity = saved }
             let condition = try self.condition(for: predicate, in: inner)
             let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
             return Operand(sql: "(SELECT COUNT(*) FROM \(from)\(joins) WHERE \(correlation) AND \(condition))", category: .number,

@@ -36,20 +36,66 @@ extension SQLTranslator {
     }
 
     /// Refuses what PostgreSQL cannot compare with the evaluator's
-    /// meaning: `[c]` and `[d]` (Swift's folding has no SQL equal), and
+    /// meaning: `[c]` and `[d]` left unfolded (see `postgresFolding`), and
     /// numbers that PostgreSQL would compare in doubles where the
     /// evaluator compares exactly.
-    func checkPostgres(_ lhs: Operand, _ rhs: Operand, _ c: Comparison) throws {
+    func checkPostgres(_ lhs: Operand, _ rhs: Operand, _ c: Comparison, options: Comparison.Options) throws {
         if lhs.isNullConstant || rhs.isNullConstant { return }
         let textual: Set<Category> = [.string, .url, .uuid]
-        if !c.options.isDisjoint(with: [.caseInsensitive, .diacriticInsensitive]),
+        if !options.isDisjoint(with: [.caseInsensitive, .diacriticInsensitive]),
            textual.contains(lhs.category) || textual.contains(rhs.category) {
-            throw Untranslatable(reason: "[c] and [d] fold as Swift does only in memory")
+            throw Untranslatable(reason: "[c] and [d] fold as Swift does only in memory here")
         }
         let numeric: Set<Category> = [.number, .boolean]
         if numeric.contains(lhs.category), numeric.contains(rhs.category), !lhs.kind.comparesExactly(with: rhs.kind) {
             throw Untranslatable(reason: "PostgreSQL compares this integer with a double in doubles")
         }
+    }
+
+    /// `[c]` and `[d]` between strings, as far as SQL decides them
+    /// exactly: each constant folded here as the evaluator folds it (and
+    /// bound so), each other side lowered in SQL for `[c]`. On a string of
+    /// printable ASCII, Swift's case folding is ASCII lowering, which is
+    /// what `lower(… COLLATE "C")` does, and diacritic folding changes
+    /// nothing; so the comparison is exact on rows whose sides are such
+    /// strings (or nil). Returns those sides' SQL (empty when both are
+    /// constants: exact everywhere), for `postgresApproximation` to let
+    /// the other rows through to memory; nil when there is nothing to fold.
+    /// Throws where SQL must be exact (inside SUBQUERY).
+    mutating func postgresFolding(_ lhs: inout Operand, _ rhs: inout Operand, _ c: Comparison) throws -> [String]? {
+        let options = c.options.intersection([.caseInsensitive, .diacriticInsensitive])
+        guard !options.isEmpty, !lhs.isNullConstant, !rhs.isNullConstant,
+              lhs.category == .string, rhs.category == .string else { return nil }
+        guard polarity != nil else { throw Untranslatable(reason: "[c] and [d] inside SUBQUERY fold only in memory") }
+        var undecided: [String] = []
+        func fold(_ side: inout Operand) throws {
+            if let constant = side.constant {
+                guard case .string(let text) = constant, let n = parameterNumber(side.sql) else {
+                    throw Untranslatable(reason: "[c] and [d] on a constant that is no string")
+                }
+                let folded = StringMatching.fold(text, options)
+                // A lone combining mark folds to nothing: memory decides.
+                if folded.isEmpty != text.isEmpty { throw Untranslatable(reason: "a string [d] folds to nothing") }
+                side.sql = rebind(n, .string(folded))
+                side.constant = .string(folded)
+            } else {
+                undecided.append(side.sql)
+                if options.contains(.caseInsensitive) { side.sql = "lower(\(side.sql) COLLATE \"C\")" }
+            }
+        }
+        try fold(&lhs)
+        try fold(&rhs)
+        return undecided
+    }
+
+    /// `sql`, exact on rows where every `undecided` side is printable
+    /// ASCII or nil, widened (narrowed under NOT) for the other rows,
+    /// which the caller's residual then decides in memory.
+    mutating func postgresApproximation(_ sql: String, undecided: [String]) -> String {
+        guard !undecided.isEmpty, let widen = polarity else { return sql }
+        approximated = true
+        let decided = undecided.map { "COALESCE(\($0) ~ '^[ -~]*$', TRUE)" }.joined(separator: " AND ")
+        return widen ? "(NOT (\(decided)) OR \(sql))" : "(\(decided) AND \(sql))"
     }
 
     /// `sql` ordered as the evaluator orders `subject`'s kind: text by

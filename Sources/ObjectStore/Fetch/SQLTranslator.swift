@@ -121,6 +121,15 @@ struct SQLTranslator {
     private var aliasCounter = 0
     /// How deep the SQL written so far nests at this point.
     private var nesting = 0
+    /// Where the comparison being written stands in its conjunct: true
+    /// where a wider condition widens the conjunct (under AND and OR),
+    /// false under one NOT (or NONE), nil where SQL must be exact
+    /// (SUBQUERY, outside `split`). PostgreSQL's `[c]` and `[d]` are exact
+    /// only on ASCII rows and let the rest through (or out) here.
+    var polarity: Bool?
+    /// Whether the conjunct being written let rows through for memory to
+    /// decide (so `split` keeps it in the residual too).
+    var approximated = false
 
     /// How deep the SQL may nest (parentheses, NOT, functions, subqueries).
     /// SQLite's parser keeps a stack of 100 entries, which about 30 nested
@@ -236,6 +245,9 @@ struct SQLTranslator {
         case .constant(let value):
             return value ? trueSQL : falseSQL
         case .not(let inner):
+            let saved = polarity
+            polarity = polarity.map { !$0 }
+            defer { polarity = saved }
             return "NOT (\(try condition(for: inner, in: scope, twoValued: true)))"
         case .and(let parts):
             return try conditions(parts, separator: " AND ", in: scope, twoValued: twoValued)
@@ -273,16 +285,18 @@ struct SQLTranslator {
     }
 
     /// Splits `predicate` into what SQL can run and what must be evaluated
-    /// in memory: each top-level conjunct goes to one side or the other.
+    /// in memory: each top-level conjunct goes to one side or the other,
+    /// or to both when SQL selects only a superset of its rows (PostgreSQL's
+    /// `[c]` on rows that are not all ASCII): memory then decides those.
     mutating func split(_ predicate: Predicate) throws -> (sql: String?, residual: Predicate?) {
-        guard case .and(let conjuncts) = predicate.kind else {
-            return try translate(conjunct: predicate).map { ($0, nil) } ?? (nil, predicate)
-        }
+        var conjuncts = [predicate]
+        if case .and(let parts) = predicate.kind { conjuncts = parts }
         var parts: [String] = []
         var residual: [Predicate] = []
         for conjunct in conjuncts {
             if let part = try translate(conjunct: conjunct) {
                 parts.append(part)
+                if approximated { residual.append(conjunct) }
             } else {
                 residual.append(conjunct)
             }
@@ -304,6 +318,9 @@ struct SQLTranslator {
             aliasCounter = savedJoins.1
             root.joinAliases = savedAliases
         }
+        polarity = isPostgres ? true : nil
+        approximated = false
+        defer { polarity = nil }
         do {
             let sql = try condition(for: conjunct)
             if bindings.count > Self.maximumBindings {
@@ -371,6 +388,11 @@ struct SQLTranslator {
             throw Untranslatable(reason: "collection operator after a to-many")
         }
         let to = try toManyFrom(split.prefix, relationship: split.relationship, owner: split.owner, in: scope)
+        // ANY is EXISTS (…test), ALL NOT EXISTS (… NOT test): the test
+        // stands as the comparison does; NONE's NOT EXISTS turns it over.
+        let saved = polarity
+        if c.modifier == .none { polarity = polarity.map { !$0 } }
+        defer { polarity = saved }
         var element = c
         element.modifier = .direct
         // `employees CONTAINS %@`, `ANY employees == %@`: the element is
@@ -476,8 +498,16 @@ struct SQLTranslator {
         var rhs = try operand(c.rhs, in: rhsScope)
         try reconcile(&lhs, &rhs, op: c.op)
         try checkCategories(lhs, rhs, op: c.op)
-        let options = c.options
-        if isPostgres { try checkPostgres(lhs, rhs, c) }
+        guard isPostgres else { return try compared(c, lhs, rhs, options: c.options) }
+        let undecided = try postgresFolding(&lhs, &rhs, c)
+        let options = undecided == nil ? c.options : []
+        try checkPostgres(lhs, rhs, c, options: options)
+        return postgresApproximation(try compared(c, lhs, rhs, options: options), undecided: undecided ?? [])
+    }
+
+    /// `lhs op rhs` once the operands are read and reconciled, with
+    /// `options` (none when PostgreSQL's folding has been done).
+    private mutating func compared(_ c: Comparison, _ lhs: Operand, _ rhs: Operand, options: Comparison.Options) throws -> String {
         switch c.op {
         case .equal, .notEqual:
             if let equal = try knownObjectEquality(lhs, rhs) { return equal == (c.op == .equal) ? trueSQL : falseSQL }
@@ -606,8 +636,8 @@ struct SQLTranslator {
         try checkCategories(value, low, op: .greaterEqual)
         try checkCategories(value, high, op: .lessEqual)
         if isPostgres {
-            try checkPostgres(value, low, c)
-            try checkPostgres(value, high, c)
+            try checkPostgres(value, low, c, options: c.options)
+            try checkPostgres(value, high, c, options: c.options)
             return "\(value.sql) BETWEEN \(ordered(low.sql, value)) AND \(ordered(high.sql, value))"
         }
         if !c.options.isEmpty && value.category == .string {
@@ -638,19 +668,24 @@ struct SQLTranslator {
                 value.category = .string
             }
             let folds = !isPostgres && !c.options.isEmpty && value.category == .string
-            var sql = folds ? "mrq_fold(\(value.sql), \(c.options.rawValue)) IN (" : value.sql + " IN ("
-            for (i, element) in elements.enumerated() {
+            var head = folds ? "mrq_fold(\(value.sql), \(c.options.rawValue))" : value.sql
+            var items: [String] = []
+            var undecided: [String] = []
+            for element in elements {
                 var item = try operand(element, in: rhsScope)
                 if item.isNullConstant { throw Untranslatable(reason: "nil inside IN") }
                 var subject = value
                 try reconcile(&subject, &item, op: .equal)
                 try checkCategories(subject, item, op: .equal)
-                if isPostgres { try checkPostgres(subject, item, c) }
-                if i > 0 { sql += ", " }
-                sql += folds ? "mrq_fold(\(item.sql), \(c.options.rawValue))" : item.sql
+                if isPostgres {
+                    // [c] [d]: the subject lowered, each item folded.
+                    let folding = try postgresFolding(&subject, &item, c)
+                    if let folding { (head, undecided) = (subject.sql, folding) }
+                    try checkPostgres(subject, item, c, options: folding == nil ? c.options : [])
+                }
+                items.append(folds ? "mrq_fold(\(item.sql), \(c.options.rawValue))" : item.sql)
             }
-            sql += ")"
-            return sql
+            return postgresApproximation("\(head) IN (\(items.joined(separator: ", ")))", undecided: undecided)
         default:
             // `needle IN haystack` where the haystack is a string: substring.
             let mark = bindings.count

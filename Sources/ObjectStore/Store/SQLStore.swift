@@ -38,10 +38,24 @@ package protocol SQLStore: StoreBackend {
     /// returns the IDs it changed.
     func batchUpdate(entity: EntityDescription, matching: FetchRequest, properties: [String: BatchValue],
                      coordinator: PersistentStoreCoordinator) throws -> [ObjectID]
+    /// The statements `batchUpdate` runs for `plan`, for explain: `keys`
+    /// (the fetch of the matching keys) and the UPDATE after it, or the one
+    /// statement that does both.
+    func explainBatchUpdate(entity: EntityDescription, plan: BatchUpdatePlan, matching: FetchRequest,
+                            keys: FetchExplanation) throws -> FetchExplanation
 }
 
 extension SQLiteStore: SQLStore {
     package var dialect: SQLDialect { .sqlite }
+
+    /// The fetch of the matching keys, then the UPDATE for those keys, 500
+    /// at a time.
+    package func explainBatchUpdate(entity: EntityDescription, plan: BatchUpdatePlan, matching: FetchRequest,
+                                    keys: FetchExplanation) throws -> FetchExplanation {
+        let marks = "?\(plan.bindings.count + 1), …"
+        return keys.adding(.init(sql: batchUpdateSQL(entity: entity, assignments: plan.assignments, marks: marks),
+                                 bindings: plan.bindings.map { .value($0) } + [.keysFoundBefore], purpose: "update"))
+    }
 
     package func forEachRow(of plan: DictionaryPlan, _ body: ([Value]) throws -> Void) throws {
         try plan.forEachRow(store: self, body)

@@ -212,18 +212,9 @@ extension ShellSession {
     }
 
     /// The SQL a fetch runs and what memory does after (see
-    /// `sqlSections`); for a PostgreSQL store, which plans its own SQL, the
-    /// store and what the context adds.
+    /// `sqlSections`), in the store's own SQL (SQLite's or PostgreSQL's).
     private func fetchSections(_ request: FetchRequest, into out: inout Explanation) throws {
-        guard let url = postgresURL else {
-            return try sqlSections(context.explain(request), of: request, into: &out)
-        }
-        var text = "PostgreSQL at \(PostgresStoreURL.shown(url)): the store plans and runs the SQL itself, so explain "
-            + "shows SQLite's SQL only; the answer is the same (predicates mean the same on every store)"
-        if request.includesPendingChanges && context.hasChanges {
-            text += "\nunsaved changes merged: matching inserted objects added, deleted ones left out, changed ones tested again"
-        }
-        out.section("store:", text)
+        try sqlSections(context.explain(request), of: request, into: &out)
     }
 
     /// Each statement with its bound values, then what memory does for
@@ -240,24 +231,26 @@ extension ShellSession {
             out.section(title, step.sql)
             if !step.bindings.isEmpty {
                 out.section("bindings:", step.bindings.enumerated().map { n, binding in
+                    let mark = plan.parameter(n + 1)
                     switch binding {
-                    case .value(let value): return "?\(n + 1) = \(Printer.format(Expression(.constant(value))))"
+                    case .value(let value): return "\(mark) = \(Printer.format(Expression(.constant(value))))"
                     case .keysFoundBefore:
-                        return step.purpose == "dictionaries" ? "?\(n + 1) = the keys statement \(i) finds, as a JSON list"
-                            : "?\(n + 1)… = the keys statement \(i) finds"
+                        return step.purpose == "dictionaries" || (plan.engine == .postgres && step.purpose == "update")
+                            ? "\(mark) = the keys statement \(i) finds, as a JSON list"
+                            : "\(mark)… = the keys statement \(i) finds"
                     case .keysOfPendingChanges:
-                        return "?\(n + 1) = the keys of the saved objects with unsaved changes, as a JSON list"
+                        return "\(mark) = the keys of the saved objects with unsaved changes, as a JSON list"
                     case .rowsPlusPendingChanges(let rows):
-                        return "?\(n + 1) = \(rows) + the number of saved objects with unsaved changes"
+                        return "\(mark) = \(rows) + the number of saved objects with unsaved changes"
                     }
                 }.joined(separator: "\n"))
             }
             if i == 0, plan.steps.count > 1, let residual = plan.residual {
-                out.section("in memory:", Self.residualNote(residual))
+                out.section("in memory:", Self.residualNote(residual, plan.engine))
             }
         }
         var memory: [String] = []
-        if plan.steps.count == 1, let residual = plan.residual { memory.append(Self.residualNote(residual)) }
+        if plan.steps.count == 1, let residual = plan.residual { memory.append(Self.residualNote(residual, plan.engine)) }
         if plan.mergesPendingChanges {
             memory.append("unsaved changes merged: matching inserted objects added, deleted ones left out, changed ones tested again")
         }
@@ -269,8 +262,8 @@ extension ShellSession {
         if !memory.isEmpty { out.section("in memory:", memory.joined(separator: "\n")) }
     }
 
-    private static func residualNote(_ residual: Predicate) -> String {
-        "\(residual.format)  (SQLite cannot say this with the same meaning; evaluated on the rows SQL returns)"
+    private static func residualNote(_ residual: Predicate, _ engine: FetchExplanation.Engine) -> String {
+        "\(residual.format)  (\(engine.rawValue) cannot say this with the same meaning; evaluated on the rows SQL returns)"
     }
 
     // MARK: - Changes

@@ -48,11 +48,11 @@ extension ShellSession {
     /// does), so it is used only when the context has none, and key paths
     /// must end at attributes (a to-one shows as its key value here).
     func canRunInSQL(_ paths: [[String]], entity: EntityDescription) -> Bool {
-        // Only SQL answers a dictionary fetch, and only SQLite's here: an
-        // XML store is all in memory, and a PostgreSQL store's objects are
-        // fetched and the columns computed from them.
+        // Only SQL answers a dictionary fetch (SQLite's or PostgreSQL's):
+        // an XML store's objects are fetched and the columns computed
+        // from them.
         guard !context.hasChanges,
-              coordinator.persistentStores.allSatisfy({ $0.storeType == .sqlite || $0.storeType == .inMemory }) else { return false }
+              coordinator.persistentStores.allSatisfy({ [.sqlite, .inMemory, .postgres].contains($0.storeType) }) else { return false }
         for path in paths where !path.isEmpty {
             var current = entity
             for (i, key) in path.enumerated() {
