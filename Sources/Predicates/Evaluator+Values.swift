@@ -87,6 +87,10 @@ extension Evaluator {
     static func containsString(_ haystack: String, _ needle: String, _ options: Comparison.Options) -> Bool {
         guard !needle.isEmpty else { return false }
         let h = Array(fold(haystack, options).utf8), n = Array(fold(needle, options).utf8)
+        // A needle that folded to nothing would be in every string, as
+        // every string begins with it (no single character folds so; the
+        // guard keeps n[0] below from ever trapping).
+        guard !n.isEmpty else { return true }
         guard n.count <= h.count else { return false }
         for start in 0...(h.count - n.count) where h[start] == n[0] {
             if h[start..<(start + n.count)].elementsEqual(n) { return true }

@@ -33,6 +33,17 @@ import Testing
         #expect(matched == c.ids, "\(c.section): \(c.predicate)")
     }
 
+    /// An empty needle is in no string, whatever the options; a lone
+    /// combining accent under [d] is compared as itself.
+    @Test func emptyAndAccentOnlyNeedles() throws {
+        let object = Operand.dictionary(["name": .string("Zoë")])
+        for op in ["CONTAINS", "BEGINSWITH", "ENDSWITH"] {
+            #expect(try !Evaluator().evaluate(Predicate(format: "name \(op)[cd] ''"), on: object), "\(op) empty")
+            #expect(try !Evaluator().evaluate(Predicate(format: "name \(op)[d] %@", arguments: [.value(.string("\u{301}"))]), on: object),
+                    "\(op) accent")
+        }
+    }
+
     /// A decimal compared with (or added to) a double takes the double as
     /// it was written: the decimal stored from `19.99` equals `19.99`.
     @Test func decimalsMeetDoublesAsTheyWereWritten() throws {
