@@ -190,7 +190,8 @@ struct PostgresSaveWriter {
     /// Inserts the new rows, each entity's together: by one binary `COPY`
     /// when there are several and every value has its column's binary
     /// form (see `PostgresType.appendBinary`), otherwise one prepared
-    /// INSERT per row.
+    /// INSERT per row. Rows go straight from the snapshots into the copy's
+    /// bytes, with no array of values per row.
     private func insert(keys: [Int64], permanent: PermanentIDs) throws {
         var groups: [ObjectIdentifier: [Int]] = [:]
         var order: [EntityDescription] = []
@@ -199,50 +200,77 @@ struct PostgresSaveWriter {
             if groups[ObjectIdentifier(entity)] == nil { order.append(entity) }
             groups[ObjectIdentifier(entity), default: []].append(n)
         }
+        // Rows reported to `progress` so far: each once, whichever way it goes.
+        var reported = 0
+        func report(_ done: Int) throws {
+            guard let progress = changes.progress else { return }
+            while reported < done {
+                try SaveWriter.report(reported, of: changes.inserted.count, to: progress)
+                reported += 1
+            }
+        }
         var done = 0
         for entity in order {
             let shape = SaveWriter.insertShape(for: entity, mapping: mapping)
-            var rows: [[Value]] = []
-            for n in groups[ObjectIdentifier(entity)] ?? [] {
-                rows.append(try values(of: changes.inserted[n], key: keys[n], shape: shape, permanent: permanent))
-                if let progress = changes.progress { try SaveWriter.report(done, of: changes.inserted.count, to: progress) }
-                done += 1
-            }
-            if rows.count > 1, let copy = try copy(rows, shape: shape) {
+            let rows = groups[ObjectIdentifier(entity)] ?? []
+            if rows.count > 1, let copy = try copy(rows, keys: keys, shape: shape, permanent: permanent, report: { try report(done + $0) }) {
                 try connection.copy("COPY \(shape.into) FROM STDIN (FORMAT binary)", copy)
             } else {
-                for row in rows { try connection.execute(shape.sql, row) }
+                for (i, n) in rows.enumerated() {
+                    var values: [Value] = []
+                    _ = try forEachValue(of: changes.inserted[n], key: keys[n], shape: shape, permanent: permanent) {
+                        values.append($0)
+                        return true
+                    }
+                    try report(done + i + 1)
+                    try connection.execute(shape.sql, values)
+                }
             }
+            done += rows.count
+            try report(done)
         }
     }
 
-    /// The values of an inserted row, in the order of `shape`'s columns.
-    private func values(of snapshot: Snapshot, key: Int64, shape: SaveWriter.InsertShape,
-                        permanent: PermanentIDs) throws -> [Value] {
+    /// Passes the values of an inserted row to `body`, in the order of
+    /// `shape`'s columns, while it returns true; returns whether it always
+    /// did.
+    private func forEachValue(of snapshot: Snapshot, key: Int64, shape: SaveWriter.InsertShape, permanent: PermanentIDs,
+                              _ body: (Value) throws -> Bool) throws -> Bool {
         let entity = snapshot.id.entity
-        var values: [Value] = [.int(key)]
-        if let code = shape.entityCode { values.append(.int(code)) }
-        values.append(.int(snapshot.version))
-        for i in shape.attributes { values.append(snapshot.values[i]) }
+        guard try body(.int(key)) else { return false }
+        if let code = shape.entityCode, try !body(.int(code)) { return false }
+        guard try body(.int(snapshot.version)) else { return false }
+        for i in shape.attributes where try !body(snapshot.values[i]) { return false }
         for (i, withEntity) in shape.toOne {
             let target = try snapshot.toOneID(at: i).map {
                 try permanent.destination($0, of: snapshot.id, key: entity.relationships[i].name)
             }
-            values.append(target.map { .int($0.primaryKey) } ?? .null)
-            if withEntity { values.append(target.map { .int(mapping.entityCode($0.entity)) } ?? .null) }
+            guard try body(target.map { .int($0.primaryKey) } ?? .null) else { return false }
+            if withEntity, try !body(target.map { .int(mapping.entityCode($0.entity)) } ?? .null) { return false }
         }
-        return values
+        return true
     }
 
-    /// `rows` in the binary copy format, each value as its column's type
-    /// (the types the server infers for the INSERT's parameters); nil when
-    /// a value has no binary form for its column, such as a decimal.
-    private func copy(_ rows: [[Value]], shape: SaveWriter.InsertShape) throws -> PostgresCopy? {
+    /// The inserted objects at `rows` (positions in `changes.inserted`) in
+    /// the binary copy format, each value as its column's type (the types
+    /// the server infers for the INSERT's parameters); nil when a value
+    /// has no binary form for its column, such as a decimal. `report`
+    /// hears how many rows are encoded.
+    private func copy(_ rows: [Int], keys: [Int64], shape: SaveWriter.InsertShape, permanent: PermanentIDs,
+                      report: (Int) throws -> Void) throws -> PostgresCopy? {
         let types = try connection.parameterTypes(of: shape.sql)
         var copy = PostgresCopy()
-        for row in rows {
-            copy.startRow(fields: row.count)
-            for (value, type) in zip(row, types) where !copy.append(value, type: type) { return nil }
+        for (i, n) in rows.enumerated() {
+            copy.startRow(fields: types.count)
+            var column = 0
+            let encoded = try forEachValue(of: changes.inserted[n], key: keys[n], shape: shape, permanent: permanent) { value in
+                defer { column += 1 }
+                return column < types.count && copy.append(value, type: types[column])
+            }
+            guard encoded else { return nil }
+            // The first row's size tells how much room the rest need.
+            if i == 0 { copy.reserveCapacity(forRows: rows.count) }
+            try report(i + 1)
         }
         return copy
     }

@@ -55,9 +55,7 @@ package enum PostgresType {
     /// own type. Returns false, appending nothing, for any other pair (the
     /// server's parser then reads the value's text).
     static func appendBinary(_ value: Value, type oid: UInt32, to buffer: inout [UInt8]) -> Bool {
-        func append<T: FixedWidthInteger>(_ bits: T) {
-            withUnsafeBytes(of: bits.bigEndian) { buffer.append(contentsOf: $0) }
-        }
+        func append<T: FixedWidthInteger>(_ bits: T) { appendBigEndian(bits, to: &buffer) }
         switch value {
         case .int(let i) where oid == int8: append(i)
         case .int(let i) where oid == int4: guard let narrow = Int32(exactly: i) else { return false }; append(narrow)
@@ -72,6 +70,17 @@ package enum PostgresType {
         default: return false
         }
         return true
+    }
+
+    /// Appends `bits` most significant byte first, a byte at a time: no
+    /// buffer of its own to copy from.
+    @inline(__always)
+    static func appendBigEndian<T: FixedWidthInteger>(_ bits: T, to buffer: inout [UInt8]) {
+        var shift = T.bitWidth - 8
+        while shift >= 0 {
+            buffer.append(UInt8(truncatingIfNeeded: bits >> shift))
+            shift -= 8
+        }
     }
 
     /// The text the server's input function for `oid` reads as `value`.

@@ -120,7 +120,14 @@ import Testing
         let coordinator = try Self.coordinator()
         let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
         let expected = Self.insert(2_000, seed: seed, into: context)
-        try context.save()
+        // Progress hears every row once, whether it went by COPY (the
+        // samples) or by INSERT (the accounts, after their copy was given up).
+        var reports: [Int] = []
+        try context.save { written, total in
+            #expect(total == 2_003)
+            reports.append(written)
+        }
+        #expect(reports == Array(stride(from: 256, through: 2_003, by: 256)) + [2_003])
         let stored = try Self.stored(coordinator)
         #expect(stored.count == expected.count)
         for (n, (got, want)) in zip(stored, expected).enumerated() where got != want {
