@@ -469,6 +469,27 @@ package final class PostgresResult {
         return 0
     }
 
+    /// A one-dimensional bigint[] column with no NULL element, as its
+    /// elements (from PostgreSQL's binary array form: dimensions, flags,
+    /// element type, each dimension's length and lower bound, then each
+    /// element's length and value); nil for anything else.
+    package func int64Array(_ row: Int, _ column: Int) -> [Int64]? {
+        let b = bytes(row, column)
+        func int32(_ at: Int) -> Int32 { Int32(bigEndian: b.loadUnaligned(fromByteOffset: at, as: Int32.self)) }
+        guard columnType(column) == 1016, b.count >= 12 else { return nil }  // _int8
+        if int32(0) == 0 { return [] }
+        guard int32(0) == 1, b.count >= 20 else { return nil }
+        let count = Int(int32(12))
+        guard count >= 0, b.count == 20 + 12 * count else { return nil }
+        var elements: [Int64] = []
+        elements.reserveCapacity(count)
+        for at in stride(from: 20, to: b.count, by: 12) {
+            guard int32(at) == 8 else { return nil }
+            elements.append(Int64(bigEndian: b.loadUnaligned(fromByteOffset: at + 4, as: Int64.self)))
+        }
+        return elements
+    }
+
     /// The column's value; throws for a type mrq does not read.
     package func value(_ row: Int, _ column: Int) throws -> Value {
         if isNull(row, column) { return .null }

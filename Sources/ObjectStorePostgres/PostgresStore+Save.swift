@@ -285,9 +285,14 @@ struct PostgresSaveWriter {
         }
         var keys = [Int64](repeating: 0, count: changes.inserted.count)
         for (table, indices) in positions {
-            let result = try connection.query("SELECT nextval($1::regclass) FROM generate_series(1, $2) ORDER BY 1",
-                                              [.string(try store.keySequence(of: table)), .int(Int64(indices.count))])
-            for (row, index) in indices.enumerated() { keys[index] = result.int64(row, 0) }
+            // One row of one array: 100,000 keys in one value, not rows.
+            let result = try connection.query(
+                "SELECT array_agg(k ORDER BY k) FROM (SELECT nextval($1::regclass) AS k FROM generate_series(1, $2)) s",
+                [.string(try store.keySequence(of: table)), .int(Int64(indices.count))])
+            guard result.rowCount == 1, let taken = result.int64Array(0, 0), taken.count == indices.count else {
+                throw StoreError(.corrupt, "the key sequence of table \(table) gave no keys")
+            }
+            for (key, index) in zip(taken, indices) { keys[index] = key }
         }
         return keys
     }

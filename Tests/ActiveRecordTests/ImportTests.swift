@@ -308,6 +308,45 @@ final class HookedPerson: ManagedObject, ImportHooks {
 }
 
 extension ImportTests {
+    /// An import into an empty store asks the store once, not once per
+    /// batch: keys repeated across batches (even after a save between
+    /// batches) still find the object the import made, and a second
+    /// import, into a store that now holds them, updates them.
+    @Test func keysRepeatedAcrossBatchesFindTheirObjectInAnEmptyStore() throws {
+        let (context, model) = try setup()
+        let person = try #require(model.entity(named: "Person"))
+        var options = ImportOptions()
+        options.batchSize = 2
+        options.progress = { _, _ in try? context.save() }
+        let json = #"""
+            [{"id": 1, "first_name": "Ada", "department": {"code": "eng"}},
+             {"id": 2, "first_name": "Alan", "department": {"code": "ops"}},
+             {"id": 3, "first_name": "Grace", "department": {"code": "eng"}},
+             {"id": 1, "first_name": "Ada L.", "department": {"code": "ops"}},
+             {"id": 2, "first_name": "Alan T.", "department": {"code": "eng"}}]
+            """#
+        try Importer(context: context, options: options).importArray(try JSON(parsing: json), into: person)
+        try context.save()
+        func people() throws -> [String] {
+            var request = FetchRequest(entityName: "Person")
+            request.sortDescriptors = try SortSpec.parse("personID")
+            return try context.fetch(request).map { person -> String in
+                guard case .string(let name) = person["firstName"] else { return "?" }
+                guard case .string(let code)? = person.object(forKey: "department")?["code"] else { return name + " -" }
+                return name + " " + code
+            }
+        }
+        #expect(try people() == ["Ada L. ops", "Alan T. eng", "Grace eng"])
+        #expect(try context.count(for: FetchRequest(entityName: "Department")) == 2)
+        let fresh = ManagedObjectContext(concurrencyType: .confined, coordinator: context.persistentStoreCoordinator!)
+        try Importer(context: fresh, options: options).importArray(
+            try JSON(parsing: #"[{"id": 3, "first_name": "Grace H."}, {"id": 4, "first_name": "Edsger", "department": {"code": "eng"}}]"#),
+            into: person)
+        try fresh.save()
+        #expect(try people() == ["Ada L. ops", "Alan T. eng", "Grace H. eng", "Edsger eng"])
+        #expect(try context.count(for: FetchRequest(entityName: "Department")) == 2)
+    }
+
     /// A new object takes imported values without a word to anyone only
     /// when no one listens: with an undo manager, every value is undoable;
     /// an existing object's new values are changes to save.

@@ -240,6 +240,11 @@ final class KeyIndex {
     /// The import call (`Importer.generation`) whose pending objects
     /// `known` holds.
     @exclusivity(unchecked) var pendingSeen = -1
+    /// The import call whose start found no saved object of `entity`:
+    /// then none is asked for during it (those it makes are in `known`).
+    @exclusivity(unchecked) var noneSavedIn = -1
+    /// The import call `noneSavedIn` was decided for.
+    @exclusivity(unchecked) var savedCheckedIn = -1
 
     init(entity: EntityDescription, step: AttributeStep) {
         self.entity = entity

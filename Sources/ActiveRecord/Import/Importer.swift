@@ -39,6 +39,9 @@ public final class Importer {
     /// Counts the calls to `importArray` and `importObject`: each one
     /// looks at the context's pending objects again.
     private var generation = 0
+    /// Whether the current call imports a list in batches (see
+    /// `mayHaveSaved`).
+    private var inBatches = false
 
     /// An importer into `context`. Keep one for several calls on the same
     /// context to reuse what it learned of the model; it finds the objects
@@ -116,6 +119,8 @@ public final class Importer {
         // Room for every item's key at once: growing batch by batch would
         // rehash all the keys seen so far at each doubling.
         if let index = plan.key, expected > 0 { index.known.reserveCapacity(index.known.count + expected) }
+        inBatches = true
+        defer { inBatches = false }
         var start = 0
         while let batch = try next(start, batchSize) {
             let keys = try prefetch(batch, plan: plan)
@@ -199,16 +204,32 @@ public final class Importer {
         }
         // The items' keys are looked for as prefetched (`findOrCreate`):
         // `asked` serves the related ones.
-        if let index = plan.key, !keysWanted.isEmpty {
+        if let index = plan.key, !keysWanted.isEmpty, try mayHaveSaved(index) {
             let found = try context.savedObjects(of: index.entity, where: index.attribute.name, in: keysWanted)
             index.known.merge(found) { a, _ in a }
         }
         for (index, values) in relatedWanted.values {
-            let found = try context.savedObjects(of: index.entity, where: index.attribute.name, in: Array(values))
-            index.known.merge(found) { a, _ in a }
+            if try mayHaveSaved(index) {
+                let found = try context.savedObjects(of: index.entity, where: index.attribute.name, in: Array(values))
+                index.known.merge(found) { a, _ in a }
+            }
             index.asked.formUnion(values)
         }
         return keys
+    }
+
+    /// Whether the store may hold saved objects of `index`'s entity: asked
+    /// once per import call. A store with none when the call began holds,
+    /// until it ends, only objects the call made, which `known` has.
+    private func mayHaveSaved(_ index: KeyIndex) throws -> Bool {
+        // One object per call (importObject) would pay a query more for
+        // the look than the look saves.
+        guard inBatches else { return true }
+        if index.savedCheckedIn != generation {
+            index.savedCheckedIn = generation
+            index.noneSavedIn = try context.mayHaveSavedObjects(of: index.entity) ? -1 : generation
+        }
+        return index.noneSavedIn != generation
     }
 
     /// Adds the context's pending objects to `index`, once per import call.
@@ -246,7 +267,7 @@ public final class Importer {
             try seedPending(index)
             if let object = index.known[key] { return (object, false) }
         }
-        if !prefetched, !index.asked.contains(key),
+        if !prefetched, !index.asked.contains(key), try mayHaveSaved(index),
            let object = try context.savedObjects(of: entity, where: index.attribute.name, in: [key])[key] {
             index.known[key] = object
             return (object, false)

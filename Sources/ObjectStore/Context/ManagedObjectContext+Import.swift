@@ -11,6 +11,18 @@ extension ManagedObjectContext {
         objectClass(for: entity).init(entity: entity, insertInto: self)
     }
 
+    /// Whether a saved object of `entity` (or its sub-entities) may exist
+    /// for `savedObjects` to find: false only when this context reads its
+    /// stores directly and they hold none — one row's look, so that an
+    /// import into an empty store asks once rather than once per batch.
+    package func mayHaveSavedObjects(of entity: EntityDescription) throws -> Bool {
+        guard parent == nil else { return true }
+        var request = FetchRequest(entityName: entity.name)
+        request.includesPendingChanges = false
+        request.fetchLimit = 1
+        return try !fetchObjectIDs(request).isEmpty
+    }
+
     /// The saved objects of `entity` (and its sub-entities) whose
     /// `attribute` is one of `values`: what `objects(of:where:in:)` finds
     /// in the store or the parent context, without looking at this
