@@ -26,21 +26,6 @@ import Testing
         return try CoreDataStack(model: try model(), store: .url(url), options: options)
     }
 
-    /// Waits (10 s at most) until `condition` holds; returns whether it did.
-    static func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while !condition() {
-            if Date() > deadline { return false }
-            usleep(5_000)
-        }
-        return true
-    }
-
-    static func names(_ controller: FetchedResultsController, in context: ManagedObjectContext) -> [String] {
-        context.performAndWait {
-            (controller.fetchedObjects ?? []).map { if case .string(let s) = $0["name"] { s } else { "?" } }
-        }
-    }
 
     /// Saves `body`'s changes from a private context of `stack` to the store.
     static func save(in stack: CoreDataStack, _ body: @escaping (ManagedObjectContext) throws -> Void) throws {
@@ -74,7 +59,7 @@ import Testing
         request.sortDescriptors = try SortSpec.parse("name")
         let controller = FetchedResultsController(fetchRequest: request, context: context)
         try context.performAndWait { try controller.performFetch() }
-        #expect(Self.names(controller, in: context) == ["Ann", "Bob"])
+        #expect(fetchedNames(controller, in: context) == ["Ann", "Bob"])
         let bob = try context.performAndWait { try #require(controller.fetchedObjects?[1]) }
 
         // An update, an insert, an update taking an object out of the
@@ -87,7 +72,7 @@ import Testing
             cy["name"] = .string("Cy")
             cy["age"] = .int(50)
         }
-        #expect(Self.eventually { Self.names(controller, in: context) == ["Bob", "Cy", "Dee"] })
+        #expect(waitUntil { fetchedNames(controller, in: context) == ["Bob", "Cy", "Dee"] })
         #expect(context.performAndWait { bob["age"] } == .int(41))
     }
 }

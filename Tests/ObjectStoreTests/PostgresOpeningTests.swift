@@ -84,7 +84,7 @@ import Testing
             // Opened with v2 and no migration asked: it opens only once the
             // migration below has committed.
             let opening = Background { [options] in try Migration.dump(try Migration.open(v2, URL(string: url)!, type: .postgres, options: options)) }
-            #expect(PostgresRemoteChangeTests.eventually {
+            #expect(waitUntil {
                 (try? migrator.scalar("SELECT count(*) FROM pg_locks WHERE locktype = 'advisory' AND NOT granted "
                                       + "AND database = (SELECT oid FROM pg_database WHERE datname = current_database())")) == .int(1)
             })
@@ -148,7 +148,7 @@ extension PostgresRemoteChangeTests {
             person["age"] = .int(Int64(age))
         }
         try writing.save()
-        #expect(Self.eventually { pair.notes.inserted.count == 2 })
+        #expect(waitUntil { pair.notes.inserted.count == 2 })
 
         let root = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: pair.reader)
         let child = ManagedObjectContext(concurrencyType: .privateQueue, parent: root)
@@ -161,14 +161,14 @@ extension PostgresRemoteChangeTests {
             controller.delegate = recorder
             try controller.performFetch()
         }
-        #expect(Self.names(controller, in: child) == ["Ann"])
+        #expect(fetchedNames(controller, in: child) == ["Ann"])
         let ann = try child.performAndWait { try #require(controller.fetchedObjects?.first) }
 
         for object in try writing.fetch(FetchRequest(entityName: "Person")) {
             object["age"] = object["name"] == .string("Ann") ? .int(31) : .int(20)
         }
         try writing.save()
-        #expect(Self.eventually { Self.names(controller, in: child) == ["Ann", "Dee"] })
+        #expect(waitUntil { fetchedNames(controller, in: child) == ["Ann", "Dee"] })
         #expect(child.performAndWait { ann["age"] } == .int(31))
         let recorded = child.performAndWait { recorder.changes.map { "\($0.0) \($0.1)" }.sorted() }
         #expect(recorded == ["insert Dee", "update Ann"])

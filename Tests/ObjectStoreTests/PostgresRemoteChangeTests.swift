@@ -3,6 +3,7 @@ import Foundation
 @testable import ObjectStorePostgres
 import Predicates
 import Testing
+import PostgresTestServer
 
 /// Saves of one coordinator reaching another's live contexts and fetched
 /// results through PostgreSQL's NOTIFY, as they would in another process.
@@ -59,21 +60,6 @@ import Testing
         }
     }
 
-    /// Waits (10 s at most) until `condition` holds; returns whether it did.
-    static func eventually(_ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(10)
-        while !condition() {
-            if Date() > deadline { return false }
-            usleep(5_000)
-        }
-        return true
-    }
-
-    static func names(_ controller: FetchedResultsController, in context: ManagedObjectContext) -> [String] {
-        context.performAndWait {
-            (controller.fetchedObjects ?? []).map { if case .string(let s) = $0["name"] { s } else { "?" } }
-        }
-    }
 
     @Test func aSaveInOneCoordinatorReachesTheLiveContextAndFetchedResultsOfAnother() throws {
         let pair = try Pair()
@@ -84,7 +70,7 @@ import Testing
             person["age"] = .int(Int64(age))
         }
         try writing.save()
-        #expect(Self.eventually { pair.notes.inserted.count == 3 })
+        #expect(waitUntil { pair.notes.inserted.count == 3 })
 
         let live = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: pair.reader)
         live.automaticallyMergesChangesFromParent = true
@@ -96,7 +82,7 @@ import Testing
             controller.delegate = recorder
             try controller.performFetch()
         }
-        #expect(Self.names(controller, in: live) == ["Ann", "Bob", "Cy"])
+        #expect(fetchedNames(controller, in: live) == ["Ann", "Bob", "Cy"])
         let bob = try live.performAndWait { try #require(controller.fetchedObjects?[1]) }
 
         // One save: an insert, an update, a delete, and an update that
@@ -115,7 +101,7 @@ import Testing
         let before = pair.notes.received.count
         try writing.save()
 
-        #expect(Self.eventually { Self.names(controller, in: live) == ["Bob", "Dee"] })
+        #expect(waitUntil { fetchedNames(controller, in: live) == ["Bob", "Dee"] })
         let heard = pair.notes.received.dropFirst(before)
         #expect(Set(heard.flatMap(\.insertedObjectIDs)) == [dee.objectID])
         #expect(Set(heard.flatMap(\.updatedObjectIDs)) == [writersBob.objectID, cy.objectID])
@@ -138,7 +124,7 @@ extension PostgresRemoteChangeTests {
         let person = other.insertObject(forEntityName: "Person")
         try other.save()
         // Notifications come in commit order: the reader's own came first.
-        #expect(Self.eventually { pair.notes.inserted.contains(person.objectID) })
+        #expect(waitUntil { pair.notes.inserted.contains(person.objectID) })
         #expect(pair.notes.inserted == [person.objectID])
     }
 
@@ -153,7 +139,7 @@ extension PostgresRemoteChangeTests {
         person["name"] = .string("Bob")
         person["age"] = .int(40)
         try writing.save()
-        #expect(Self.eventually { pair.notes.inserted.count == 1 })
+        #expect(waitUntil { pair.notes.inserted.count == 1 })
 
         let live = ManagedObjectContext(concurrencyType: .confined, coordinator: pair.reader)
         live.mergePolicy = policy
@@ -162,7 +148,7 @@ extension PostgresRemoteChangeTests {
         mine["age"] = .int(41)
         person["age"] = .int(45)
         try writing.save()
-        #expect(Self.eventually { pair.notes.updated.contains(person.objectID) })
+        #expect(waitUntil { pair.notes.updated.contains(person.objectID) })
         for note in pair.notes.received { try live.mergeChanges(fromRemoteChange: note) }
 
         switch policy {
@@ -229,7 +215,7 @@ extension PostgresRemoteChangeTests {
         let writing = ManagedObjectContext(concurrencyType: .confined, coordinator: pair.writer)
         let people = (0..<2_500).map { _ in writing.insertObject(forEntityName: "Person") }
         try writing.save()
-        #expect(Self.eventually { pair.notes.inserted.count == 2_500 })
+        #expect(waitUntil { pair.notes.inserted.count == 2_500 })
         #expect(pair.notes.inserted == Set(people.map(\.objectID)))
         #expect(!pair.notes.received.contains { $0.invalidatesAllObjects })
     }
@@ -250,16 +236,16 @@ extension PostgresRemoteChangeTests {
 
         _ = try server.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE query = 'LISTEN \"\(store.notificationChannel)\"'",
                             database: "schemas")
-        #expect(Self.eventually { pair.notes.received.contains { $0.invalidatesAllObjects } })
+        #expect(waitUntil { pair.notes.received.contains { $0.invalidatesAllObjects } })
         let writing = ManagedObjectContext(concurrencyType: .confined, coordinator: pair.writer)
         let eve = writing.insertObject(forEntityName: "Person")
         eve["name"] = .string("Eve")
         try writing.save()
-        #expect(Self.eventually { pair.notes.inserted.contains(eve.objectID) })
-        #expect(Self.eventually { live.performAndWait { controller.fetchedObjects?.map(\.objectID) } == [eve.objectID] })
+        #expect(waitUntil { pair.notes.inserted.contains(eve.objectID) })
+        #expect(waitUntil { live.performAndWait { controller.fetchedObjects?.map(\.objectID) } == [eve.objectID] })
 
         pair.reader.remove(store)
-        #expect(Self.eventually {
+        #expect(waitUntil {
             (try? server.psql(listening, database: "schemas").trimmingCharacters(in: .whitespacesAndNewlines)) == "0"
         })
     }

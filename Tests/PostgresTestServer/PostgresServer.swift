@@ -358,6 +358,24 @@ package final class PostgresServer: Sendable {
     }
 }
 
+/// Waits (10 s at most) until `condition` holds, as what another
+/// connection sends arrives; returns whether it did.
+package func waitUntil(_ condition: () -> Bool) -> Bool {
+    let deadline = Date().addingTimeInterval(10)
+    while !condition() {
+        if Date() > deadline { return false }
+        usleep(5_000)
+    }
+    return true
+}
+
+/// The `name` of each object `controller` holds, read on `context`'s queue.
+package func fetchedNames(_ controller: FetchedResultsController, in context: ManagedObjectContext) -> [String] {
+    context.performAndWait {
+        (controller.fetchedObjects ?? []).map { if case .string(let s) = $0["name"] { s } else { "?" } }
+    }
+}
+
 /// Why the test server could not start.
 package struct ServerError: Error, CustomStringConvertible {
     package let description: String
