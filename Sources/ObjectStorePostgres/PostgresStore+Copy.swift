@@ -19,14 +19,15 @@ extension PostgresStore {
     /// Writes `changes`, the objects of another store, in one transaction
     /// while this store holds no objects; returns their permanent IDs.
     ///
-    /// The check and the writes are under an advisory lock of the
-    /// database, so two processes copying into one empty store at once
-    /// copy once: the second finds the first's objects and is refused,
-    /// having written nothing.
+    /// The check and the writes are under an advisory lock of the store's
+    /// schema, so two processes copying into one empty store at once copy
+    /// once: the second finds the first's objects and is refused, having
+    /// written nothing; a copy into another schema of the database goes
+    /// on meanwhile.
     package func saveIntoEmptyStore(_ changes: StoreChanges) throws -> PermanentIDs {
         try withLock {
             try connection.transaction {
-                try connection.execute("SELECT pg_advisory_xact_lock($1)", [.int(Self.copyLock)])
+                try connection.execute(Self.lockCopy)
                 let occupied = try mapping.allTables.filter {
                     try connection.scalar("SELECT EXISTS (SELECT 1 FROM \(quoteIdentifier($0.name)))") == .bool(true)
                 }
@@ -42,7 +43,7 @@ extension PostgresStore {
         }
     }
 
-    /// The advisory lock held while a store is copied into: "mrqcopy" in
-    /// ASCII.
-    private static let copyLock: Int64 = 0x6D72_7163_6F70_79
+    /// Takes the advisory lock held while a store is copied into: "mrqc"
+    /// in ASCII and the schema's name, as the schema lock ("mrqs") is.
+    private static let lockCopy = "SELECT pg_advisory_xact_lock(\(0x6D72_7163), hashtext(current_schema()))"
 }
