@@ -70,11 +70,16 @@ enum ShellDiagnostics {
     static func earlierModelVersion(_ store: String, stored: String, given: String) -> String {
         "'\(store)' was written by model version '\(stored)'; '\(given)' is an earlier version: open it with '\(stored)' or later"
     }
+    /// How a migration is made safe: a backup of a file; a PostgreSQL
+    /// database's migration is one transaction.
+    static func migrationSafety(_ store: String) -> String {
+        store.hasPrefix("postgres") ? "in one transaction" : "a backup is made first"
+    }
     static func migrationNeeded(_ store: String, changes: String, flag: String) -> String {
-        "'\(store)' was made with another model (\(changes)); use \(flag) to migrate it (a backup is made first)"
+        "'\(store)' was made with another model (\(changes)); use \(flag) to migrate it (\(migrationSafety(store)))"
     }
     static func migrationDropsData(_ store: String, losses: String, flag: String) -> String {
-        "migrating '\(store)' would drop data (\(losses)); add \(flag) to migrate anyway (a backup is made first)"
+        "migrating '\(store)' would drop data (\(losses)); add \(flag) to migrate anyway (\(migrationSafety(store)))"
     }
     static func migrationReadOnly(_ store: String) -> String { "'\(store)' needs a migration, and is open read-only" }
     static func schemaChangeDropsData(_ losses: String) -> String {

@@ -280,7 +280,7 @@ public final class ShellSession: ShellSessionProtocol {
                 var opening = StoreOpening.Options()
                 opening.migrate = true
                 opening.migrateDroppingData = allowsDataLoss
-                newCoordinator = try reopenPostgres(url, with: newModel, opening: opening)
+                newCoordinator = try reopenPostgres(url, with: newModel, opening: opening).0
             } else {
                 newCoordinator = try coordinator.replacingModel(with: newModel, allowsDataLoss: allowsDataLoss)
             }
@@ -301,11 +301,13 @@ public final class ShellSession: ShellSessionProtocol {
     }
 
     /// The PostgreSQL database at `url` opened again with `newModel`, the
-    /// store migrating it (in one transaction) only as `opening` asks.
-    private func reopenPostgres(_ url: URL, with newModel: ManagedObjectModel,
-                                opening: StoreOpening.Options) throws -> PersistentStoreCoordinator {
+    /// store migrating it (in one transaction) only as `opening` asks, and
+    /// what it reported. With `flags`, a migration is previewed, refused
+    /// and reported as `.model` does it on a file, naming them.
+    private func reopenPostgres(_ url: URL, with newModel: ManagedObjectModel, opening: StoreOpening.Options,
+                                flags: (migrate: String, drop: String)? = nil) throws -> (PersistentStoreCoordinator, [String]) {
         do {
-            return try StoreOpening.open(url, model: newModel, modelGiven: true, options: opening).0
+            return try StoreOpening.open(url, model: newModel, modelGiven: true, options: opening, postgresFlags: flags)
         } catch let error as StoreError where error.migration == nil {
             throw LocatedError(ShellDiagnostics.postgresProblem(storePath, error.message), .unknown)
         }
@@ -317,8 +319,10 @@ public final class ShellSession: ShellSessionProtocol {
     /// transaction); returns what was done.
     func changeModel(to newModel: ManagedObjectModel, opening: StoreOpening.Options) throws -> [String] {
         if let url = postgresURL {
-            use(newModel, on: try reopenPostgres(url, with: newModel, opening: opening))
-            return []
+            let (reopened, report) = try reopenPostgres(url, with: newModel, opening: opening,
+                                                        flags: (".model --migrate", ".model --migrate-dropping-data"))
+            use(newModel, on: reopened)
+            return report
         }
         var report: [String] = []
         var allowsDataLoss = false

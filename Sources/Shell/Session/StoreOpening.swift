@@ -44,8 +44,12 @@ public enum StoreOpening {
 
     /// Opens `storeURL` (nil: in memory; a file, or a `postgres://` URL) with `model` as `options` allow;
     /// returns the coordinator and the lines to report (backup, changes).
-    static func open(_ storeURL: URL?, model: ManagedObjectModel, modelGiven: Bool,
-                     options: Options) throws -> (PersistentStoreCoordinator, [String]) {
+    /// A PostgreSQL store's migration is previewed and refused as a
+    /// file's is, naming `postgresFlags`; with none (a model the shell
+    /// changed itself) the store's own refusal stands.
+    static func open(_ storeURL: URL?, model: ManagedObjectModel, modelGiven: Bool, options: Options,
+                     postgresFlags: (migrate: String, drop: String)? = ("--migrate", "--migrate-dropping-data"))
+        throws -> (PersistentStoreCoordinator, [String]) {
         let coordinator = PersistentStoreCoordinator(model: model)
         var report: [String] = []
         guard let storeURL else {
@@ -57,6 +61,11 @@ public enum StoreOpening {
             // transactional, so a migration the store makes is all or nothing.
             if !modelGiven && model.entities.isEmpty && !options.createsEmptyStore {
                 throw LocatedError(ShellDiagnostics.noPostgresStore(storeURL.absoluteString), .unknown)
+            }
+            if modelGiven, let flags = postgresFlags, let preview = try previewOrExplain(storeURL, model: model) {
+                let shown = storeURL.absoluteString
+                try check(preview, shown: shown, options: options, readOnly: options.readOnly || options.immutable, flags: flags)
+                report.append("migrated \(shown): " + preview.changes.joined(separator: "; "))
             }
             var postgresOptions = PersistentStoreOptions()
             postgresOptions.readOnly = options.readOnly || options.immutable
