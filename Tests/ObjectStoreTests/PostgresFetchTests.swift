@@ -151,6 +151,59 @@ import struct Predicates.Predicate
         }
     }
 
+    /// Patterns ICU and PostgreSQL read alike, and some they do not.
+    @Test func patternsThatReadAlike() {
+        for pattern in ["a.*", "[a-z]+[0-9]{2,3}", "(ab|cd)*?x", "\\d+\\.\\d*", "[^aeiou ]+", "(?:a|b)c?", "a{3}", "[-a_.]+",
+                        "x\\(y\\)", "\\w+ \\w+", "a??b+?"] {
+            #expect(SQLTranslator.readsAlike(pattern), "\(pattern)")
+        }
+        for pattern in ["", "^a", "a$", "\\bword", "(?i)a", "a*+", "[[:alpha:]]", "[a&&b]", "\\1", "a|", "()", "(?=a)b",
+                        "[\\d]", "a{300}", "é.*", "a{2,1}", "[]", "[z-a]", "*a", "a{,2}", "\\Qa\\E", "a\tb", "[a-]b-c]"] {
+            #expect(!SQLTranslator.readsAlike(pattern), "\(pattern)")
+        }
+    }
+
+    /// MATCHES selects in SQL where the pattern reads alike: on ASCII rows
+    /// only the matching rows come back; other rows, and other patterns,
+    /// are decided in memory, with the evaluator's answer.
+    @Test func matchesSelectsInSQLWhereThePatternReadsAlike() throws {
+        let model = try DifferentialModel.make()
+        let coordinator = PersistentStoreCoordinator(model: model)
+        _ = try coordinator.addPersistentStore(type: .postgres, at: URL(string: try PostgresServer.shared().createSchema())!)
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        for name in ["abc", "ABC", "a1", "a22", "a333", "b.c", "x(y)", "hello world", "", "aaa"] {
+            context.insertObject(forEntityName: "Item")["name"] = .string(name)
+        }
+        context.insertObject(forEntityName: "Item")
+        try context.save()
+        let store = try #require(coordinator.backends.first as? PostgresStore)
+        for (format, expected) in [("name MATCHES 'a.*'", 5), ("name MATCHES '[a-z][0-9]{1,2}'", 2), ("name MATCHES 'b\\\\.c'", 1),
+                                   ("name MATCHES '\\\\w+ \\\\w+'", 1), ("NOT name MATCHES 'a.*'", 6), ("name MATCHES 'x\\\\(y\\\\)'", 1),
+                                   ("name MATCHES 'a{3}' OR name MATCHES '[A-Z]+'", 2)] {
+            let predicate = try Predicate(format: format)
+            let fresh = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+            let before = store.rowsReturned
+            #expect(try fresh.fetch(FetchRequest(entityName: "Item", predicate: predicate)).count == expected, "\(format)")
+            #expect(store.rowsReturned - before == expected, "\(format): \(store.rowsReturned - before) rows fetched for \(expected)")
+        }
+        // Rows that are not printable ASCII, and patterns that do not read
+        // alike, reach memory, which decides them.
+        for name in ["a\u{301}", "a\nb", "\u{212A}", "é1", "a\tb", "a٣"] {
+            context.insertObject(forEntityName: "Item")["name"] = .string(name)
+        }
+        try context.save()
+        let all = try context.fetch(FetchRequest(entityName: "Item")).map { $0 }
+        for format in ["name MATCHES 'a.*'", "name MATCHES 'a.b'", "name MATCHES '.\\\\d'", "name MATCHES '\\\\w+'", "NOT name MATCHES 'a.+'",
+                       "name MATCHES[c] 'a.*'", "name MATCHES '^a.*$'", "name MATCHES '(?i)abc'", "name MATCHES 'a\\\\sb'"] {
+            let predicate = try Predicate(format: format)
+            let expected = try all.filter { try $0.matches(predicate) }.map(\.objectID)
+            let fresh = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+            #expect(try fresh.fetch(FetchRequest(entityName: "Item", predicate: predicate)).map(\.objectID).sorted { $0.primaryKey < $1.primaryKey }
+                    == expected.sorted { $0.primaryKey < $1.primaryKey }, "\(format)")
+            #expect(try fresh.count(for: FetchRequest(entityName: "Item", predicate: predicate)) == expected.count, "\(format)")
+        }
+    }
+
     /// explain shows PostgreSQL's statements, `$n` parameters and their
     /// values, for fetches, counts, dictionaries and batch requests, and
     /// runs none of their writes.

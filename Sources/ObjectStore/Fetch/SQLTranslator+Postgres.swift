@@ -64,6 +64,8 @@ extension SQLTranslator {
     /// Throws where SQL must be exact (inside SUBQUERY).
     mutating func postgresFolding(_ lhs: inout Operand, _ rhs: inout Operand, _ c: Comparison) throws -> [String]? {
         let options = c.options.intersection([.caseInsensitive, .diacriticInsensitive])
+        // A pattern is not folded as text is (`\D` is not `\d`): memory.
+        guard c.op != .matches else { return nil }
         guard !options.isEmpty, !lhs.isNullConstant, !rhs.isNullConstant,
               lhs.category == .string, rhs.category == .string else { return nil }
         guard polarity != nil else { throw Untranslatable(reason: "[c] and [d] inside SUBQUERY fold only in memory") }
@@ -129,10 +131,120 @@ extension SQLTranslator {
     /// read from a column run in memory (ICU's and PostgreSQL's regular
     /// expressions differ).
     mutating func postgresLike(_ c: Comparison, _ text: Operand, _ pattern: Operand) throws -> String {
-        guard c.op == .like, case .string(let source)? = pattern.constant, let n = parameterNumber(pattern.sql) else {
-            throw Untranslatable(reason: c.op == .like ? "LIKE with a pattern that is no constant" : "MATCHES is evaluated in memory on PostgreSQL")
+        if c.op == .matches { return try postgresMatches(text, pattern) }
+        guard case .string(let source)? = pattern.constant, let n = parameterNumber(pattern.sql) else {
+            throw Untranslatable(reason: "LIKE with a pattern that is no constant")
         }
         return "\(text.sql) LIKE \(rebind(n, .string(Self.likePattern(source))))"
+    }
+
+    /// MATCHES (without options) with a constant pattern written only in
+    /// what ICU's and PostgreSQL's regular expressions read alike (see
+    /// `readsAlike`), matched whole: exact on subjects of printable ASCII,
+    /// where the two agree; other rows come back for the evaluator to
+    /// decide. Any other pattern is evaluated in memory.
+    mutating func postgresMatches(_ text: Operand, _ pattern: Operand) throws -> String {
+        guard case .string(let source)? = pattern.constant, let n = parameterNumber(pattern.sql), polarity != nil,
+              Self.readsAlike(source), (try? NSRegularExpression(pattern: "(?:" + source + ")\\z")) != nil else {
+            throw Untranslatable(reason: "MATCHES with a pattern PostgreSQL may read otherwise is evaluated in memory")
+        }
+        return postgresApproximation("(\(text.sql) COLLATE \"C\") ~ \(rebind(n, .string("^(?:" + source + ")$")))",
+                                     undecided: [text.sql])
+    }
+
+    /// Whether `pattern` keeps to what ICU (the evaluator's
+    /// NSRegularExpression) and PostgreSQL's advanced regular expressions
+    /// read alike on printable ASCII text: printable ASCII literals; `.`;
+    /// `\d \D \w \W \s \S` and an escaped punctuation mark; bracket
+    /// classes of plain characters and ranges (no nested sets, escapes or
+    /// `&`); `(…)` and `(?:…)` groups; `|` between non-empty branches;
+    /// `* + ?`, lazy `*? +? ??` and `{m}`, `{m,}`, `{m,n}` up to 255
+    /// after an atom. No anchors, backreferences, word boundaries,
+    /// look-arounds, flags or possessive quantifiers.
+    static func readsAlike(_ pattern: String) -> Bool {
+        let chars = Array(pattern.utf8)
+        guard !chars.isEmpty, chars.allSatisfy({ (0x20...0x7E).contains($0) }) else { return false }
+        func isAlnum(_ c: UInt8) -> Bool { (0x30...0x39).contains(c) || (0x41...0x5A).contains(c) || (0x61...0x7A).contains(c) }
+        var i = 0
+        var depth = 0
+        var atom = false         // an atom a quantifier may follow
+        var quantified = false   // just after a quantifier: only a lazy `?` more
+        var branchEmpty = true
+        func number() -> Int? {
+            var value = 0, digits = 0
+            while i < chars.count, (0x30...0x39).contains(chars[i]), digits < 4 {
+                value = value * 10 + Int(chars[i] - 0x30); digits += 1; i += 1
+            }
+            return digits == 0 ? nil : value
+        }
+        while i < chars.count {
+            let c = chars[i]
+            switch c {
+            case UInt8(ascii: "\\"):
+                guard i + 1 < chars.count else { return false }
+                let e = chars[i + 1]
+                guard "dDwWsS".utf8.contains(e) || !isAlnum(e) else { return false }
+                i += 2; atom = true; quantified = false; branchEmpty = false
+            case UInt8(ascii: "["):
+                i += 1
+                if i < chars.count, chars[i] == UInt8(ascii: "^") { i += 1 }
+                var members = 0
+                while i < chars.count, chars[i] != UInt8(ascii: "]") {
+                    let m = chars[i]
+                    guard !"[\\&{}".utf8.contains(m) else { return false }
+                    if m == UInt8(ascii: "-") {
+                        // Literal only first or last.
+                        guard members == 0 || (i + 1 < chars.count && chars[i + 1] == UInt8(ascii: "]")) else { return false }
+                        i += 1; members += 1; continue
+                    }
+                    if i + 2 < chars.count, chars[i + 1] == UInt8(ascii: "-"), chars[i + 2] != UInt8(ascii: "]") {
+                        let end = chars[i + 2]
+                        guard isAlnum(m), isAlnum(end), m <= end,
+                              (0x30...0x39).contains(m) == (0x30...0x39).contains(end),
+                              (0x41...0x5A).contains(m) == (0x41...0x5A).contains(end) else { return false }
+                        i += 3; members += 1; continue
+                    }
+                    i += 1; members += 1
+                }
+                guard i < chars.count, members > 0 else { return false }
+                i += 1; atom = true; quantified = false; branchEmpty = false
+            case UInt8(ascii: "("):
+                i += 1
+                if i < chars.count, chars[i] == UInt8(ascii: "?") {
+                    guard i + 1 < chars.count, chars[i + 1] == UInt8(ascii: ":") else { return false }
+                    i += 2
+                }
+                depth += 1; atom = false; quantified = false; branchEmpty = true
+            case UInt8(ascii: ")"):
+                guard depth > 0, !branchEmpty else { return false }
+                depth -= 1; i += 1; atom = true; quantified = false
+            case UInt8(ascii: "|"):
+                guard !branchEmpty else { return false }
+                i += 1; atom = false; quantified = false; branchEmpty = true
+            case UInt8(ascii: "*"), UInt8(ascii: "+"), UInt8(ascii: "?"):
+                if quantified {
+                    guard c == UInt8(ascii: "?") else { return false }   // lazy; never possessive
+                    i += 1; quantified = false; atom = false; continue
+                }
+                guard atom else { return false }
+                i += 1; quantified = true; atom = false
+            case UInt8(ascii: "{"):
+                guard atom, !quantified else { return false }
+                i += 1
+                guard let low = number(), low <= 255 else { return false }
+                if i < chars.count, chars[i] == UInt8(ascii: ",") {
+                    i += 1
+                    if let high = number() { guard high <= 255, high >= low else { return false } }
+                }
+                guard i < chars.count, chars[i] == UInt8(ascii: "}") else { return false }
+                i += 1; quantified = true; atom = false
+            case UInt8(ascii: "^"), UInt8(ascii: "$"), UInt8(ascii: "]"), UInt8(ascii: "}"):
+                return false
+            default:
+                i += 1; atom = true; quantified = false; branchEmpty = false
+            }
+        }
+        return depth == 0 && !branchEmpty
     }
 
     /// The evaluator's LIKE pattern as PostgreSQL's.
