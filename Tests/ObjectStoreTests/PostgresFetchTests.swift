@@ -153,14 +153,64 @@ import struct Predicates.Predicate
 
     /// Patterns ICU and PostgreSQL read alike, and some they do not.
     @Test func patternsThatReadAlike() {
-        for pattern in ["a.*", "[a-z]+[0-9]{2,3}", "(ab|cd)*?x", "\\d+\\.\\d*", "[^aeiou ]+", "(?:a|b)c?", "a{3}", "[-a_.]+",
+        for pattern in ["a.*", "[a-z]+[0-9]{2,3}", "(ab|cd)x*?", "\\d+\\.\\d*", "[^aeiou ]+", "(?:a|b)c?", "a{3}", "[-a_.]+",
                         "x\\(y\\)", "\\w+ \\w+", "a??b+?"] {
             #expect(SQLTranslator.readsAlike(pattern), "\(pattern)")
         }
         for pattern in ["", "^a", "a$", "\\bword", "(?i)a", "a*+", "[[:alpha:]]", "[a&&b]", "\\1", "a|", "()", "(?=a)b",
-                        "[\\d]", "a{300}", "é.*", "a{2,1}", "[]", "[z-a]", "*a", "a{,2}", "\\Qa\\E", "a\tb", "[a-]b-c]"] {
+                        "[\\d]", "a{300}", "(ab)*", "(?:a|b)+", "é.*", "a{2,1}", "[]", "[z-a]", "*a", "a{,2}", "\\Qa\\E", "a\tb", "[a-]b-c]"] {
             #expect(!SQLTranslator.readsAlike(pattern), "\(pattern)")
         }
+    }
+
+    /// Random patterns of the subset `readsAlike` takes, on random strings
+    /// of printable ASCII: PostgreSQL's whole match answers as the
+    /// evaluator's (ICU) does, pair by pair.
+    @Test(arguments: [20, 21, 22, 23] as [UInt64])
+    func patternsThatReadAlikeMatchAlike(seed: UInt64) throws {
+        let (_, _, store) = try Self.stores(seed: 3)
+        var random = SeededRandom(seed: seed)
+        func pick(_ options: [String]) -> String { options[Int.random(in: 0..<options.count, using: &random)] }
+        func atom(_ depth: Int) -> String {
+            switch Int.random(in: 0..<(depth > 1 ? 4 : 6), using: &random) {
+            case 0: return pick(["a", "b", "A", "0", "1", " ", "_", "-"])
+            case 1: return pick([".", "\\d", "\\w", "\\s", "\\.", "\\(", "\\W", "\\D"])
+            case 2: return pick(["[a-b]", "[^a]", "[ab0-1]", "[-a]", "[A-Z_]", "[^ .]"])
+            case 3: return pick(["a", "b", "ab"])
+            case 4: return "(" + expression(depth + 1) + ")"
+            default: return "(?:" + expression(depth + 1) + ")"
+            }
+        }
+        func expression(_ depth: Int) -> String {
+            var branch = ""
+            for _ in 0..<Int.random(in: 1...3, using: &random) {
+                let next = atom(depth)
+                branch += next
+                if !next.hasSuffix(")") || next.hasSuffix("\\(") || next.hasSuffix("\\)") {
+                    branch += pick(["", "", "*", "+", "?", "*?", "+?", "??", "{2}", "{1,2}", "{0,}"])
+                }
+            }
+            return Int.random(in: 0..<4, using: &random) == 0 ? branch + "|" + expression(depth + 1) : branch
+        }
+        let alphabet = Array("abAB01 _-.()")
+        var subjects = [""]
+        for _ in 0..<24 {
+            subjects.append(String((0..<Int.random(in: 1...5, using: &random)).map { _ in alphabet.randomElement(using: &random)! }))
+        }
+        var compared = 0
+        for _ in 0..<120 {
+            let pattern = expression(0)
+            #expect(SQLTranslator.readsAlike(pattern), "\(pattern)")
+            let predicate = try Predicate(format: "s MATCHES %@", arguments: [.value(.string(pattern))])
+            for subject in subjects {
+                let evaluator = try Evaluator().evaluate(predicate, on: .dictionary(["s": .string(subject)]))
+                let server = try store.sqlRows("SELECT (CAST($1 AS text) COLLATE \"C\") ~ CAST($2 AS text)",
+                                               [.string(subject), .string("^(?:" + pattern + ")$")])
+                #expect(server == [[.bool(evaluator)]], "'\(subject)' MATCHES '\(pattern)'")
+                compared += 1
+            }
+        }
+        #expect(compared == 120 * subjects.count)
     }
 
     /// MATCHES selects in SQL where the pattern reads alike: on ASCII rows

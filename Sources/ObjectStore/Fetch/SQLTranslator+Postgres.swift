@@ -159,7 +159,9 @@ extension SQLTranslator {
     /// classes of plain characters and ranges (no nested sets, escapes or
     /// `&`); `(…)` and `(?:…)` groups; `|` between non-empty branches;
     /// `* + ?`, lazy `*? +? ??` and `{m}`, `{m,}`, `{m,n}` up to 255
-    /// after an atom. No anchors, backreferences, word boundaries,
+    /// after a one-character atom (not after a group: a random test found
+    /// ICU and PostgreSQL answering differently for repeated groups that
+    /// can match empty). No anchors, backreferences, word boundaries,
     /// look-arounds, flags or possessive quantifiers.
     static func readsAlike(_ pattern: String) -> Bool {
         let chars = Array(pattern.utf8)
@@ -216,8 +218,10 @@ extension SQLTranslator {
                 }
                 depth += 1; atom = false; quantified = false; branchEmpty = true
             case UInt8(ascii: ")"):
+                // A group takes no quantifier: how a repeated group that
+                // may match empty iterates is where the engines part.
                 guard depth > 0, !branchEmpty else { return false }
-                depth -= 1; i += 1; atom = true; quantified = false
+                depth -= 1; i += 1; atom = false; quantified = false
             case UInt8(ascii: "|"):
                 guard !branchEmpty else { return false }
                 i += 1; atom = false; quantified = false; branchEmpty = true
