@@ -158,25 +158,38 @@ extension SQLStore {
     }
 
     /// Sets the attributes only the evaluator computes, object by object,
-    /// from each row as the UPDATE left it.
+    /// from each row as the UPDATE left it: the values of many rows go in
+    /// one `UPDATE … FROM (VALUES (key, value, …), …)` (a few hundred rows
+    /// a statement), not a statement per row.
     package func updateInMemory(_ plan: BatchUpdatePlan, _ ids: [ObjectID], of entity: EntityDescription,
                         scratch: ManagedObjectContext) throws {
         guard !plan.inMemory.isEmpty else { return }
         let table = mapping.table(for: entity)
         let objects = ids.map { scratch.object(with: $0) }
         try scratch.fulfill(objects)
-        for object in objects {
-            var sets: [String] = []
+        // PostgreSQL types a VALUES column from its rows: each is cast.
+        func mark(_ type: String) -> String {
+            dialect == .postgres ? "CAST(? AS \(type.replacingOccurrences(of: " COLLATE \"C\"", with: "")))" : "?"
+        }
+        let row = "(" + ([mark("bigint")] + plan.inMemory.map { mark(SQLDialect.postgresType($0.0.type)) }).joined(separator: ", ") + ")"
+        let sets = plan.inMemory.enumerated().map { n, item in "\(quoteIdentifier(item.1.name)) = v.column\(n + 2)" }
+            .joined(separator: ", ")
+        let rowsPerStatement = max(1, 900 / (plan.inMemory.count + 1))
+        for start in stride(from: 0, to: objects.count, by: rowsPerStatement) {
+            let chunk = objects[start..<min(start + rowsPerStatement, objects.count)]
             var values: [Value] = []
-            for (attribute, column, expression) in plan.inMemory {
-                guard case .value(let value) = try Evaluator().evaluate(expression, on: .object(object)) else {
-                    throw StoreError(.validation, "'\(attribute.name)' needs a value, not an object or a collection")
+            for object in chunk {
+                values.append(.int(object.objectID.primaryKey))
+                for (attribute, _, expression) in plan.inMemory {
+                    guard case .value(let value) = try Evaluator().evaluate(expression, on: .object(object)) else {
+                        throw StoreError(.validation, "'\(attribute.name)' needs a value, not an object or a collection")
+                    }
+                    values.append(mapping.stored(try Self.coerce(value, for: attribute), for: attribute))
                 }
-                sets.append("\(quoteIdentifier(column.name)) = ?")
-                values.append(mapping.stored(try Self.coerce(value, for: attribute), for: attribute))
             }
-            try sqlExecute("UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \(mapping.primaryKey) = ?",
-                           values + [.int(object.objectID.primaryKey)])
+            try sqlExecute("UPDATE \(quoteIdentifier(table.name)) AS t SET \(sets) FROM (VALUES "
+                           + Array(repeating: row, count: chunk.count).joined(separator: ", ")
+                           + ") AS v WHERE t.\(mapping.primaryKey) = v.column1", values)
         }
     }
 
