@@ -139,16 +139,8 @@ import struct Predicates.Predicate
             context.insertObject(forEntityName: "Item")["name"] = .string(name)
         }
         try context.save()
-        let all = try context.fetch(FetchRequest(entityName: "Item")).map { $0 }
-        for format in ["name ==[c] 'abc'", "name ==[cd] 'abc'", "name BEGINSWITH[c] 'abc'", "name ==[c] 'k'", "NOT name ==[c] 'k'",
-                       "name CONTAINS[c] 'ss'", "name LIKE[cd] 'abc*'"] {
-            let predicate = try Predicate(format: format)
-            let expected = try all.filter { try $0.matches(predicate) }.map(\.objectID)
-            let fresh = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
-            #expect(try fresh.fetch(FetchRequest(entityName: "Item", predicate: predicate)).map(\.objectID).sorted { $0.primaryKey < $1.primaryKey }
-                    == expected.sorted { $0.primaryKey < $1.primaryKey }, "\(format)")
-            #expect(try fresh.count(for: FetchRequest(entityName: "Item", predicate: predicate)) == expected.count, "\(format)")
-        }
+        try Self.expectEvaluatorAnswers(["name ==[c] 'abc'", "name ==[cd] 'abc'", "name BEGINSWITH[c] 'abc'", "name ==[c] 'k'", "NOT name ==[c] 'k'",
+                                        "name CONTAINS[c] 'ss'", "name LIKE[cd] 'abc*'"], on: coordinator)
     }
 
     /// Patterns ICU and PostgreSQL read alike, and some they do not.
@@ -242,14 +234,21 @@ import struct Predicates.Predicate
             context.insertObject(forEntityName: "Item")["name"] = .string(name)
         }
         try context.save()
+        try Self.expectEvaluatorAnswers(["name MATCHES 'a.*'", "name MATCHES 'a.b'", "name MATCHES '.\\\\d'", "name MATCHES '\\\\w+'", "NOT name MATCHES 'a.+'",
+                                        "name MATCHES[c] 'a.*'", "name MATCHES '^a.*$'", "name MATCHES '(?i)abc'", "name MATCHES 'a\\\\sb'"], on: coordinator)
+    }
+
+    /// Each of `formats`, fetched and counted on `coordinator`'s store
+    /// (PostgreSQL), finds the Items the evaluator finds among them all.
+    static func expectEvaluatorAnswers(_ formats: [String], on coordinator: PersistentStoreCoordinator) throws {
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
         let all = try context.fetch(FetchRequest(entityName: "Item")).map { $0 }
-        for format in ["name MATCHES 'a.*'", "name MATCHES 'a.b'", "name MATCHES '.\\\\d'", "name MATCHES '\\\\w+'", "NOT name MATCHES 'a.+'",
-                       "name MATCHES[c] 'a.*'", "name MATCHES '^a.*$'", "name MATCHES '(?i)abc'", "name MATCHES 'a\\\\sb'"] {
+        for format in formats {
             let predicate = try Predicate(format: format)
-            let expected = try all.filter { try $0.matches(predicate) }.map(\.objectID)
+            let expected = try all.filter { try $0.matches(predicate) }.map(\.objectID).sorted { $0.primaryKey < $1.primaryKey }
             let fresh = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
-            #expect(try fresh.fetch(FetchRequest(entityName: "Item", predicate: predicate)).map(\.objectID).sorted { $0.primaryKey < $1.primaryKey }
-                    == expected.sorted { $0.primaryKey < $1.primaryKey }, "\(format)")
+            #expect(try fresh.fetch(FetchRequest(entityName: "Item", predicate: predicate)).map(\.objectID)
+                        .sorted { $0.primaryKey < $1.primaryKey } == expected, "\(format)")
             #expect(try fresh.count(for: FetchRequest(entityName: "Item", predicate: predicate)) == expected.count, "\(format)")
         }
     }
