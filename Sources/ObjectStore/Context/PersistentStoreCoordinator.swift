@@ -314,27 +314,14 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         let type = PersistentStoreType.forURL(url)
         if type != .sqlite && type != .xml { return try StoreEngines.engine(for: type).migrationPreview(at: url, model: model) }
         guard type == .sqlite, FileManager.default.fileExists(atPath: url.path) else { return nil }
-        let db = try Database(path: url.path, readOnly: true)
-        guard try db.tableExists(SQLiteStore.metadataTable),
-              case .string(let stored)? = try db.scalar("SELECT value FROM \(SQLiteStore.metadataTable) WHERE key = 'fingerprint'"),
-              stored != SchemaBuilder.fingerprint(mapping: SchemaMapping(model: model), model: model) else { return nil }
-        let old = try SQLiteStore.storedModel(db)
-        return old.entities.isEmpty ? nil : try SQLiteStore.migrationPreview(db, old: old, new: model)
+        return try SQLiteStore.pendingMigration(Database(path: url.path, readOnly: true), to: model)
     }
 
     /// What changing this coordinator's SQLite store to `model` (see
     /// `replacingModel`) would migrate and drop; nil when nothing needs
     /// migrating.
     package func migrationPreview(to model: ManagedObjectModel) throws -> MigrationPreview? {
-        let store = try sqlStore(for: nil, purpose: "changing the model")
-        // A store in Core Data's layout is not migrated: opening it with
-        // another model is refused, naming what differs.
-        guard store.mapping.layout == .mrq else { return nil }
-        let db = store.database
-        guard case .string(let stored)? = try db.scalar("SELECT value FROM \(SQLiteStore.metadataTable) WHERE key = 'fingerprint'"),
-              stored != SchemaBuilder.fingerprint(mapping: SchemaMapping(model: model), model: model) else { return nil }
-        let old = try SQLiteStore.storedModel(db)
-        return old.entities.isEmpty ? nil : try SQLiteStore.migrationPreview(db, old: old, new: model)
+        try SQLiteStore.pendingMigration(sqlStore(for: nil, purpose: "changing the model").database, to: model)
     }
 
     /// The model a store was made with; nil when there is no such file or

@@ -168,10 +168,8 @@ extension SQLStore {
         let objects = ids.map { scratch.object(with: $0) }
         try scratch.fulfill(objects)
         // PostgreSQL types a VALUES column from its rows: each is cast.
-        func mark(_ type: String) -> String {
-            dialect == .postgres ? "CAST(? AS \(type.replacingOccurrences(of: " COLLATE \"C\"", with: "")))" : "?"
-        }
-        let row = "(" + ([mark("bigint")] + plan.inMemory.map { mark(SQLDialect.postgresType($0.0.type)) }).joined(separator: ", ") + ")"
+        let row = "(" + ([dialect.typed("?", as: "bigint")] + plan.inMemory.map { dialect.typed("?", as: SQLDialect.postgresType($0.0.type)) })
+            .joined(separator: ", ") + ")"
         let sets = plan.inMemory.enumerated().map { n, item in "\(quoteIdentifier(item.1.name)) = v.column\(n + 2)" }
             .joined(separator: ", ")
         let rowsPerStatement = max(1, 900 / (plan.inMemory.count + 1))
@@ -203,9 +201,7 @@ extension SQLStore {
     /// column's type (a boolean column takes no bigint).
     private func bind(_ value: Value, for attribute: AttributeDescription, _ translator: inout SQLTranslator) -> String {
         let sql = translator.bind(value)
-        guard dialect == .postgres else { return sql }
-        let type = SQLDialect.postgresType(attribute.type).replacingOccurrences(of: " COLLATE \"C\"", with: "")
-        return "CAST($\(translator.bindings.count) AS \(type))"
+        return dialect == .postgres ? dialect.typed("$\(translator.bindings.count)", as: SQLDialect.postgresType(attribute.type)) : sql
     }
 
     /// The SQL for a numeric expression over the row's own columns, or nil

@@ -54,7 +54,6 @@ package struct MigrationConnection {
     /// The place of a bound value for `column` in a select list: typed as
     /// the column on PostgreSQL, which would otherwise take it for text.
     func parameter(for column: SchemaMapping.Column) -> String {
-        guard dialect == .postgres else { return "?" }
-        return "CAST(? AS \(dialect.type(of: column).replacingOccurrences(of: " COLLATE \"C\"", with: "")))"
+        dialect.typed("?", as: dialect.type(of: column))
     }
 }

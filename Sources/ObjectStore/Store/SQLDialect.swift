@@ -23,6 +23,15 @@ package enum SQLDialect: Sendable {
         }
     }
 
+    /// `sql`, a bound value, typed as `type` (a column type of this
+    /// dialect) in PostgreSQL, which would otherwise guess it (text, in a
+    /// select list or VALUES); unchanged in SQLite. A cast takes no
+    /// collation: the type's is left out.
+    func typed(_ sql: String, as type: String) -> String {
+        guard self == .postgres else { return sql }
+        return "CAST(\(sql) AS \(type.replacingOccurrences(of: " COLLATE \"C\"", with: "")))"
+    }
+
     /// The PostgreSQL type of an attribute's column. Strings compare and
     /// sort by code point (`COLLATE "C"`), as mrq's evaluator and SQLite
     /// do, whatever the database's locale.

@@ -304,6 +304,19 @@ package final class SQLiteStore: @unchecked Sendable {
         }
     }
 
+    /// What opening the store on `db` with `model` would migrate; nil when
+    /// its fingerprint is the model's, when it holds no model with
+    /// entities, and when it is no mrq store (a Core Data store is not
+    /// migrated: opening it with another model is refused, naming what
+    /// differs).
+    static func pendingMigration(_ db: Database, to model: ManagedObjectModel) throws -> MigrationPreview? {
+        guard try db.tableExists(metadataTable),
+              case .string(let stored)? = try db.scalar("SELECT value FROM \(metadataTable) WHERE key = 'fingerprint'"),
+              stored != SchemaBuilder.fingerprint(mapping: SchemaMapping(model: model), model: model) else { return nil }
+        let old = try storedModel(db)
+        return old.entities.isEmpty ? nil : try migrationPreview(db, old: old, new: model)
+    }
+
     /// The model the store open on `db` keeps in its metadata.
     static func storedModel(_ db: Database) throws -> ManagedObjectModel {
         guard case .data(let archive)? = try db.scalar("SELECT value FROM \(metadataTable) WHERE key = 'model'") else {
