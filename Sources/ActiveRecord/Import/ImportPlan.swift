@@ -240,11 +240,10 @@ final class KeyIndex {
     /// The import call (`Importer.generation`) whose pending objects
     /// `known` holds.
     @exclusivity(unchecked) var pendingSeen = -1
-    /// The import call whose start found no saved object of `entity`:
-    /// then none is asked for during it (those it makes are in `known`).
-    @exclusivity(unchecked) var noneSavedIn = -1
-    /// The import call `noneSavedIn` was decided for.
-    @exclusivity(unchecked) var savedCheckedIn = -1
+    /// Whether the store held saved objects of `entity` when the import
+    /// call `generation` began: when it held none, none is asked for
+    /// during that call (those it makes are in `known`).
+    @exclusivity(unchecked) var savedLook = (generation: -1, mayHaveSaved: true)
 
     init(entity: EntityDescription, step: AttributeStep) {
         self.entity = entity

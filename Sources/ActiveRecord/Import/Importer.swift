@@ -225,11 +225,10 @@ public final class Importer {
         // One object per call (importObject) would pay a query more for
         // the look than the look saves.
         guard inBatches else { return true }
-        if index.savedCheckedIn != generation {
-            index.savedCheckedIn = generation
-            index.noneSavedIn = try context.mayHaveSavedObjects(of: index.entity) ? -1 : generation
+        if index.savedLook.generation != generation {
+            index.savedLook = (generation, try context.mayHaveSavedObjects(of: index.entity))
         }
-        return index.noneSavedIn != generation
+        return index.savedLook.mayHaveSaved
     }
 
     /// Adds the context's pending objects to `index`, once per import call.

@@ -58,11 +58,12 @@ extension ManagedObjectContext {
     /// Objects inserted or updated elsewhere and merged here that this
     /// context has not read: nothing to refresh, but observers (fetched
     /// results) must hear of them, as results they now belong in show
-    /// them. Each is a fault until an observer reads it.
-    func noteUnregisteredChanges(_ ids: [ObjectID]) {
+    /// them. Each is a fault until an observer reads it, holding its row
+    /// when `snapshots` (saved rows) has it.
+    func noteUnregisteredChanges(_ ids: [ObjectID], snapshots: [ObjectID: Snapshot] = [:]) {
         guard !changeTracker.observers.isEmpty else { return }
         for id in ids where registered[id] == nil && !id.isTemporaryID {
-            noteObjectChange(object(with: id))
+            noteObjectChange(snapshots[id].map { register($0, asFaults: true) } ?? object(with: id))
         }
     }
 

@@ -673,7 +673,8 @@ extension ManagedObjectContext {
                 guard let object = registered[id] else { continue }
                 forget(object)
             }
-            noteUnregisteredChanges((note.insertedObjectIDs + note.updatedObjectIDs).map { note.permanentIDs[$0] ?? $0 })
+            noteUnregisteredChanges((note.insertedObjectIDs + note.updatedObjectIDs).map { note.permanentIDs[$0] ?? $0 },
+                                    snapshots: note.isStoreSave ? note.snapshots : [:])
             processPendingChanges()
         }
     }

@@ -178,9 +178,6 @@ extension ManagedObjectContext {
             } else {
                 for snapshot in try persistentStoreCoordinator?.snapshots(for: wanted) ?? [] { snapshots[snapshot.id] = snapshot }
             }
-            for id in unread {
-                if let snapshot = snapshots.removeValue(forKey: id) { noteObjectChange(register(snapshot, asFaults: true)) }
-            }
             var updated: [ObjectID] = [], gone = note.deletedObjectIDs
             for id in candidates {
                 guard let object = registered[id] else { continue }
@@ -198,7 +195,7 @@ extension ManagedObjectContext {
             }
             if note.invalidatesAllObjects { changeTracker.invalidatedAll = true }
             mergeChanges(fromContextDidSave: ContextDidSaveNotification(
-                insertedObjectIDs: note.insertedObjectIDs, updatedObjectIDs: updated, deletedObjectIDs: gone,
+                insertedObjectIDs: note.insertedObjectIDs, updatedObjectIDs: updated + unread, deletedObjectIDs: gone,
                 permanentIDs: PermanentIDs(), snapshots: snapshots, toMany: [:], context: nil, isStoreSave: true))
             for child in children where child.automaticallyMergesChangesFromParent {
                 child.perform(andWaitIfConfined: true) {
