@@ -196,6 +196,8 @@ struct SeededRandom: RandomNumberGenerator {
     mutating func int(_ range: ClosedRange<Int>) -> Int { Int.random(in: range, using: &self) }
     mutating func chance(_ percent: Int) -> Bool { int(0...99) < percent }
     mutating func pick<T>(_ items: [T]) -> T { items[int(0...(items.count - 1))] }
+    /// 0 up to `n`, as the raw draw modulo `n`.
+    mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
 }
 
 // MARK: - Model and data

@@ -37,22 +37,7 @@ import Testing
         }
     }
 
-    /// A small deterministic generator, so a failure names its seed.
-    struct Generator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-        mutating func below(_ n: Int) -> Int { Int(next() % UInt64(n)) }
-    }
-
-    /// The values of sample `n`: extremes, nils, non-ASCII text, empty
-    /// data, dates before 2000 and far out.
-    static func values(_ n: Int, _ random: inout Generator) -> [String: Value] {
+    static func values(_ n: Int, _ random: inout SeededRandom) -> [String: Value] {
         func maybe(_ value: Value) -> Value { random.below(7) == 0 ? .null : value }
         let texts = ["", "plain", "naïve café 東京 🚀", "tab\tnew\nline\\back\"quote'", String(repeating: "x", count: 3_000)]
         let ints: [Int64] = [0, 1, -1, .max, .min, 1 << 40]
@@ -75,7 +60,7 @@ import Testing
     /// Inserts `count` samples (and a few accounts they point at) into a
     /// context on a new database.
     static func insert(_ count: Int, seed: UInt64, into context: ManagedObjectContext) -> [[String: Value]] {
-        var random = Generator(state: seed)
+        var random = SeededRandom(seed: seed)
         let accounts = (0..<3).map { i -> ManagedObject in
             let account = context.insertObject(forEntityName: "Account")
             account["number"] = .int(Int64(i))

@@ -141,13 +141,7 @@ extension PostgresRemoteChangeTests {
     /// holds take the new values from its parent.
     @Test func aChildsFetchedResultsTakeRemoteUpdatesItNeverRead() throws {
         let pair = try Pair()
-        let writing = ManagedObjectContext(concurrencyType: .confined, coordinator: pair.writer)
-        for (name, age) in [("Ann", 30), ("Dee", 80)] {
-            let person = writing.insertObject(forEntityName: "Person")
-            person["name"] = .string(name)
-            person["age"] = .int(Int64(age))
-        }
-        try writing.save()
+        let writing = try pair.writing([("Ann", 30), ("Dee", 80)])
         #expect(waitUntil { pair.notes.inserted.count == 2 })
 
         let root = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: pair.reader)

@@ -38,6 +38,18 @@ import PostgresTestServer
             let notes = self.notes
             reader.addRemoteChangeObserver { notes.append($0) }
         }
+
+        /// A context on `writer` that has saved a Person per name and age.
+        func writing(_ people: [(String, Int)]) throws -> ManagedObjectContext {
+            let context = ManagedObjectContext(concurrencyType: .confined, coordinator: writer)
+            for (name, age) in people {
+                let person = context.insertObject(forEntityName: "Person")
+                person["name"] = .string(name)
+                person["age"] = .int(Int64(age))
+            }
+            try context.save()
+            return context
+        }
     }
 
     /// What the observers heard, from the listener's thread.
@@ -63,13 +75,7 @@ import PostgresTestServer
 
     @Test func aSaveInOneCoordinatorReachesTheLiveContextAndFetchedResultsOfAnother() throws {
         let pair = try Pair()
-        let writing = ManagedObjectContext(concurrencyType: .confined, coordinator: pair.writer)
-        for (name, age) in [("Ann", 30), ("Bob", 40), ("Cy", 50)] {
-            let person = writing.insertObject(forEntityName: "Person")
-            person["name"] = .string(name)
-            person["age"] = .int(Int64(age))
-        }
-        try writing.save()
+        let writing = try pair.writing([("Ann", 30), ("Bob", 40), ("Cy", 50)])
         #expect(waitUntil { pair.notes.inserted.count == 3 })
 
         let live = ManagedObjectContext(concurrencyType: .privateQueue, coordinator: pair.reader)
