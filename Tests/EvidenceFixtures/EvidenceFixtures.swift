@@ -133,9 +133,8 @@ package enum EvidenceFixtures {
             if kind == .superJournal { try nameSuperJournal(made.victim.path, in: path + "-journal") }
         case .garbageJournal:
             try makeStore(at: store, layout: layout, journal: "DELETE")
-            var random = SplitMix(seed: 30)
-            var bytes = (0..<4096).map { _ in UInt8(truncatingIfNeeded: random.next()) }
-            bytes[0] = 0x5a
+            // Not a journal header, and a first byte that is not zero.
+            let bytes = (0..<4096).map { UInt8(truncatingIfNeeded: $0 &* 131 &+ 0x5a) }
             try Data(bytes).write(to: URL(fileURLWithPath: path + "-journal"))
         case .walCopy, .staleIndex:
             try makeWALCopy(at: store, layout: layout, keepIndex: kind == .staleIndex)
@@ -321,18 +320,5 @@ package struct FolderState: Equatable, CustomStringConvertible, Sendable {
             for byte in buffer[..<count] { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
         }
         return String(hash, radix: 16)
-    }
-}
-
-/// A seeded generator for the fixtures' garbage.
-package struct SplitMix: RandomNumberGenerator {
-    private var state: UInt64
-    package init(seed: UInt64) { state = seed }
-    package mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }
