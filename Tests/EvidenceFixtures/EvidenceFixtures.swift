@@ -26,8 +26,9 @@ package enum EvidenceCase: String, CaseIterable, Sendable, CustomStringConvertib
     case walCopy
     /// `walCopy` with the `-shm` the writer left (nobody holds it).
     case staleIndex
-    /// A named pipe where the `-wal` would be.
-    case fifoLog
+    /// A named pipe where the `-wal` would be; a directory where the
+    /// `-journal` would be.
+    case fifoLog, directoryJournal
     /// `-wal`, `-journal`, `-shm`: a symbolic link to a file outside.
     case linkedLog, linkedJournal, linkedIndex
     /// A zero-byte store file, alone and with a `-wal` holding frames.
@@ -54,6 +55,7 @@ package enum EvidenceCase: String, CaseIterable, Sendable, CustomStringConvertib
         case .hotJournal, .garbageJournal, .superJournal: return .notes(EvidenceFixtures.keptTitles.count)
         case .walCopy, .staleIndex: return .notes(EvidenceFixtures.keptTitles.count + 1)
         case .fifoLog: return .refused("'Notes.sqlite-wal' beside it is a named pipe")
+        case .directoryJournal: return .refused("'Notes.sqlite-journal' beside it is a directory")
         case .linkedLog: return .refused("'Notes.sqlite-wal' beside it is a symbolic link")
         case .linkedJournal: return .refused("'Notes.sqlite-journal' beside it is a symbolic link")
         case .linkedIndex: return .refused("'Notes.sqlite-shm' beside it is a symbolic link")
@@ -141,6 +143,10 @@ package enum EvidenceFixtures {
         case .fifoLog:
             try makeStore(at: store, layout: layout)
             guard mkfifo(path + "-wal", 0o644) == 0 else { throw fixtureError("mkfifo failed: errno \(errno)") }
+        case .directoryJournal:
+            try makeStore(at: store, layout: layout, journal: "DELETE")
+            try FileManager.default.createDirectory(atPath: path + "-journal", withIntermediateDirectories: false)
+            try Data("kept\n".utf8).write(to: URL(fileURLWithPath: path + "-journal/inside"))
         case .linkedLog, .linkedJournal, .linkedIndex:
             try makeStore(at: store, layout: layout)
             let suffix = kind == .linkedLog ? "-wal" : kind == .linkedJournal ? "-journal" : "-shm"

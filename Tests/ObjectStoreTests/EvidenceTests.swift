@@ -150,7 +150,7 @@ import Predicates
 
     /// Beside a store nobody reads, a pipe or a link is refused for writing
     /// too: SQLite would remove the pipe, or write through the link.
-    @Test(arguments: [EvidenceCase.fifoLog, .linkedLog, .linkedJournal, .linkedIndex, .emptyFileWithLog])
+    @Test(arguments: [EvidenceCase.fifoLog, .directoryJournal, .linkedLog, .linkedJournal, .linkedIndex, .emptyFileWithLog])
     func oddFilesBesideTheStoreAreRefusedForWritingToo(kind: EvidenceCase) throws {
         let folder = try EvidenceFixtures.make(kind, layout: .mrq)
         defer { folder.remove() }

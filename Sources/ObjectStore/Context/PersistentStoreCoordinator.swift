@@ -376,6 +376,17 @@ public struct PersistentStoreOptions: Sendable {
     /// `NSReadOnlyPersistentStoreOption`): nothing writes the file, a save
     /// throws `StoreError.Kind.readOnly`, and a store that does not exist
     /// yet, or is empty, is refused rather than created.
+    ///
+    /// A SQLite store is read so that SQLite cannot write it, nor make,
+    /// remove or rewrite anything beside it: with SQLite's read-only mode
+    /// when another connection has it open (its saves are seen), as
+    /// `immutable` when nobody has and nothing needs recovering, and from
+    /// a private copy SQLite recovers when its `-wal` holds commits or its
+    /// journal is hot (the copy costs the file's size in time and
+    /// temporary disk space). A store nobody had open is read as a file
+    /// nothing writes: a process that starts writing it afterwards is not
+    /// seen. A side file that is not a regular file (`-wal`, `-shm` or
+    /// `-journal` as a pipe, a device or a link) is refused, naming it.
     public var readOnly = false
     /// Open a store made with another model by migrating it (inferred, in
     /// one transaction): Core Data's `NSMigratePersistentStoresAutomaticallyOption`
@@ -414,7 +425,9 @@ public struct PersistentStoreOptions: Sendable {
     /// unchangeable, so no lock is taken and no `-shm` or `-wal` is made
     /// beside it (a copy on read-only media, a file kept as evidence).
     /// Another process writing the file meanwhile is not seen, and may be
-    /// read half-written: use it only on a file nothing writes.
+    /// read half-written: use it only on a file nothing writes. A store
+    /// whose `-wal` holds commits, or whose journal holds a transaction
+    /// that did not finish, is refused: immutable would not read them.
     public var immutable = false
     /// Hear other processes' saves to the store and post them as
     /// `RemoteChangeNotification`s (Core Data's
