@@ -167,6 +167,20 @@ import Predicates
         #expect(try folder.state() == before)
     }
 
+    /// A store named through a symbolic link is read with the log beside
+    /// the file the link names, where SQLite looks for it.
+    @Test func aStoreNamedThroughALinkIsReadWithTheLogBesideItsTarget() throws {
+        let folder = try EvidenceFixtures.make(.walCopy, layout: .coreData)
+        defer { folder.remove() }
+        let link = folder.outside.appendingPathComponent("Link.sqlite")
+        try FileManager.default.createSymbolicLink(atPath: link.path, withDestinationPath: folder.store.path)
+        let before = try folder.state()
+        var options = PersistentStoreOptions()
+        options.readOnly = true
+        #expect(try Self.titles(link, options).contains(EvidenceFixtures.logTitle))
+        #expect(try folder.state() == before)
+    }
+
     /// A zero-byte file opened for writing with a model becomes a store,
     /// as asked (`addSQLiteStore` creates what is not there yet).
     @Test func anEmptyFileOpenedForWritingBecomesAStore() throws {

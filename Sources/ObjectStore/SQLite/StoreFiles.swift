@@ -77,6 +77,9 @@ package enum StoreFiles {
         /// The store file, its link followed (the caller named it); nil
         /// when there is none.
         var main: stat?
+        /// Where SQLite looks for the side files: beside the file a link
+        /// names, as it resolves links in the store's path.
+        var base: String
         /// The side files present, by suffix, all regular files.
         var sides: [String: stat] = [:]
 
@@ -89,7 +92,11 @@ package enum StoreFiles {
     /// opened), refusing a side file that is not a regular file and a
     /// store path that is not a file.
     static func inspect(_ path: String) throws -> Inspection {
-        var result = Inspection()
+        var result = Inspection(base: path)
+        if let resolved = realpath(path, nil) {
+            result.base = String(cString: resolved)
+            free(resolved)
+        }
         var info = stat()
         if stat(path, &info) == 0 {
             guard info.st_mode & S_IFMT == S_IFREG else {
@@ -99,9 +106,9 @@ package enum StoreFiles {
         }
         for suffix in sideSuffixes {
             var side = stat()
-            guard lstat(path + suffix, &side) == 0 else { continue }
+            guard lstat(result.base + suffix, &side) == 0 else { continue }
             guard side.st_mode & S_IFMT == S_IFREG else {
-                let name = URL(fileURLWithPath: path + suffix).lastPathComponent
+                let name = URL(fileURLWithPath: result.base + suffix).lastPathComponent
                 throw StoreError(.cannotOpen, """
                     cannot open '\(path)': '\(name)' beside it is \(describe(side.st_mode)), not a file SQLite made; \
                     move it away to read the store
@@ -141,8 +148,8 @@ package enum StoreFiles {
         let files = try inspect(path)
         guard let main = files.main else { return .readOnly }  // SQLite says it cannot open it
         if immutable || main.st_size == 0 { return .immutable }
-        if isOpen(path, main) { return .readOnly }
-        let journal = try journalState(path, files)
+        if isOpen(files.base, main) { return .readOnly }
+        let journal = try journalState(files)
         if files.logHasData || journal.isHot {
             return .snapshot(try snapshot(path, files, journal: journal))
         }
@@ -158,7 +165,7 @@ package enum StoreFiles {
         guard path != ":memory:", !path.isEmpty else { return false }
         let files = try inspect(path)
         guard let main = files.main, main.st_size > 0, !files.sides.isEmpty else { return false }
-        return !isOpen(path, main)
+        return !isOpen(files.base, main)
     }
 
     /// Refuses to let a connection that may write open `path` where SQLite
@@ -173,9 +180,9 @@ package enum StoreFiles {
         guard let main = files.main else { return }
         if main.st_size == 0 {
             // Another connection making the store right now has its journal.
-            guard files.sides.isEmpty || !isOpen(path, main) else { return }
+            guard files.sides.isEmpty || !isOpen(files.base, main) else { return }
             for suffix in ["-wal", "-journal"] where (files.size(suffix) ?? 0) > 0 {
-                let name = URL(fileURLWithPath: path + suffix).lastPathComponent
+                let name = URL(fileURLWithPath: files.base + suffix).lastPathComponent
                 throw StoreError(.corrupt, """
                     cannot open '\(path)': it is empty (0 bytes) and '\(name)' beside it holds \(files.size(suffix) ?? 0) bytes, \
                     which SQLite would delete
@@ -183,9 +190,9 @@ package enum StoreFiles {
             }
             return
         }
-        guard files.sides["-journal"] != nil, !isOpen(path, main) else { return }
-        if try journalState(path, files).namesSuperJournal {
-            let name = URL(fileURLWithPath: path + "-journal").lastPathComponent
+        guard files.sides["-journal"] != nil, !isOpen(files.base, main) else { return }
+        if try journalState(files).namesSuperJournal {
+            let name = URL(fileURLWithPath: files.base + "-journal").lastPathComponent
             throw StoreError(.corrupt, """
                 cannot open '\(path)' for writing: its journal '\(name)' names a super-journal, a file elsewhere that \
                 SQLite would look up and delete; open it read-only to read it
@@ -233,12 +240,12 @@ package enum StoreFiles {
     /// Whether the store's journal holds a transaction SQLite would roll
     /// back (whoever may hold it).
     static func hasHotJournal(_ path: String, _ files: Inspection) throws -> Bool {
-        try journalState(path, files).isHot
+        try journalState(files).isHot
     }
 
-    private static func journalState(_ path: String, _ files: Inspection) throws -> JournalState {
+    private static func journalState(_ files: Inspection) throws -> JournalState {
         guard let size = files.size("-journal"), size > 0 else { return JournalState() }
-        let descriptor = try openSide(path + "-journal")
+        let descriptor = try openSide(files.base + "-journal")
         defer { close(descriptor) }
         var state = JournalState()
         var first: UInt8 = 0
@@ -312,10 +319,10 @@ package enum StoreFiles {
         let snapshot = StoreSnapshot(directory: directory, path: directory + "/store")
         try copy(path, to: snapshot.path, followingLink: true, shown: path)
         if files.logHasData {
-            try copy(path + "-wal", to: snapshot.path + "-wal", followingLink: false, shown: path)
+            try copy(files.base + "-wal", to: snapshot.path + "-wal", followingLink: false, shown: path)
         }
         if journal.isHot {
-            try copy(path + "-journal", to: snapshot.path + "-journal", followingLink: false, shown: path)
+            try copy(files.base + "-journal", to: snapshot.path + "-journal", followingLink: false, shown: path)
             // The super-journal a journal names is a path the file chose:
             // SQLite would look it up, and delete it after the rollback.
             // Forgotten, the journal rolls back on its own.
@@ -353,7 +360,9 @@ package enum StoreFiles {
             if count == 0 { return }
             var written = 0
             while written < count {
-                let n = buffer.withUnsafeBytes { write(output, $0.baseAddress! + written, count - written) }
+                let n = buffer.withUnsafeBytes { bytes in
+                    bytes.baseAddress.map { write(output, $0 + written, count - written) } ?? -1
+                }
                 if n < 0 {
                     if errno == EINTR { continue }
                     throw cannotCopy(shown, errno)
