@@ -75,11 +75,14 @@ let package = Package(
         // A throwaway PostgreSQL server for the tests of the store and of
         // the shell on it; a library of the tests, never of a product.
         .target(name: "PostgresTestServer", dependencies: ["ObjectStore", "ObjectStorePostgres"], path: "Tests/PostgresTestServer"),
+        // Store folders as evidence arrives (hot journals, copied logs, odd
+        // files beside the store), made by code; a library of the tests.
+        .target(name: "EvidenceFixtures", dependencies: ["ObjectStore"], path: "Tests/EvidenceFixtures"),
         .testTarget(name: "PredicatesTests", dependencies: ["Predicates"]),
-        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "ObjectStorePostgres", "Predicates", "PostgresTestServer"], exclude: ["Fixtures"]),
+        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "ObjectStorePostgres", "Predicates", "PostgresTestServer", "EvidenceFixtures"], exclude: ["Fixtures"]),
         .testTarget(name: "ActiveRecordTests", dependencies: ["ActiveRecord", "ObjectStore", "ObjectStorePostgres", "PostgresTestServer"]),
         .testTarget(name: "ShellTests", dependencies: ["Shell"], exclude: ["Transcripts"]),
-        .testTarget(name: "mrqTests", dependencies: ["Shell", "ObjectStore", "PostgresTestServer"]),
+        .testTarget(name: "mrqTests", dependencies: ["Shell", "ObjectStore", "PostgresTestServer", "EvidenceFixtures"]),
     ],
     swiftLanguageModes: [.v6]
 )

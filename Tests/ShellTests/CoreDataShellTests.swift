@@ -35,9 +35,12 @@ import Testing
         let directory = try Self.directory()
         defer { try? FileManager.default.removeItem(at: directory) }
         let (store, model) = try Self.notesStore(in: directory)
-        let db = try Database(path: store.path, readOnly: true)
-        #expect(try db.scalar("SELECT count(*) FROM ZNOTE WHERE ZPINNED = 1") == .int(1))
-        #expect(try db.scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Note'") == .int(2))
+        // Read-only, each look opened anew: opened while nobody had the
+        // store open, a connection reads it immutable, and would not see
+        // the session's later saves (see ReadingMode).
+        func db() throws -> Database { try Database(path: store.path, readOnly: true) }
+        #expect(try db().scalar("SELECT count(*) FROM ZNOTE WHERE ZPINNED = 1") == .int(1))
+        #expect(try db().scalar("SELECT Z_MAX FROM Z_PRIMARYKEY WHERE Z_NAME = 'Note'") == .int(2))
         let session = try ShellSession(modelPath: model.path, storePath: store.path)
         let answer = SaveAsTests.run(session, "Note where folder.title == \"Recipes\" AND pinned == YES")
         #expect(answer.contains("Soup") && !answer.contains("Bread"), "\(answer)")
@@ -50,10 +53,10 @@ import Testing
         #expect(explained.contains("ZNOTE") && explained.contains("ZFOLDER") && explained.contains("Z_PK"), "\(explained)")
         let direct = SaveAsTests.run(session, "update Note where pinned == YES set body = \"hot\" direct")
         #expect(direct.contains("1 Note"), "\(direct)")
-        #expect(try db.scalar("SELECT ZBODY FROM ZNOTE WHERE ZPINNED = 1") == .string("hot"))
+        #expect(try db().scalar("SELECT ZBODY FROM ZNOTE WHERE ZPINNED = 1") == .string("hot"))
         let updated = SaveAsTests.run(session, "update Note where title == \"Bread\" set body = \"flour\"\nsave")
         #expect(updated.contains("updated 1 Note"), "\(updated)")
-        #expect(try db.scalar("SELECT Z_OPT FROM ZNOTE WHERE ZTITLE = 'Bread'") == .int(2))
+        #expect(try db().scalar("SELECT Z_OPT FROM ZNOTE WHERE ZTITLE = 'Bread'") == .int(2))
     }
 
     /// `.model` on a store in Core Data's layout: its own model again is

@@ -19,6 +19,7 @@ extension PersistentStoreCoordinator {
     /// Throws `ValidationError` for a relationship between objects of
     /// different stores, which Core Data does not allow either.
     func save(_ changes: StoreChanges) throws -> PermanentIDs {
+        if !changes.isEmpty { try openStoresForWriting() }
         let parts = try split(changes)
         let permanent = try write(parts)
         forgetAssignments(changes.inserted.lazy.map(\.id))

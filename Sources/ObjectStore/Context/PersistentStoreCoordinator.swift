@@ -24,6 +24,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// Serialises saves spanning several stores, so their prepared halves
     /// never wait on each other.
     let saveLock = NSLock()
+    /// Serialises opening stores for writing (`openStoresForWriting`).
+    private let writerLock = NSLock()
     /// Remote-change observers, and the listeners of the stores that post
     /// remote changes.
     let remoteChanges = RemoteChangeHub()
@@ -121,6 +123,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             sqliteOptions.allowsMigrationDataLoss = options.allowsMigrationDataLoss
             sqliteOptions.busyTimeout = options.busyTimeout
             sqliteOptions.layout = options.layout
+            sqliteOptions.readsUntilWritten = options.readsUntilWritten
             var path = ":memory:"
             if type == .sqlite {
                 guard let url else { throw StoreError(.misuse, "a SQLite store needs a URL; use .inMemory for none") }
@@ -166,6 +169,31 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// Whether at least one store is added.
     public var hasStore: Bool { lock.withLock { !_stores.isEmpty } }
+
+    /// Opens for writing each SQLite store opened for reading until its
+    /// first write (`PersistentStoreOptions.readsUntilWritten`), putting
+    /// the writable store in its place: called before every write (a save,
+    /// a batch request, a model change). The store keeps its identifier,
+    /// so objects and IDs carry on; opening it read-write is when SQLite
+    /// recovers its log or journal. Throws, leaving the reading store in
+    /// place, when the file is no longer the store that was read.
+    package func openStoresForWriting() throws {
+        try writerLock.withLock {
+            for case let store as SQLiteStore in backends where store.defersWriting {
+                var options = store.options
+                options.readsUntilWritten = false
+                let writer = try SQLiteStore(path: store.path, model: store.model, options: options)
+                guard writer.identifier == store.identifier else {
+                    throw StoreError(.conflict, """
+                        cannot write '\(store.path)': it is no longer the store that was read (its identifier changed \
+                        from \(store.identifier) to \(writer.identifier))
+                        """)
+                }
+                writer.configurationName = store.configurationName
+                replace(store, with: writer)
+            }
+        }
+    }
 
     /// Removes every store, as `remove(_:)` does one by one; objects of them
     /// registered in contexts become stale.
@@ -289,6 +317,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         var options = SQLiteStore.Options()
         options.migratesAutomatically = true
         options.allowsMigrationDataLoss = allowsDataLoss
+        try openStoresForWriting()
         let old = try sqlStore(for: nil, purpose: "changing the model")
         // Its read connections know the old schema, and it is not to be used again.
         old.closeReaders()
@@ -347,6 +376,17 @@ public struct PersistentStoreOptions: Sendable {
     /// `NSReadOnlyPersistentStoreOption`): nothing writes the file, a save
     /// throws `StoreError.Kind.readOnly`, and a store that does not exist
     /// yet, or is empty, is refused rather than created.
+    ///
+    /// A SQLite store is read so that SQLite cannot write it, nor make,
+    /// remove or rewrite anything beside it: with SQLite's read-only mode
+    /// when another connection has it open (its saves are seen), as
+    /// `immutable` when nobody has and nothing needs recovering, and from
+    /// a private copy SQLite recovers when its `-wal` holds commits or its
+    /// journal is hot (the copy costs the file's size in time and
+    /// temporary disk space). A store nobody had open is read as a file
+    /// nothing writes: a process that starts writing it afterwards is not
+    /// seen. A side file that is not a regular file (`-wal`, `-shm` or
+    /// `-journal` as a pipe, a device or a link) is refused, naming it.
     public var readOnly = false
     /// Open a store made with another model by migrating it (inferred, in
     /// one transaction): Core Data's `NSMigratePersistentStoresAutomaticallyOption`
@@ -385,7 +425,9 @@ public struct PersistentStoreOptions: Sendable {
     /// unchangeable, so no lock is taken and no `-shm` or `-wal` is made
     /// beside it (a copy on read-only media, a file kept as evidence).
     /// Another process writing the file meanwhile is not seen, and may be
-    /// read half-written: use it only on a file nothing writes.
+    /// read half-written: use it only on a file nothing writes. A store
+    /// whose `-wal` holds commits, or whose journal holds a transaction
+    /// that did not finish, is refused: immutable would not read them.
     public var immutable = false
     /// Hear other processes' saves to the store and post them as
     /// `RemoteChangeNotification`s (Core Data's
@@ -395,6 +437,13 @@ public struct PersistentStoreOptions: Sendable {
     /// notifications every save sends; the other store types have no such
     /// announcements and post nothing.
     public var postsRemoteChangeNotifications = false
+    /// Open an existing SQLite store that opening read-write would change
+    /// (a log or journal to recover, an index to rebuild, with nobody
+    /// else having it open) for reading only, and for writing at its first
+    /// write (see `PersistentStoreCoordinator.openStoresForWriting`): a
+    /// session that only reads leaves the files as they were. The shell's
+    /// sessions open stores so.
+    package var readsUntilWritten = false
     /// The defaults: read-write, no migration, a five-second busy timeout,
     /// mrq's own layout.
     public init() {}

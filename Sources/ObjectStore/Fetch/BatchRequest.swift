@@ -164,6 +164,7 @@ extension ManagedObjectContext {
     public func execute(_ request: BatchUpdateRequest) throws -> BatchResult {
         let entity = try self.entity(for: FetchRequest(entityName: request.entityName))
         let coordinator = batchCoordinator
+        try coordinator.openStoresForWriting()
         let ids = try coordinator.sqlBackend(for: entity, purpose: "a batch update").batchUpdate(
             entity: entity, matching: request.matching, properties: request.propertiesToUpdate, coordinator: coordinator)
         return BatchResult(
@@ -177,6 +178,7 @@ extension ManagedObjectContext {
     public func execute(_ request: BatchDeleteRequest) throws -> BatchResult {
         let entity = try self.entity(for: FetchRequest(entityName: request.entityName))
         let coordinator = batchCoordinator
+        try coordinator.openStoresForWriting()
         let outcome = try coordinator.sqlBackend(for: entity, purpose: "a batch delete").batchDelete(
             entity: entity, matching: request.matching, coordinator: coordinator)
         return BatchResult(

@@ -23,6 +23,14 @@ package final class Database: @unchecked Sendable {
     /// any thread.
     package var statementsStarted: Int { started.load(ordering: .relaxed) }
     private var savepointDepth = 0
+    /// The file SQLite has open: `path`, or the private copy a snapshot
+    /// reads (see `ReadingMode`).
+    package let file: String
+    /// How a connection that must not write reads the store; nil for one
+    /// that may write (and one in memory).
+    package let reading: ReadingMode?
+    /// The file registered as open here, for connections that lock it.
+    private let lockedFile: LockingConnections.FileID?
     /// How the connection was opened, for opening readers like it.
     private let immutable: Bool
     private let busyTimeout: TimeInterval
@@ -39,32 +47,51 @@ package final class Database: @unchecked Sendable {
     /// `busyTimeout` is how long a statement waits for another
     /// connection's lock before failing with `StoreError.Kind.locked`.
     ///
-    /// `immutable` (read-only only) tells SQLite the file cannot change while
-    /// open, so it takes no locks and needs no `-shm` file.
-    package init(path: String, readOnly: Bool = false, immutable: Bool = false, busyTimeout: TimeInterval = 5) throws {
+    /// `readOnly` opens the file so that SQLite cannot write it, nor make,
+    /// remove or rewrite anything beside it, recovery included: the mode
+    /// `StoreFiles.readingMode` picks (SQLite's read-only mode for a store
+    /// open elsewhere, `immutable` for a file that holds all of it, a
+    /// private snapshot for one whose log or hot journal needs
+    /// recovering), or `reading` when given. `immutable` (read-only only)
+    /// asks for SQLite's `immutable` flag: the file is taken not to change
+    /// while open, so no lock is taken and no `-shm` is needed.
+    ///
+    /// A connection that may write refuses first what SQLite would remove
+    /// or follow beside the store (see `StoreFiles.checkBeforeWriting`).
+    package init(path: String, readOnly: Bool = false, immutable: Bool = false, busyTimeout: TimeInterval = 5,
+                 reading: ReadingMode? = nil) throws {
         self.path = path
-        self.immutable = immutable
         self.busyTimeout = busyTimeout
+        let inMemory = path == ":memory:" || path.isEmpty
+        if immutable { precondition(readOnly, "only a read-only connection can be immutable") }
+        if readOnly && !inMemory {
+            self.reading = try reading ?? StoreFiles.readingMode(path, immutable: immutable)
+        } else {
+            if !inMemory { try StoreFiles.checkBeforeWriting(path) }
+            self.reading = nil
+        }
+        self.file = self.reading?.snapshot?.path ?? path
         var db: OpaquePointer?
         var flags = (readOnly ? SQLITE_OPEN_READONLY : (SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE))
             | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI
-        var name = path
-        if immutable {
-            precondition(readOnly, "only a read-only connection can be immutable")
+        var name = file
+        self.immutable = if case .immutable? = self.reading { true } else { false }
+        if self.immutable {
             let absolute = URL(fileURLWithPath: path).path
             name = "file:" + (absolute.addingPercentEncoding(withAllowedCharacters: .urlPathAllowed) ?? absolute) + "?immutable=1"
         }
         // A log left by another process (or a crash) is theirs: a session
         // that only reads must not fold it into the file when it closes.
         var info = stat()
-        foundLog = path != ":memory:" && stat(path + "-wal", &info) == 0 && info.st_size > 0
-        // Read-only where the file could be written: a read-write connection
-        // that refuses to write (`query_only`), never creating the file. A
-        // read-only connection would leave the log and index files it
-        // made behind, which one that may write removes when it closes.
-        let queryOnly = readOnly && !immutable && path != ":memory:"
-            && FileManager.default.isWritableFile(atPath: path)
-            && FileManager.default.isWritableFile(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path)
+        foundLog = !inMemory && stat(file + "-wal", &info) == 0 && info.st_size > 0
+        // A snapshot is recovered by SQLite, as the store would be, and a
+        // writer's reader may fold the log in closing last, as the writer
+        // would: both read-write connections that refuse to write.
+        let queryOnly: Bool
+        switch self.reading {
+        case .snapshot?, .besideWriter?: queryOnly = true
+        default: queryOnly = false
+        }
         if queryOnly { flags = SQLITE_OPEN_READWRITE | SQLITE_OPEN_NOMUTEX | SQLITE_OPEN_URI }
         let rc = sqlite3_open_v2(name, &db, flags, nil)
         guard rc == SQLITE_OK, let db else {
@@ -73,6 +100,10 @@ package final class Database: @unchecked Sendable {
             throw StoreError(code: rc, message: "cannot open '\(path)': \(message)", sql: nil)
         }
         self.handle = db
+        switch self.reading {
+        case nil, .readOnly?, .besideWriter?: lockedFile = inMemory ? nil : LockingConnections.add(path)
+        case .immutable?, .snapshot?: lockedFile = nil
+        }
         OpenConnections.add(db)
         sqlite3_extended_result_codes(db, 1)
         mrq_strict_quoted_identifiers(db)
@@ -80,7 +111,7 @@ package final class Database: @unchecked Sendable {
         // A log with no index beside it (a store copied off a device, a
         // backup) has no other connection: read it with the index in this
         // process's memory, so no -shm file is made and left behind.
-        if foundLog && stat(path + "-shm", &info) != 0 && !immutable {
+        if foundLog && stat(file + "-shm", &info) != 0 && self.reading == nil {
             isExclusive = sqlite3_exec(db, "PRAGMA locking_mode = EXCLUSIVE", nil, nil, nil) == SQLITE_OK
         }
         sqlite3_busy_timeout(db, Int32(clamping: Int((busyTimeout * 1_000).rounded())))
@@ -105,10 +136,11 @@ package final class Database: @unchecked Sendable {
     }
 
     /// Another connection to the same file, opened as this one was but
-    /// never writing (`query_only`, or read-only where the file cannot be
-    /// written): a store's read connection.
+    /// never writing: a store's read connection. A writer's reader refuses
+    /// to write (`query_only`); a reader's reads as it does.
     package func openReader() throws -> Database {
-        try Database(path: path, readOnly: true, immutable: immutable, busyTimeout: busyTimeout)
+        try Database(path: path, readOnly: true, immutable: immutable, busyTimeout: busyTimeout,
+                     reading: reading ?? .besideWriter)
     }
 
     /// Ends whatever the connection's last read left open before it is
@@ -137,6 +169,7 @@ package final class Database: @unchecked Sendable {
     }
 
     deinit {
+        if let lockedFile { LockingConnections.remove(lockedFile) }
         OpenConnections.remove(handle)
         statementCache.removeAll()
         if foundLog && !hasWritten { mrq_keep_wal_on_close(handle) }

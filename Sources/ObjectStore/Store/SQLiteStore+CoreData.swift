@@ -85,7 +85,7 @@ extension SQLiteStore {
             return identifier
         }
         if options.readOnly {
-            throw StoreError(.readOnly, "the store is empty and opened read-only")
+            throw notAStore(db)
         }
         let identifier = UUID().uuidString
         try db.enterWALMode()

@@ -35,6 +35,12 @@ package final class SQLiteStore: @unchecked Sendable {
     package var storeType: PersistentStoreType
     /// Opened read-only: saves are refused before touching the file.
     let isReadOnly: Bool
+    /// Opened for reading until the first write (`Options.readsUntilWritten`):
+    /// the coordinator opens the store again for writing before it writes
+    /// (see `PersistentStoreCoordinator.openStoresForWriting`).
+    package let defersWriting: Bool
+    /// The options the store was opened with.
+    let options: Options
 
     package struct Options: Sendable {
         package var readOnly = false
@@ -50,6 +56,13 @@ package final class SQLiteStore: @unchecked Sendable {
         package var immutable = false
         /// The layout of a new store; an existing one keeps its own.
         package var layout: SchemaMapping.Layout = .mrq
+        /// Open an existing store that opening read-write would change
+        /// (a log or journal to recover, an index to rebuild beside a
+        /// store nobody has open) for reading only, until the first write
+        /// (see `defersWriting`): the shell's session, which writes only
+        /// when told to save. Ignored when migrating or deleting on a
+        /// mismatch is asked for, which is asking to write.
+        package var readsUntilWritten = false
         package init() {}
     }
 
@@ -57,6 +70,11 @@ package final class SQLiteStore: @unchecked Sendable {
         self.path = path
         self.model = model
         self.storeType = path == ":memory:" ? .inMemory : .sqlite
+        self.options = options
+        var options = options
+        defersWriting = try options.readsUntilWritten && !options.readOnly && !options.migratesAutomatically
+            && !options.deleteOnModelMismatch && StoreFiles.wouldChangeOnOpening(path)
+        if defersWriting { options.readOnly = true }
         self.isReadOnly = options.readOnly
         if path != ":memory:" {
             let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
@@ -70,7 +88,8 @@ package final class SQLiteStore: @unchecked Sendable {
                 throw StoreError(.readOnly, "cannot write the store: '\(path)' is not writable; open it read-only")
             }
         }
-        var database = try Database(path: path, readOnly: options.readOnly, immutable: try Self.needsImmutable(path, options),
+        if options.readOnly { try Self.refuseUnreadableByImmutable(path, options) }
+        var database = try Database(path: path, readOnly: options.readOnly, immutable: options.readOnly && options.immutable,
                                     busyTimeout: options.busyTimeout)
         var prepared: (mapping: SchemaMapping, identifier: String)
         do {
@@ -97,6 +116,8 @@ package final class SQLiteStore: @unchecked Sendable {
         self.path = database.path
         self.storeType = database.path == ":memory:" ? .inMemory : .sqlite
         self.isReadOnly = false
+        self.defersWriting = false
+        self.options = options
         self.model = model
         self.database = database
         (self.mapping, self.identifier) = try Self.prepare(database, model: model, options: options)
@@ -112,7 +133,8 @@ package final class SQLiteStore: @unchecked Sendable {
     }
 
     /// The model a store file was made with, from its metadata; nil when
-    /// the file does not exist or is not an mrq store.
+    /// the file does not exist or is not an mrq store. Read through a
+    /// connection SQLite cannot write through (see `ReadingMode`).
     package static func storedModel(atPath path: String) throws -> ManagedObjectModel? {
         guard path != ":memory:", FileManager.default.fileExists(atPath: path) else { return nil }
         let db = try Database(path: path, readOnly: true)
@@ -124,38 +146,32 @@ package final class SQLiteStore: @unchecked Sendable {
         return try ManagedObjectModel(archive: archive)
     }
 
-    /// Whether a read-only store must be opened immutable: SQLite cannot
-    /// read a WAL store without creating its `-shm` file, which a directory
-    /// we cannot write to forbids. Immutable is safe only when nobody can
-    /// write there either (no write bits, or a read-only file system), so
-    /// no writer can be adding a `-wal` meanwhile; otherwise this throws.
-    private static func needsImmutable(_ path: String, _ options: Options) throws -> Bool {
-        guard options.readOnly, path != ":memory:" else { return false }
-        if options.immutable {
-            var info = stat()
-            if stat(path + "-wal", &info) == 0 && info.st_size > 0 {
-                throw StoreError(.readOnly, """
-                    '\(path)' has a write-ahead log ('\(URL(fileURLWithPath: path).lastPathComponent)-wal') with data \
-                    not yet in the file, which immutable mode would not read; open it read-only without immutable \
-                    (that writes nothing either)
-                    """)
-            }
-            return true
+    /// Refuses what `immutable` would read wrong: a log with frames not
+    /// yet in the file, or a hot journal whose rollback is not yet in it.
+    /// Immutable reads the file alone; without it, a store nobody has
+    /// open is read immutable when nothing needs recovering, from a
+    /// private snapshot when something does (see `ReadingMode`), so
+    /// reading never needs to write beside the store.
+    private static func refuseUnreadableByImmutable(_ path: String, _ options: Options) throws {
+        guard options.immutable, path != ":memory:" else { return }
+        let files = try StoreFiles.inspect(path)
+        let name = URL(fileURLWithPath: path).lastPathComponent
+        // An empty file holds no store to recover a log or journal into.
+        guard !files.isEmpty else { return }
+        if files.logHasData {
+            throw StoreError(.readOnly, """
+                '\(path)' has a write-ahead log ('\(name)-wal') with data \
+                not yet in the file, which immutable mode would not read; open it read-only without immutable \
+                (that writes nothing either)
+                """)
         }
-        let directory = URL(fileURLWithPath: path).deletingLastPathComponent().path
-        let fileManager = FileManager.default
-        if fileManager.isWritableFile(atPath: directory) || fileManager.fileExists(atPath: path + "-shm") {
-            return false
+        if try StoreFiles.hasHotJournal(path, files) {
+            throw StoreError(.readOnly, """
+                '\(path)' has a rollback journal ('\(name)-journal') of a transaction that did not finish, \
+                which immutable mode would read half-written; open it read-only without immutable \
+                (that writes nothing either)
+                """)
         }
-        var info = stat()
-        var volume = statvfs()
-        let sealed = (stat(directory, &info) == 0 && info.st_mode & 0o222 == 0)
-            || (statvfs(directory, &volume) == 0 && volume.f_flag & UInt(ST_RDONLY) != 0)
-        if sealed && !fileManager.fileExists(atPath: path + "-wal") { return true }
-        throw StoreError(.readOnly, """
-            cannot open '\(path)' read-only: SQLite needs to create '\(URL(fileURLWithPath: path).lastPathComponent)-shm' \
-            next to it, and directory '\(directory)' is not writable
-            """)
     }
 
     private static func deleteAndReopen(path: String, database: Database, busyTimeout: TimeInterval) throws -> Database {
@@ -211,6 +227,33 @@ package final class SQLiteStore: @unchecked Sendable {
         return (mapping, try prepareSchema(db, mapping: mapping, model: model, options: options))
     }
 
+    /// The error for a file opened without the intent to write that holds
+    /// no store yet: an empty file, or a SQLite database with no tables.
+    static func notAStore(_ db: Database) -> StoreError {
+        StoreError(.corrupt, "'\(db.path)' is not a store: \(emptyReason(db.path)), and it is opened read-only")
+    }
+
+    /// Why the file at `path` holds no store, when it is empty or a SQLite
+    /// database with no tables: "it is empty (0 bytes)", "it is a SQLite
+    /// database with no tables"; nil for anything else (a store, another
+    /// database, no such file). Read as evidence (see `ReadingMode`).
+    ///
+    /// ```swift
+    /// if let reason = try SQLiteStore.emptiness(atPath: path) { print("not a store: \(reason)") }
+    /// ```
+    package static func emptiness(atPath path: String) throws -> String? {
+        var info = stat()
+        guard path != ":memory:", stat(path, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
+        if info.st_size == 0 { return emptyReason(path) }
+        let tables = try Database(path: path, readOnly: true).scalar("SELECT count(*) FROM sqlite_master")
+        return tables == .int(0) ? emptyReason(path) : nil
+    }
+
+    private static func emptyReason(_ path: String) -> String {
+        var info = stat()
+        return stat(path, &info) == 0 && info.st_size == 0 ? "it is empty (0 bytes)" : "it is a SQLite database with no tables"
+    }
+
     /// Refuses to lay a store out in a SQLite file that already holds
     /// other tables.
     private static func refuseForeignTables(_ db: Database) throws {
@@ -244,7 +287,8 @@ package final class SQLiteStore: @unchecked Sendable {
                 return id
             }
             if readOnly {
-                throw StoreError(.readOnly, "the store is empty and opened read-only")
+                try refuseForeignTables(db)
+                throw notAStore(db)
             }
             // Refused before anything is written (a foreign database and
             // its log stay as they are), and again under the lock below.

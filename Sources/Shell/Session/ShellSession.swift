@@ -77,14 +77,25 @@ public final class ShellSession: ShellSessionProtocol {
         let postgresURL = try PostgresStoreURL.parse(storePath)
         let storeURL: URL? = storePath == ":memory:" ? nil : postgresURL ?? URL(fileURLWithPath: storePath)
         do {
-            if let modelPath {
-                model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: modelPath))
-            } else if let storeURL, let stored = try PersistentStoreCoordinator.storedModel(at: storeURL) {
-                model = stored
-            } else {
-                model = try ManagedObjectModel(entities: [])
+            // Reading the store's model, previewing a migration and opening
+            // it share one snapshot of a store that needs one.
+            (model, coordinator, openingReport) = try StoreFiles.sharingSnapshots {
+                let model: ManagedObjectModel
+                if let modelPath {
+                    model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: modelPath))
+                } else if let storeURL, let stored = try PersistentStoreCoordinator.storedModel(at: storeURL) {
+                    model = stored
+                } else {
+                    if postgresURL == nil, let storeURL, !opening.createsEmptyStore,
+                       PersistentStoreType.forFile(storeURL) != .xml, let reason = try SQLiteStore.emptiness(atPath: storeURL.path) {
+                        throw LocatedError(ShellDiagnostics.cannotOpenStore(storePath, because: reason + ", not a store"), .unknown)
+                    }
+                    model = try ManagedObjectModel(entities: [])
+                }
+                let (coordinator, report) = try StoreOpening.open(storeURL, model: model, modelGiven: modelPath != nil,
+                                                                  options: opening)
+                return (model, coordinator, report)
             }
-            (coordinator, openingReport) = try StoreOpening.open(storeURL, model: model, modelGiven: modelPath != nil, options: opening)
         } catch let error as StoreError where postgresURL != nil {
             // The server's reason (refused, authentication, no such
             // database) after the URL, in one line.
@@ -331,6 +342,8 @@ public final class ShellSession: ShellSessionProtocol {
             try StoreOpening.check(preview, shown: shown, options: opening, readOnly: false,
                                    flags: (".model --migrate", ".model --migrate-dropping-data"))
             if storePath != ":memory:" {
+                // Migrating is writing: the store is opened for it first.
+                try coordinator.openStoresForWriting()
                 report.append(try StoreOpening.backUp(URL(fileURLWithPath: storePath), through: coordinator.store.database))
             }
             report.append("migrated \(shown): " + preview.changes.joined(separator: "; "))

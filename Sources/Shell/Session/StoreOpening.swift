@@ -20,7 +20,13 @@ public typealias StoreLayout = SchemaMapping.Layout
 /// one), then reports what changed; a migration that would drop data needs
 /// `--migrate-dropping-data` too. An earlier version of the store's own
 /// model is refused. A path that does not exist, given without a model, is
-/// an error rather than a new empty file.
+/// an error rather than a new empty file; so is an empty file, or a SQLite
+/// database with no tables, given without one.
+///
+/// Opening writes nothing until a statement writes: with `--read-only` and
+/// `--immutable` nothing ever is, and without them a store whose log or
+/// journal would need recovering is read from a private snapshot until the
+/// first save (see `ReadingMode` in ObjectStore).
 public enum StoreOpening {
     public struct Options: Sendable {
         /// Migrate a store made with another model (`--migrate`).
@@ -100,6 +106,10 @@ public enum StoreOpening {
         storeOptions.migratesAutomatically = migrate
         storeOptions.allowsMigrationDataLoss = migrate && options.migrateDroppingData
         storeOptions.layout = options.layout
+        // A session writes only when told to save: until then a store that
+        // opening read-write would change (a log or journal to recover) is
+        // read as evidence, and opened for writing at the first write.
+        storeOptions.readsUntilWritten = !storeOptions.readOnly
         try coordinator.addPersistentStore(type: .sqlite, at: storeURL, options: storeOptions)
         return (coordinator, report)
     }
