@@ -184,7 +184,7 @@ package final class Database: @unchecked Sendable {
         if rc != SQLITE_OK {
             let message = errorMessage.map { String(cString: $0) } ?? String(cString: sqlite3_errmsg(handle))
             sqlite3_free(errorMessage)
-            throw StoreError(code: rc, message: message, sql: sql)
+            throw failure(rc, message, sql: sql)
         }
     }
 
@@ -307,7 +307,17 @@ package final class Database: @unchecked Sendable {
     }
 
     func error(_ rc: Int32, sql: String?) -> StoreError {
-        StoreError(code: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
+        failure(rc, String(cString: sqlite3_errmsg(handle)), sql: sql)
+    }
+
+    /// SQLite's error, naming the file when the file itself is at fault
+    /// (damaged, not a database, unreadable): "file is not a database"
+    /// alone does not say which file a user gave is meant.
+    private func failure(_ rc: Int32, _ message: String, sql: String?) -> StoreError {
+        let primary = rc & 0xFF
+        let fileAtFault = [SQLITE_CORRUPT, SQLITE_NOTADB, SQLITE_IOERR, SQLITE_CANTOPEN].contains(primary)
+        guard fileAtFault, path != ":memory:", !path.isEmpty else { return StoreError(code: rc, message: message, sql: sql) }
+        return StoreError(code: rc, message: "'\(path)': \(message)", sql: sql)
     }
 }
 
