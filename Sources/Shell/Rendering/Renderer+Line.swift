@@ -16,7 +16,7 @@ extension Renderer {
     func appendLineRecord(names: [String], row: [Cell], to text: inout TextBuffer) {
         for (index, name) in names.enumerated() {
             text += name
-            text += styled(Self.cell(row, index), escaping: false)
+            text += styled(shown(Self.cell(row, index), escaping: false))
             text += "\n"
         }
     }
