@@ -110,6 +110,16 @@ import Testing
         #expect(!text.contains(String(repeating: "é", count: 1001)))
     }
 
+    /// Line mode and a bare value keep newlines and tabs, which lay text
+    /// out, and escape every other control character: a value cannot
+    /// move the cursor, recolour or clear the terminal.
+    @Test func lineModeEscapesControlCharactersButLineBreaks() {
+        let value = "a\u{1B}[31mb\nc\td\re\u{7}\u{9B}"
+        #expect(renderer(.line, limit: 100).render(one(.string(value))) == "v = a\\u{1b}[31mb\nc\td\\re\\u{7}\\u{9b}\n")
+        #expect(renderer(.table, limit: 100).render(scalar: .string(value), label: nil) == "a\\u{1b}[31mb\nc\td\\re\\u{7}\\u{9b}\n")
+        #expect(!renderer(.line, limit: 100).render(one(.string(value))).unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\r" })
+    }
+
     // MARK: - Bounded work
 
     /// A 50 MiB value is shown after looking at no more than the bound's
@@ -117,7 +127,7 @@ import Testing
     @Test func aHugeValueCostsWhatTheBoundCosts() {
         let size = 50 << 20
         let huge = String(repeating: "lorem ipsum ", count: size / 12)
-        let shown = ShownCell(.value(.string(huge)), nullText: "NULL", listLimit: 5, limit: 1000, escaping: true)
+        let shown = ShownCell(.value(.string(huge)), nullText: "NULL", listLimit: 5, limit: 1000, escaping: .all)
         #expect(shown.examined <= 1000 * ShownCell.bytesPerColumn + 64)
         #expect(shown.text.hasSuffix("…(\(WorkProgress.grouped(huge.utf8.count)) bytes)"))
         #expect(shown.width <= 1000 + 30)
@@ -137,7 +147,7 @@ import Testing
             .data(Data(count: 64 << 20)),
         ]
         for (index, value) in shapes.enumerated() {
-            for escaping in [true, false] {
+            for escaping in [ShownCell.Escaping.all, .keepingLines] {
                 let shown = ShownCell(.value(value), nullText: "NULL", listLimit: 5, limit: 100, escaping: escaping)
                 #expect(shown.examined <= 100 * ShownCell.bytesPerColumn + 64, "shape \(index)")
                 #expect(shown.text.utf8.count <= 100 * ShownCell.bytesPerColumn + 100, "shape \(index)")

@@ -1,5 +1,7 @@
 /// sqlite3's `.mode line`: one `name = value` line per column, names
-/// right-aligned, a blank line between rows.
+/// right-aligned, a blank line between rows. A value keeps its newlines
+/// and tabs; other control characters are escaped (`\u{1b}`), and a long
+/// value is cut (see ``ShownCell``).
 ///
 /// ```
 /// FirstName = Ada
@@ -16,7 +18,7 @@ extension Renderer {
     func appendLineRecord(names: [String], row: [Cell], to text: inout TextBuffer) {
         for (index, name) in names.enumerated() {
             text += name
-            text += styled(shown(Self.cell(row, index), escaping: false))
+            text += styled(shown(Self.cell(row, index), escaping: .keepingLines))
             text += "\n"
         }
     }

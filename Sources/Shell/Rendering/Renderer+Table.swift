@@ -59,7 +59,7 @@ extension Renderer {
     /// A row as a table shows it: a cell per column, each on one line
     /// and cut when it is too wide.
     func shownRow(_ row: [Cell], columns: Int) -> [ShownCell] {
-        (0..<columns).map { shown(Self.cell(row, $0), escaping: true) }
+        (0..<columns).map { shown(Self.cell(row, $0), escaping: .all) }
     }
 
     /// The top border and the header.

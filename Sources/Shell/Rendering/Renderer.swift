@@ -39,7 +39,7 @@ public struct Renderer: Sendable {
             switch options.mode {
             case .json: return ValueFormatter.json(scalar) + "\n"
             case .csv: return csvRow([.value(scalar)])
-            case .table, .line: return styled(shown(.value(scalar), escaping: false)) + "\n"
+            case .table, .line: return styled(shown(.value(scalar), escaping: .keepingLines)) + "\n"
             }
         }
         return render(values: [(label: label, value: scalar)])
@@ -94,10 +94,8 @@ public struct Renderer: Sendable {
         index < row.count ? row[index] : .value(.null)
     }
 
-    /// A cell as table and line modes show it (see ``ShownCell``);
-    /// `escaping` asks for control characters to be escaped so the text
-    /// stays on one line.
-    func shown(_ cell: Cell, escaping: Bool) -> ShownCell {
+    /// A cell as table and line modes show it (see ``ShownCell``).
+    func shown(_ cell: Cell, escaping: ShownCell.Escaping) -> ShownCell {
         ShownCell(cell, nullText: options.nullText, listLimit: Self.listLimit, limit: options.maxValueWidth,
                   escaping: escaping)
     }

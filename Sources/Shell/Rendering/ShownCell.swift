@@ -2,9 +2,10 @@ import Foundation
 import Predicates
 
 /// A cell as the human formats show it (a table, its records, line mode):
-/// its text form, on one line when escaping, and cut when it is longer
-/// than ``RenderOptions/maxValueWidth`` columns: the first columns, then
-/// `…` and the value's size.
+/// its text form with control characters escaped (`\u{1b}`: nothing a
+/// file holds can drive the terminal), and cut when it is longer than
+/// ``RenderOptions/maxValueWidth`` columns: the first columns, then `…`
+/// and the value's size.
 ///
 /// ```
 /// Lorem ipsum dolor sit amet, consectetur…(104,857,600 bytes)
@@ -27,9 +28,19 @@ struct ShownCell {
     /// limit, whatever the values' size (the tests check it).
     private(set) var examined = 0
 
+    /// Which control characters are escaped.
+    enum Escaping {
+        /// All of them (`\n`, `\t`, `\u{1b}`), so that the text keeps to
+        /// one line: tables and their records.
+        case all
+        /// All but newline and tab, which lay text out: line mode and a
+        /// bare value.
+        case keepingLines
+    }
+
     /// `cell` as shown, each value (each key of a list) cut at `limit`
-    /// columns; `escaping` puts control characters as `\n`, `\u{1b}`.
-    init(_ cell: Cell, nullText: String, listLimit: Int, limit: Int, escaping: Bool) {
+    /// columns.
+    init(_ cell: Cell, nullText: String, listLimit: Int, limit: Int, escaping: Escaping) {
         var builder = Builder(limit: max(limit, 1), escaping: escaping)
         switch cell {
         case .value(let value):
@@ -59,12 +70,12 @@ struct ShownCell {
 
     private struct Builder {
         let limit: Int
-        let escaping: Bool
+        let escaping: Escaping
         var text = ""
         var width = 0
         var examined = 0
 
-        init(limit: Int, escaping: Bool) {
+        init(limit: Int, escaping: Escaping) {
             self.limit = limit
             self.escaping = escaping
         }
@@ -162,9 +173,14 @@ struct ShownCell {
             let scalars = character.unicodeScalars
             guard scalars.contains(where: isControl) else { return (displayWidth(of: character), nil) }
             // A control character is a cluster of its own (or CR LF).
-            guard escaping else { return (0, nil) }
             var escaped = ""
-            for scalar in scalars { escaped += Self.escape(scalar) }
+            for scalar in scalars {
+                if escaping == .keepingLines, scalar == "\n" || scalar == "\t" {
+                    escaped.unicodeScalars.append(scalar)
+                } else {
+                    escaped += Self.escape(scalar)
+                }
+            }
             return (displayWidth(escaped), escaped)
         }
 
