@@ -197,6 +197,21 @@ import Testing
         #expect(records.last?.last == "x'" + blob.map { String(format: "%02x", $0) }.joined() + "'")
     }
 
+    /// A block ends between characters: text with no escape in it, whose
+    /// characters take 2, 3 and 4 bytes, is cut into blocks at many
+    /// offsets and still reads back whole.
+    @Test func blocksNeverSplitACharacter() throws {
+        for prefix in ["", "a", "ab", "abc"] {
+            let text = prefix + String(repeating: "日本é🇯🇵", count: 30_000)
+            let json = written(.json, ["t"], [.string(text)])
+            #expect(json.longest < json.text.utf8.count)
+            let parsed = try JSONSerialization.jsonObject(with: Data(json.text.utf8)) as? [[String: String]]
+            #expect(parsed?.first?["t"] == text)
+            let csv = written(.csv, ["t"], [.string(text + ",")])
+            #expect(Self.parseCSV(csv.text).last == [text + ","])
+        }
+    }
+
     @Test func base64InBlocksIsTheWholeEncoding() {
         for count in [0, 1, 2, 3, 4, 49_151, 49_152, 49_153, 200_000] {
             let data = Data((0..<count).map { UInt8(truncatingIfNeeded: $0 * 31) })

@@ -53,11 +53,19 @@ struct TextBuffer {
     }
 
     /// Hands the text so far to ``spill``, if there is one and a block
-    /// of text is here.
+    /// of text is here: up to its last whole character, the rest of a
+    /// character cut by the block's end (three bytes at most) staying for
+    /// the next block.
     mutating func spillIfFull() {
         guard bytes.count >= Self.spillSize, let spill else { return }
-        spill(string)
-        bytes.removeAll(keepingCapacity: true)
+        // The last character's first byte: not 10xxxxxx.
+        var start = bytes.count - 1
+        while start > bytes.count - 4, bytes[start] & 0xC0 == 0x80 { start -= 1 }
+        let lead = bytes[start]
+        let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
+        let end = start + length > bytes.count ? start : bytes.count
+        spill(String(decoding: bytes[..<end], as: UTF8.self))
+        bytes.removeSubrange(..<end)
     }
 
     /// An integer in decimal, without making a string of it.
