@@ -18,7 +18,15 @@ extension Renderer {
     func appendLineRecord(names: [String], row: [Cell], to text: inout TextBuffer) {
         for (index, name) in names.enumerated() {
             text += name
-            text += styled(shown(Self.cell(row, index), escaping: .keepingLines))
+            switch Self.cell(row, index) {
+            // Most values need no cut, no escape and no colour.
+            case .value(.string(let string)) where ShownCell.isShownWhole(string, limit: options.maxValueWidth):
+                text += string
+            case .value(let value) where !options.color && ShownCell.isPlain(value):
+                ValueFormatter.append(value, nullText: options.nullText, to: &text)
+            case let cell:
+                text += styled(shown(cell, escaping: .keepingLines))
+            }
             text += "\n"
         }
     }

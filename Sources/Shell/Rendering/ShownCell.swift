@@ -43,6 +43,12 @@ struct ShownCell {
     init(_ cell: Cell, nullText: String, listLimit: Int, limit: Int, escaping: Escaping) {
         var builder = Builder(limit: max(limit, 1), escaping: escaping)
         switch cell {
+        case .value(let value) where Self.isPlain(value):
+            // ASCII, a column a byte.
+            text = ValueFormatter.text(value, nullText: nullText)
+            width = text.utf8.count
+            isNumeric = ValueFormatter.isNumeric(value)
+            return
         case .value(let value):
             isNull = value.isNull
             isNumeric = ValueFormatter.isNumeric(value)
@@ -60,6 +66,21 @@ struct ShownCell {
             builder.appendASCII("]")
         }
         (text, width, examined) = (builder.text, builder.width, builder.examined)
+    }
+
+    /// Whether `string` is shown as it is: no longer than `limit` bytes
+    /// (so no wider than `limit` columns) and with no control character.
+    static func isShownWhole(_ string: String, limit: Int) -> Bool {
+        string.utf8.count <= limit && !Builder.hasControl(string.utf8)
+    }
+
+    /// Whether a value's text form is always short and free of control
+    /// characters: numbers, booleans, dates, UUIDs.
+    static func isPlain(_ value: Value) -> Bool {
+        switch value {
+        case .bool, .int, .double, .decimal, .date, .uuid: return true
+        case .null, .string, .data, .url: return false
+        }
     }
 
     /// How many bytes of a value are looked at, at most, per column of
@@ -130,10 +151,12 @@ struct ShownCell {
         /// bounded too); false when not all of them did.
         private mutating func appendCharacters(of string: String) -> Bool {
             let utf8 = string.utf8
-            // Short printable ASCII, the common case, is shown as it is.
-            if utf8.count <= limit, utf8.allSatisfy({ $0 >= 0x20 && $0 < 0x7F }) {
+            // Text of no more bytes than the bound fits it (a character
+            // of two columns takes three bytes or more): with no control
+            // character in it, the common case, it is shown as it is.
+            if ShownCell.isShownWhole(string, limit: limit) {
                 text += string
-                width += utf8.count
+                width += displayWidth(string)
                 examined += utf8.count
                 return true
             }
@@ -165,6 +188,17 @@ struct ShownCell {
                 index = next
             }
             return !truncated
+        }
+
+        /// Whether UTF-8 text holds a C0 or C1 control character (C1 is
+        /// C2 80 to C2 9F).
+        static func hasControl(_ utf8: String.UTF8View) -> Bool {
+            var afterC2 = false
+            for byte in utf8 {
+                if byte < 0x20 || byte == 0x7F || (afterC2 && byte < 0xA0) { return true }
+                afterC2 = byte == 0xC2
+            }
+            return false
         }
 
         /// A character's width, and its escaped form when it is a control
