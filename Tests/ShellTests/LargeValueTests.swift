@@ -120,6 +120,20 @@ import Testing
         #expect(!renderer(.line, limit: 100).render(one(.string(value))).unicodeScalars.contains { $0 == "\u{1B}" || $0 == "\r" })
     }
 
+    /// `let x = …` says what `x` holds on one line, a big value cut and
+    /// its control characters escaped, as a table shows it.
+    @Test func aLetBindingDescribesABigValueCut() throws {
+        let shell = try ShellHarness()
+        let long = String(repeating: "ab\\u001b", count: 2_000)
+        let result = shell.run("let x = \"\(long)\"")
+        #expect(result.ok, "\(result.errors)")
+        let said = result.text + result.errors
+        #expect(said.hasPrefix("x = ab\\u{1b}ab\\u{1b}"))
+        #expect(said.hasSuffix("…(6,000 bytes)\n"))
+        #expect(!said.unicodeScalars.contains("\u{1B}"))
+        #expect(said.utf8.count < 1_100)
+    }
+
     // MARK: - Bounded work
 
     /// A 50 MiB value is shown after looking at no more than the bound's
