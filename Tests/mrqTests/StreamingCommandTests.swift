@@ -28,6 +28,36 @@ enum BigStore {
     }
 }
 
+/// A store of one Note with a big text and a big blob (issue 30, class 6),
+/// its model written by the test.
+enum BigValueStore {
+    static let model = """
+        <?xml version="1.0" encoding="UTF-8" standalone="yes"?>
+        <model type="com.apple.IDECoreDataModeler.DataModel" documentVersion="1.0">
+            <entity name="Note" representedClassName="Note">
+                <attribute name="title" optional="YES" attributeType="String"/>
+                <attribute name="body" optional="YES" attributeType="String"/>
+                <attribute name="blob" optional="YES" attributeType="Binary"/>
+            </entity>
+        </model>
+        """
+
+    /// The folder holding `Big.xcdatamodel` and `big.sqlite`; the store
+    /// holds `body` and `blob` in one row.
+    static func make(body: String, blob: Data) throws -> (folder: String, model: String, store: String) {
+        let folder = NSTemporaryDirectory() + "mrq-bigvalue-\(UUID().uuidString)"
+        let modelFolder = folder + "/Big.xcdatamodel"
+        try FileManager.default.createDirectory(atPath: modelFolder, withIntermediateDirectories: true)
+        try model.write(toFile: modelFolder + "/contents", atomically: true, encoding: .utf8)
+        let store = folder + "/big.sqlite"
+        let made = try MRQBinary.run(["--model", modelFolder, "--store", store, "-c", "insert Note { title: \"big\" }", "-c", "save"])
+        #expect(made.status == 0, "\(made.stderr)")
+        let database = try Database(path: store)
+        try database.execute("UPDATE Note SET body = ?, blob = ?", [.string(body), .data(blob)])
+        return (folder, modelFolder, store)
+    }
+}
+
 /// Results streamed to standard output, a pipe and `.output` devices,
 /// through the built binary.
 @Suite(.enabled(if: MRQBinary.isBuilt, MRQBinary.notBuilt))
@@ -73,6 +103,37 @@ struct StreamingCommandTests {
             let result = try MRQBinary.run(["--model", BigStore.model, "--store", store, "--format", format, "-c", "Person"])
             #expect(result.status == 0)
             #expect(result.stdout.split(separator: "\n", omittingEmptySubsequences: false).count - 1 == lines, "\(format)")
+        }
+    }
+
+    /// A value of megabytes: whole in JSON and CSV (parsed back), cut in a
+    /// table and in line mode, where the output stays a few kilobytes.
+    @Test func aBigValueIsWholeInJSONAndCSVAndCutInATable() throws {
+        var body = String(repeating: "lorem ipsum \"dolor\", ", count: 400_000)
+        body += "\n\u{1B}[31mé"
+        #expect(body.utf8.count == 8_400_008)
+        let blob = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
+        let (folder, model, store) = try BigValueStore.make(body: body, blob: blob)
+        defer { try? FileManager.default.removeItem(atPath: folder) }
+        func run(_ format: String) throws -> String {
+            let result = try MRQBinary.run(["--model", model, "--store", store, "--format", format, "-c", "Note"])
+            #expect(result.status == 0, "\(format): \(result.stderr)")
+            return result.stdout
+        }
+        let json = try JSONSerialization.jsonObject(with: Data(try run("json").utf8)) as? [[String: Any]]
+        #expect(json?.first?["body"] as? String == body)
+        #expect((json?.first?["blob"] as? String).flatMap { Data(base64Encoded: $0) } == blob)
+        let csv = try run("csv")
+        #expect(csv.hasPrefix("title,body,blob\nbig,\"lorem ipsum \"\"dolor\"\", "))
+        func hex(_ bytes: Data) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
+        #expect(csv.contains("\n\u{1B}[31mé\",x'" + hex(blob.prefix(4))))
+        #expect(csv.hasSuffix(hex(blob.suffix(4)) + "'\n"))
+        #expect(csv.utf8.count == "title,body,blob\nbig,\"\",x''\n".utf8.count + body.utf8.count + 400_000 * 2 + 2 * blob.count)
+        for format in ["table", "line"] {
+            let text = try run(format)
+            #expect(text.utf8.count < 40_000, "\(format)")
+            #expect(text.contains("…(8,400,008 bytes)"), "\(format)")
+            #expect(text.contains("…(3,000,000 bytes)"), "\(format)")
         }
     }
 }

@@ -4,7 +4,7 @@ import Foundation
 // own process (so its peak RSS is its own), several times; the table shows
 // medians as ratios to the raw SQLite C baseline measured in the same run.
 //
-//   mrq-bench [--smoke] [--only insert,fetch,csv,json,first,...,pg-insert,pg-fetch,pg-filter,pg-import,pg-writers]
+//   mrq-bench [--smoke] [--only insert,fetch,csv,json,first,...,pg-insert,pg-fetch,pg-filter,pg-import,pg-writers,bigvalue]
 //   mrq-bench --child WORKLOAD IMPL RUNS SCALE WORKDIR     (internal)
 
 typealias Implementation = (Scale, Fixtures, Int) throws -> Measurement
@@ -61,6 +61,10 @@ let implementations: [String: Implementation] = [
     "pg-import/mrq": { try PGWorkloads.importMRQ($0, $1, runs: $2) },
     "pg-writers/c": { try PGWorkloads.writersC($0, $1, runs: $2) },
     "pg-writers/mrq": { try PGWorkloads.writersMRQ($0, $1, runs: $2) },
+    "bigvalue/table": { try BigValueWorkloads.print(format: "table", $0, $1, runs: $2) },
+    "bigvalue/line": { try BigValueWorkloads.print(format: "line", $0, $1, runs: $2) },
+    "bigvalue/csv": { try BigValueWorkloads.print(format: "csv", $0, $1, runs: $2) },
+    "bigvalue/json": { try BigValueWorkloads.print(format: "json", $0, $1, runs: $2) },
 ]
 
 enum Target {
@@ -139,6 +143,14 @@ let rows: [Row] = [
     Row(workload: "t. pg import", key: "pg-import/mrq", label: "mrq Importer + save", runs: 5, target: .ratio(3), compare: false),
     Row(workload: "u. pg writers", key: "pg-writers/c", label: "libpq C, 8 threads (baseline)", runs: 3, target: .none, compare: false),
     Row(workload: "u. pg writers", key: "pg-writers/mrq", label: "mrq, 8 coordinators", runs: 3, target: .none, compare: false),
+    Row(workload: "v. big value out", key: "bigvalue/table", label: "mrq, a 100 MiB text and blob, table", runs: 3,
+        target: .megabytes(64 + BigValueWorkloads.limit * 100), compare: false),
+    Row(workload: "v. big value out", key: "bigvalue/line", label: "line", runs: 3,
+        target: .megabytes(64 + BigValueWorkloads.limit * 100), compare: false),
+    Row(workload: "v. big value out", key: "bigvalue/csv", label: "csv", runs: 3,
+        target: .megabytes(64 + BigValueWorkloads.limit * 100), compare: false),
+    Row(workload: "v. big value out", key: "bigvalue/json", label: "json", runs: 3,
+        target: .megabytes(64 + BigValueWorkloads.limit * 100), compare: false),
 ]
 
 /// Issue 19's target for 8 tasks, besides at most 4× one task's time in

@@ -31,6 +31,11 @@ public struct RenderOptions: Sendable, Hashable {
     /// What table and line modes print for `NULL`. CSV always prints an
     /// empty field, JSON prints `null`.
     public var nullText: String
+    /// The most terminal columns a value takes in table and line modes
+    /// (and in a table's records); a longer value shows its first
+    /// columns, then `…` and its size: `Lorem ipsum…(104,857,600 bytes)`.
+    /// JSON and CSV always give every byte.
+    public var maxValueWidth: Int
 
     public init(
         mode: OutputMode = .table,
@@ -38,7 +43,8 @@ public struct RenderOptions: Sendable, Hashable {
         color: Bool = false,
         terminalWidth: Int? = nil,
         terminalHeight: Int? = nil,
-        nullText: String = "NULL"
+        nullText: String = "NULL",
+        maxValueWidth: Int = RenderOptions.defaultMaxValueWidth
     ) {
         self.mode = mode
         self.headers = headers
@@ -46,5 +52,12 @@ public struct RenderOptions: Sendable, Hashable {
         self.terminalWidth = terminalWidth
         self.terminalHeight = terminalHeight
         self.nullText = nullText
+        self.maxValueWidth = maxValueWidth
     }
+
+    /// A thousand columns: a dozen lines of a wide terminal, enough to
+    /// tell one long text from another, the length sqlite3's own example
+    /// of value limits uses (`.mode table -limits 10,1000`); and a table
+    /// whose widest value is this wide is still one a terminal can draw.
+    public static let defaultMaxValueWidth = 1000
 }

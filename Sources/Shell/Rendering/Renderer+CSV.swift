@@ -35,14 +35,25 @@ extension Renderer {
         return field.string
     }
 
+    /// Appends a field, quoted when it needs to be, a block at a time
+    /// (see ``TextBuffer/spill``): a long field is written out as it is
+    /// quoted, never copied whole.
     static func appendCSVField(_ field: String, to text: inout TextBuffer) {
-        let needsQuotes = field.isEmpty || field.utf8.contains {
-            $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r")
+        var field = field
+        field.withUTF8 { utf8 in
+            let needsQuotes = utf8.isEmpty || utf8.contains {
+                $0 == UInt8(ascii: ",") || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\n") || $0 == UInt8(ascii: "\r")
+            }
+            guard needsQuotes else { return text.append(chunked: utf8) }
+            text.append(ascii: UInt8(ascii: "\""))
+            var run = 0
+            for index in utf8.indices where utf8[index] == UInt8(ascii: "\"") {
+                // The quote ends this run, and starts the next: doubled.
+                text.append(chunked: UnsafeBufferPointer(rebasing: utf8[run...index]))
+                run = index
+            }
+            text.append(chunked: UnsafeBufferPointer(rebasing: utf8[run...]))
+            text.append(ascii: UInt8(ascii: "\""))
         }
-        guard needsQuotes else {
-            text += field
-            return
-        }
-        text += "\"" + field.replacingOccurrences(of: "\"", with: "\"\"") + "\""
     }
 }

@@ -1,5 +1,7 @@
 /// sqlite3's `.mode line`: one `name = value` line per column, names
-/// right-aligned, a blank line between rows.
+/// right-aligned, a blank line between rows. A value keeps its newlines
+/// and tabs; other control characters are escaped (`\u{1b}`), and a long
+/// value is cut (see ``ShownCell``).
 ///
 /// ```
 /// FirstName = Ada
@@ -16,7 +18,15 @@ extension Renderer {
     func appendLineRecord(names: [String], row: [Cell], to text: inout TextBuffer) {
         for (index, name) in names.enumerated() {
             text += name
-            text += styled(Self.cell(row, index), escaping: false)
+            switch Self.cell(row, index) {
+            // Most values need no cut, no escape and no colour.
+            case .value(.string(let string)) where ShownCell.isShownWhole(string, limit: options.maxValueWidth):
+                text += string
+            case .value(let value) where !options.color && ShownCell.isPlain(value):
+                ValueFormatter.append(value, nullText: options.nullText, to: &text)
+            case let cell:
+                text += styled(shown(cell, escaping: .keepingLines))
+            }
             text += "\n"
         }
     }

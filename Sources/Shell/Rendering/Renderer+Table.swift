@@ -12,8 +12,10 @@
 /// A table is laid out from its first rows (``RowWriter/pageSize`` of
 /// them): the column widths, which headers are right-aligned, and whether
 /// it fits the terminal at all. Later rows keep that layout; a later value
-/// wider than its column is shown whole, pushing that row's border out,
-/// rather than cut: the table never hides part of a value.
+/// wider than its column pushes that row's border out rather than being
+/// cut to the column. Only a value wider than
+/// ``RenderOptions/maxValueWidth`` is cut, in every row (see
+/// ``ShownCell``), so that no value makes a table of a million columns.
 extension Renderer {
     struct TableLayout {
         /// Display width of each column.
@@ -31,22 +33,21 @@ extension Renderer {
     }
 
     /// The layout that fits `columns` and the first `page` of rows.
-    func tableLayout(columns: [String], page: [[Cell]]) -> TableLayout {
+    func tableLayout(columns: [String], page: [[ShownCell]]) -> TableLayout {
         let names = columns.map(Self.escapeControls)
         var widths = names.map { options.headers ? displayWidth($0) : 0 }
         var valueWidth = 0
         for row in page {
-            for index in names.indices {
-                let width = displayWidth(cellText(Self.cell(row, index)))
-                widths[index] = max(widths[index], width)
-                valueWidth = max(valueWidth, width)
+            for (index, cell) in row.enumerated() where index < widths.count {
+                widths[index] = max(widths[index], cell.width)
+                valueWidth = max(valueWidth, cell.width)
             }
         }
         let totalWidth = widths.reduce(0, +) + 3 * names.count + 1
         let vertical = !names.isEmpty && !page.isEmpty && options.terminalWidth.map { totalWidth > $0 } == true
         let numericColumns = names.indices.map { index in
-            let cells = page.map { Self.cell($0, index) }.filter { !ValueFormatter.isNull($0) }
-            return !cells.isEmpty && cells.allSatisfy(ValueFormatter.isNumeric)
+            let cells = page.compactMap { index < $0.count ? $0[index] : nil }.filter { !$0.isNull }
+            return !cells.isEmpty && cells.allSatisfy(\.isNumeric)
         }
         let nameWidth = names.map { displayWidth($0) }.max() ?? 0
         var ruleWidth = nameWidth + 3 + valueWidth
@@ -55,9 +56,10 @@ extension Renderer {
                            ruleWidth: ruleWidth)
     }
 
-    /// A cell as a table shows it: on one line, `NULL` as `nullText`.
-    func cellText(_ cell: Cell) -> String {
-        Self.escapeControls(ValueFormatter.text(cell, nullText: options.nullText, listLimit: Self.listLimit))
+    /// A row as a table shows it: a cell per column, each on one line
+    /// and cut when it is too wide.
+    func shownRow(_ row: [Cell], columns: Int) -> [ShownCell] {
+        (0..<columns).map { shown(Self.cell(row, $0), escaping: .all) }
     }
 
     /// The top border and the header.
@@ -76,7 +78,7 @@ extension Renderer {
     }
 
     /// Row `number` (from 1): a line of the table, or a record.
-    func appendTableRow(_ row: [Cell], number: Int, layout: TableLayout, to text: inout TextBuffer) {
+    func appendTableRow(_ row: [ShownCell], number: Int, layout: TableLayout, to text: inout TextBuffer) {
         guard !layout.names.isEmpty else { return }
         if layout.vertical {
             let title = "-[ RECORD \(number) ]"
@@ -84,16 +86,15 @@ extension Renderer {
             let nameWidth = layout.names.map { displayWidth($0) }.max() ?? 0
             for (index, name) in layout.names.enumerated() {
                 text += pad(styledHeader(name), width: displayWidth(name), to: nameWidth, right: false)
-                text += " | " + styled(Self.cell(row, index), escaping: true) + "\n"
+                text += " | " + (index < row.count ? styled(row[index]) : "") + "\n"
             }
             return
         }
         text += "│ "
         for index in layout.names.indices {
             if index > 0 { text += " │ " }
-            let cell = Self.cell(row, index)
-            text += pad(styled(cell, escaping: true), width: displayWidth(cellText(cell)), to: layout.widths[index],
-                        right: ValueFormatter.isNumeric(cell))
+            guard index < row.count else { continue }
+            text += pad(styled(row[index]), width: row[index].width, to: layout.widths[index], right: row[index].isNumeric)
         }
         text += " │\n"
     }

@@ -39,7 +39,7 @@ public struct Renderer: Sendable {
             switch options.mode {
             case .json: return ValueFormatter.json(scalar) + "\n"
             case .csv: return csvRow([.value(scalar)])
-            case .table, .line: return styled(.value(scalar), escaping: false) + "\n"
+            case .table, .line: return styled(shown(.value(scalar), escaping: .keepingLines)) + "\n"
             }
         }
         return render(values: [(label: label, value: scalar)])
@@ -94,15 +94,18 @@ public struct Renderer: Sendable {
         index < row.count ? row[index] : .value(.null)
     }
 
-    /// A cell's text with its colour, if colour is on. `escaping` asks for
-    /// control characters to be escaped so the text stays on one line.
-    func styled(_ cell: Cell, escaping escapeControls: Bool) -> String {
-        var text = ValueFormatter.text(cell, nullText: options.nullText, listLimit: Self.listLimit)
-        if escapeControls { text = Self.escapeControls(text) }
-        guard options.color else { return text }
-        if ValueFormatter.isNull(cell) { return ANSI.dim + text + ANSI.reset }
-        if ValueFormatter.isNumeric(cell) { return ANSI.number + text + ANSI.reset }
-        return text
+    /// A cell as table and line modes show it (see ``ShownCell``).
+    func shown(_ cell: Cell, escaping: ShownCell.Escaping) -> ShownCell {
+        ShownCell(cell, nullText: options.nullText, listLimit: Self.listLimit, limit: options.maxValueWidth,
+                  escaping: escaping)
+    }
+
+    /// A shown cell's text with its colour, if colour is on.
+    func styled(_ cell: ShownCell) -> String {
+        guard options.color else { return cell.text }
+        if cell.isNull { return ANSI.dim + cell.text + ANSI.reset }
+        if cell.isNumeric { return ANSI.number + cell.text + ANSI.reset }
+        return cell.text
     }
 
     func styledHeader(_ name: String) -> String {

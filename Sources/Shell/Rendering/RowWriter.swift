@@ -11,7 +11,10 @@
 ///
 /// Rows are rendered as they are added and handed to `write` in blocks of
 /// about 8 KB (a call per row would cost more than the row), and at
-/// ``flush()`` and ``finish()``. A table first holds ``pageSize`` rows,
+/// ``flush()`` and ``finish()``; a long value in JSON or CSV is handed on
+/// in blocks of about 64 KB while it is escaped or encoded, so that a
+/// value of a gigabyte is never held a second time, and tables and line
+/// mode cut it (see ``ShownCell``). A table first holds ``pageSize`` rows,
 /// lays itself out from them (see ``Renderer/TableLayout``), then renders
 /// each later row as it comes. Nothing is written before the first row
 /// or ``finish()``, so a statement that fails before its first row
@@ -26,7 +29,9 @@ public final class RowWriter {
     private let write: (String) -> Void
     /// The rows added so far.
     public private(set) var count = 0
-    private var page: [[Cell]] = []
+    /// A table's first rows as they will be shown (cut, so a page of huge
+    /// values is not held).
+    private var page: [[ShownCell]] = []
     private var layout: Renderer.TableLayout?
     /// Per-column prefixes made once: JSON keys or `name = ` lines.
     private var prefixes: [String] = []
@@ -45,6 +50,8 @@ public final class RowWriter {
         renderer = Renderer(options: options)
         self.footer = footer
         self.write = write
+        // A long value goes out as it is written, a block at a time.
+        text.spill = write
         switch options.mode {
         case .json: prefixes = Renderer.jsonKeys(columns, indent: "  ")
         case .line: prefixes = renderer.lineNames(columns)
@@ -66,10 +73,11 @@ public final class RowWriter {
             if count > 0 { text += "\n" }
             renderer.appendLineRecord(names: prefixes, row: row, to: &text)
         case .table:
+            let shown = renderer.shownRow(row, columns: columns.count)
             if let layout {
-                renderer.appendTableRow(row, number: count + 1, layout: layout, to: &text)
+                renderer.appendTableRow(shown, number: count + 1, layout: layout, to: &text)
             } else {
-                page.append(row)
+                page.append(shown)
                 if page.count == Self.pageSize { layOut() }
             }
         }

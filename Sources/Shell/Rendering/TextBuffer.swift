@@ -8,8 +8,18 @@
 /// text.appendDecimal(36)
 /// print(text.string)   // age = 36
 /// ```
+///
+/// A buffer with a ``spill`` hands its text on in blocks while a long
+/// value is appended (see ``append(chunked:)``), so that a value of a
+/// gigabyte is written out as it is escaped or encoded instead of being
+/// held here whole.
 struct TextBuffer {
     private(set) var bytes: [UInt8] = []
+    /// Where the text goes, in blocks of about ``spillSize`` bytes, while
+    /// a long value is appended; nil keeps all of it here.
+    var spill: ((String) -> Void)?
+    /// The block ``spillIfFull()`` hands on.
+    static let spillSize = 64 * 1024
 
     var count: Int { bytes.count }
     var isEmpty: Bool { bytes.isEmpty }
@@ -28,6 +38,34 @@ struct TextBuffer {
 
     mutating func append(ascii byte: UInt8) {
         bytes.append(byte)
+    }
+
+    /// Appends UTF-8 text a block at a time, handing each block to
+    /// ``spill``: what long values are appended with.
+    mutating func append(chunked text: UnsafeBufferPointer<UInt8>) {
+        var start = 0
+        while start < text.count {
+            let end = min(text.count, start + Self.spillSize)
+            bytes.append(contentsOf: UnsafeBufferPointer(rebasing: text[start..<end]))
+            spillIfFull()
+            start = end
+        }
+    }
+
+    /// Hands the text so far to ``spill``, if there is one and a block
+    /// of text is here: up to its last whole character, the rest of a
+    /// character cut by the block's end (three bytes at most) staying for
+    /// the next block.
+    mutating func spillIfFull() {
+        guard bytes.count >= Self.spillSize, let spill else { return }
+        // The last character's first byte: not 10xxxxxx.
+        var start = bytes.count - 1
+        while start > bytes.count - 4, bytes[start] & 0xC0 == 0x80 { start -= 1 }
+        let lead = bytes[start]
+        let length = lead >= 0xF0 ? 4 : lead >= 0xE0 ? 3 : lead >= 0xC0 ? 2 : 1
+        let end = start + length > bytes.count ? start : bytes.count
+        spill(String(decoding: bytes[..<end], as: UTF8.self))
+        bytes.removeSubrange(..<end)
     }
 
     /// An integer in decimal, without making a string of it.

@@ -133,7 +133,10 @@ enum ValueFormatter {
             text += "\""
             appendDate(date, iso: true, to: &text)
             text += "\""
-        case .data(let data): appendJSONString(data.base64EncodedString(), to: &text)
+        case .data(let data):
+            text += "\""
+            appendBase64(data, to: &text)
+            text += "\""
         case .uuid(let uuid): appendJSONString(uuid.uuidString, to: &text)
         case .url(let url): appendJSONString(url.absoluteString, to: &text)
         }
@@ -147,31 +150,55 @@ enum ValueFormatter {
         return text.string
     }
 
-    /// Appends a JSON string literal. Most strings need no escape and are
-    /// appended whole.
+    /// Appends a JSON string literal: the runs that need no escape are
+    /// appended whole, a block at a time (see ``TextBuffer/spill``), so a
+    /// long string is written out as it is escaped, never copied whole.
     static func appendJSONString(_ string: String, to text: inout TextBuffer) {
         text.append(ascii: UInt8(ascii: "\""))
-        defer { text.append(ascii: UInt8(ascii: "\"")) }
-        guard string.utf8.contains(where: { $0 < 0x20 || $0 == UInt8(ascii: "\"") || $0 == UInt8(ascii: "\\") }) else {
-            text += string
-            return
-        }
-        for byte in string.utf8 {
-            switch byte {
-            case UInt8(ascii: "\""): text += "\\\""
-            case UInt8(ascii: "\\"): text += "\\\\"
-            case UInt8(ascii: "\n"): text += "\\n"
-            case UInt8(ascii: "\r"): text += "\\r"
-            case UInt8(ascii: "\t"): text += "\\t"
-            case 0x08: text += "\\b"
-            case 0x0C: text += "\\f"
-            case 0..<0x20:
-                text += "\\u00"
-                appendHex(byte, to: &text)
-            default:
+        var string = string
+        string.withUTF8 { utf8 in
+            var run = 0
+            for index in utf8.indices {
+                let byte = utf8[index]
                 // Every byte of a multi-byte character is 0x80 or above.
-                text.append(ascii: byte)
+                guard byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") else { continue }
+                text.append(chunked: UnsafeBufferPointer(rebasing: utf8[run..<index]))
+                appendJSONEscape(byte, to: &text)
+                text.spillIfFull()
+                run = index + 1
             }
+            text.append(chunked: UnsafeBufferPointer(rebasing: utf8[run...]))
+        }
+        text.append(ascii: UInt8(ascii: "\""))
+    }
+
+    private static func appendJSONEscape(_ byte: UInt8, to text: inout TextBuffer) {
+        switch byte {
+        case UInt8(ascii: "\""): text += "\\\""
+        case UInt8(ascii: "\\"): text += "\\\\"
+        case UInt8(ascii: "\n"): text += "\\n"
+        case UInt8(ascii: "\r"): text += "\\r"
+        case UInt8(ascii: "\t"): text += "\\t"
+        case 0x08: text += "\\b"
+        case 0x0C: text += "\\f"
+        default:
+            text += "\\u00"
+            appendHex(byte, to: &text)
+        }
+    }
+
+    /// Appends `data` in base64 (a JSON string's content), a block at a
+    /// time: never the whole encoding at once, which for a blob of a
+    /// gigabyte is 1.3 GB more.
+    static func appendBase64(_ data: Data, to text: inout TextBuffer) {
+        // A multiple of 3 bytes encodes alone, without padding.
+        let block = 3 * 16 * 1024
+        var start = data.startIndex
+        while start < data.endIndex {
+            let end = data.index(start, offsetBy: block, limitedBy: data.endIndex) ?? data.endIndex
+            text += data[start..<end].base64EncodedString()
+            text.spillIfFull()
+            start = end
         }
     }
 
@@ -242,13 +269,34 @@ enum ValueFormatter {
 
     // MARK: Bytes
 
-    private static func appendHex(_ data: Data, to text: inout TextBuffer) {
-        for byte in data { appendHex(byte, to: &text) }
+    /// Appends `data` in hexadecimal, a block at a time.
+    static func appendHex(_ data: Data, to text: inout TextBuffer) {
+        let block = 32 * 1024
+        data.withUnsafeBytes { raw in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            hexDigits.withUTF8Buffer { hex in
+                withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 2 * block) { digits in
+                    var start = 0
+                    while start < bytes.count {
+                        let end = min(bytes.count, start + block)
+                        var out = 0
+                        for index in start..<end {
+                            digits[out] = hex[Int(bytes[index] >> 4)]
+                            digits[out + 1] = hex[Int(bytes[index] & 0xF)]
+                            out += 2
+                        }
+                        text.append(chunked: UnsafeBufferPointer(rebasing: digits[0..<out]))
+                        start = end
+                    }
+                }
+            }
+        }
     }
 
+    private static let hexDigits: StaticString = "0123456789abcdef"
+
     private static func appendHex(_ byte: UInt8, to text: inout TextBuffer) {
-        let digits: StaticString = "0123456789abcdef"
-        digits.withUTF8Buffer { digits in
+        hexDigits.withUTF8Buffer { digits in
             text.append(ascii: digits[Int(byte >> 4)])
             text.append(ascii: digits[Int(byte & 0xF)])
         }

@@ -367,7 +367,11 @@ extension ShellSession {
 
     func describe(_ variable: Variable) -> String {
         switch variable {
-        case .value(let v): return ValueFormatter.text(v, nullText: "nil")
+        case .value(let v):
+            // On one line and cut, as a table shows it: the value may be a
+            // file's.
+            return ShownCell(.value(v), nullText: "nil", listLimit: Renderer.listLimit,
+                             limit: renderOptions.maxValueWidth, escaping: .all).text
         case .objects(let objects, let entity, _): return Self.count(objects.count, entity.name)
         }
     }

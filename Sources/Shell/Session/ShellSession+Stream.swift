@@ -96,9 +96,11 @@ extension ShellSession {
                 var cells: [Cell] = []
                 cells.reserveCapacity(plan.cells.count)
                 try context.fetchRows(request) { row in
-                    cells.removeAll(keepingCapacity: true)
                     for cell in plan.cells { cells.append(cell.value(in: row)) }
                     try stream.add(cells)
+                    // Let go of the values before the next row is read: a
+                    // big one would otherwise be held while the next is.
+                    cells.removeAll(keepingCapacity: true)
                 }
             }
             return
