@@ -84,6 +84,24 @@ import Testing
                 == "row \(pk) of ZNOTE, \(entityColumn) (the entity of Note.account) is 4, the number of Folder, which is not Account or an entity below it")
     }
 
+    /// Found by the property test below: the entity column of Async's
+    /// account says localAccount, the account's row says IMAPAccount,
+    /// which has fewer attributes. The fault read the row's values into
+    /// the object's slots and crashed on the last one; now the row reads
+    /// as gone, as a dangling key's does.
+    @Test func aToOneEntityColumnNamingASiblingReadsAsGone() throws {
+        let model = try CoreDataLayoutTests.model()
+        let note = try #require(model.entity(named: "Note"))
+        let entityColumn = try #require(SchemaMapping(model: model, layout: .coreData).toOne("account", of: note)?.entity)
+        // 3 is localAccount's number.
+        let url = try Self.store(["UPDATE ZNOTE SET \(entityColumn) = 3 WHERE ZTITLE = 'Async'"])
+        let context = try Self.context(url)
+        let async = try #require(try context.fetch(FetchRequest(entityName: "Note")).first { $0["title"] == .string("Async") })
+        let account = try #require(async.object(forKey: "account"))
+        #expect(account.entity.name == "localAccount")
+        #expect(account.entity.attributes.map { account[$0.name] } == [.null, .null, .null, .null])
+    }
+
     @Test(arguments: [("'abc'", "'abc'"), ("-3", "-3"), ("2.5", "2.5"), ("X'00'", "1 byte of data")])
     func aToOneKeyThatIsNotAKeyIsAnError(value: String, shown: String) throws {
         let url = try Self.store(["UPDATE ZNOTE SET ZFOLDER = \(value) WHERE ZTITLE = 'Soup'"])
