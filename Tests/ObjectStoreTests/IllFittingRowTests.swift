@@ -3,6 +3,8 @@ import Predicates
 import Testing
 
 @testable import ObjectStore
+@testable import ObjectStorePostgres
+import PostgresTestServer
 
 /// Issue 30, class 4: rows of a Core Data store that do not fit its model.
 /// An entity column naming an entity of another hierarchy (the crash
@@ -203,6 +205,43 @@ import Testing
         var sorted = FetchRequest(entityName: "Note", predicate: try Predicate(format: "edited > %@", .date(Date(timeIntervalSinceReferenceDate: 0))))
         sorted.sortDescriptors = try SortSpec.parse("title,pinned:NO")
         _ = try context.fetch(sorted)
+    }
+
+    /// PostgreSQL's store checks the entity column the same way: a person
+    /// row whose entity column holds Tag's number, and a person whose
+    /// department's key is negative.
+    @Test func anEntityColumnNamingAnotherHierarchyIsAnErrorOnPostgreSQL() throws {
+        let url = try PostgresServer.shared().createDatabase()
+        let model = try TestModels.people()
+        do {
+            let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try PostgresStoreTests.coordinator(model, url: url))
+            let department = context.insertObject(forEntityName: "Department")
+            department["name"] = .string("R&D")
+            for name in ["Ada", "Bo"] {
+                let person = context.insertObject(forEntityName: name == "Ada" ? "Person" : "Manager")
+                person["lastName"] = .string(name)
+                person.setObject(department, forKey: "department")
+            }
+            try context.save()
+        }
+        let mapping = SchemaMapping(model: model, layout: .mrq)
+        let person = try #require(model.entity(named: "Person"))
+        let table = mapping.table(for: person)
+        let entityColumn = try #require(table.entityColumn)
+        let tag = mapping.entityCode(try #require(model.entity(named: "Tag")))
+        let lastName = try #require(mapping.column(for: "lastName", of: person)).name
+        let connection = try PostgresConnection(url)
+        try connection.execute("UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(entityColumn)) = \(tag) WHERE \(quoteIdentifier(lastName)) = 'Ada'")
+        guard case .int(let pk)? = try connection.scalar("SELECT \(quoteIdentifier(table.primaryKey)) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(lastName)) = 'Ada'") else {
+            Issue.record("no key for Ada")
+            return
+        }
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try PostgresStoreTests.coordinator(model, url: url))
+        let error = #expect(throws: StoreError.self) { _ = try context.fetch(FetchRequest(entityName: "Person")) }
+        #expect(error?.message == "row \(pk) of \(table.name), \(entityColumn) is \(tag), the number of Tag, which is not Person or an entity below it",
+                "\(String(describing: error))")
+        // The manager is still read: only its own hierarchy's rows are asked for.
+        #expect(try context.fetch(FetchRequest(entityName: "Manager")).map { $0["lastName"] } == [.string("Bo")])
     }
 
     /// A hostile file may declare `Z_PK` without PRIMARY KEY and repeat a
