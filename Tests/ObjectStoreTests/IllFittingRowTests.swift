@@ -112,6 +112,17 @@ import PostgresTestServer
                 == "row \(pk) of ZNOTE, ZFOLDER (Note.folder) is \(shown), which is not a key (keys are integers from 0 up)")
     }
 
+    /// A dictionary fetch (the shell's listing) shows the key column as
+    /// the file holds it, where it read 0 for text.
+    @Test func aDictionaryFetchShowsAKeyThatIsNotAKeyAsItIs() throws {
+        let url = try Self.store(["UPDATE ZNOTE SET ZFOLDER = 'abc' WHERE ZTITLE = 'Soup'"])
+        let context = try Self.context(url)
+        var request = FetchRequest(entityName: "Note", predicate: try Predicate(format: "title == 'Soup'"))
+        request.resultType = .dictionary
+        request.propertiesToFetch = [PropertyToFetch(keyPath: "title"), PropertyToFetch(keyPath: "folder")]
+        #expect(try context.fetchDictionaries(request) == [["title": .string("Soup"), "folder": .string("abc")]])
+    }
+
     @Test func aRowKeyThatIsNegativeIsAnError() throws {
         let url = try Self.store(["UPDATE ZNOTE SET Z_PK = -7 WHERE ZTITLE = 'Soup'"])
         #expect(try Self.fetchError(url, "Note")?.message == "a row of ZNOTE: Z_PK is -7, which is not a key (keys are integers from 0 up)")
