@@ -98,7 +98,14 @@ package final class RowLayout {
         var values: [Value] = []
         values.reserveCapacity(attributes.count)
         for (i, slot) in attributes.enumerated() {
-            guard let column = slot.column, !statement.isNull(at: column) else {
+            // One look at the storage class serves the NULL test and the
+            // decoding: the loop runs once per column of every row fetched.
+            guard let column = slot.column else {
+                values.append(.null)
+                continue
+            }
+            let storage = sqlite3_column_type(statement.handle, column)
+            if storage == SQLITE_NULL {
                 values.append(.null)
                 continue
             }
@@ -107,7 +114,7 @@ package final class RowLayout {
                     "\(self.place(pk)), \(self.columnName(at: column)) (\(self.entity.name).\(self.entity.attributes[i].name))"
                 })
             } else {
-                values.append(Self.decode(statement, column: column, type: slot.type))
+                values.append(Self.decode(statement, column: column, type: slot.type, storage: storage))
             }
         }
         // Slots as a fault's object holds them: to-manys not loaded. An
@@ -186,7 +193,12 @@ package final class RowLayout {
     /// the file does not hold: a store from elsewhere is shown as it is.
     @inline(__always)
     static func decode(_ statement: Statement, column: Int32, type: AttributeType) -> Value {
-        let storage = sqlite3_column_type(statement.handle, column)
+        decode(statement, column: column, type: type, storage: sqlite3_column_type(statement.handle, column))
+    }
+
+    /// `decode(_:column:type:)` with the column's storage class known.
+    @inline(__always)
+    static func decode(_ statement: Statement, column: Int32, type: AttributeType, storage: Int32) -> Value {
         switch type {
         case .integer16, .integer32, .integer64:
             if storage == SQLITE_INTEGER { return .int(statement.int64(at: column)) }
