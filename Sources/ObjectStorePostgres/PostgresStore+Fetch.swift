@@ -25,8 +25,10 @@ extension PostgresStore: SQLStore {
         try withLock {
             let result = try connection.query(sql, bindings)
             rowsReturned += result.rowCount
-            return (0..<result.rowCount).map { row in
-                objectID(pk: result.int64(row, 0), entityCode: result.isNull(row, 1) ? nil : result.int64(row, 1), root: root)
+            return try (0..<result.rowCount).map { row in
+                try objectID(pk: result.int64(row, 0), entityCode: result.isNull(row, 1) ? nil : result.int64(row, 1), root: root) {
+                    "row \(result.int64(row, 0)) of \(mapping.table(for: root).name), \(mapping.table(for: root).entityColumn ?? "the entity column")"
+                }
             }
         }
     }

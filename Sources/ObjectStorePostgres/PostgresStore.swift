@@ -155,8 +155,10 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
             rowsReturned += result.rowCount
             return try (0..<result.rowCount).map { row in
                 var layout = layouts[ObjectIdentifier(root)]!
-                if !result.isNull(row, 1), let name = mapping.entityNamesByCode[result.int64(row, 1)],
-                   let entity = model.entity(named: name) {
+                if !result.isNull(row, 1) {
+                    let entity = try RowLayout.entity(.int(result.int64(row, 1)), kindOf: root, mapping: mapping, model: model) {
+                        "row \(result.int64(row, 0)) of \(mapping.table(for: root).name), \(mapping.table(for: root).entityColumn ?? "the entity column")"
+                    }
                     layout = layouts[ObjectIdentifier(entity)]!
                 }
                 return try layout.decode(result, row: row, store: self)
@@ -164,10 +166,15 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
         }
     }
 
-    func objectID(pk: Int64, entityCode: Int64?, root: EntityDescription) -> ObjectID {
+    /// The ID of row `pk` of `root`'s hierarchy, whose entity column (if
+    /// any) holds `entityCode`: `root` or an entity below it, else an
+    /// error that `place` (the row and column) starts. A negative key, a
+    /// temporary ID's, is refused too.
+    func objectID(pk: Int64, entityCode: Int64?, root: EntityDescription, _ place: () -> String) throws -> ObjectID {
+        guard pk >= 0 else { throw StoreError(.corrupt, "\(place()): the key \(pk) is negative") }
         var entity = root
-        if let code = entityCode, let name = mapping.entityNamesByCode[code], let found = model.entity(named: name) {
-            entity = found
+        if let entityCode {
+            entity = try RowLayout.entity(.int(entityCode), kindOf: root, mapping: mapping, model: model, place)
         }
         return ObjectID(entity: entity, primaryKey: pk, store: storeNumber)
     }
@@ -206,9 +213,13 @@ extension RowLayout {
         for (i, slot) in toOne.enumerated() {
             guard let slot, !result.isNull(row, Int(slot.foreignKey)) else { continue }
             let code = slot.entityColumn.flatMap { result.isNull(row, Int($0)) ? nil : result.int64(row, Int($0)) }
-            links[i] = .toOne(store.objectID(pk: result.int64(row, Int(slot.foreignKey)), entityCode: code, root: slot.destination))
+            links[i] = .toOne(try store.objectID(pk: result.int64(row, Int(slot.foreignKey)), entityCode: code, root: slot.destination) {
+                "\(place(result.int64(row, 0))), \(columnName(at: slot.foreignKey)) (\(entity.name).\(entity.relationships[i].name))"
+            })
         }
-        return Snapshot(id: ObjectID(entity: entity, primaryKey: result.int64(row, 0), store: store.storeNumber),
+        let pk = result.int64(row, 0)
+        guard pk >= 0 else { throw StoreError(.corrupt, "\(place(pk)): the key \(pk) is negative") }
+        return Snapshot(id: ObjectID(entity: entity, primaryKey: pk, store: store.storeNumber),
                         version: result.int64(row, 2), values: values, links: links)
     }
 }

@@ -26,6 +26,10 @@ enum Harness: String, CaseIterable {
     /// a model read must lay out a store in both layouts, and written back
     /// as an archive read again with the same fingerprint.
     case mom
+    /// A Core Data store described by `StoreInput` (tables, rows, entity
+    /// numbers, external data): built, damaged as described, and opened
+    /// with no model as the shell opens it.
+    case store
 
     /// The target of this run, chosen by the first argument.
     nonisolated(unsafe) static var selected: Harness = .predicate
@@ -38,6 +42,7 @@ enum Harness: String, CaseIterable {
         case .model: Self.model(data)
         case .xmlstore: Self.xmlStore(data)
         case .mom: Self.mom(data)
+        case .store: Self.store(data)
         }
     }
 

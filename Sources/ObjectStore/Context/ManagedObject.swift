@@ -244,7 +244,9 @@ open class ManagedObject: CustomStringConvertible {
             preconditionFailure("entity \(entity.name) has no attribute '\(key)'")
         }
         willAccessValues()
-        return values[index]
+        // Short only for a fault that could not be filled (its context is
+        // gone): nil, as for a row that is gone, rather than a trap.
+        return index < values.count ? values[index] : .null
     }
 
     /// Sets the attribute named `key` (Core Data's `setValue(_:forKey:)` for
@@ -287,7 +289,7 @@ open class ManagedObject: CustomStringConvertible {
     public func primitiveValue(forKey key: String) -> Value {
         guard let index = entity.attributeSlot(named: key) else { return .null }
         willAccessValues()
-        return values[index]
+        return index < values.count ? values[index] : .null
     }
 
     /// Sets an attribute without change tracking (Core Data's
@@ -380,7 +382,7 @@ open class ManagedObject: CustomStringConvertible {
     public func value(forKey key: String) -> Any? {
         if let index = entity.attributeSlot(named: key) {
             willAccessValues()
-            return values[index].anyValue
+            return index < values.count ? values[index].anyValue : nil
         }
         if let index = entity.relationshipSlot(named: key) {
             return entity.relationships[index].isToMany ? objects(forKey: key) : object(forKey: key)

@@ -376,6 +376,18 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     }
 
     func fill(_ object: ManagedObject, from snapshot: Snapshot) {
+        // The row is of another entity than the key that led here says
+        // (its entity column names a sibling, or a parent): its values do
+        // not fit the object's slots. Read as a row that is gone, as a
+        // dangling key's fault is; a sub-entity's row fits (its parent's
+        // slots come first).
+        guard snapshot.id.entity === object.entity || snapshot.id.entity.isKind(of: object.entity) else {
+            MRLog.error("cannot fulfil fault \(object.objectID): its row is a \(snapshot.id.entity.name), not a \(object.entity.name)")
+            object.values = object.entity.attributes.map { _ in .null }
+            object.relationshipSlots = object.entity.emptySlots
+            object.isFault = false
+            return
+        }
         object.values = snapshot.values
         if snapshot.toManysAreFaults, snapshot.links.count == object.entity.relationships.count {
             // A store's row: its slots are the object's, shared.

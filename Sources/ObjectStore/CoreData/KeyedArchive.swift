@@ -22,6 +22,9 @@ package struct KeyedArchive {
     let objects: [Any]
     /// `$top`: the names of the roots and their UIDs.
     let top: [String: Any]
+    /// What reading the archive has cost so far, and may cost: see
+    /// ``ArchiveWork``.
+    package let work: ArchiveWork
 
     /// How deep `value(at:)` follows collections inside collections.
     static let maximumDepth = 256
@@ -46,12 +49,14 @@ package struct KeyedArchive {
         }
         self.objects = objects
         self.top = top
+        work = ArchiveWork(objects: objects.count, archiveBytes: data.count)
     }
 
     /// An archive of `objects` and `top` as Foundation read them.
     init(objects: [Any], top: [String: Any]) {
         self.objects = objects
         self.top = top
+        work = ArchiveWork(objects: objects.count, archiveBytes: 0)
     }
 
     /// Reads a property list: a binary one with `BinaryPropertyList`
@@ -92,6 +97,7 @@ package struct KeyedArchive {
     /// string, number or data).
     package func object(at index: Int) throws -> KeyedObject {
         try check(index, from: "a reference")
+        try work.visit("object \(index)")
         guard let fields = objects[index] as? [String: Any] else {
             throw KeyedArchiveError(
                 "object \(index) is \(Self.describe(objects[index])), not an object with a class")
@@ -131,10 +137,16 @@ package struct KeyedArchive {
         try check(index, from: place)
         let raw = objects[index]
         if !(raw is [String: Any]) {
-            return try Self.scalar(raw, at: "object \(index)")
+            try work.visit("object \(index)")
+            let scalar = try Self.scalar(raw, at: "object \(index)")
+            try work.hand(scalar, "object \(index)")
+            return scalar
         }
         let object = try self.object(at: index)
-        if let scalar = try object.scalarValue() { return scalar }
+        if let scalar = try object.scalarValue() {
+            try work.hand(scalar, "object \(index) (\(object.className))")
+            return scalar
+        }
         guard object.isCollection else {
             throw KeyedArchiveError("object \(index) is an instance of \(object.className), not a value")
         }
@@ -406,7 +418,9 @@ package struct KeyedObject {
                 throw error(key, inner.description)
             }
         }
-        return try KeyedArchive.scalar(raw, at: "\(place), key '\(key)'")
+        let scalar = try KeyedArchive.scalar(raw, at: "\(place), key '\(key)'")
+        try archive.work.hand(scalar, "\(place), key '\(key)'")
+        return scalar
     }
 
     /// A string field (an NSString or NSMutableString pointed at, or a

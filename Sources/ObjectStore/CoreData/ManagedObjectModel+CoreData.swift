@@ -76,16 +76,16 @@ extension ManagedObjectModel {
     /// that one. Otherwise the error lists the versions the folder has. The
     /// version's name becomes `versionName`, and `versionIdentifier` unless
     /// the model has one of its own.
+    ///
+    /// What the folder names is read in the folder and nowhere else: a
+    /// current version that is not one plain name (`../Other`, an absolute
+    /// path), or a `VersionInfo.plist` or `.mom` that is a symbolic link
+    /// (wherever it points), is refused with an error naming it.
     public convenience init(compiledModelAt url: URL) throws {
-        let file = try CompiledModelSource.momFile(at: url)
+        let (file, inFolder) = try CompiledModelSource.momFile(at: url)
         let display = file.deletingLastPathComponent().pathExtension == "momd"
             ? "\(file.deletingLastPathComponent().lastPathComponent)/\(file.lastPathComponent)" : file.lastPathComponent
-        let data: Data
-        do {
-            data = try Data(contentsOf: file)
-        } catch {
-            throw ModelError.unreadable(file.path, error.localizedDescription)
-        }
+        let data = try CompiledModelSource.read(file, inFolder: inFolder)
         if let reason = CompiledModelSource.unsupportedFormat(data) {
             throw ModelError(reason).located(file: display, line: nil)
         }
@@ -157,12 +157,14 @@ extension ManagedObjectModel {
 
 /// Finds the `.mom` of a compiled model and tells formats mrq cannot read.
 enum CompiledModelSource {
-    static func momFile(at url: URL) throws -> URL {
+    /// The `.mom` to read, and whether it was found in the folder the
+    /// caller named (rather than named by the caller).
+    static func momFile(at url: URL) throws -> (file: URL, inFolder: Bool) {
         var isDirectory: ObjCBool = false
         guard FileManager.default.fileExists(atPath: url.path, isDirectory: &isDirectory) else {
             throw ModelError.noModel(url.path)
         }
-        guard isDirectory.boolValue else { return url }
+        guard isDirectory.boolValue else { return (url, false) }
         let name = url.lastPathComponent
         if url.pathExtension == "xcdatamodel", FileManager.default.fileExists(atPath: url.appendingPathComponent("elements").path) {
             throw ModelError(oldBinaryModel).located(file: name, line: nil)
@@ -172,18 +174,28 @@ enum CompiledModelSource {
         }
         let entries = (try? FileManager.default.contentsOfDirectory(atPath: url.path)) ?? []
         let versions = entries.filter { $0.hasSuffix(".mom") }.map { String($0.dropLast(4)) }.sorted(by: ModelVersionOrder.precedes)
-        let infoURL = url.appendingPathComponent("VersionInfo.plist")
-        if let info = try? Data(contentsOf: infoURL) {
+        var info: Data?
+        do {
+            info = try ContainedFile.read(["VersionInfo.plist"], below: url.path, limit: 1 << 20)
+        } catch let refusal as ContainedFile.Refusal {
+            guard refusal.kind == .missing else { throw ModelError(refusal.description).located(file: name, line: nil) }
+        }
+        if let info {
             guard let plist = (try? KeyedArchive.propertyList(info)) as? [String: Any] else {
                 throw ModelError("VersionInfo.plist is not a property list dictionary").located(file: name, line: nil)
             }
             if let current = plist["NSManagedObjectModel_CurrentVersionName"] as? String, !current.isEmpty {
-                let mom = url.appendingPathComponent(current + ".mom")
-                guard FileManager.default.fileExists(atPath: mom.path) else {
-                    throw ModelError("VersionInfo.plist names current version '\(current)', but there is no '\(current).mom'; the folder has \(list(versions))")
+                let shown = ContainedFile.display([current])
+                guard ContainedFile.isPlainName(current + ".mom") else {
+                    throw ModelError("VersionInfo.plist names current version '\(shown)', which is not a name in the folder (it would lead out of it)")
                         .located(file: name, line: nil)
                 }
-                return mom
+                if let refusal = ContainedFile.checkFile([current + ".mom"], below: url.path) {
+                    guard refusal.kind == .missing else { throw ModelError(refusal.description).located(file: name, line: nil) }
+                    throw ModelError("VersionInfo.plist names current version '\(shown)', but there is no '\(shown).mom'; the folder has \(list(versions))")
+                        .located(file: name, line: nil)
+                }
+                return (url.appendingPathComponent(current + ".mom"), true)
             }
         }
         guard versions.count == 1, let only = versions.first else {
@@ -193,7 +205,23 @@ enum CompiledModelSource {
             throw ModelError("no current version named in VersionInfo.plist, and the folder has \(list(versions))")
                 .located(file: name, line: nil)
         }
-        return url.appendingPathComponent(only + ".mom")
+        return (url.appendingPathComponent(only + ".mom"), true)
+    }
+
+    /// The most bytes of a compiled model mrq reads: what a store's model
+    /// cache may inflate to (real models are well under a megabyte).
+    static let fileLimit = Deflate.defaultLimit
+
+    /// The bytes of `file`: below its folder, with no link followed, when
+    /// it was found in a folder; as the caller named it otherwise.
+    static func read(_ file: URL, inFolder: Bool) throws -> Data {
+        do {
+            guard inFolder else { return try ContainedFile.read(path: file.path, limit: fileLimit) }
+            return try ContainedFile.read([file.lastPathComponent], below: file.deletingLastPathComponent().path, limit: fileLimit)
+        } catch let refusal as ContainedFile.Refusal {
+            guard inFolder else { throw ModelError.unreadable(file.path, refusal.reason) }
+            throw ModelError(refusal.description).located(file: file.deletingLastPathComponent().lastPathComponent, line: nil)
+        }
     }
 
     private static func list(_ versions: [String]) -> String {

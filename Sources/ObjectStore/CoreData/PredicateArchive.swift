@@ -247,10 +247,13 @@ enum PredicateArchive {
     static func predicate(_ object: KeyedObject) throws -> Predicates.Predicate {
         var depth = 0
         let tree = try predicate(object, depth: &depth)
+        let format = tree.format
         do {
-            return try Predicates.Predicate(format: tree.format)
+            return try Predicates.Predicate(format: format)
         } catch {
-            throw KeyedArchiveError("object \(object.index): the predicate reads as '\(tree.format)', which mrq cannot parse: \(error.message)")
+            // The text can be as long as the archive allows: show its start.
+            let shown = format.count > 200 ? format.prefix(200) + "…" : Substring(format)
+            throw KeyedArchiveError("object \(object.index): the predicate reads as '\(shown)', which mrq cannot parse: \(error.message)")
         }
     }
 

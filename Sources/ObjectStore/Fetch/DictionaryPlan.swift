@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Predicates
 import struct Predicates.Predicate
@@ -213,8 +214,15 @@ package struct DictionaryPlan {
                     switch column.decoding {
                     case .attribute(let type): row.append(RowLayout.decode(statement, column: index, type: type))
                     case .stored: row.append(statement.value(at: index))
-                    case .integer: row.append(.int(statement.int64(at: index)))
-                    case .double: row.append(.double(statement.double(at: index)))
+                    // A key or a number as SQLite holds it when it is not
+                    // one (text in a key column): what the file has, not 0.
+                    case .integer:
+                        let storage = sqlite3_column_type(statement.handle, index)
+                        row.append(storage == SQLITE_INTEGER ? .int(statement.int64(at: index)) : statement.value(at: index))
+                    case .double:
+                        let storage = sqlite3_column_type(statement.handle, index)
+                        row.append(storage == SQLITE_FLOAT || storage == SQLITE_INTEGER
+                                   ? .double(statement.double(at: index)) : statement.value(at: index))
                     }
                 }
                 try body(row)

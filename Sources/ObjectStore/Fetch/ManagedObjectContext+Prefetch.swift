@@ -180,7 +180,7 @@ extension SQLiteStore {
             try statement.bind([.string(list)])
             var rows: [(owner: Int64, snapshot: Snapshot)] = []
             while try statement.step() {
-                rows.append((statement.int64(at: ownerColumn), decodeSnapshot(statement, root: root)))
+                rows.append((statement.int64(at: ownerColumn), try decodeSnapshot(statement, root: root)))
             }
             return rows
         }

@@ -1,3 +1,4 @@
+import CSQLite
 import Foundation
 import Predicates
 
@@ -33,7 +34,19 @@ package struct ObjectIDList {
     var count: Int { primaryKeys.count }
 
     mutating func append(_ primaryKey: Int64, entity: EntityDescription) {
+        if mixed != nil {
+            mixed?.append(ObjectID(entity: entity, primaryKey: primaryKey, store: primaryKey < 0 ? .none : store))
+            primaryKeys.append(primaryKey)
+            return
+        }
         var index = entities.firstIndex { $0 === entity }
+        // More entities than an index holds (a model read from a file may
+        // have any number): keep the IDs as they are from here on.
+        if index == nil && entities.count > Int(UInt16.max) {
+            mixed = all + [ObjectID(entity: entity, primaryKey: primaryKey, store: primaryKey < 0 ? .none : store)]
+            primaryKeys.append(primaryKey)
+            return
+        }
         if index == nil {
             entities.append(entity)
             index = entities.count - 1
@@ -64,18 +77,23 @@ extension SQLiteStore {
             try statement.bind(bindings)
             var list = ObjectIDList(store: storeNumber)
             var byCode: [Int64: EntityDescription] = [:]
+            let table = mapping.table(for: root)
             while try statement.step() {
+                let pk = try RowLayout.key(statement, at: 0) { "a row of \(table.name): \(table.primaryKey)" }
                 var entity = root
                 if !statement.isNull(at: 1) {
                     let code = statement.int64(at: 1)
-                    if let known = byCode[code] {
+                    if let known = byCode[code], sqlite3_column_type(statement.handle, 1) == SQLITE_INTEGER {
                         entity = known
-                    } else if let name = mapping.entityNamesByCode[code], let found = model.entity(named: name) {
-                        byCode[code] = found
-                        entity = found
+                    } else {
+                        // Checked once per number: it must be `root` or below.
+                        entity = try RowLayout.entity(statement.value(at: 1), kindOf: root, mapping: mapping, model: model) {
+                            "row \(pk) of \(table.name), \(table.entityColumn ?? "the entity column")"
+                        }
+                        byCode[code] = entity
                     }
                 }
-                list.append(statement.int64(at: 0), entity: entity)
+                list.append(pk, entity: entity)
             }
             statement.reset()
             return list

@@ -419,19 +419,26 @@ package final class SQLiteStore: @unchecked Sendable {
     }
 
     /// Decodes a row selected with `selectList`.
-    package func decodeSnapshot(_ statement: Statement, root: EntityDescription) -> Snapshot {
-        layout(ofRow: statement, root: root).decode(statement, pk: statement.int64(at: 0), store: self)
+    package func decodeSnapshot(_ statement: Statement, root: EntityDescription) throws -> Snapshot {
+        try decode(statement, layout: try layout(ofRow: statement, root: root))
+    }
+
+    /// Decodes a row with `layout`, after checking its key.
+    @inline(__always)
+    private func decode(_ statement: Statement, layout: RowLayout) throws -> Snapshot {
+        let pk = try RowLayout.key(statement, at: 0) { "a row of \(layout.tableName): \(layout.primaryKeyName)" }
+        return try layout.decode(statement, pk: pk, store: self)
     }
 
     /// The layout of the row's entity: the root's, or the sub-entity its
-    /// entity column names.
+    /// entity column names, which must be in the root's hierarchy.
     @inline(__always)
-    private func layout(ofRow statement: Statement, root: EntityDescription) -> RowLayout {
-        if !statement.isNull(at: 1), let name = mapping.entityNamesByCode[statement.int64(at: 1)],
-           let concrete = model.entity(named: name) {
-            return layout(for: concrete)
-        }
-        return layout(for: root)
+    private func layout(ofRow statement: Statement, root: EntityDescription) throws -> RowLayout {
+        guard !statement.isNull(at: 1) else { return layout(for: root) }
+        let rootLayout = layout(for: root)
+        return layout(for: try RowLayout.entity(statement.value(at: 1), kindOf: root, mapping: mapping, model: model) {
+            "\(rootLayout.place(statement.int64(at: 0))), \(self.mapping.table(for: root).entityColumn ?? "the entity column")"
+        })
     }
 
     /// Runs a SELECT built on `selectList` and decodes each row.
@@ -453,8 +460,8 @@ package final class SQLiteStore: @unchecked Sendable {
             // Tables without sub-entities select NULL for the entity column.
             let hasSubentities = !root.subentities.isEmpty
             while try statement.step() {
-                let layout = hasSubentities ? layout(ofRow: statement, root: root) : rootLayout
-                try body(layout.decode(statement, pk: statement.int64(at: 0), store: self))
+                let layout = hasSubentities ? try layout(ofRow: statement, root: root) : rootLayout
+                try body(try decode(statement, layout: layout))
             }
         }
     }
@@ -464,21 +471,21 @@ package final class SQLiteStore: @unchecked Sendable {
         try read { database in
             let statement = try database.cachedStatement(sql)
             try statement.bind(bindings)
+            defer { statement.reset() }
+            let table = mapping.table(for: root)
             var result: [ObjectID] = []
             while try statement.step() {
-                result.append(objectID(pk: statement.int64(at: 0), entityCode: statement.isNull(at: 1) ? nil : statement.int64(at: 1), root: root))
+                let pk = try RowLayout.key(statement, at: 0) { "a row of \(table.name): \(table.primaryKey)" }
+                var entity = root
+                if !statement.isNull(at: 1) {
+                    entity = try RowLayout.entity(statement.value(at: 1), kindOf: root, mapping: mapping, model: model) {
+                        "row \(pk) of \(table.name), \(table.entityColumn ?? "the entity column")"
+                    }
+                }
+                result.append(ObjectID(entity: entity, primaryKey: pk, store: storeNumber))
             }
-            statement.reset()
             return result
         }
-    }
-
-    package func objectID(pk: Int64, entityCode: Int64?, root: EntityDescription) -> ObjectID {
-        var entity = root
-        if let code = entityCode, let name = mapping.entityNamesByCode[code], let e = model.entity(named: name) {
-            entity = e
-        }
-        return ObjectID(entity: entity, primaryKey: pk, store: storeNumber)
     }
 
     /// The current rows of the given objects (missing rows are left out).
@@ -503,7 +510,9 @@ package final class SQLiteStore: @unchecked Sendable {
     package func destinations(of relationship: RelationshipDescription, from source: ObjectID) throws -> [ObjectID] {
         guard let destination = relationship.destination,
               let sql = mapping.destinationsSQL(of: relationship, from: source.entity) else { return [] }
-        return try objectIDs(sql: sql, bindings: [.int(source.primaryKey)], root: destination.rootEntity)
+        // The destination itself, not its root: a row of a sibling
+        // entity is not one of the relationship's objects.
+        return try objectIDs(sql: sql, bindings: [.int(source.primaryKey)], root: destination)
     }
 
     package func count(sql: String, bindings: [Value]) throws -> Int {
