@@ -84,7 +84,7 @@ extension PostgresStore {
         return try withLock { try retryingTransaction { try connection.transaction(body) } }
     }
     /// A sequence never hands a key out twice: nothing to record.
-    package func recordHighestKeys(ofTables tables: Set<String>) throws {}
+    package func recordHighestKeys(ofTables tables: Set<SQLIdentifier>) throws {}
 
     /// `UPDATE … SET …, _opt = _opt + 1 WHERE _pk IN (SELECT …) RETURNING
     /// _pk`: one statement when SQL says the whole predicate and computes
@@ -130,7 +130,7 @@ extension PostgresStore {
 
     private func batchUpdateSQL(entity: EntityDescription, plan: BatchUpdatePlan, keys: String) -> String {
         let table = mapping.table(for: entity)
-        return "UPDATE \(quoteIdentifier(table.name)) AS t SET \(plan.assignments) WHERE t.\(mapping.primaryKey) IN \(keys)"
+        return "UPDATE \(table.name) AS t SET \(plan.assignments) WHERE t.\(mapping.primaryKey) IN \(keys)"
             + " RETURNING t.\(mapping.primaryKey), \(table.entityColumn.map { "t.\($0)" } ?? "NULL")"
     }
 

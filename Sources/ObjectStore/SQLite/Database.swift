@@ -265,6 +265,8 @@ package final class Database: @unchecked Sendable {
         try scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.string(name)]) != nil
     }
 
+    package func tableExists(_ name: SQLIdentifier) throws -> Bool { try tableExists(name.unquoted) }
+
     /// The names of a table's columns, in order; empty for no such table.
     package func columns(of table: String) throws -> [String] {
         try rows("SELECT name FROM pragma_table_info(?)", [.string(table)]).compactMap {
@@ -276,11 +278,4 @@ package final class Database: @unchecked Sendable {
     func error(_ rc: Int32, sql: String?) -> StoreError {
         StoreError(code: rc, message: String(cString: sqlite3_errmsg(handle)), sql: sql)
     }
-}
-
-/// Quotes an identifier that comes from the model, never from input.
-package func quoteIdentifier(_ name: String) -> String {
-    // Foundation's replacingOccurrences is slow; most names have no quote.
-    guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
-    return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

@@ -27,19 +27,19 @@ package final class RowLayout {
     package let attributes: [AttributeSlot]
     /// One per relationship slot; nil for to-many and transient ones.
     package let toOne: [ToOneSlot?]
-    let columnNames: [String]
+    let columnNames: [SQLIdentifier]
 
     /// The layout of every entity of `model`. Column positions are worked
     /// out once per table, not once per entity: a hierarchy n levels deep
     /// has one table of n levels' columns.
     package static func all(model: ManagedObjectModel, mapping: SchemaMapping) -> [ObjectIdentifier: RowLayout] {
-        var positions: [ObjectIdentifier: (names: [String], position: [String: Int32])] = [:]
+        var positions: [ObjectIdentifier: (names: [SQLIdentifier], position: [SQLIdentifier: Int32])] = [:]
         var layouts: [ObjectIdentifier: RowLayout] = [:]
         for entity in model.entities {
             let table = mapping.table(for: entity)
             let key = ObjectIdentifier(table)
             if positions[key] == nil {
-                var position: [String: Int32] = [:]
+                var position: [SQLIdentifier: Int32] = [:]
                 for (i, column) in table.columns.enumerated() { position[column.name] = Int32(i + 3) }
                 positions[key] = (table.columns.map(\.name), position)
             }
@@ -49,7 +49,7 @@ package final class RowLayout {
         return layouts
     }
 
-    private init(entity: EntityDescription, mapping: SchemaMapping, columnNames: [String], position: [String: Int32]) {
+    private init(entity: EntityDescription, mapping: SchemaMapping, columnNames: [SQLIdentifier], position: [SQLIdentifier: Int32]) {
         self.entity = entity
         self.columnNames = columnNames
         attributes = entity.attributes.map { attribute in
