@@ -35,6 +35,8 @@ package final class Database: @unchecked Sendable {
     private let foundLog: Bool
     /// The connection began a write transaction: it may checkpoint.
     private var hasWritten = false
+    /// What the connection's authorizer lets through (see `harden`).
+    let connectionGuard: ConnectionGuard
 
     /// `busyTimeout` is how long a statement waits for another
     /// connection's lock before failing with `StoreError.Kind.locked`.
@@ -71,6 +73,12 @@ package final class Database: @unchecked Sendable {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let db { sqlite3_close_v2(db) }
             throw StoreError(code: rc, message: "cannot open '\(path)': \(message)", sql: nil)
+        }
+        do {
+            connectionGuard = try Self.harden(db, path: path)
+        } catch {
+            sqlite3_close_v2(db)
+            throw error
         }
         self.handle = db
         OpenConnections.add(db)
@@ -127,7 +135,7 @@ package final class Database: @unchecked Sendable {
     /// Writes a consistent copy of the database, with what its log holds,
     /// to a new file at `path` (`VACUUM INTO`); the database is not changed.
     package func copy(to path: String) throws {
-        try execute("VACUUM INTO ?", [.string(path)])
+        try attaching(path) { try execute("VACUUM INTO ?", [.string(path)]) }
     }
 
     /// Leaves the write-ahead log as it is when this connection closes, as
