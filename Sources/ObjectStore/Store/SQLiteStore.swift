@@ -200,6 +200,7 @@ package final class SQLiteStore: @unchecked Sendable {
                                 options: Options) throws -> (SchemaMapping, String) {
         if let existing = try coreDataSchema(db) {
             let mapping = try SchemaMapping(model: model, layout: .coreData, existing: existing)
+            try refuseViews(db, mapping: mapping)
             return (mapping, try prepareCoreData(db, mapping: mapping, model: model, existing: existing, options: options))
         }
         if options.layout == .coreData, try !db.tableExists(metadataTable) {
@@ -208,6 +209,7 @@ package final class SQLiteStore: @unchecked Sendable {
             return (mapping, try prepareCoreData(db, mapping: mapping, model: model, existing: nil, options: options))
         }
         let mapping = try SchemaMapping(model: model)
+        try refuseViews(db, mapping: mapping)
         return (mapping, try prepareSchema(db, mapping: mapping, model: model, options: options))
     }
 
