@@ -41,13 +41,17 @@ public struct ModelError: Error, CustomStringConvertible, Equatable, Sendable {
         self.subject = Subject(entity: entity, property: property)
     }
 
+    /// The message after the file and line, with control characters
+    /// escaped (see `TerminalText`): a model's names and values come from
+    /// its file.
     public var description: String {
-        switch (file, line) {
+        let text = switch (file, line) {
         case let (file?, line?): "\(file):\(line): \(message)"
         case let (file?, nil): "\(file): \(message)"
         case let (nil, line?): "line \(line): \(message)"
         case (nil, nil): message
         }
+        return TerminalText.escaped(text)
     }
 
     func located(file: String?, line: Int?) -> ModelError {
