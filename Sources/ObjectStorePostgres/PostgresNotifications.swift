@@ -180,7 +180,7 @@ final class PostgresListener: RemoteChangeListener, @unchecked Sendable {
         self.channel = try SQLIdentifier(channel)
         connection = try PostgresConnection(conninfo)
         self.deliver = deliver
-        try connection.execute("LISTEN \(channel)")
+        try connection.execute("LISTEN \(self.channel)")
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else {
             throw StoreError(.cannotOpen, "cannot listen for PostgreSQL notifications: pipe: \(String(cString: strerror(errno)))")

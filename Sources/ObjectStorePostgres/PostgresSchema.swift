@@ -37,6 +37,7 @@ enum PostgresSchema {
     static func prepare(_ connection: PostgresConnection, mapping: SchemaMapping, model: ManagedObjectModel,
                         readOnly: Bool, options: PersistentStoreOptions = PersistentStoreOptions()) throws -> String {
         let fingerprint = try SchemaBuilder.fingerprint(mapping: mapping, model: model)
+        try checkNameLengths(mapping, model: model)
         return try connection.transaction {
             try waitForSchemaLock(connection, timeout: options.migrationLockTimeout, busyTimeout: options.busyTimeout)
             if try tableExists(metadataTable, on: connection) {
@@ -179,6 +180,27 @@ enum PostgresSchema {
             throw StoreError(.modelMismatch, "the PostgreSQL store (\(connection.target)) keeps a model mrq cannot read: \(error.message)")
         }
     }
+
+    /// PostgreSQL keeps the first 63 bytes of a name: two longer names
+    /// alike that far would be one. Refuses a model that would lay out such
+    /// a name (a table, a column, an index), naming it.
+    static func checkNameLengths(_ mapping: SchemaMapping, model: ManagedObjectModel) throws {
+        var names = mapping.allTables.flatMap { table in
+            [table.name, table.primaryKey, table.versionColumn] + (table.entityColumn.map { [$0] } ?? []) + table.columns.map(\.name)
+        }
+        for join in mapping.allJoinTables {
+            names += [join.name, join.sourceColumn, join.destinationColumn]
+            names += [join.sourceEntityColumn, join.destinationEntityColumn, join.orderColumn, join.inverseOrderColumn].compactMap { $0 }
+        }
+        names += try SchemaBuilder.indexList(mapping: mapping, model: model).map(\.name)
+        for name in names where name.unquoted.utf8.count > maximumNameLength {
+            throw StoreError(.validation, "the name \(name.quoted) is \(name.unquoted.utf8.count) bytes long, and PostgreSQL "
+                             + "keeps names of up to \(maximumNameLength): shorten the entity or property it is made from")
+        }
+    }
+
+    /// PostgreSQL's longest name, in bytes (`NAMEDATALEN` - 1).
+    static let maximumNameLength = 63
 
     /// Whether the connection's current schema has a table `name`.
     static func tableExists(_ name: SQLIdentifier, on connection: PostgresConnection) throws -> Bool {

@@ -32,9 +32,9 @@ package enum SchemaBuilder {
 
     /// One index of a new (or migrated) store: its name, table and the
     /// columns it covers (each with ` DESC` when descending).
-    struct Index {
+    package struct Index {
         var unique = false
-        var name: SQLIdentifier
+        package var name: SQLIdentifier
         var table: SQLIdentifier
         var columns: [(name: SQLIdentifier, descending: Bool)]
 
@@ -53,7 +53,7 @@ package enum SchemaBuilder {
         try indexList(mapping: mapping, model: model, attributeIndexes: attributeIndexes).map(\.sql)
     }
 
-    static func indexList(mapping: SchemaMapping, model: ManagedObjectModel, attributeIndexes: Bool = true) throws -> [Index] {
+    package static func indexList(mapping: SchemaMapping, model: ManagedObjectModel, attributeIndexes: Bool = true) throws -> [Index] {
         var indexes: [Index] = []
         for table in mapping.allTables {
             for column in table.columns where column.kind == .foreignKey {
