@@ -21,3 +21,21 @@ static inline int mrq_keep_wal_on_close(sqlite3 *db) {
 static inline int mrq_strict_quoted_identifiers(sqlite3 *db) {
     return sqlite3_db_config(db, SQLITE_DBCONFIG_DQS_DML, 0, (int *)0);
 }
+
+/// Closes what a store file's own schema, or a name read from it, could
+/// make SQLite do beyond the statements mrq writes (variadic calls Swift
+/// cannot make): defensive mode (no writes to the schema or to shadow
+/// tables, no `PRAGMA writable_schema`), an untrusted schema (a view or
+/// trigger of the file may call only functions marked innocuous, never
+/// `load_extension` or one of mrq's own), no views at all (mrq reads
+/// tables, and a view can be a query that never ends), no extension
+/// loading, and no database attached (`ATTACH` could create a file).
+/// Returns the first failing result code, or `SQLITE_OK`.
+static inline int mrq_harden_connection(sqlite3 *db) {
+    int rc = sqlite3_db_config(db, SQLITE_DBCONFIG_DEFENSIVE, 1, (int *)0);
+    if (rc == SQLITE_OK) rc = sqlite3_db_config(db, SQLITE_DBCONFIG_TRUSTED_SCHEMA, 0, (int *)0);
+    if (rc == SQLITE_OK) rc = sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_VIEW, 0, (int *)0);
+    if (rc == SQLITE_OK) rc = sqlite3_db_config(db, SQLITE_DBCONFIG_ENABLE_LOAD_EXTENSION, 0, (int *)0);
+    sqlite3_limit(db, SQLITE_LIMIT_ATTACHED, 0);
+    return rc;
+}

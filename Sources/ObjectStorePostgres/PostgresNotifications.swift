@@ -165,7 +165,9 @@ enum ChangeAnnouncement {
 /// first delivery after a reconnection is nil: "refetch".
 final class PostgresListener: RemoteChangeListener, @unchecked Sendable {
     private let connection: PostgresConnection
-    private let channel: String
+    /// The channel: a name made from the store's identifier, which the
+    /// database holds, so quoted like any other.
+    private let channel: SQLIdentifier
     private let deliver: @Sendable ([String]?) -> Void
     /// Written once by `stop()`: wakes the thread's `poll`.
     private let wake: (read: Int32, write: Int32)
@@ -175,10 +177,10 @@ final class PostgresListener: RemoteChangeListener, @unchecked Sendable {
     private var thread: Thread?
 
     init(_ conninfo: String, channel: String, deliver: @escaping @Sendable ([String]?) -> Void) throws {
+        self.channel = try SQLIdentifier(channel)
         connection = try PostgresConnection(conninfo)
-        self.channel = channel
         self.deliver = deliver
-        try connection.execute("LISTEN \(quoteIdentifier(channel))")
+        try connection.execute("LISTEN \(self.channel)")
         var fds: [Int32] = [0, 0]
         guard pipe(&fds) == 0 else {
             throw StoreError(.cannotOpen, "cannot listen for PostgreSQL notifications: pipe: \(String(cString: strerror(errno)))")
@@ -229,7 +231,7 @@ final class PostgresListener: RemoteChangeListener, @unchecked Sendable {
             if lost {
                 do {
                     // Reconnects a lost connection first.
-                    try connection.execute("LISTEN \(quoteIdentifier(channel))")
+                    try connection.execute("LISTEN \(channel)")
                     lost = false
                     reported = false
                     MRLog.log(.info, "listening for PostgreSQL notifications again (\(connection.target))")

@@ -36,7 +36,8 @@ enum PostgresSchema {
     /// store's tables are dropped and new ones made.
     static func prepare(_ connection: PostgresConnection, mapping: SchemaMapping, model: ManagedObjectModel,
                         readOnly: Bool, options: PersistentStoreOptions = PersistentStoreOptions()) throws -> String {
-        let fingerprint = SchemaBuilder.fingerprint(mapping: mapping, model: model)
+        let fingerprint = try SchemaBuilder.fingerprint(mapping: mapping, model: model)
+        try checkNameLengths(mapping, model: model)
         return try connection.transaction {
             try waitForSchemaLock(connection, timeout: options.migrationLockTimeout, busyTimeout: options.busyTimeout)
             if try tableExists(metadataTable, on: connection) {
@@ -78,7 +79,7 @@ enum PostgresSchema {
             if !taken.isEmpty {
                 throw StoreError(.modelMismatch, """
                     the PostgreSQL database (\(connection.target)) has tables named as the model's entities \
-                    (\(taken.map { "\"\($0)\"" }.joined(separator: ", "))) but no mrq store: \
+                    (\(taken.map(\.quoted).joined(separator: ", "))) but no mrq store: \
                     use another database, or a schema of its own (options=-csearch_path%3DNAME in the URL)
                     """)
             }
@@ -95,7 +96,7 @@ enum PostgresSchema {
         try connection.transaction {
             try connection.execute("SET TRANSACTION READ ONLY")
             guard try tableExists(metadataTable, on: connection),
-                  try storedFingerprint(connection) != SchemaBuilder.fingerprint(mapping: SchemaMapping(model: model), model: model),
+                  try storedFingerprint(connection) != SchemaBuilder.fingerprint(of: model),
                   let old = try storedModel(connection), !old.entities.isEmpty else { return nil }
             return try SQLiteStore.migrationPreview(migrationConnection(connection), old: old, new: model)
         }
@@ -143,7 +144,7 @@ enum PostgresSchema {
     /// Makes the tables of a new store and its metadata; returns its identifier.
     private static func create(_ connection: PostgresConnection, mapping: SchemaMapping, model: ManagedObjectModel,
                                fingerprint: String) throws -> String {
-        for statement in SchemaBuilder.createStatements(mapping: mapping, model: model, dialect: .postgres) {
+        for statement in try SchemaBuilder.createStatements(mapping: mapping, model: model, dialect: .postgres) {
             try connection.execute(statement)
         }
         let identifier = UUID().uuidString
@@ -158,9 +159,9 @@ enum PostgresSchema {
     /// them out) and its metadata.
     private static func drop(_ connection: PostgresConnection) throws {
         if let old = try storedModel(connection) {
-            let mapping = SchemaMapping(model: old)
+            let mapping = try SchemaMapping(model: old)
             for name in mapping.allTables.map(\.name) + mapping.allJoinTables.map(\.name) {
-                try connection.execute("DROP TABLE IF EXISTS \(quoteIdentifier(name))")
+                try connection.execute("DROP TABLE IF EXISTS \(name)")
             }
         }
         try connection.execute("DROP TABLE \(metadataTable)")
@@ -178,6 +179,32 @@ enum PostgresSchema {
         } catch let error as ModelError {
             throw StoreError(.modelMismatch, "the PostgreSQL store (\(connection.target)) keeps a model mrq cannot read: \(error.message)")
         }
+    }
+
+    /// PostgreSQL keeps the first 63 bytes of a name: two longer names
+    /// alike that far would be one. Refuses a model that would lay out such
+    /// a name (a table, a column, an index), naming it.
+    static func checkNameLengths(_ mapping: SchemaMapping, model: ManagedObjectModel) throws {
+        var names = mapping.allTables.flatMap { table in
+            [table.name, table.primaryKey, table.versionColumn] + (table.entityColumn.map { [$0] } ?? []) + table.columns.map(\.name)
+        }
+        for join in mapping.allJoinTables {
+            names += [join.name, join.sourceColumn, join.destinationColumn]
+            names += [join.sourceEntityColumn, join.destinationEntityColumn, join.orderColumn, join.inverseOrderColumn].compactMap { $0 }
+        }
+        names += try SchemaBuilder.indexList(mapping: mapping, model: model).map(\.name)
+        for name in names where name.unquoted.utf8.count > maximumNameLength {
+            throw StoreError(.validation, "the name \(name.quoted) is \(name.unquoted.utf8.count) bytes long, and PostgreSQL "
+                             + "keeps names of up to \(maximumNameLength): shorten the entity or property it is made from")
+        }
+    }
+
+    /// PostgreSQL's longest name, in bytes (`NAMEDATALEN` - 1).
+    static let maximumNameLength = 63
+
+    /// Whether the connection's current schema has a table `name`.
+    static func tableExists(_ name: SQLIdentifier, on connection: PostgresConnection) throws -> Bool {
+        try tableExists(name.unquoted, on: connection)
     }
 
     /// Whether the connection's current schema has a table `name`.

@@ -29,12 +29,12 @@ extension PostgresStore {
             try connection.transaction {
                 try connection.execute(Self.lockCopy)
                 let occupied = try mapping.allTables.filter {
-                    try connection.scalar("SELECT EXISTS (SELECT 1 FROM \(quoteIdentifier($0.name)))") == .bool(true)
+                    try connection.scalar("SELECT EXISTS (SELECT 1 FROM \($0.name))") == .bool(true)
                 }
                 if !occupied.isEmpty {
                     throw StoreError(.misuse, """
                         the PostgreSQL store at \(url?.absoluteString ?? connection.target) already holds objects \
-                        (in \(occupied.map { "\"\($0.name)\"" }.joined(separator: ", "))): \
+                        (in \(occupied.map(\.name.quoted).joined(separator: ", "))): \
                         copy into an empty one (a new database, or a schema of its own with options=-csearch_path%3DNAME in the URL)
                         """)
                 }

@@ -27,7 +27,7 @@ extension PostgresStore: SQLStore {
             rowsReturned += result.rowCount
             return try (0..<result.rowCount).map { row in
                 try objectID(pk: result.int64(row, 0), entityCode: result.isNull(row, 1) ? nil : result.int64(row, 1), root: root) {
-                    "row \(result.int64(row, 0)) of \(mapping.table(for: root).name), \(mapping.table(for: root).entityColumn ?? "the entity column")"
+                    "row \(result.int64(row, 0)) of \(mapping.table(for: root).name.unquoted), \(mapping.table(for: root).entityColumn?.unquoted ?? "the entity column")"
                 }
             }
         }
@@ -86,7 +86,7 @@ extension PostgresStore {
         return try withLock { try retryingTransaction { try connection.transaction(body) } }
     }
     /// A sequence never hands a key out twice: nothing to record.
-    package func recordHighestKeys(ofTables tables: Set<String>) throws {}
+    package func recordHighestKeys(ofTables tables: Set<SQLIdentifier>) throws {}
 
     /// `UPDATE … SET …, _opt = _opt + 1 WHERE _pk IN (SELECT …) RETURNING
     /// _pk`: one statement when SQL says the whole predicate and computes
@@ -132,7 +132,7 @@ extension PostgresStore {
 
     private func batchUpdateSQL(entity: EntityDescription, plan: BatchUpdatePlan, keys: String) -> String {
         let table = mapping.table(for: entity)
-        return "UPDATE \(quoteIdentifier(table.name)) AS t SET \(plan.assignments) WHERE t.\(mapping.primaryKey) IN \(keys)"
+        return "UPDATE \(table.name) AS t SET \(plan.assignments) WHERE t.\(mapping.primaryKey) IN \(keys)"
             + " RETURNING t.\(mapping.primaryKey), \(table.entityColumn.map { "t.\($0)" } ?? "NULL")"
     }
 

@@ -279,7 +279,7 @@ struct PostgresSaveWriter {
     /// `changes.inserted`: each table's keys taken from its sequence at
     /// once.
     private func assignPrimaryKeys() throws -> [Int64] {
-        var positions: [String: [Int]] = [:]
+        var positions: [SQLIdentifier: [Int]] = [:]
         for (n, snapshot) in changes.inserted.enumerated() {
             positions[mapping.table(for: snapshot.id.entity).name, default: []].append(n)
         }

@@ -52,7 +52,7 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
     /// for tests and benchmarks that count round trips.
     package var roundTrips: Int { connection.roundTrips }
     /// Each table's key sequence, by table name, found at first use.
-    private var sequences: [String: String] = [:]
+    private var sequences: [SQLIdentifier: String] = [:]
 
     init(url: URL, model: ManagedObjectModel, configuration: String?, options: PersistentStoreOptions) throws {
         guard options.layout == .mrq else {
@@ -64,7 +64,7 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
         self.url = Self.withoutPassword(url)
         connection = try PostgresConnection(url.absoluteString)
         try PostgresSchema.setLockTimeout(options.busyTimeout, on: connection, untilCommit: false)
-        mapping = SchemaMapping(model: model)
+        mapping = try SchemaMapping(model: model)
         identifier = try PostgresSchema.prepare(connection, mapping: mapping, model: model, readOnly: isReadOnly,
                                                 options: options)
         storeNumber = StoreNumber(identifier)
@@ -110,7 +110,7 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
     package func snapshots(of entity: EntityDescription, where attribute: String, in values: [Value]) throws -> [Snapshot] {
         guard let column = mapping.column(for: attribute, of: entity) else { return [] }
         let filter = entityFilter(entity.selfAndDescendants).map { " AND \($0)" } ?? ""
-        return try snapshots(ofTable: entity.rootEntity, where: "t.\(quoteIdentifier(column.name))",
+        return try snapshots(ofTable: entity.rootEntity, where: "t.\(column.name)",
                              in: values.filter { !$0.isNull }, filter: filter)
     }
 
@@ -127,7 +127,7 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
             start += chunk.count
             chunk += Array(repeating: chunk.last!, count: size - chunk.count)
             let marks = Array(repeating: "?", count: size).joined(separator: ", ")
-            let sql = "SELECT \(mapping.selectList(for: root)) FROM \(quoteIdentifier(mapping.table(for: root).name)) t "
+            let sql = "SELECT \(mapping.selectList(for: root)) FROM \(mapping.table(for: root).name) t "
                 + "WHERE \(column) IN (\(marks))\(filter)"
             result += try snapshots(sql: sql, chunk, root: root)
         }
@@ -142,7 +142,7 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
 
     package func allSnapshots() throws -> [Snapshot] {
         try model.rootEntities.flatMap { root in
-            let sql = "SELECT \(mapping.selectList(for: root)) FROM \(quoteIdentifier(mapping.table(for: root).name)) t "
+            let sql = "SELECT \(mapping.selectList(for: root)) FROM \(mapping.table(for: root).name) t "
                 + "ORDER BY t.\(mapping.primaryKey)"
             return try snapshots(sql: sql, [], root: root)
         }
@@ -157,7 +157,7 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
                 var layout = layouts[ObjectIdentifier(root)]!
                 if !result.isNull(row, 1) {
                     let entity = try RowLayout.entity(.int(result.int64(row, 1)), kindOf: root, mapping: mapping, model: model) {
-                        "row \(result.int64(row, 0)) of \(mapping.table(for: root).name), \(mapping.table(for: root).entityColumn ?? "the entity column")"
+                        "row \(result.int64(row, 0)) of \(mapping.table(for: root).name.unquoted), \(mapping.table(for: root).entityColumn?.unquoted ?? "the entity column")"
                     }
                     layout = layouts[ObjectIdentifier(entity)]!
                 }
@@ -180,11 +180,11 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
     }
 
     /// The sequence `table`'s keys come from.
-    func keySequence(of table: String) throws -> String {
+    func keySequence(of table: SQLIdentifier) throws -> String {
         if let known = sequences[table] { return known }
         guard case .string(let name)? = try connection.scalar("SELECT pg_get_serial_sequence($1, $2)",
-                                                              [.string(quoteIdentifier(table)), .string(mapping.primaryKey)]) else {
-            throw StoreError(.corrupt, "the table \"\(table)\" of the PostgreSQL store (\(connection.target)) has no key sequence")
+                                                              [.string(table.quoted), .string(mapping.primaryKey.unquoted)]) else {
+            throw StoreError(.corrupt, "the table \(table.quoted) of the PostgreSQL store (\(connection.target)) has no key sequence")
         }
         sequences[table] = name
         return name

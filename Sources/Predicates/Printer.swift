@@ -234,7 +234,9 @@ public enum Printer {
             case "\r": out += "\\r"
             case "\0": out += "\\0"
             default:
-                if scalar.value < 0x20 || scalar.value == 0x7F {
+                // What a terminal acts on, as TerminalText sees it: a
+                // dump of a hostile value reads back as the value.
+                if TerminalText.isUnsafe(scalar) {
                     let hex = String(scalar.value, radix: 16, uppercase: true)
                     out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
                 } else {

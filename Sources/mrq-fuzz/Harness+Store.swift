@@ -113,7 +113,7 @@ extension Harness {
             _ = try? db.execute("INSERT OR REPLACE INTO \(quoteIdentifier(table)) VALUES (\(marks))", row)
         }
         for table in input.keyless where tables.contains(table) {
-            let copy = quoteIdentifier(table + "_COPY")
+            guard let copy = try? quoteIdentifier(table + "_COPY") else { continue }
             _ = try? db.execute("CREATE TABLE \(copy) AS SELECT * FROM \(quoteIdentifier(table))")
             _ = try? db.execute("DROP TABLE \(quoteIdentifier(table))")
             _ = try? db.execute("ALTER TABLE \(copy) RENAME TO \(quoteIdentifier(table))")

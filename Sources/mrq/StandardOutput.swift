@@ -1,5 +1,6 @@
 import CEditLine
 import Foundation
+import Predicates
 import Shell
 
 /// Writes session output to standard output and diagnostics to standard
@@ -61,10 +62,13 @@ final class StandardOutput: ShellOutput {
         }
     }
 
+    /// Writes a diagnostic, escaping the control characters a name or
+    /// value from a file may have brought into it (see `TerminalText`);
+    /// its own line breaks stay.
     func writeError(_ text: String) {
         flush()
         clearProgress()
-        DescriptorWriter.writeAll(STDERR_FILENO, text)
+        DescriptorWriter.writeAll(STDERR_FILENO, TerminalText.escaped(text, keepingLines: true))
     }
 
     func progress(_ progress: WorkProgress?) {

@@ -187,14 +187,14 @@ package enum EvidenceFixtures {
         if journal == "WAL" { try db.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 
-    /// The table and title column of notes in `layout`.
+    /// The table and title column of notes in `layout`, quoted for SQL.
     package static func noteColumns(_ layout: EvidenceLayout) throws -> (table: String, title: String, key: String) {
         let model = try model()
-        let mapping = SchemaMapping(model: model, layout: layout == .mrq ? .mrq : .coreData)
+        let mapping = try SchemaMapping(model: model, layout: layout == .mrq ? .mrq : .coreData)
         guard let note = model.entity(named: "Note"), let title = mapping.column(for: "title", of: note) else {
             throw fixtureError("no Note.title in the mapping")
         }
-        return (mapping.table(for: note).name, title.name, mapping.primaryKey)
+        return (mapping.table(for: note).name.quoted, title.name.quoted, mapping.primaryKey.quoted)
     }
 
     /// A rollback-journal store, copied (file and journal) while a

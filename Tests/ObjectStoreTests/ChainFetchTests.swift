@@ -125,7 +125,7 @@ import Testing
         request.fetchLimit = 1
         request.fetchOffset = 2
         let first = try child.explain(request)
-        #expect(first.steps.count == 1 && first.sql.hasSuffix("ORDER BY t.\"age\" DESC, t._pk LIMIT ?2"))
+        #expect(first.steps.count == 1 && first.sql.hasSuffix("ORDER BY t.\"age\" DESC, t.\"_pk\" LIMIT ?2"))
         #expect(first.steps[0].bindings.last == .rowsPlusPendingChanges(3))
         #expect(first.mergesPendingChanges && first.windowsInMemory)
         #expect(try child.fetch(request).first?["age"] == .int(8))

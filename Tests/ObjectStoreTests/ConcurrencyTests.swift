@@ -78,8 +78,8 @@ import Testing
     }
 
     static func storeTotals(_ store: SQLiteStore, model: ManagedObjectModel) throws -> (counters: [Int64: Int64], items: [Int64: Int]) {
-        let counterTable = quoteIdentifier(store.mapping.table(for: model.entity(named: "Counter")!).name)
-        let itemTable = quoteIdentifier(store.mapping.table(for: model.entity(named: "Item")!).name)
+        let counterTable = store.mapping.table(for: model.entity(named: "Counter")!).name
+        let itemTable = store.mapping.table(for: model.entity(named: "Item")!).name
         var counters: [Int64: Int64] = [:]
         for row in try store.database.rows("SELECT worker, value FROM \(counterTable)") {
             counters[int(row[0])] = int(row[1])

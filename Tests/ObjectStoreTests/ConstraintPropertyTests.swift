@@ -57,9 +57,8 @@ import Testing
         func rows() throws -> [[Value]] {
             // Names from the mapping: the store may be in either layout.
             let tag = ConstraintPropertyTests.model.entity(named: "Tag")!
-            let (key, n) = (quoteIdentifier(store.mapping.column(for: "key", of: tag)!.name),
-                            quoteIdentifier(store.mapping.column(for: "n", of: tag)!.name))
-            let table = quoteIdentifier(store.mapping.table(for: tag).name)
+            let (key, n) = (store.mapping.column(for: "key", of: tag)!.name, store.mapping.column(for: "n", of: tag)!.name)
+            let table = store.mapping.table(for: tag).name
             return try store.withLock { try store.database.rows("SELECT \(key), \(n) FROM \(table) ORDER BY \(key), \(n)") }
         }
 

@@ -283,18 +283,18 @@ import Testing
                 rows = { sql in try store.withLock { try store.database.rows(sql) } }
             }
             let (item, team) = (ContextModelTests.model.entity(named: "Item")!, ContextModelTests.model.entity(named: "Team")!)
-            func column(_ property: String, _ entity: EntityDescription) -> String {
-                quoteIdentifier(mapping.column(for: property, of: entity)?.name ?? mapping.toOne(property, of: entity)!.foreignKey)
+            func column(_ property: String, _ entity: EntityDescription) -> SQLIdentifier {
+                mapping.column(for: property, of: entity)?.name ?? mapping.toOne(property, of: entity)!.foreignKey
             }
             let (items, teams) = (mapping.table(for: item), mapping.table(for: team))
             let (itemRows, teamRows) = (
                 try rows("""
                     SELECT i.\(column("uid", item)), i.\(column("a", item)), i.\(column("b", item)), i.\(items.versionColumn), \
-                    i.\(column("team", item)), t.\(column("uid", team)) FROM \(quoteIdentifier(items.name)) i \
-                    LEFT JOIN \(quoteIdentifier(teams.name)) t ON t.\(teams.primaryKey) = i.\(column("team", item))
+                    i.\(column("team", item)), t.\(column("uid", team)) FROM \(items.name) i \
+                    LEFT JOIN \(teams.name) t ON t.\(teams.primaryKey) = i.\(column("team", item))
                     """),
                 try rows("""
-                    SELECT \(column("uid", team)), \(column("b", team)), \(teams.versionColumn) FROM \(quoteIdentifier(teams.name))
+                    SELECT \(column("uid", team)), \(column("b", team)), \(teams.versionColumn) FROM \(teams.name)
                     """))
             var stored: [Int64: String] = [:]
             for row in itemRows {

@@ -69,19 +69,19 @@ import Predicates
 
     @Test func namesFollowCoreDataRules() throws {
         let model = try Self.model()
-        let mapping = SchemaMapping(model: model, layout: .coreData)
+        let mapping = try SchemaMapping(model: model, layout: .coreData)
         // Depth first, roots and sub-entities in case-insensitive order.
         #expect(mapping.entityCodes == ["Account": 1, "IMAPAccount": 2, "localAccount": 3, "Folder": 4, "Note": 5, "Tag": 6])
         let accounts = mapping.table(for: model.entity(named: "IMAPAccount")!)
-        #expect(accounts.name == "ZACCOUNT")
-        #expect([accounts.primaryKey, accounts.entityColumn, accounts.versionColumn] == ["Z_PK", "Z_ENT", "Z_OPT"])
+        #expect(accounts.name.unquoted == "ZACCOUNT")
+        #expect([accounts.primaryKey, accounts.entityColumn, accounts.versionColumn].map { $0?.unquoted } == ["Z_PK", "Z_ENT", "Z_OPT"])
         // Integers first (entity by entity), then dates, then strings; the
         // second `port` takes a suffix.
-        #expect(accounts.columns.map(\.name) == ["ZPORT", "ZPORT1", "ZQUOTA", "ZCREATED", "ZNAME"])
+        #expect(accounts.columns.map(\.name.unquoted) == ["ZPORT", "ZPORT1", "ZQUOTA", "ZCREATED", "ZNAME"])
         #expect(accounts.columns.map(\.sqlType) == ["INTEGER", "INTEGER", "INTEGER", "TIMESTAMP", "VARCHAR"])
-        #expect(mapping.column(for: "port", of: model.entity(named: "localAccount")!)?.name == "ZPORT1")
+        #expect(mapping.column(for: "port", of: model.entity(named: "localAccount")!)?.name.unquoted == "ZPORT1")
         let notes = mapping.table(for: model.entity(named: "Note")!)
-        #expect(notes.columns.map(\.name) == [
+        #expect(notes.columns.map(\.name.unquoted) == [
             "ZPINNED", "ZACCOUNT", "Z1_ACCOUNT", "ZFOLDER", "Z_FOK_FOLDER",
             "ZAMOUNT", "ZEDITED", "ZBODY", "ZTITLE", "ZLINK", "ZIDENTIFIER", "ZATTACHMENT",
         ])
@@ -90,11 +90,11 @@ import Predicates
             "DECIMAL", "TIMESTAMP", "VARCHAR", "VARCHAR", "VARCHAR", "BLOB", "BLOB",
         ])
         let tags = try #require(mapping.joinTable("tags", of: model.entity(named: "Note")!))
-        #expect(tags.name == "Z_5TAGS" && tags.isOwner)
-        #expect(tags.sourceColumn == "Z_5NOTES" && tags.destinationColumn == "Z_6TAGS")
+        #expect(tags.name.unquoted == "Z_5TAGS" && tags.isOwner)
+        #expect(tags.sourceColumn.unquoted == "Z_5NOTES" && tags.destinationColumn.unquoted == "Z_6TAGS")
         let inverse = try #require(mapping.joinTable("notes", of: model.entity(named: "Tag")!))
-        #expect(inverse.name == "Z_5TAGS" && !inverse.isOwner)
-        #expect(inverse.sourceColumn == "Z_6TAGS" && inverse.destinationColumn == "Z_5NOTES")
+        #expect(inverse.name.unquoted == "Z_5TAGS" && !inverse.isOwner)
+        #expect(inverse.sourceColumn.unquoted == "Z_6TAGS" && inverse.destinationColumn.unquoted == "Z_5NOTES")
     }
 
     /// A store with a relationship from an entity to itself: which side
@@ -104,14 +104,14 @@ import Predicates
         user.add(RelationshipDescription(name: "bans", destination: "User", inverse: "bansInverse", isToMany: true))
         user.add(RelationshipDescription(name: "bansInverse", destination: "User", inverse: "bans", isToMany: true))
         let model = try ManagedObjectModel(entities: [user])
-        let fresh = SchemaMapping(model: model, layout: .coreData)
-        #expect(fresh.joinTable("bans", of: user)?.name == "Z_1BANS")
+        let fresh = try SchemaMapping(model: model, layout: .coreData)
+        #expect(fresh.joinTable("bans", of: user)?.name.unquoted == "Z_1BANS")
         let existing = CoreDataSchema(entityNumbers: ["User": 1],
                                       tables: ["ZUSER": ["Z_PK", "Z_ENT", "Z_OPT"], "Z_1BANSINVERSE": ["Z_1BANS", "Z_1BANSINVERSE"]])
-        let opened = SchemaMapping(model: model, layout: .coreData, existing: existing)
+        let opened = try SchemaMapping(model: model, layout: .coreData, existing: existing)
         let join = try #require(opened.joinTable("bansInverse", of: user))
-        #expect(join.name == "Z_1BANSINVERSE" && join.isOwner)
-        #expect(join.sourceColumn == "Z_1BANS" && join.destinationColumn == "Z_1BANSINVERSE")
+        #expect(join.name.unquoted == "Z_1BANSINVERSE" && join.isOwner)
+        #expect(join.sourceColumn.unquoted == "Z_1BANS" && join.destinationColumn.unquoted == "Z_1BANSINVERSE")
         #expect(opened.joinTable("bans", of: user)?.isOwner == false)
     }
 
@@ -122,8 +122,8 @@ import Predicates
         maker.add(AttributeDescription(name: "name", type: .string))
         maker.add(RelationshipDescription(name: "partners", destination: "Maker", inverse: "partners", isToMany: true))
         let model = try ManagedObjectModel(entities: [maker])
-        let join = try #require(SchemaMapping(model: model, layout: .coreData).joinTable("partners", of: maker))
-        #expect(join.name == "Z_1PARTNERS" && join.sourceColumn == "Z_1PARTNERS" && join.destinationColumn == "Z_1PARTNERS1")
+        let join = try #require(try SchemaMapping(model: model, layout: .coreData).joinTable("partners", of: maker))
+        #expect(join.name.unquoted == "Z_1PARTNERS" && join.sourceColumn.unquoted == "Z_1PARTNERS" && join.destinationColumn.unquoted == "Z_1PARTNERS1")
         let url = Self.temporaryStore("Makers.sqlite")
         var options = PersistentStoreOptions()
         options.layout = .coreData

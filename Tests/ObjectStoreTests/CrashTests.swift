@@ -71,8 +71,8 @@ import Testing
         let db = store.database
         let integrity = try db.rows("PRAGMA integrity_check")
         try #require(integrity == [[.string("ok")]], "integrity_check: \(integrity) (\(context))")
-        let item = quoteIdentifier(store.mapping.table(for: store.model.entity(named: "Item")!).name)
-        let counterTable = quoteIdentifier(store.mapping.table(for: store.model.entity(named: "Counter")!).name)
+        let item = store.mapping.table(for: store.model.entity(named: "Item")!).name
+        let counterTable = store.mapping.table(for: store.model.entity(named: "Counter")!).name
         let counters = try db.rows("SELECT value FROM \(counterTable)")
         try #require(counters.count <= 1, "\(counters.count) counter rows (\(context))")
         let counter: Int64

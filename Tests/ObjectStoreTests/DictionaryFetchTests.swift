@@ -199,7 +199,7 @@ import struct Predicates.Predicate
         let plan = try DictionaryPlan(request: request, entity: context.model.entity(named: "Person")!,
                                       store: context.persistentStoreCoordinator!.store)
         #expect(plan.sql == """
-            SELECT a1."name", COALESCE(SUM(t."age"), 0) FROM "Person" t LEFT JOIN "Department" a1 ON a1._pk = t."department" \
+            SELECT a1."name", COALESCE(SUM(t."age"), 0) FROM "Person" t LEFT JOIN "Department" a1 ON a1."_pk" = t."department" \
             WHERE t."age" > ?1 GROUP BY a1."name" HAVING COALESCE(SUM(t."age"), 0) > ?2 \
             ORDER BY COALESCE(SUM(t."age"), 0) DESC, 1, 2
             """)

@@ -235,15 +235,15 @@ import PostgresTestServer
             }
             try context.save()
         }
-        let mapping = SchemaMapping(model: model, layout: .mrq)
+        let mapping = try SchemaMapping(model: model, layout: .mrq)
         let person = try #require(model.entity(named: "Person"))
         let table = mapping.table(for: person)
         let entityColumn = try #require(table.entityColumn)
         let tag = mapping.entityCode(try #require(model.entity(named: "Tag")))
         let lastName = try #require(mapping.column(for: "lastName", of: person)).name
         let connection = try PostgresConnection(url)
-        try connection.execute("UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(entityColumn)) = \(tag) WHERE \(quoteIdentifier(lastName)) = 'Ada'")
-        guard case .int(let pk)? = try connection.scalar("SELECT \(quoteIdentifier(table.primaryKey)) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(lastName)) = 'Ada'") else {
+        try connection.execute("UPDATE \(table.name) SET \(entityColumn) = \(tag) WHERE \(lastName) = 'Ada'")
+        guard case .int(let pk)? = try connection.scalar("SELECT \(table.primaryKey) FROM \(table.name) WHERE \(lastName) = 'Ada'") else {
             Issue.record("no key for Ada")
             return
         }

@@ -163,7 +163,7 @@ import Testing
         let (coordinator, directory) = try Self.bank()
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let store = coordinator.store
-        let table = quoteIdentifier(store.mapping.table(for: store.model.entity(named: "Entry")!).name)
+        let table = store.mapping.table(for: store.model.entity(named: "Entry")!).name
         let count = "SELECT count(*) FROM \(table)"
         var seen: [Int] = []
         // The save runs on another thread while this one is in the read

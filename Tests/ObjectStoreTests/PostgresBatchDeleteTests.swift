@@ -366,7 +366,7 @@ import Testing
         for writer in writers { writer.ready.wait() }
         for pair in 0..<rounds {
             try blocker.execute("BEGIN")
-            _ = try blocker.query("SELECT 1 FROM \"\(table)\" WHERE _pk = ANY(CAST($1 AS bigint[])) FOR UPDATE",
+            _ = try blocker.query("SELECT 1 FROM \(table) WHERE _pk = ANY(CAST($1 AS bigint[])) FOR UPDATE",
                                   [.string("{\(keys[pair].map(String.init).joined(separator: ","))}")])
             for writer in writers { writer.go.signal() }
             let deadline = Date().addingTimeInterval(20)

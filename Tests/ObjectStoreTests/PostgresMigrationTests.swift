@@ -189,7 +189,7 @@ import Testing
         // The new layout's indexes, and only those (with the new Person_mentor_fk).
         let indexes = try connection.rows("SELECT indexname::text FROM pg_indexes WHERE schemaname = current_schema() "
                                           + "AND indexname NOT LIKE '%_pkey' ORDER BY 1")
-        let built = SchemaBuilder.indexes(mapping: SchemaMapping(model: v2), model: v2)
+        let built = try SchemaBuilder.indexes(mapping: try SchemaMapping(model: v2), model: v2)
         #expect(indexes.count == built.count && built.contains { $0.contains("\"Person_mentor_fk\"") })
         #expect(indexes.contains([.string("Person_mentor_fk")]))
 

@@ -24,33 +24,35 @@ import Testing
     @Test func testTablesAndColumnsInPostgreSQLTypes() throws {
         let connection = try PostgresConnectionTests.connect()
         let model = try ModelBuilderTests.everything()
-        let mapping = SchemaMapping(model: model)
+        let mapping = try SchemaMapping(model: model)
         _ = try Self.prepare(model, on: connection)
 
         for table in mapping.allTables {
             var expected: [String: String] = ["_pk": "bigint identity", "_opt": "bigint"]
-            if let entityColumn = table.entityColumn { expected[entityColumn] = "integer" }
+            if let entityColumn = table.entityColumn { expected[entityColumn.unquoted] = "integer" }
             for column in table.columns {
+                let type: String
                 switch column.kind {
-                case .attribute(let type): expected[column.name] = Self.catalogType[type]! + (type == .string ? " C" : "")
-                case .foreignKey: expected[column.name] = "bigint"
-                case .foreignEntity, .order: expected[column.name] = "integer"
+                case .attribute(let attributeType): type = Self.catalogType[attributeType]! + (attributeType == .string ? " C" : "")
+                case .foreignKey: type = "bigint"
+                case .foreignEntity, .order: type = "integer"
                 }
+                expected[column.name.unquoted] = type
             }
-            #expect(try Self.columns(of: table.name, on: connection) == expected, "table \(table.name)")
+            #expect(try Self.columns(of: table.name.unquoted, on: connection) == expected, "table \(table.name)")
         }
         for join in mapping.allJoinTables {
-            var expected = [join.sourceColumn: "bigint", join.destinationColumn: "bigint"]
+            var expected = [join.sourceColumn.unquoted: "bigint", join.destinationColumn.unquoted: "bigint"]
             for extra in [join.sourceEntityColumn, join.destinationEntityColumn, join.orderColumn, join.inverseOrderColumn] {
-                if let extra { expected[extra] = "integer" }
+                if let extra { expected[extra.unquoted] = "integer" }
             }
-            #expect(try Self.columns(of: join.name, on: connection) == expected, "join table \(join.name)")
+            #expect(try Self.columns(of: join.name.unquoted, on: connection) == expected, "join table \(join.name)")
         }
         #expect(try Self.columns(of: "_mrq_metadata", on: connection) == ["key": "text", "value": "text", "data": "bytea"])
         // Every table of the store, and nothing else.
         let tables = try connection.rows("SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema()")
-        #expect(Set(tables.map { $0[0] }) == Set((mapping.allTables.map(\.name) + mapping.allJoinTables.map(\.name) + ["_mrq_metadata"])
-            .map(Value.string)))
+        let names = mapping.allTables.map(\.name.unquoted) + mapping.allJoinTables.map(\.name.unquoted) + ["_mrq_metadata"]
+        #expect(Set(tables.map { $0[0] }) == Set(names.map(Value.string)))
     }
 
     /// `column → "type[ identity][ collation]"` as information_schema has it.
@@ -74,7 +76,7 @@ import Testing
     @Test func testIndexesAndUniquenessConstraints() throws {
         let connection = try PostgresConnectionTests.connect()
         let model = try ModelBuilderTests.everything()
-        let mapping = SchemaMapping(model: model)
+        let mapping = try SchemaMapping(model: model)
         _ = try Self.prepare(model, on: connection)
 
         let rows = try connection.rows("""
@@ -83,10 +85,11 @@ import Testing
             WHERE n.nspname = current_schema()
             """)
         let names = Set(rows.compactMap { if case .string(let name) = $0[0] { return name } else { return nil } })
-        let built = SchemaBuilder.indexes(mapping: mapping, model: model).map { statement in
+        let built = try SchemaBuilder.indexes(mapping: mapping, model: model).map { statement in
             String(statement.split(separator: "\"")[1])
         }
-        let primary = (mapping.allTables.map(\.name) + mapping.allJoinTables.map(\.name) + ["_mrq_metadata"]).map { "\($0)_pkey" }
+        let primary = (mapping.allTables.map(\.name.unquoted) + mapping.allJoinTables.map(\.name.unquoted) + ["_mrq_metadata"])
+            .map { "\($0)_pkey" }
         #expect(names == Set(built + primary))
         let unique = Set(rows.filter { $0[1] == .bool(true) && $0[2] == .bool(false) }.map { $0[0] })
         #expect(unique == [.string("Gadget_unique0"), .string("Gadget_unique1")])

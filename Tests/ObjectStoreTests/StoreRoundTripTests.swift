@@ -60,10 +60,10 @@ import Predicates
         let joinNamed = EntityDescription(name: "Bar_friends")
         joinNamed.add(AttributeDescription(name: "z", type: .integer64))
         let model = try ManagedObjectModel(entities: [upper, lower, joinNamed])
-        let mapping = SchemaMapping(model: model)
-        let tables = mapping.allTables.map(\.name) + mapping.allJoinTables.map(\.name)
+        let mapping = try SchemaMapping(model: model)
+        let tables = mapping.allTables.map(\.name.unquoted) + mapping.allJoinTables.map(\.name.unquoted)
         #expect(Set(tables.map { $0.lowercased() }).count == tables.count, "\(tables)")
-        let columns = mapping.table(for: upper).columns.map(\.name) + ["_pk", "_opt"]
+        let columns = mapping.table(for: upper).columns.map(\.name.unquoted) + ["_pk", "_opt"]
         #expect(Set(columns.map { $0.lowercased() }).count == columns.count, "\(columns)")
         let path = TestModels.temporaryStorePath()
         do {
@@ -106,8 +106,8 @@ import Predicates
             return try ManagedObjectModel(entities: [person])
         }
         let plain = try model(indexed: false), indexed = try model(indexed: true)
-        #expect(SchemaBuilder.fingerprint(mapping: SchemaMapping(model: plain), model: plain)
-                == SchemaBuilder.fingerprint(mapping: SchemaMapping(model: indexed), model: indexed))
+        #expect(try SchemaBuilder.fingerprint(of: plain)
+                == SchemaBuilder.fingerprint(of: indexed))
         for layout in SchemaMapping.Layout.allCases {
             let url = URL(fileURLWithPath: TestModels.temporaryStorePath())
             var options = PersistentStoreOptions()
@@ -120,7 +120,7 @@ import Predicates
                                       [.string(table)]).compactMap { row -> String? in
                 if case .string(let sql) = row[0] { return sql } else { return nil }
             }
-            #expect(indexes.filter { $0.contains("(\"\(column)\")") || $0.contains("(\(column) ") }.count == 1, "\(layout): \(indexes)")
+            #expect(indexes.filter { $0.contains("(\"\(column)\")") || $0.contains("(\"\(column)\" ") }.count == 1, "\(layout): \(indexes)")
             #expect(indexes.filter { $0.lowercased().contains("email") }.count == 1, "\(layout): \(indexes)")
             let plan = try db.rows("EXPLAIN QUERY PLAN SELECT * FROM \(table) WHERE \(column) = 'Ada'").map { "\($0)" }.joined()
             #expect(plan.contains("USING INDEX"), "\(layout): \(plan)")

@@ -46,20 +46,20 @@ import Testing
     /// One valid statement of every kind: each explains, and says what it
     /// does; those that read or write the store show their SQL.
     @Test(arguments: [
-        ("Person where age > 18 sort FirstName limit 2", "SELECT t._pk"),
+        ("Person where age > 18 sort FirstName limit 2", "SELECT t.\"_pk\""),
         ("first Person where department == $d", "in memory:\n  unsaved changes merged"),
         // Counted in SQL with the unsaved changes merged: a second COUNT
         // finds the changed saved objects among the matches.
-        ("count Person where age > $n", "AND t._pk IN (SELECT value FROM json_each(?2))"),
+        ("count Person where age > $n", "AND t.\"_pk\" IN (SELECT value FROM json_each(?2))"),
         ("select FirstName, department.name, age * 2 from Person", "SELECT"),
         ("select name, people.@count, people.@avg.age from Department", "SELECT"),
         ("sum age of Person group by department.name sort sum:NO limit 3", "SELECT"),
         ("count of Person", "SELECT"),
         (#"insert Person { personID: 9, FirstName: "Di", department: first Department where name == "Sales" }"#, "INSERT INTO"),
-        ("update Person where age > 60 set age = age + 1", "UPDATE \"Person\" SET \"age\" = ?, _opt = ? WHERE _pk = ?"),
-        ("delete Person where age > 60", "DELETE FROM \"Person\" WHERE _pk = ?"),
+        ("update Person where age > 60 set age = age + 1", "UPDATE \"Person\" SET \"age\" = ?, \"_opt\" = ? WHERE \"_pk\" = ?"),
+        ("delete Person where age > 60", "DELETE FROM \"Person\" WHERE \"_pk\" = ?"),
         ("update Person where age > 60 set age = age + 1 direct", "UPDATE \"Person\" AS t SET"),
-        ("delete Person where age > 60 direct", "DELETE FROM \"Person\" WHERE _pk IN (?, …)"),
+        ("delete Person where age > 60 direct", "DELETE FROM \"Person\" WHERE \"_pk\" IN (?, …)"),
         ("truncate Person", "DELETE FROM \"Person\""),
         (#"import Person from "people.json""#, "INSERT INTO"),
         ("save", "INSERT INTO"),
@@ -127,7 +127,7 @@ import Testing
         let shell = try shell()
         #expect(shell.run("save").ok)
         let residual = shell.run("explain count Person where age / personID > 1")
-        #expect(residual.text.contains(#"SELECT t._pk, NULL, t._opt"#), "\(residual.text)")
+        #expect(residual.text.contains(#"SELECT t."_pk", NULL, t."_opt""#), "\(residual.text)")
         #expect(!residual.text.contains("COUNT(*)"), "\(residual.text)")
         #expect(residual.text.contains("in memory:\n  age / personID > 1"), "\(residual.text)")
         let whole = shell.run("explain count Person where age / 2 > 1")

@@ -46,7 +46,7 @@ extension SQLiteStore {
 
     /// The UPDATE of a batch update, for the primary keys in `marks`.
     func batchUpdateSQL(entity: EntityDescription, assignments: String, marks: String) -> String {
-        "UPDATE \(quoteIdentifier(mapping.table(for: entity).name)) AS t SET \(assignments) WHERE t.\(mapping.primaryKey) IN (\(marks))"
+        "UPDATE \(mapping.table(for: entity).name) AS t SET \(assignments) WHERE t.\(mapping.primaryKey) IN (\(marks))"
     }
 
     // MARK: - Update
@@ -80,11 +80,11 @@ extension SQLiteStore {
     /// an Integer 16 would otherwise be written as it comes.
     private func checkRanges(_ checks: [(AttributeDescription, SchemaMapping.AttributeColumn, Expression)],
                              of entity: EntityDescription, keys: [Value]) throws {
-        let table = quoteIdentifier(mapping.table(for: entity).name)
+        let table = mapping.table(for: entity).name
         let marks = keys.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
         for (attribute, column, expression) in checks {
             guard let range = attribute.type.integerRange else { continue }
-            let value = quoteIdentifier(column.name)
+            let value = column.name
             let sql = "SELECT \(value) FROM \(table) WHERE \(mapping.primaryKey) IN (\(marks)) AND "
                 + "(typeof(\(value)) NOT IN ('integer', 'null') OR \(value) NOT BETWEEN \(range.lowerBound) AND \(range.upperBound)) LIMIT 1"
             if let bad = try sqlRows(sql, keys).first?.first {
@@ -107,7 +107,7 @@ extension SQLStore {
     /// The DELETE of a batch delete, for the primary keys `isIn` names
     /// (see `forKeys`).
     func batchDeleteSQL(entity: EntityDescription, keys isIn: String) -> String {
-        "DELETE FROM \(quoteIdentifier(mapping.table(for: entity).name)) WHERE \(mapping.primaryKey)\(isIn)"
+        "DELETE FROM \(mapping.table(for: entity).name) WHERE \(mapping.primaryKey)\(isIn)"
     }
 
     /// How a batch statement names its keys, as `explain` shows it.
@@ -139,13 +139,13 @@ extension SQLStore {
             switch value {
             case .value(let constant):
                 let coerced = try Self.coerce(constant, for: attribute)
-                inSQL.append("\(quoteIdentifier(column.name)) = \(bind(mapping.stored(coerced, for: attribute), for: attribute, &translator))")
+                inSQL.append("\(column.name) = \(bind(mapping.stored(coerced, for: attribute), for: attribute, &translator))")
             case .expression(let expression):
                 if case .constant(let constant) = expression.kind {
                     let coerced = try Self.coerce(constant, for: attribute)
-                    inSQL.append("\(quoteIdentifier(column.name)) = \(bind(mapping.stored(coerced, for: attribute), for: attribute, &translator))")
+                    inSQL.append("\(column.name) = \(bind(mapping.stored(coerced, for: attribute), for: attribute, &translator))")
                 } else if let sql = Self.sqlExpression(expression, for: attribute, translator: &translator) {
-                    inSQL.append("\(quoteIdentifier(column.name)) = \(sql)")
+                    inSQL.append("\(column.name) = \(sql)")
                     if attribute.type.integerRange != nil { rangeChecks.append((attribute, column, expression)) }
                 } else {
                     inMemory.append((attribute, column, expression))
@@ -170,7 +170,7 @@ extension SQLStore {
         // PostgreSQL types a VALUES column from its rows: each is cast.
         let row = "(" + ([dialect.typed("?", as: "bigint")] + plan.inMemory.map { dialect.typed("?", as: SQLDialect.postgresType($0.0.type)) })
             .joined(separator: ", ") + ")"
-        let sets = plan.inMemory.enumerated().map { n, item in "\(quoteIdentifier(item.1.name)) = v.column\(n + 2)" }
+        let sets = plan.inMemory.enumerated().map { n, item in "\(item.1.name) = v.column\(n + 2)" }
             .joined(separator: ", ")
         let rowsPerStatement = max(1, 900 / (plan.inMemory.count + 1))
         for start in stride(from: 0, to: objects.count, by: rowsPerStatement) {
@@ -185,7 +185,7 @@ extension SQLStore {
                     values.append(mapping.stored(try Self.coerce(value, for: attribute), for: attribute))
                 }
             }
-            try sqlExecute("UPDATE \(quoteIdentifier(table.name)) AS t SET \(sets) FROM (VALUES "
+            try sqlExecute("UPDATE \(table.name) AS t SET \(sets) FROM (VALUES "
                            + Array(repeating: row, count: chunk.count).joined(separator: ", ")
                            + ") AS v WHERE t.\(mapping.primaryKey) = v.column1", values)
         }
@@ -300,8 +300,8 @@ extension SQLStore {
         guard plan.residual == nil else { return nil }
         let table = mapping.table(for: entity)
         let key = mapping.primaryKey
-        let sql = "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(key) IN (SELECT t.\(key) FROM \(plan.from) WHERE \(plan.condition))"
-            + " RETURNING \(key), \(table.entityColumn ?? "NULL")"
+        let sql = "DELETE FROM \(table.name) WHERE \(key) IN (SELECT t.\(key) FROM \(plan.from) WHERE \(plan.condition))"
+            + " RETURNING \(key), \(table.entityColumn?.quoted ?? "NULL")"
         let ids = try objectIDs(sql: sql, bindings: plan.bindings, root: entity.rootEntity)
         return BatchDeleteOutcome(matched: ids, deleted: ids, updated: [])
     }
@@ -357,19 +357,19 @@ extension SQLStore {
         try forKeys(ids) { isIn, keys in
             if relationship.isToOne, let columns = mapping.toOne(relationship.name, of: source) {
                 let table = mapping.table(for: source)
-                let code = columns.entity.map(quoteIdentifier) ?? "NULL"
-                for row in try sqlRows("SELECT \(mapping.primaryKey), \(quoteIdentifier(columns.foreignKey)), \(code) FROM \(quoteIdentifier(table.name)) WHERE \(mapping.primaryKey)\(isIn) AND \(quoteIdentifier(columns.foreignKey)) IS NOT NULL", keys) {
+                let code = columns.entity?.quoted ?? "NULL"
+                for row in try sqlRows("SELECT \(mapping.primaryKey), \(columns.foreignKey), \(code) FROM \(table.name) WHERE \(mapping.primaryKey)\(isIn) AND \(columns.foreignKey) IS NOT NULL", keys) {
                     add(row, sourceAt: 0, destinationAt: 1, codeAt: 2)
                 }
             } else if let join = mapping.joinTable(relationship.name, of: source) {
-                let code = join.destinationEntityColumn ?? "NULL"
-                for row in try sqlRows("SELECT \(join.sourceColumn), \(join.destinationColumn), \(code) FROM \(quoteIdentifier(join.name)) WHERE \(join.sourceColumn)\(isIn)", keys) {
+                let code = join.destinationEntityColumn?.quoted ?? "NULL"
+                for row in try sqlRows("SELECT \(join.sourceColumn), \(join.destinationColumn), \(code) FROM \(join.name) WHERE \(join.sourceColumn)\(isIn)", keys) {
                     add(row, sourceAt: 0, destinationAt: 1, codeAt: 2)
                 }
             } else if let inverse = relationship.inverse, let columns = mapping.toOne(inverse.name, of: destination) {
                 let table = mapping.table(for: destination)
-                let code = table.entityColumn ?? "NULL"
-                for row in try sqlRows("SELECT \(quoteIdentifier(columns.foreignKey)), \(mapping.primaryKey), \(code) FROM \(quoteIdentifier(table.name)) WHERE \(quoteIdentifier(columns.foreignKey))\(isIn)", keys) {
+                let code = table.entityColumn?.quoted ?? "NULL"
+                for row in try sqlRows("SELECT \(columns.foreignKey), \(mapping.primaryKey), \(code) FROM \(table.name) WHERE \(columns.foreignKey)\(isIn)", keys) {
                     add(row, sourceAt: 0, destinationAt: 1, codeAt: 2)
                 }
             }
@@ -393,15 +393,15 @@ extension SQLStore {
         try forKeys(ids) { isIn, keys in
             var rows: [[Value]] = []
             if let join = mapping.joinTable(relationship.name, of: source) {
-                rows = try sqlRows("DELETE FROM \(quoteIdentifier(join.name)) WHERE \(join.sourceColumn)\(isIn) RETURNING \(join.destinationColumn), \(join.destinationEntityColumn ?? "NULL")", keys)
+                rows = try sqlRows("DELETE FROM \(join.name) WHERE \(join.sourceColumn)\(isIn) RETURNING \(join.destinationColumn), \(join.destinationEntityColumn?.quoted ?? "NULL")", keys)
             } else if nullifying, relationship.isToMany || relationship.inverse?.isToOne == true,
                       let inverse = relationship.inverse, let columns = mapping.toOne(inverse.name, of: destination) {
                 let table = mapping.table(for: destination)
-                var sets = ["\(quoteIdentifier(columns.foreignKey)) = NULL"]
-                if let entity = columns.entity { sets.append("\(quoteIdentifier(entity)) = NULL") }
-                if let order = columns.order { sets.append("\(quoteIdentifier(order)) = NULL") }
+                var sets = ["\(columns.foreignKey) = NULL"]
+                if let entity = columns.entity { sets.append("\(entity) = NULL") }
+                if let order = columns.order { sets.append("\(order) = NULL") }
                 sets.append("\(table.versionColumn) = \(table.versionColumn) + 1")
-                rows = try sqlRows("UPDATE \(quoteIdentifier(table.name)) SET \(sets.joined(separator: ", ")) WHERE \(quoteIdentifier(columns.foreignKey))\(isIn) RETURNING \(mapping.primaryKey), \(table.entityColumn ?? "NULL")", keys)
+                rows = try sqlRows("UPDATE \(table.name) SET \(sets.joined(separator: ", ")) WHERE \(columns.foreignKey)\(isIn) RETURNING \(mapping.primaryKey), \(table.entityColumn?.quoted ?? "NULL")", keys)
             } else {
                 return
             }

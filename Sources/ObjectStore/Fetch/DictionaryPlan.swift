@@ -179,7 +179,7 @@ package struct DictionaryPlan {
         let joins = translator.joins.joined(separator: " ")
         var sql = "SELECT \(distinct && !(postgres && !hasAggregates) ? "DISTINCT " : "")"
         sql += columns.enumerated().map { i, column in column.sql + (wrapsDistinct ? " AS \(alias(i))" : "") }.joined(separator: ", ")
-        sql += " FROM \(quoteIdentifier(store.mapping.table(for: entity).name)) t" + (joins.isEmpty ? "" : " " + joins)
+        sql += " FROM \(store.mapping.table(for: entity).name) t" + (joins.isEmpty ? "" : " " + joins)
         sql += " WHERE " + (conditions.isEmpty ? translator.trueSQL : conditions.joined(separator: " AND "))
         if !groupSQL.isEmpty { sql += " GROUP BY " + groupSQL.joined(separator: ", ") }
         if let havingSQL { sql += " HAVING " + havingSQL }

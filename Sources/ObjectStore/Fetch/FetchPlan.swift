@@ -82,7 +82,7 @@ package struct FetchPlan {
             order = orderParts.joined(separator: ", ")
         }
         bindings = translator.bindings
-        var from = quoteIdentifier(table.name) + " t"
+        var from = table.name.quoted + " t"
         for join in translator.joins { from += " " + join }
         self.from = from
     }

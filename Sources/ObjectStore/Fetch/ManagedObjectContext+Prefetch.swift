@@ -161,13 +161,13 @@ extension SQLiteStore {
         let sql: String
         if let join = mapping.joinTable(relationship.name, of: sourceEntity) {
             let order = join.orderColumn.map { "j.\($0), " } ?? ""
-            sql = "SELECT \(selectList(for: root)), j.\(join.sourceColumn) FROM \(quoteIdentifier(join.name)) j "
-                + "JOIN \(quoteIdentifier(table.name)) t ON t.\(mapping.primaryKey) = j.\(join.destinationColumn) "
+            sql = "SELECT \(selectList(for: root)), j.\(join.sourceColumn) FROM \(join.name) j "
+                + "JOIN \(table.name) t ON t.\(mapping.primaryKey) = j.\(join.destinationColumn) "
                 + "WHERE j.\(join.sourceColumn) IN \(keys) ORDER BY j.\(join.sourceColumn), \(order)t.\(mapping.primaryKey)"
         } else if let inverse = relationship.inverse, let columns = mapping.toOne(inverse.name, of: destination) {
-            let fk = "t.\(quoteIdentifier(columns.foreignKey))"
-            let order = columns.order.map { "t.\(quoteIdentifier($0)), " } ?? ""
-            sql = "SELECT \(selectList(for: root)), \(fk) FROM \(quoteIdentifier(table.name)) t "
+            let fk = "t.\(columns.foreignKey)"
+            let order = columns.order.map { "t.\($0), " } ?? ""
+            sql = "SELECT \(selectList(for: root)), \(fk) FROM \(table.name) t "
                 + "WHERE \(fk) IN \(keys) ORDER BY \(fk), \(order)t.\(mapping.primaryKey)"
         } else {
             return []

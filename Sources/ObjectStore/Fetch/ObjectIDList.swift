@@ -79,7 +79,7 @@ extension SQLiteStore {
             var byCode: [Int64: EntityDescription] = [:]
             let table = mapping.table(for: root)
             while try statement.step() {
-                let pk = try RowLayout.key(statement, at: 0) { "a row of \(table.name): \(table.primaryKey)" }
+                let pk = try RowLayout.key(statement, at: 0) { "a row of \(table.name.unquoted): \(table.primaryKey.unquoted)" }
                 var entity = root
                 if !statement.isNull(at: 1) {
                     let code = statement.int64(at: 1)
@@ -88,7 +88,7 @@ extension SQLiteStore {
                     } else {
                         // Checked once per number: it must be `root` or below.
                         entity = try RowLayout.entity(statement.value(at: 1), kindOf: root, mapping: mapping, model: model) {
-                            "row \(pk) of \(table.name), \(table.entityColumn ?? "the entity column")"
+                            "row \(pk) of \(table.name.unquoted), \(table.entityColumn?.unquoted ?? "the entity column")"
                         }
                         byCode[code] = entity
                     }

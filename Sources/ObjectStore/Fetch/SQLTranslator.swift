@@ -467,15 +467,15 @@ struct SQLTranslator {
         }
         if let join = mapping.joinTable(relationship.name, of: owner) {
             let joinAlias = newAlias()
-            let from = "\(quoteIdentifier(join.name)) \(joinAlias) JOIN \(quoteIdentifier(destinationTable.name)) \(alias) ON \(alias).\(mapping.primaryKey) = \(joinAlias).\(join.destinationColumn)"
+            let from = "\(join.name) \(joinAlias) JOIN \(destinationTable.name) \(alias) ON \(alias).\(mapping.primaryKey) = \(joinAlias).\(join.destinationColumn)"
             return ToManyFrom(from: from, correlation: "\(joinAlias).\(join.sourceColumn) = \(ownerColumn)\(entityFilter)",
                               scope: inner, nullableOwner: nullableOwner)
         }
         guard let inverse = relationship.inverse, let columns = mapping.toOne(inverse.name, of: destination) else {
             throw Untranslatable(reason: "to-many without a mapping")
         }
-        return ToManyFrom(from: "\(quoteIdentifier(destinationTable.name)) \(alias)",
-                          correlation: "\(alias).\(quoteIdentifier(columns.foreignKey)) = \(ownerColumn)\(entityFilter)",
+        return ToManyFrom(from: "\(destinationTable.name) \(alias)",
+                          correlation: "\(alias).\(columns.foreignKey) = \(ownerColumn)\(entityFilter)",
                           scope: inner, nullableOwner: nullableOwner)
     }
 
@@ -811,7 +811,7 @@ struct SQLTranslator {
                   let columns = mapping.toOne(key, of: entity) else {
                 throw Untranslatable(reason: "to-many in a scalar key path")
             }
-            let fk = "\(alias).\(quoteIdentifier(columns.foreignKey))"
+            let fk = "\(alias).\(columns.foreignKey)"
             if isLast { return .toOne(fk, destination) }
             prefix += (prefix.isEmpty ? "" : ".") + key
             if let existing = current.joinAliases[prefix] {
@@ -822,7 +822,7 @@ struct SQLTranslator {
                 }
                 let joined = newAlias()
                 let table = mapping.table(for: destination)
-                current.joins.append("LEFT JOIN \(quoteIdentifier(table.name)) \(joined) ON \(joined).\(mapping.primaryKey) = \(fk)")
+                current.joins.append("LEFT JOIN \(table.name) \(joined) ON \(joined).\(mapping.primaryKey) = \(fk)")
                 current.joinAliases[prefix] = (joined, destination)
                 alias = joined
             }
@@ -832,13 +832,11 @@ struct SQLTranslator {
     }
 
     /// `alias."column"`.
-    static func columnSQL(alias: String, column: String) -> String {
-        guard !column.utf8.contains(UInt8(ascii: "\"")) else { return alias + "." + quoteIdentifier(column) }
+    static func columnSQL(alias: String, column: SQLIdentifier) -> String {
         // Appends, not interpolation: most results fit in a small string.
         var sql = alias
-        sql += ".\""
-        sql += column
-        sql += "\""
+        sql += "."
+        sql += column.quoted
         return sql
     }
 

@@ -41,13 +41,17 @@ public struct ModelError: Error, CustomStringConvertible, Equatable, Sendable {
         self.subject = Subject(entity: entity, property: property)
     }
 
+    /// The message after the file and line, with control characters
+    /// escaped (see `TerminalText`): a model's names and values come from
+    /// its file.
     public var description: String {
-        switch (file, line) {
+        let text = switch (file, line) {
         case let (file?, line?): "\(file):\(line): \(message)"
         case let (file?, nil): "\(file): \(message)"
         case let (nil, line?): "line \(line): \(message)"
         case (nil, nil): message
         }
+        return TerminalText.escaped(text)
     }
 
     func located(file: String?, line: Int?) -> ModelError {
@@ -98,6 +102,28 @@ public struct ModelError: Error, CustomStringConvertible, Equatable, Sendable {
         ModelError(
             "fetch index '\(index)' of entity '\(entity)' names unknown property '\(property)'",
             entity: entity)
+    }
+    /// A name no Core Data model can hold (see ``ModelName``), shown
+    /// escaped and, when long, cut.
+    static func invalidName(_ name: String, what: String, entity: String, property: String?, problem: String) -> ModelError {
+        let owner: String
+        switch (what, property) {
+        case ("entity", _): owner = ""
+        case ("property", _): owner = ""
+        case (_, let property?): owner = " of '\(shownName(entity)).\(shownName(property))'"
+        case (_, nil): owner = " of entity '\(shownName(entity))'"
+        }
+        let subject = what == "property" ? "\(shownName(entity)).\(shownName(name))" : shownName(name)
+        return ModelError("\(what) '\(subject)'\(owner) is not a valid Core Data name: \(problem)",
+                          entity: entity, property: property)
+    }
+
+    /// A name read from a file as a message shows it: control characters
+    /// escaped, and no longer than 80 characters.
+    static func shownName(_ name: String) -> String {
+        let escaped = TerminalText.escaped(name)
+        guard escaped.count > 80 else { return escaped }
+        return String(escaped.prefix(80)) + "…"
     }
     static func unknownConfigurationEntity(configuration: String, entity: String) -> ModelError {
         ModelError("configuration '\(configuration)' names unknown entity '\(entity)'")

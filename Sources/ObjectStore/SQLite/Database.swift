@@ -43,6 +43,8 @@ package final class Database: @unchecked Sendable {
     private let foundLog: Bool
     /// The connection began a write transaction: it may checkpoint.
     private var hasWritten = false
+    /// What the connection's authorizer lets through (see `harden`).
+    let connectionGuard: ConnectionGuard
 
     /// `busyTimeout` is how long a statement waits for another
     /// connection's lock before failing with `StoreError.Kind.locked`.
@@ -98,6 +100,12 @@ package final class Database: @unchecked Sendable {
             let message = db.map { String(cString: sqlite3_errmsg($0)) } ?? "out of memory"
             if let db { sqlite3_close_v2(db) }
             throw StoreError(code: rc, message: "cannot open '\(path)': \(message)", sql: nil)
+        }
+        do {
+            connectionGuard = try Self.harden(db, path: path)
+        } catch {
+            sqlite3_close_v2(db)
+            throw error
         }
         self.handle = db
         switch self.reading {
@@ -159,7 +167,7 @@ package final class Database: @unchecked Sendable {
     /// Writes a consistent copy of the database, with what its log holds,
     /// to a new file at `path` (`VACUUM INTO`); the database is not changed.
     package func copy(to path: String) throws {
-        try execute("VACUUM INTO ?", [.string(path)])
+        try attaching(path) { try execute("VACUUM INTO ?", [.string(path)]) }
     }
 
     /// Leaves the write-ahead log as it is when this connection closes, as
@@ -298,6 +306,8 @@ package final class Database: @unchecked Sendable {
         try scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.string(name)]) != nil
     }
 
+    package func tableExists(_ name: SQLIdentifier) throws -> Bool { try tableExists(name.unquoted) }
+
     /// The names of a table's columns, in order; empty for no such table.
     package func columns(of table: String) throws -> [String] {
         try rows("SELECT name FROM pragma_table_info(?)", [.string(table)]).compactMap {
@@ -319,11 +329,4 @@ package final class Database: @unchecked Sendable {
         guard fileAtFault, path != ":memory:", !path.isEmpty else { return StoreError(code: rc, message: message, sql: sql) }
         return StoreError(code: rc, message: "'\(path)': \(message)", sql: sql)
     }
-}
-
-/// Quotes an identifier that comes from the model, never from input.
-package func quoteIdentifier(_ name: String) -> String {
-    // Foundation's replacingOccurrences is slow; most names have no quote.
-    guard name.utf8.contains(UInt8(ascii: "\"")) else { return "\"" + name + "\"" }
-    return "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
 }

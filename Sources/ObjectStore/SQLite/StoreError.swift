@@ -1,5 +1,6 @@
 import CSQLite
 import Foundation
+import Predicates
 
 /// An error from the persistent store.
 ///
@@ -115,10 +116,14 @@ public struct StoreError: Error, CustomStringConvertible, Sendable {
         code == SQLITE_CONSTRAINT | (8 << 8) || code == SQLITE_CONSTRAINT | (6 << 8)
     }
 
+    /// The message (with SQLite's code and the statement, when SQLite
+    /// reported it), on one line, with the control characters of names
+    /// and values in it escaped (see `TerminalText`): a store can name a
+    /// table with an escape sequence.
     public var description: String {
-        guard let code else { return message }
+        guard let code else { return TerminalText.escaped(message) }
         var text = "SQLite error \(code): \(message)"
         if let sql { text += " - while executing `\(sql)`" }
-        return text
+        return TerminalText.escaped(text)
     }
 }

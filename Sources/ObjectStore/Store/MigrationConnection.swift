@@ -40,14 +40,15 @@ package struct MigrationConnection {
     /// The first value of a query's first row (a count, or a look for one row).
     func scalar(_ sql: String) throws -> Value? { try query(sql).first?.first }
 
-    func tableExists(_ name: String) throws -> Bool { try exists(name) }
+    func tableExists(_ name: SQLIdentifier) throws -> Bool { try exists(name.unquoted) }
 
     /// `INSERT INTO table (columns) SELECT …` leaving out the rows whose
     /// key is there already.
-    func insertIgnoringDuplicates(into table: String, columns: [String], select: String) -> String {
+    func insertIgnoringDuplicates(into table: SQLIdentifier, columns: [SQLIdentifier], select: String) -> String {
+        let list = columns.map(\.quoted).joined(separator: ", ")
         switch dialect {
-        case .sqlite: return "INSERT OR IGNORE INTO \(table) (\(columns.joined(separator: ", "))) \(select)"
-        case .postgres: return "INSERT INTO \(table) (\(columns.joined(separator: ", "))) \(select) ON CONFLICT DO NOTHING"
+        case .sqlite: return "INSERT OR IGNORE INTO \(table) (\(list)) \(select)"
+        case .postgres: return "INSERT INTO \(table) (\(list)) \(select) ON CONFLICT DO NOTHING"
         }
     }
 

@@ -92,22 +92,22 @@ final class MigrationLinks {
             guard let columns = oldMapping.toOne(relationship.name, of: entity) else { return nil }
             let table = oldMapping.table(for: entity).name
             guard try db.tableExists(table) else { return nil }
-            let fk = quoteIdentifier(columns.foreignKey)
-            return "SELECT _pk AS src, \(fk) AS dst, \(Self.noPosition) AS ord, \(columns.order.map(quoteIdentifier) ?? Self.noPosition) AS inv_ord "
-                + "FROM \(quoteIdentifier(table)) WHERE \(fk) IS NOT NULL"
+            let fk = columns.foreignKey
+            return "SELECT \(oldMapping.primaryKey) AS src, \(fk) AS dst, \(Self.noPosition) AS ord, \(columns.order?.quoted ?? Self.noPosition) AS inv_ord "
+                + "FROM \(table) WHERE \(fk) IS NOT NULL"
         }
         if relationship.isManyToMany {
             guard let join = oldMapping.joinTable(relationship.name, of: entity), try db.tableExists(join.name) else { return nil }
-            return "SELECT \(join.sourceColumn) AS src, \(join.destinationColumn) AS dst, \(join.orderColumn ?? Self.noPosition) AS ord, "
-                + "\(join.inverseOrderColumn ?? Self.noPosition) AS inv_ord FROM \(quoteIdentifier(join.name))"
+            return "SELECT \(join.sourceColumn) AS src, \(join.destinationColumn) AS dst, \(join.orderColumn?.quoted ?? Self.noPosition) AS ord, "
+                + "\(join.inverseOrderColumn?.quoted ?? Self.noPosition) AS inv_ord FROM \(join.name)"
         }
         guard let inverse = relationship.inverse, let destination = inverse.entity,
               let columns = oldMapping.toOne(inverse.name, of: destination) else { return nil }
         let table = oldMapping.table(for: destination).name
         guard try db.tableExists(table) else { return nil }
-        let fk = quoteIdentifier(columns.foreignKey)
-        return "SELECT \(fk) AS src, _pk AS dst, \(columns.order.map(quoteIdentifier) ?? Self.noPosition) AS ord, \(Self.noPosition) AS inv_ord "
-            + "FROM \(quoteIdentifier(table)) WHERE \(fk) IS NOT NULL"
+        let fk = columns.foreignKey
+        return "SELECT \(fk) AS src, \(oldMapping.primaryKey) AS dst, \(columns.order?.quoted ?? Self.noPosition) AS ord, \(Self.noPosition) AS inv_ord "
+            + "FROM \(table) WHERE \(fk) IS NOT NULL"
     }
 
     /// Links whose `column` end (`src` or `dst`) is a row that will not be
@@ -126,7 +126,7 @@ final class MigrationLinks {
             return try count("SELECT COUNT(*) FROM (\(links)) AS l", db)
         }
         return try count("SELECT COUNT(*) FROM (\(links)) l WHERE NOT EXISTS "
-                         + "(SELECT 1 FROM \(quoteIdentifier(table.name)) d WHERE d._pk = l.\(column)\(kinds))", db)
+                         + "(SELECT 1 FROM \(table.name) d WHERE d.\(table.primaryKey) = l.\(column)\(kinds))", db)
     }
 
     private func count(_ sql: String, _ db: MigrationConnection) throws -> Int {

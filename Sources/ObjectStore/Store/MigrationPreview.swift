@@ -146,10 +146,10 @@ public struct MigrationPreview: Sendable, CustomStringConvertible {
     /// that the store holds now.
     private static func countLosses(_ db: MigrationConnection, plan: MigrationPlan, old: ManagedObjectModel,
                                     new: ManagedObjectModel) throws -> [Loss] {
-        let mapping = SchemaMapping(model: old)
+        let mapping = try SchemaMapping(model: old)
         var renamedFrom: [String: String] = [:]
         for case .renamed(let from, let to) in plan.entities { renamedFrom[to] = from }
-        func count(_ entity: EntityDescription, where condition: String?, table: String? = nil) throws -> Int {
+        func count(_ entity: EntityDescription, where condition: String?, table: SQLIdentifier? = nil) throws -> Int {
             let storeTable = mapping.table(for: entity)
             let name = table ?? storeTable.name
             guard try db.tableExists(name) else { return 0 }
@@ -160,7 +160,7 @@ public struct MigrationPreview: Sendable, CustomStringConvertible {
                 clauses.append("\(entityColumn) IN (\(codes))")
             }
             let filter = clauses.isEmpty ? "" : " WHERE " + clauses.joined(separator: " AND ")
-            guard case .int(let n)? = try db.scalar("SELECT COUNT(*) FROM \(quoteIdentifier(name))\(filter)") else { return 0 }
+            guard case .int(let n)? = try db.scalar("SELECT COUNT(*) FROM \(name)\(filter)") else { return 0 }
             return Int(n)
         }
         var losses: [Loss] = []
@@ -176,12 +176,12 @@ public struct MigrationPreview: Sendable, CustomStringConvertible {
             case .removedAttribute(let newName, let attribute):
                 let name = renamedFrom[newName] ?? newName
                 guard let entity = old.entity(named: name), let column = mapping.column(for: attribute, of: entity) else { continue }
-                add(name, attribute, try count(entity, where: "\(quoteIdentifier(column.name)) IS NOT NULL"))
+                add(name, attribute, try count(entity, where: "\(column.name) IS NOT NULL"))
             case .removedRelationship(let newName, let relationship):
                 let name = renamedFrom[newName] ?? newName
                 guard let entity = old.entity(named: name) else { continue }
                 if let columns = mapping.toOne(relationship, of: entity) {
-                    add(name, relationship, try count(entity, where: "\(quoteIdentifier(columns.foreignKey)) IS NOT NULL"))
+                    add(name, relationship, try count(entity, where: "\(columns.foreignKey) IS NOT NULL"))
                 } else if let join = mapping.joinTable(relationship, of: entity), join.isOwner {
                     add(name, relationship, try count(entity, where: nil, table: join.name))
                 }
@@ -193,7 +193,7 @@ public struct MigrationPreview: Sendable, CustomStringConvertible {
         // object; a link to a row no longer of its destination's kind (an
         // entity removed, or moved out of the hierarchy) goes.
         let pairs = try MigrationLinks(old: old, oldMapping: mapping, new: new)
-        let newMapping = SchemaMapping(model: new)
+        let newMapping = try SchemaMapping(model: new)
         for entity in new.entities {
             for case let relationship as RelationshipDescription in entity.declaredProperties where !relationship.isTransient {
                 guard let destination = relationship.destination, relationship.isToOne

@@ -34,7 +34,7 @@ package final class RowLayout {
     package let attributes: [AttributeSlot]
     /// One per relationship slot; nil for to-many and transient ones.
     package let toOne: [ToOneSlot?]
-    let columnNames: [String]
+    let columnNames: [SQLIdentifier]
     /// The table's name and its key column's, for errors.
     let tableName: String
     let primaryKeyName: String
@@ -43,16 +43,16 @@ package final class RowLayout {
     /// out once per table, not once per entity: a hierarchy n levels deep
     /// has one table of n levels' columns.
     package static func all(model: ManagedObjectModel, mapping: SchemaMapping) -> [ObjectIdentifier: RowLayout] {
-        var positions: [ObjectIdentifier: (names: [String], position: [String: Int32])] = [:]
+        var positions: [ObjectIdentifier: (names: [SQLIdentifier], position: [SQLIdentifier: Int32])] = [:]
         var layouts: [ObjectIdentifier: RowLayout] = [:]
         for entity in model.entities {
             let table = mapping.table(for: entity)
             let key = ObjectIdentifier(table)
-            let known: (names: [String], position: [String: Int32])
+            let known: (names: [SQLIdentifier], position: [SQLIdentifier: Int32])
             if let found = positions[key] {
                 known = found
             } else {
-                var position: [String: Int32] = [:]
+                var position: [SQLIdentifier: Int32] = [:]
                 for (i, column) in table.columns.enumerated() { position[column.name] = Int32(i + 3) }
                 known = (table.columns.map(\.name), position)
                 positions[key] = known
@@ -63,12 +63,12 @@ package final class RowLayout {
         return layouts
     }
 
-    private init(entity: EntityDescription, mapping: SchemaMapping, table: SchemaMapping.Table, columnNames: [String],
-                 position: [String: Int32]) {
+    private init(entity: EntityDescription, mapping: SchemaMapping, table: SchemaMapping.Table,
+                 columnNames: [SQLIdentifier], position: [SQLIdentifier: Int32]) {
         self.entity = entity
         self.columnNames = columnNames
-        tableName = table.name
-        primaryKeyName = table.primaryKey
+        tableName = table.name.unquoted
+        primaryKeyName = table.primaryKey.unquoted
         attributes = entity.attributes.map { attribute in
             let column = mapping.column(for: attribute.name, of: entity)
             return AttributeSlot(column: column.flatMap { position[$0.name] }, type: attribute.type,
@@ -88,7 +88,7 @@ package final class RowLayout {
     /// The name of the column at `position` of the select list.
     package func columnName(at position: Int32) -> String {
         let i = Int(position) - 3
-        return columnNames.indices.contains(i) ? columnNames[i] : "column \(position)"
+        return columnNames.indices.contains(i) ? columnNames[i].unquoted : "column \(position)"
     }
 
     /// `row 7 of ZNOTE`: where a row is, for errors.

@@ -33,7 +33,7 @@ package protocol SQLStore: StoreBackend {
     func writeTransaction<T>(_ body: () throws -> T) throws -> T
     /// Keeps the keys of rows about to be deleted from being handed out
     /// again.
-    func recordHighestKeys(ofTables tables: Set<String>) throws
+    func recordHighestKeys(ofTables tables: Set<SQLIdentifier>) throws
     /// Sets `properties` on every matching row and bumps its version;
     /// returns the IDs it changed.
     func batchUpdate(entity: EntityDescription, matching: FetchRequest, properties: [String: BatchValue],

@@ -33,7 +33,7 @@ package struct SQLWrites {
     package func clearMovingUniqueValues(_ updated: [StoreChanges.Update]) throws {
         for update in updated {
             let entity = update.snapshot.id.entity
-            var columns: Set<String> = []
+            var columns: Set<SQLIdentifier> = []
             var current: EntityDescription? = entity
             while let e = current {
                 for constraint in e.uniquenessConstraints {
@@ -51,8 +51,8 @@ package struct SQLWrites {
             }
             guard !columns.isEmpty else { continue }
             let table = mapping.table(for: entity)
-            let assignments = columns.sorted().map { "\(quoteIdentifier($0)) = NULL" }.joined(separator: ", ")
-            try execute("UPDATE \(quoteIdentifier(table.name)) SET \(assignments) WHERE \(mapping.primaryKey) = ?", [.int(update.snapshot.id.primaryKey)])
+            let assignments = columns.sorted().map { "\($0) = NULL" }.joined(separator: ", ")
+            try execute("UPDATE \(table.name) SET \(assignments) WHERE \(mapping.primaryKey) = ?", [.int(update.snapshot.id.primaryKey)])
         }
     }
 
@@ -73,7 +73,7 @@ package struct SQLWrites {
         // Join rows on either side go with the object.
         for relationship in entity.relationships where relationship.isManyToMany {
             if let join = mapping.joinTable(relationship.name, of: entity) {
-                try execute("DELETE FROM \(quoteIdentifier(join.name)) WHERE \(join.sourceColumn) = ?", [.int(id.primaryKey)])
+                try execute("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?", [.int(id.primaryKey)])
             }
         }
         return true
@@ -92,12 +92,12 @@ package struct SQLWrites {
                 // this side's positions are written here.
                 guard let order = join.orderColumn else { return }
                 for (position, destination) in destinations.enumerated() {
-                    try execute("UPDATE \(quoteIdentifier(join.name)) SET \(order) = ? WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?",
+                    try execute("UPDATE \(join.name) SET \(order) = ? WHERE \(join.sourceColumn) = ? AND \(join.destinationColumn) = ?",
                             [.int(Int64(position)), .int(source.primaryKey), .int(destination.primaryKey)])
                 }
                 return
             }
-            try execute("DELETE FROM \(quoteIdentifier(join.name)) WHERE \(join.sourceColumn) = ?", [.int(source.primaryKey)])
+            try execute("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?", [.int(source.primaryKey)])
             for (position, destination) in destinations.enumerated() {
                 var names = [join.sourceColumn, join.destinationColumn]
                 var values: [Value] = [.int(source.primaryKey), .int(destination.primaryKey)]
@@ -105,13 +105,13 @@ package struct SQLWrites {
                 if let c = join.destinationEntityColumn { names.append(c); values.append(.int(mapping.entityCode(destination.entity))) }
                 if let c = join.orderColumn { names.append(c); values.append(.int(Int64(position))) }
                 let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
-                try execute("INSERT INTO \(quoteIdentifier(join.name)) (\(names.joined(separator: ", "))) VALUES (\(marks))", values)
+                try execute("INSERT INTO \(join.name) (\(names.map(\.quoted).joined(separator: ", "))) VALUES (\(marks))", values)
             }
         } else if relationship.isOrdered, let inverse = relationship.inverse, let destinationEntity = relationship.destination,
                   let columns = mapping.toOne(inverse.name, of: destinationEntity), let order = columns.order {
             let table = mapping.table(for: destinationEntity)
             for (position, destination) in destinations.enumerated() {
-                try execute("UPDATE \(quoteIdentifier(table.name)) SET \(quoteIdentifier(order)) = ? WHERE \(mapping.primaryKey) = ?",
+                try execute("UPDATE \(table.name) SET \(order) = ? WHERE \(mapping.primaryKey) = ?",
                             [.int(Int64(position)), .int(destination.primaryKey)])
             }
         }
@@ -127,7 +127,7 @@ extension SchemaMapping {
         var parts = ["\(alias).\(table.primaryKey)"]
         parts.append(table.entityColumn.map { "\(alias).\($0)" } ?? "NULL")
         parts.append("\(alias).\(table.versionColumn)")
-        for column in table.columns { parts.append("\(alias).\(quoteIdentifier(column.name))") }
+        for column in table.columns { parts.append("\(alias).\(column.name)") }
         return parts.joined(separator: ", ")
     }
 
@@ -140,11 +140,11 @@ extension SchemaMapping {
         let entityColumn = destinationTable.entityColumn.map { "t.\($0)" } ?? "NULL"
         if let join = joinTable(relationship.name, of: source) {
             let order = join.orderColumn.map { "j.\($0), " } ?? ""
-            return "SELECT t.\(primaryKey), \(entityColumn) FROM \(quoteIdentifier(join.name)) j JOIN \(quoteIdentifier(destinationTable.name)) t ON t.\(primaryKey) = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) = ? ORDER BY \(order)t.\(primaryKey)"
+            return "SELECT t.\(primaryKey), \(entityColumn) FROM \(join.name) j JOIN \(destinationTable.name) t ON t.\(primaryKey) = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) = ? ORDER BY \(order)t.\(primaryKey)"
         }
         if let inverse = relationship.inverse, let columns = toOne(inverse.name, of: destination) {
-            let order = columns.order.map { "t.\(quoteIdentifier($0)), " } ?? ""
-            return "SELECT t.\(primaryKey), \(entityColumn) FROM \(quoteIdentifier(destinationTable.name)) t WHERE t.\(quoteIdentifier(columns.foreignKey)) = ? ORDER BY \(order)t.\(primaryKey)"
+            let order = columns.order.map { "t.\($0), " } ?? ""
+            return "SELECT t.\(primaryKey), \(entityColumn) FROM \(destinationTable.name) t WHERE t.\(columns.foreignKey) = ? ORDER BY \(order)t.\(primaryKey)"
         }
         return nil
     }

@@ -4,9 +4,9 @@ import Predicates
 /// The bookkeeping tables of a Core Data store: entity numbers and next
 /// keys, metadata, and the model the store was made with.
 enum CoreDataTables {
-    static let primaryKey = "Z_PRIMARYKEY"
-    static let metadata = "Z_METADATA"
-    static let modelCache = "Z_MODELCACHE"
+    static let primaryKey = SQLIdentifier(constant: "Z_PRIMARYKEY")
+    static let metadata = SQLIdentifier(constant: "Z_METADATA")
+    static let modelCache = SQLIdentifier(constant: "Z_MODELCACHE")
     /// Core Data numbers its persistent-history entities from here on
     /// (`ACHANGE`, `ATRANSACTION`, `ATRANSACTIONSTRING`): not the model's.
     static let firstHistoryEntity: Int64 = 16000
@@ -32,7 +32,7 @@ extension SQLiteStore {
     /// Whether the file open on `db` is a Core Data store: it has
     /// `Z_PRIMARYKEY` and `Z_METADATA`.
     static func isCoreDataStore(_ db: Database) throws -> Bool {
-        try db.tableExists(CoreDataTables.primaryKey) && db.tableExists(CoreDataTables.metadata)
+        try db.tableExists(CoreDataTables.primaryKey.unquoted) && db.tableExists(CoreDataTables.metadata.unquoted)
     }
 
     /// What in `mapping` the Core Data store does not have: each missing
@@ -43,22 +43,22 @@ extension SQLiteStore {
             differences.append("the store has no entity \(entity.name)")
         }
         for table in mapping.allTables {
-            guard let columns = existing.tables[table.name] else {
-                differences.append("no table \(table.name) for \(table.rootEntity)")
+            guard let columns = existing.tables[table.name.unquoted] else {
+                differences.append("no table \(table.name.unquoted) for \(table.rootEntity)")
                 continue
             }
             let present = Set(columns)
-            for column in table.columns where !present.contains(column.name) {
-                differences.append("\(table.name) has no column \(column.name) for \(column.entity).\(column.property)")
+            for column in table.columns where !present.contains(column.name.unquoted) {
+                differences.append("\(table.name.unquoted) has no column \(column.name.unquoted) for \(column.entity).\(column.property)")
             }
         }
         for join in mapping.allJoinTables {
-            guard let columns = existing.tables[join.name] else {
-                differences.append("no join table \(join.name)")
+            guard let columns = existing.tables[join.name.unquoted] else {
+                differences.append("no join table \(join.name.unquoted)")
                 continue
             }
-            for column in [join.sourceColumn, join.destinationColumn] where !columns.contains(column) {
-                differences.append("\(join.name) has no column \(column)")
+            for column in [join.sourceColumn, join.destinationColumn] where !columns.contains(column.unquoted) {
+                differences.append("\(join.name.unquoted) has no column \(column.unquoted)")
             }
         }
         return differences
@@ -90,7 +90,7 @@ extension SQLiteStore {
         let identifier = UUID().uuidString
         try db.enterWALMode()
         try db.transaction {
-            for statement in CoreDataDDL.createStatements(mapping: mapping, model: model) {
+            for statement in try CoreDataDDL.createStatements(mapping: mapping, model: model) {
                 try db.execute(statement)
             }
             for entity in SchemaMapping.coreDataEntityOrder(model) {
@@ -110,7 +110,7 @@ extension SQLiteStore {
     }
 
     /// The number `Z_PRIMARYKEY` gives a table's root entity.
-    func coreDataRootNumber(ofTable name: String) -> Int64? {
+    func coreDataRootNumber(ofTable name: SQLIdentifier) -> Int64? {
         guard mapping.layout == .coreData else { return nil }
         return mapping.allTables.first { $0.name == name }.flatMap { mapping.entityCodes[$0.rootEntity] }
     }
@@ -121,18 +121,20 @@ extension SQLiteStore {
 /// (`Z<TABLE>_<COLUMN>_INDEX` on every to-one key, `Z<TABLE>_Z_ENT_INDEX`
 /// in a hierarchy, `Z_<Entity>_UNIQUE_<properties>` per constraint).
 enum CoreDataDDL {
-    static func createStatements(mapping: SchemaMapping, model: ManagedObjectModel) -> [String] {
+    static func createStatements(mapping: SchemaMapping, model: ManagedObjectModel) throws -> [String] {
         var statements: [String] = []
         var indexes: [String] = []
         for table in mapping.allTables {
-            var columns = ["Z_PK INTEGER PRIMARY KEY", "Z_ENT INTEGER", "Z_OPT INTEGER"]
+            var columns = ["\(table.primaryKey) INTEGER PRIMARY KEY", "\(SchemaMapping.coreDataEntityColumn) INTEGER",
+                           "\(table.versionColumn) INTEGER"]
             columns += table.columns.map { "\($0.name) \($0.sqlType)" }
             statements.append("CREATE TABLE \(table.name) ( \(columns.joined(separator: ", ")) )")
             for column in table.columns where column.kind == .foreignKey {
-                indexes.append("CREATE INDEX \(table.name)_\(column.name)_INDEX ON \(table.name) (\(column.name))")
+                indexes.append("CREATE INDEX \(table.name + "_" + column.name + "_INDEX") ON \(table.name) (\(column.name))")
             }
             if let root = model.entity(named: table.rootEntity), !root.subentities.isEmpty {
-                indexes.append("CREATE INDEX \(table.name)_Z_ENT_INDEX ON \(table.name) (Z_ENT)")
+                let entityColumn = SchemaMapping.coreDataEntityColumn
+                indexes.append("CREATE INDEX \(table.name + "_" + entityColumn + "_INDEX") ON \(table.name) (\(entityColumn))")
             }
         }
         for join in mapping.allJoinTables {
@@ -142,17 +144,17 @@ enum CoreDataDDL {
             }
             columns.append("PRIMARY KEY (\(join.sourceColumn), \(join.destinationColumn))")
             statements.append("CREATE TABLE \(join.name) ( \(columns.joined(separator: ", ")) )")
-            indexes.append("CREATE INDEX \(join.name)_\(join.destinationColumn)_INDEX ON \(join.name) (\(join.destinationColumn))")
+            indexes.append("CREATE INDEX \(join.name + "_" + join.destinationColumn + "_INDEX") ON \(join.name) (\(join.destinationColumn))")
         }
         for entity in model.entities {
             let table = mapping.table(for: entity)
-            func column(_ property: String) -> String? {
+            func column(_ property: String) -> SQLIdentifier? {
                 mapping.column(for: property, of: entity)?.name ?? mapping.toOne(property, of: entity)?.foreignKey
             }
             for constraint in entity.uniquenessConstraints {
                 let columns = constraint.compactMap(column)
                 guard columns.count == constraint.count, !columns.isEmpty else { continue }
-                let name = quoteIdentifier("Z_\(entity.name)_UNIQUE_\(constraint.joined(separator: "_"))")
+                let name = try SQLIdentifier("Z_\(entity.name)_UNIQUE_\(constraint.joined(separator: "_"))")
                 indexes.append("CREATE UNIQUE INDEX \(name) ON \(table.name) (\(columns.map { "\($0) COLLATE BINARY ASC" }.joined(separator: ", ")))")
             }
             for index in entity.fetchIndexes {
@@ -160,12 +162,14 @@ enum CoreDataDDL {
                     column(element.property).map { "\($0) COLLATE BINARY \(element.ascending ? "ASC" : "DESC")" }
                 }
                 guard columns.count == index.elements.count, !columns.isEmpty else { continue }
-                indexes.append("CREATE INDEX \(quoteIdentifier("Z_\(entity.name)_\(index.name)")) ON \(table.name) (\(columns.joined(separator: ", ")))")
+                let name = try SQLIdentifier("Z_\(entity.name)_\(index.name)")
+                indexes.append("CREATE INDEX \(name) ON \(table.name) (\(columns.joined(separator: ", ")))")
             }
             // Core Data gives an attribute marked indexed a fetch index of
             // its own, named after the attribute.
-            for (attribute, name) in SchemaBuilder.indexedAttributes(of: entity, column: column) {
-                indexes.append("CREATE INDEX \(quoteIdentifier("Z_\(entity.name)_\(attribute.name)")) ON \(table.name) (\(name) COLLATE BINARY ASC)")
+            for (attribute, column) in SchemaBuilder.indexedAttributes(of: entity, column: column) {
+                let name = try SQLIdentifier("Z_\(entity.name)_\(attribute.name)")
+                indexes.append("CREATE INDEX \(name) ON \(table.name) (\(column) COLLATE BINARY ASC)")
             }
         }
         statements.append("CREATE TABLE \(CoreDataTables.primaryKey) (Z_ENT INTEGER PRIMARY KEY, Z_NAME VARCHAR, Z_SUPER INTEGER, Z_MAX INTEGER)")

@@ -39,7 +39,7 @@ extension SQLiteStore: StoreBackend {
         var result: [Snapshot] = []
         for root in model.entities where root.parent == nil {
             let table = mapping.table(for: root)
-            let sql = "SELECT \(selectList(for: root)) FROM \(quoteIdentifier(table.name)) t ORDER BY t.\(mapping.primaryKey)"
+            let sql = "SELECT \(selectList(for: root)) FROM \(table.name) t ORDER BY t.\(mapping.primaryKey)"
             result += try snapshots(sql: sql, bindings: [], root: root)
         }
         return result

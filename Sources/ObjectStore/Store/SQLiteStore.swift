@@ -207,7 +207,7 @@ package final class SQLiteStore: @unchecked Sendable {
 
     // MARK: - Schema
 
-    package static let metadataTable = "_mrq_metadata"
+    package static let metadataTable = SQLIdentifier(constant: "_mrq_metadata")
 
     /// The mapping of the store open on `db` and its identifier: a Core
     /// Data store keeps Core Data's layout, an mrq store mrq's, and an
@@ -215,15 +215,17 @@ package final class SQLiteStore: @unchecked Sendable {
     private static func prepare(_ db: Database, model: ManagedObjectModel,
                                 options: Options) throws -> (SchemaMapping, String) {
         if let existing = try coreDataSchema(db) {
-            let mapping = SchemaMapping(model: model, layout: .coreData, existing: existing)
+            let mapping = try SchemaMapping(model: model, layout: .coreData, existing: existing)
+            try refuseViews(db, mapping: mapping)
             return (mapping, try prepareCoreData(db, mapping: mapping, model: model, existing: existing, options: options))
         }
         if options.layout == .coreData, try !db.tableExists(metadataTable) {
             try refuseForeignTables(db)
-            let mapping = SchemaMapping(model: model, layout: .coreData)
+            let mapping = try SchemaMapping(model: model, layout: .coreData)
             return (mapping, try prepareCoreData(db, mapping: mapping, model: model, existing: nil, options: options))
         }
-        let mapping = SchemaMapping(model: model)
+        let mapping = try SchemaMapping(model: model)
+        try refuseViews(db, mapping: mapping)
         return (mapping, try prepareSchema(db, mapping: mapping, model: model, options: options))
     }
 
@@ -270,7 +272,7 @@ package final class SQLiteStore: @unchecked Sendable {
         _ db: Database, mapping: SchemaMapping, model: ManagedObjectModel, options: Options
     ) throws -> String {
         let readOnly = options.readOnly
-        let fingerprint = SchemaBuilder.fingerprint(mapping: mapping, model: model)
+        let fingerprint = try SchemaBuilder.fingerprint(mapping: mapping, model: model)
         do {
             let exists = try db.tableExists(metadataTable)
             if exists {
@@ -307,7 +309,7 @@ package final class SQLiteStore: @unchecked Sendable {
                 // look above: then it is opened as it is, not laid out twice.
                 if try db.tableExists(metadataTable) { return false }
                 try refuseForeignTables(db)
-                for statement in SchemaBuilder.createStatements(mapping: mapping, model: model) {
+                for statement in try SchemaBuilder.createStatements(mapping: mapping, model: model) {
                     try db.execute(statement)
                 }
                 try db.execute("CREATE TABLE \(metadataTable) (key TEXT PRIMARY KEY, value)")
@@ -356,7 +358,7 @@ package final class SQLiteStore: @unchecked Sendable {
     static func pendingMigration(_ db: Database, to model: ManagedObjectModel) throws -> MigrationPreview? {
         guard try db.tableExists(metadataTable),
               case .string(let stored)? = try db.scalar("SELECT value FROM \(metadataTable) WHERE key = 'fingerprint'"),
-              stored != SchemaBuilder.fingerprint(mapping: SchemaMapping(model: model), model: model) else { return nil }
+              stored != (try SchemaBuilder.fingerprint(of: model)) else { return nil }
         let old = try storedModel(db)
         return old.entities.isEmpty ? nil : try migrationPreview(db, old: old, new: model)
     }
@@ -437,7 +439,7 @@ package final class SQLiteStore: @unchecked Sendable {
         guard !statement.isNull(at: 1) else { return layout(for: root) }
         let rootLayout = layout(for: root)
         return layout(for: try RowLayout.entity(statement.value(at: 1), kindOf: root, mapping: mapping, model: model) {
-            "\(rootLayout.place(statement.int64(at: 0))), \(self.mapping.table(for: root).entityColumn ?? "the entity column")"
+            "\(rootLayout.place(statement.int64(at: 0))), \(self.mapping.table(for: root).entityColumn?.unquoted ?? "the entity column")"
         })
     }
 
@@ -479,7 +481,7 @@ package final class SQLiteStore: @unchecked Sendable {
                 var entity = root
                 if !statement.isNull(at: 1) {
                     entity = try RowLayout.entity(statement.value(at: 1), kindOf: root, mapping: mapping, model: model) {
-                        "row \(pk) of \(table.name), \(table.entityColumn ?? "the entity column")"
+                        "row \(pk) of \(table.name.unquoted), \(table.entityColumn?.unquoted ?? "the entity column")"
                     }
                 }
                 result.append(ObjectID(entity: entity, primaryKey: pk, store: storeNumber))
@@ -498,7 +500,7 @@ package final class SQLiteStore: @unchecked Sendable {
             for chunk in stride(from: 0, to: group.count, by: 500) {
                 let slice = group[chunk..<Swift.min(chunk + 500, group.count)]
                 let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
-                let sql = "SELECT \(selectList(for: root)) FROM \(quoteIdentifier(table.name)) t WHERE t.\(mapping.primaryKey) IN (\(marks))"
+                let sql = "SELECT \(selectList(for: root)) FROM \(table.name) t WHERE t.\(mapping.primaryKey) IN (\(marks))"
                 result += try snapshots(sql: sql, bindings: slice.map { .int($0.primaryKey) }, root: root)
             }
         }

@@ -88,11 +88,11 @@ package struct SaveWriter {
     /// row inserted after the last one was deleted does not take its key,
     /// and an object ID held elsewhere never names another object.
     private func assignPrimaryKeys() throws -> [Int64] {
-        var next: [ObjectIdentifier: (table: String, next: Int64)] = [:]
+        var next: [ObjectIdentifier: (table: SQLIdentifier, next: Int64)] = [:]
         var keys: [Int64] = []
         keys.reserveCapacity(changes.inserted.count)
         // Inserts come in runs of one hierarchy: its counter stays at hand.
-        var current: (root: ObjectIdentifier, table: String, next: Int64)?
+        var current: (root: ObjectIdentifier, table: SQLIdentifier, next: Int64)?
         let inserted = changes.inserted
         for index in inserted.indices {
             let key = ObjectIdentifier(inserted[index].id.entity.rootEntity)
@@ -199,7 +199,7 @@ package struct SaveWriter {
     /// One entity's INSERT and which snapshot slots it binds, in order.
     package struct InsertShape {
         package let sql: String
-        /// `"Table" (column, …)`: what `sql` inserts into.
+        /// `"Table" ("column", …)`: what `sql` inserts into.
         package let into: String
         package let entityCode: Int64?
         package let attributes: [Int]
@@ -220,30 +220,30 @@ package struct SaveWriter {
         var converted: [Int: AttributeDescription] = [:]
         for (i, attribute) in entity.attributes.enumerated() where !attribute.isTransient {
             guard let column = mapping.column(for: attribute.name, of: entity) else { continue }
-            names.append(quoteIdentifier(column.name))
+            names.append(column.name)
             attributes.append(i)
             if !mapping.storesAsHeld(attribute) { converted[i] = attribute }
         }
         var toOne: [(slot: Int, withEntity: Bool)] = []
         for (i, relationship) in entity.relationships.enumerated() where relationship.isToOne && !relationship.isTransient {
             guard let columns = mapping.toOne(relationship.name, of: entity) else { continue }
-            names.append(quoteIdentifier(columns.foreignKey))
-            if let entityColumn = columns.entity { names.append(quoteIdentifier(entityColumn)) }
+            names.append(columns.foreignKey)
+            if let entityColumn = columns.entity { names.append(entityColumn) }
             toOne.append((i, columns.entity != nil))
         }
         let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
-        let into = "\(quoteIdentifier(table.name)) (\(names.joined(separator: ", ")))"
+        let into = "\(table.name) (\(names.map(\.quoted).joined(separator: ", ")))"
         return InsertShape(sql: "INSERT INTO \(into) VALUES (\(marks))", into: into, entityCode: entityCode, attributes: attributes, converted: converted, toOne: toOne)
     }
 
     /// The UPDATE of one row, `assignments` being `"column" = ?` parts.
     static func updateSQL(_ table: SchemaMapping.Table, assignments: [String], mapping: SchemaMapping) -> String {
-        "UPDATE \(quoteIdentifier(table.name)) SET \(assignments.joined(separator: ", ")) WHERE \(mapping.primaryKey) = ?"
+        "UPDATE \(table.name) SET \(assignments.joined(separator: ", ")) WHERE \(mapping.primaryKey) = ?"
     }
 
     /// The DELETE of one row.
     static func deleteSQL(_ table: SchemaMapping.Table, mapping: SchemaMapping) -> String {
-        "DELETE FROM \(quoteIdentifier(table.name)) WHERE \(mapping.primaryKey) = ?"
+        "DELETE FROM \(table.name) WHERE \(mapping.primaryKey) = ?"
     }
 
     private func update(_ update: StoreChanges.Update, permanent: PermanentIDs) throws {
@@ -267,17 +267,17 @@ package struct SaveWriter {
         for i in update.changedAttributes {
             let attribute = entity.attributes[i]
             guard !attribute.isTransient, let column = mapping.column(for: attribute.name, of: entity) else { continue }
-            assignments.append("\(quoteIdentifier(column.name)) = ?")
+            assignments.append("\(column.name) = ?")
             values.append(stored(snapshot.values[i], attribute))
         }
         for i in update.changedToOne {
             let relationship = entity.relationships[i]
             guard let columns = mapping.toOne(relationship.name, of: entity) else { continue }
             let target = try snapshot.toOneID(at: i).map { try permanent.destination($0, of: snapshot.id, key: relationship.name) }
-            assignments.append("\(quoteIdentifier(columns.foreignKey)) = ?")
+            assignments.append("\(columns.foreignKey) = ?")
             values.append(target.map { .int($0.primaryKey) } ?? .null)
             if let entityColumn = columns.entity {
-                assignments.append("\(quoteIdentifier(entityColumn)) = ?")
+                assignments.append("\(entityColumn) = ?")
                 values.append(target.map { .int(mapping.entityCode($0.entity)) } ?? .null)
             }
         }
@@ -290,9 +290,9 @@ package struct SaveWriter {
 extension SQLiteStore {
     /// The highest primary key `table` ever gave: its recorded mark, or
     /// its highest row (a store written before marks were kept).
-    func highestKey(of table: String) throws -> Int64 {
+    func highestKey(of table: SQLIdentifier) throws -> Int64 {
         var highest: Int64 = 0
-        if case .int(let n)? = try database.scalar("SELECT MAX(\(mapping.primaryKey)) FROM \(quoteIdentifier(table))") { highest = n }
+        if case .int(let n)? = try database.scalar("SELECT MAX(\(mapping.primaryKey)) FROM \(table)") { highest = n }
         let recorded: Value?
         if let root = coreDataRootNumber(ofTable: table) {
             recorded = try database.scalar("SELECT Z_MAX FROM \(CoreDataTables.primaryKey) WHERE Z_ENT = ?", [.int(root)])
@@ -306,7 +306,7 @@ extension SQLiteStore {
 
     /// Records `key` as the highest `table` gave: in Core Data's layout the
     /// root entity's `Z_PRIMARYKEY.Z_MAX`, as Core Data keeps it.
-    func recordHighestKey(_ key: Int64, of table: String) throws {
+    func recordHighestKey(_ key: Int64, of table: SQLIdentifier) throws {
         if let root = coreDataRootNumber(ofTable: table) {
             try database.execute("UPDATE \(CoreDataTables.primaryKey) SET Z_MAX = ? WHERE Z_ENT = ?", [.int(key), .int(root)])
             return
@@ -318,11 +318,11 @@ extension SQLiteStore {
 
     /// Records the highest key of each table before rows are deleted from
     /// them: deleting the highest row must not hand its key out again.
-    package func recordHighestKeys(ofTables tables: Set<String>) throws {
+    package func recordHighestKeys(ofTables tables: Set<SQLIdentifier>) throws {
         for table in tables.sorted() { try recordHighestKey(try highestKey(of: table), of: table) }
     }
 
-    static func highestKeyName(_ table: String) -> String { "highest-pk." + table }
+    static func highestKeyName(_ table: SQLIdentifier) -> String { "highest-pk." + table.unquoted }
 }
 
 extension ManagedObjectContext {
@@ -342,10 +342,10 @@ extension ManagedObjectContext {
         var assignments: [String] = []
         for key in keys {
             if let column = mapping.column(for: key, of: entity) {
-                assignments.append("\(quoteIdentifier(column.name)) = ?")
+                assignments.append("\(column.name) = ?")
             } else if let columns = mapping.toOne(key, of: entity) {
-                assignments.append("\(quoteIdentifier(columns.foreignKey)) = ?")
-                if let entityColumn = columns.entity { assignments.append("\(quoteIdentifier(entityColumn)) = ?") }
+                assignments.append("\(columns.foreignKey) = ?")
+                if let entityColumn = columns.entity { assignments.append("\(entityColumn) = ?") }
             }
         }
         let table = mapping.table(for: entity)

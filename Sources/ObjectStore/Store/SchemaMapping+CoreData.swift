@@ -110,10 +110,13 @@ extension SchemaMapping {
         }
     }
 
+    /// The entity column of every table of Core Data's layout.
+    static let coreDataEntityColumn = SQLIdentifier(constant: "Z_ENT")
+
     /// `Z` + the name in capitals: Core Data's table and column names.
     static func coreDataName(_ name: String) -> String { "Z" + name.uppercased() }
 
-    func buildCoreData(_ model: ManagedObjectModel, existing: CoreDataSchema?) {
+    func buildCoreData(_ model: ManagedObjectModel, existing: CoreDataSchema?) throws {
         let storage = self.storage
         let order = Self.coreDataEntityOrder(model)
         // A model entity the store does not number gets a number past the
@@ -137,10 +140,10 @@ extension SchemaMapping {
             let hierarchy = hierarchies[ObjectIdentifier(root)]!
             var columns: [Column] = []
             var uses: [String: Int] = [:]
-            func unique(_ base: String) -> String {
-                guard let count = uses[base] else { uses[base] = 0; return base }
+            func unique(_ base: String) throws -> SQLIdentifier {
+                guard let count = uses[base] else { uses[base] = 0; return try SQLIdentifier(base) }
                 uses[base] = count + 1
-                return base + String(count + 1)
+                return try SQLIdentifier(base + String(count + 1))
             }
             for group in 0...5 {
                 for entity in hierarchy {
@@ -151,7 +154,7 @@ extension SchemaMapping {
                         .filter { !$0.isTransient && Self.coreDataGroup($0.type) == group }
                         .sorted { $0.name < $1.name }
                     for attribute in attributes {
-                        let name = unique(Self.coreDataName(attribute.name.replacingOccurrences(of: ".", with: "_")))
+                        let name = try unique(Self.coreDataName(attribute.name.replacingOccurrences(of: ".", with: "_")))
                         columns.append(Column(name: name, sqlType: Self.coreDataSQLType(attribute.type),
                                               property: attribute.name, entity: entity.name,
                                               kind: .attribute(attribute.type)))
@@ -163,19 +166,19 @@ extension SchemaMapping {
                         .sorted { $0.name < $1.name }
                     for relationship in toOnes {
                         let upper = relationship.name.uppercased()
-                        let key = unique("Z" + upper)
+                        let key = try unique("Z" + upper)
                         columns.append(Column(name: key, sqlType: "INTEGER", property: relationship.name,
                                               entity: entity.name, kind: .foreignKey))
-                        var entityColumn: String?
+                        var entityColumn: SQLIdentifier?
                         if let destination = relationship.destination, !destination.subentities.isEmpty {
-                            let name = unique("Z\(code(destination))_\(upper)")
+                            let name = try unique("Z\(code(destination))_\(upper)")
                             columns.append(Column(name: name, sqlType: "INTEGER", property: relationship.name,
                                                   entity: entity.name, kind: .foreignEntity))
                             entityColumn = name
                         }
-                        var orderColumn: String?
+                        var orderColumn: SQLIdentifier?
                         if let inverse = relationship.inverse, inverse.isToMany, inverse.isOrdered {
-                            let name = unique("Z_FOK_\(upper)")
+                            let name = try unique("Z_FOK_\(upper)")
                             columns.append(Column(name: name, sqlType: "INTEGER", property: relationship.name,
                                                   entity: entity.name, kind: .order))
                             orderColumn = name
@@ -186,8 +189,8 @@ extension SchemaMapping {
                 }
             }
             storage.tables[root.name] = Table(
-                name: Self.coreDataName(root.name), rootEntity: root.name, primaryKey: "Z_PK",
-                entityColumn: "Z_ENT", versionColumn: "Z_OPT", columns: columns)
+                name: try SQLIdentifier(Self.coreDataName(root.name)), rootEntity: root.name, primaryKey: primaryKey,
+                entityColumn: Self.coreDataEntityColumn, versionColumn: SQLIdentifier(constant: "Z_OPT"), columns: columns)
         }
 
         for entity in order {
@@ -230,14 +233,14 @@ extension SchemaMapping {
                 let ownerOrder = ownerOrdered ? "Z_FOK_" + otherKey.dropFirst(2) : nil
                 let otherOrder = otherOrdered ? "Z_FOK_" + ownerKey.dropFirst(2) : nil
                 let join = JoinTable(
-                    name: "Z_\(code(ownerEntity))\(ownerUpper)",
+                    name: try SQLIdentifier("Z_\(code(ownerEntity))\(ownerUpper)"),
                     isOwner: isOwner,
-                    sourceColumn: isOwner ? ownerKey : otherKey,
-                    destinationColumn: isOwner ? otherKey : ownerKey,
+                    sourceColumn: try SQLIdentifier(isOwner ? ownerKey : otherKey),
+                    destinationColumn: try SQLIdentifier(isOwner ? otherKey : ownerKey),
                     sourceEntityColumn: nil,
                     destinationEntityColumn: nil,
-                    orderColumn: isOwner ? ownerOrder : otherOrder,
-                    inverseOrderColumn: isOwner ? otherOrder : ownerOrder)
+                    orderColumn: try (isOwner ? ownerOrder : otherOrder).map { try SQLIdentifier(String($0)) },
+                    inverseOrderColumn: try (isOwner ? otherOrder : ownerOrder).map { try SQLIdentifier(String($0)) })
                 storage.joinTables[entity.name, default: [:]][relationship.name] = join
             }
         }

@@ -5,7 +5,7 @@ import Predicates
 /// to-one → foreign-key column, many-to-many → join table.
 ///
 /// ```swift
-/// let mapping = SchemaMapping(model: model)
+/// let mapping = try SchemaMapping(model: model)
 /// mapping.table(for: person).name   // "Person"
 /// ```
 ///
@@ -32,26 +32,26 @@ public struct SchemaMapping: Sendable {
     /// The layout these names follow.
     public let layout: Layout
     /// The primary-key column, the same in every table of the layout.
-    public let primaryKey: String
+    public let primaryKey: SQLIdentifier
     /// The table of one inheritance hierarchy. A class: every fetch plan
     /// holds one, and a copy of a reference is one retain, not six.
     public final class Table: Sendable {
         /// The table's name in SQL.
-        public let name: String
+        public let name: SQLIdentifier
         /// The inheritance root whose hierarchy the table holds.
         public let rootEntity: String
         /// The primary-key column (`_pk`, or `Z_PK` in Core Data's layout).
-        public let primaryKey: String
+        public let primaryKey: SQLIdentifier
         /// Holds the entity code when the hierarchy has sub-entities.
-        public let entityColumn: String?
+        public let entityColumn: SQLIdentifier?
         /// The optimistic-locking version column (`_opt`, or `Z_OPT`),
         /// bumped by every save of the row.
-        public let versionColumn: String
+        public let versionColumn: SQLIdentifier
         /// Every column after the three bookkeeping ones, in order.
         public let columns: [Column]
 
-        init(name: String, rootEntity: String, primaryKey: String, entityColumn: String?, versionColumn: String,
-             columns: [Column]) {
+        init(name: SQLIdentifier, rootEntity: String, primaryKey: SQLIdentifier, entityColumn: SQLIdentifier?,
+             versionColumn: SQLIdentifier, columns: [Column]) {
             self.name = name
             self.rootEntity = rootEntity
             self.primaryKey = primaryKey
@@ -65,7 +65,7 @@ public struct SchemaMapping: Sendable {
     /// columns.
     public struct Column: Sendable {
         /// The column's name in SQL.
-        public let name: String
+        public let name: SQLIdentifier
         /// The column's declared SQL type (`INTEGER`, `REAL`, `TEXT`,
         /// `BLOB`; Core Data's layout also uses `VARCHAR` and `TIMESTAMP`).
         public let sqlType: String
@@ -96,31 +96,31 @@ public struct SchemaMapping: Sendable {
     /// inverse).
     public struct JoinTable: Sendable {
         /// The join table's name in SQL.
-        public let name: String
+        public let name: SQLIdentifier
         /// Whether this side owns the table: its rows are written from
         /// this side's contents, and it is created from this side.
         public let isOwner: Bool
         /// The column holding the primary key of this side's object.
-        public let sourceColumn: String
+        public let sourceColumn: SQLIdentifier
         /// The column holding the primary key of the destination.
-        public let destinationColumn: String
+        public let destinationColumn: SQLIdentifier
         /// The source's entity code when the source hierarchy has sub-entities.
-        public let sourceEntityColumn: String?
+        public let sourceEntityColumn: SQLIdentifier?
         /// The destination's entity code when the destination hierarchy has
         /// sub-entities.
-        public let destinationEntityColumn: String?
+        public let destinationEntityColumn: SQLIdentifier?
         /// The destination's position among the source's, when this side is
         /// ordered.
-        public let orderColumn: String?
+        public let orderColumn: SQLIdentifier?
         /// The source's position among the destination's, when the inverse
         /// side is ordered.
-        public let inverseOrderColumn: String?
+        public let inverseOrderColumn: SQLIdentifier?
     }
 
     /// Where an attribute is stored: its column and type.
     public struct AttributeColumn: Sendable {
         /// The column's name in SQL.
-        public let name: String
+        public let name: SQLIdentifier
         /// The attribute's type, which says how its values are encoded.
         public let type: AttributeType
     }
@@ -130,12 +130,12 @@ public struct SchemaMapping: Sendable {
     /// ordered inverse.
     public struct ToOneColumns: Sendable {
         /// The column holding the destination's primary key, NULL for none.
-        public let foreignKey: String
+        public let foreignKey: SQLIdentifier
         /// The column holding the destination's entity code, when the
         /// destination's hierarchy has sub-entities; nil otherwise.
-        public let entity: String?
+        public let entity: SQLIdentifier?
         /// For an ordered inverse to-many: where this row's position lives.
-        public let order: String?
+        public let order: SQLIdentifier?
     }
 
     /// The tables, held in one object: a mapping is copied into every
@@ -165,19 +165,22 @@ public struct SchemaMapping: Sendable {
     /// `existing` is the schema of the store being opened: its entity
     /// numbers and the names Core Data chose where the model alone cannot
     /// say (see `SchemaMapping+CoreData.swift`).
-    public init(model: ManagedObjectModel, layout: Layout = .mrq, existing: CoreDataSchema? = nil) {
+    ///
+    /// - Throws: `StoreError` for a name no SQL statement can carry (one
+    ///   holding a NUL), which a model read from a file cannot have.
+    public init(model: ManagedObjectModel, layout: Layout = .mrq, existing: CoreDataSchema? = nil) throws {
         self.layout = layout
         switch layout {
         case .mrq:
-            primaryKey = "_pk"
-            buildReadable(model)
+            primaryKey = SQLIdentifier(constant: "_pk")
+            try buildReadable(model)
         case .coreData:
-            primaryKey = "Z_PK"
-            buildCoreData(model, existing: existing)
+            primaryKey = SQLIdentifier(constant: "Z_PK")
+            try buildCoreData(model, existing: existing)
         }
     }
 
-    private func buildReadable(_ model: ManagedObjectModel) {
+    private func buildReadable(_ model: ManagedObjectModel) throws {
         let storage = self.storage
         for (offset, entity) in model.entities.enumerated() {
             storage.entityCodes[entity.name] = Int64(offset + 1)
@@ -186,26 +189,26 @@ public struct SchemaMapping: Sendable {
         // SQLite's names are case-insensitive: names that differ only in
         // case (`name` and `Name`, entities `Bar` and `bar`) get distinct
         // columns and tables, as do a table and a join table of one name.
-        var tableNames: Set<String> = [SQLiteStore.metadataTable]
-        func uniqueTable(_ base: String) -> String {
+        var tableNames: Set<String> = [SQLiteStore.metadataTable.unquoted]
+        func uniqueTable(_ base: String) throws -> SQLIdentifier {
             var name = base
             var n = 1
             while tableNames.contains(name.lowercased()) { n += 1; name = "\(base)_\(n)" }
             tableNames.insert(name.lowercased())
-            return name
+            return try SQLIdentifier(name)
         }
         for root in model.rootEntities {
             let hierarchy = root.selfAndDescendants
             let hasSubentities = hierarchy.count > 1
             var columns: [Column] = []
             var taken: Set<String> = ["_pk", "_ent", "_opt"]
-            func unique(_ base: String, entity: EntityDescription) -> String {
+            func unique(_ base: String, entity: EntityDescription) throws -> SQLIdentifier {
                 var name = base
                 if taken.contains(name.lowercased()) { name = "\(entity.name)_\(base)" }
                 var n = 1
                 while taken.contains(name.lowercased()) { n += 1; name = "\(entity.name)_\(base)\(n)" }
                 taken.insert(name.lowercased())
-                return name
+                return try SQLIdentifier(name)
             }
             for entity in hierarchy {
                 for property in entity.declaredProperties where !property.isTransient {
@@ -213,7 +216,7 @@ public struct SchemaMapping: Sendable {
                     case let declared as AttributeDescription:
                         // A composite has a column per element, `magnitude_richter`.
                         for attribute in declared.storedAttributes where !attribute.isTransient {
-                            let name = unique(attribute.name.replacingOccurrences(of: ".", with: "_"), entity: entity)
+                            let name = try unique(attribute.name.replacingOccurrences(of: ".", with: "_"), entity: entity)
                             columns.append(Column(name: name, sqlType: Self.sqlType(attribute.type),
                                                   property: attribute.name, entity: entity.name,
                                                   kind: .attribute(attribute.type)))
@@ -221,20 +224,20 @@ public struct SchemaMapping: Sendable {
                                 AttributeColumn(name: name, type: attribute.type)
                         }
                     case let relationship as RelationshipDescription where relationship.isToOne:
-                        let fk = unique(relationship.name, entity: entity)
+                        let fk = try unique(relationship.name, entity: entity)
                         columns.append(Column(name: fk, sqlType: "INTEGER", property: relationship.name,
                                               entity: entity.name, kind: .foreignKey))
-                        var entityColumn: String?
+                        var entityColumn: SQLIdentifier?
                         if let destination = relationship.destination,
                            !destination.rootEntity.subentities.isEmpty {
-                            let name = unique("\(relationship.name)_ent", entity: entity)
+                            let name = try unique("\(relationship.name)_ent", entity: entity)
                             columns.append(Column(name: name, sqlType: "INTEGER", property: relationship.name,
                                                   entity: entity.name, kind: .foreignEntity))
                             entityColumn = name
                         }
-                        var orderColumn: String?
+                        var orderColumn: SQLIdentifier?
                         if let inverse = relationship.inverse, inverse.isToMany, inverse.isOrdered {
-                            let name = unique("\(relationship.name)_order", entity: entity)
+                            let name = try unique("\(relationship.name)_order", entity: entity)
                             columns.append(Column(name: name, sqlType: "INTEGER", property: relationship.name,
                                                   entity: entity.name, kind: .order))
                             orderColumn = name
@@ -247,12 +250,13 @@ public struct SchemaMapping: Sendable {
                 }
             }
             storage.tables[root.name] = Table(
-                name: uniqueTable(root.name), rootEntity: root.name, primaryKey: "_pk",
-                entityColumn: hasSubentities ? "_ent" : nil, versionColumn: "_opt", columns: columns)
+                name: try uniqueTable(root.name), rootEntity: root.name, primaryKey: primaryKey,
+                entityColumn: hasSubentities ? SQLIdentifier(constant: "_ent") : nil,
+                versionColumn: SQLIdentifier(constant: "_opt"), columns: columns)
         }
         // Join tables: one per many-to-many pair (named after the side that
         // sorts first, so both sides share it) and per inverse-less to-many.
-        var joinNames: [String: String] = [:]  // "owner entity.relationship" → table
+        var joinNames: [String: SQLIdentifier] = [:]  // "owner entity.relationship" → table
         for entity in model.entities {
             for case let relationship as RelationshipDescription in entity.declaredProperties
             where relationship.isManyToMany && !relationship.isTransient {
@@ -265,21 +269,24 @@ public struct SchemaMapping: Sendable {
                 }
                 let isOwner = owner.entity == entity.name && owner.relationship == relationship.name
                 let ownerKey = "\(owner.entity).\(owner.relationship)"
-                let name = joinNames[ownerKey] ?? uniqueTable("\(owner.entity)_\(owner.relationship)")
+                let name = try joinNames[ownerKey] ?? uniqueTable("\(owner.entity)_\(owner.relationship)")
                 joinNames[ownerKey] = name
                 let sourceIsHierarchy = !entity.rootEntity.subentities.isEmpty
                 let destinationIsHierarchy = !(relationship.destination?.rootEntity.subentities.isEmpty ?? true)
                 // The owner's rows are `source`; the other side reads the table the other way round.
                 let inverseOrdered = relationship.inverse?.isOrdered ?? false
+                func named(_ owner: StaticString, _ other: StaticString) -> SQLIdentifier {
+                    SQLIdentifier(constant: isOwner ? owner : other)
+                }
                 let join = JoinTable(
                     name: name,
                     isOwner: isOwner,
-                    sourceColumn: isOwner ? "source" : "target",
-                    destinationColumn: isOwner ? "target" : "source",
-                    sourceEntityColumn: sourceIsHierarchy ? (isOwner ? "source_ent" : "target_ent") : nil,
-                    destinationEntityColumn: destinationIsHierarchy ? (isOwner ? "target_ent" : "source_ent") : nil,
-                    orderColumn: relationship.isOrdered ? (isOwner ? "target_order" : "source_order") : nil,
-                    inverseOrderColumn: inverseOrdered ? (isOwner ? "source_order" : "target_order") : nil)
+                    sourceColumn: named("source", "target"),
+                    destinationColumn: named("target", "source"),
+                    sourceEntityColumn: sourceIsHierarchy ? named("source_ent", "target_ent") : nil,
+                    destinationEntityColumn: destinationIsHierarchy ? named("target_ent", "source_ent") : nil,
+                    orderColumn: relationship.isOrdered ? named("target_order", "source_order") : nil,
+                    inverseOrderColumn: inverseOrdered ? named("source_order", "target_order") : nil)
                 storage.joinTables[entity.name, default: [:]][relationship.name] = join
             }
         }
@@ -338,7 +345,7 @@ public struct SchemaMapping: Sendable {
 
     /// Every join table once, with the columns its owner side uses.
     public var allJoinTables: [JoinTable] {
-        var seen: Set<String> = []
+        var seen: Set<SQLIdentifier> = []
         var result: [JoinTable] = []
         for byRelationship in joinTables.values {
             for join in byRelationship.values where join.isOwner && seen.insert(join.name).inserted {

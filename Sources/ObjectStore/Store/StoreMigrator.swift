@@ -34,23 +34,23 @@ package enum StoreMigrator {
         } catch let error as ModelError {
             throw StoreError(.modelMismatch, "the store was made with a different model: \(error.message)")
         }
-        let oldMapping = SchemaMapping(model: old)
+        let oldMapping = try SchemaMapping(model: old)
         try rebuild(db, old: old, oldMapping: oldMapping, new: model, newMapping: mapping, plan: plan)
         // PostgreSQL's metadata keeps the archive in a bytea column of its own.
         let archive = db.dialect == .postgres ? "data" : "value"
         try db.execute("UPDATE \(SQLiteStore.metadataTable) SET value = ? WHERE key = 'fingerprint'",
-                       [.string(SchemaBuilder.fingerprint(mapping: mapping, model: model))])
+                       [.string(try SchemaBuilder.fingerprint(mapping: mapping, model: model))])
         try db.execute("UPDATE \(SQLiteStore.metadataTable) SET \(archive) = ? WHERE key = 'model'", [.data(model.archived())])
         MRLog.debug("migrated store \(db.path): \(plan.entities.count) entity and \(plan.properties.count) property changes")
     }
 
     /// The entities of `old` whose hierarchy's table has no rows.
     static func emptyEntities(_ db: MigrationConnection, _ old: ManagedObjectModel) throws -> Set<String> {
-        let mapping = SchemaMapping(model: old)
+        let mapping = try SchemaMapping(model: old)
         var empty: Set<String> = []
         for root in old.rootEntities {
             let table = mapping.table(for: root).name
-            guard try db.tableExists(table), try db.scalar("SELECT 1 FROM \(quoteIdentifier(table)) LIMIT 1") == nil else { continue }
+            guard try db.tableExists(table), try db.scalar("SELECT 1 FROM \(table) LIMIT 1") == nil else { continue }
             for entity in root.selfAndDescendants { empty.insert(entity.name) }
         }
         return empty
@@ -63,15 +63,14 @@ package enum StoreMigrator {
             // Drop every index (SQLite's names would clash with the new
             // tables'): they are recreated for the new layout at the end.
             for row in try db.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
-                if case .string(let name) = row[0] { try db.execute("DROP INDEX \(quoteIdentifier(name))") }
+                if case .string(let name) = row[0] { try db.execute("DROP INDEX \(try quoteIdentifier(name))") }
             }
         }
         for table in newMapping.allTables {
             try copyRows(db, into: table, pairs: pairs, new: new, newMapping: newMapping)
         }
         for join in newMapping.allJoinTables {
-            try db.execute(SchemaBuilder.createJoinTable(join, dialect: db.dialect).replacingOccurrences(
-                of: "CREATE TABLE \(quoteIdentifier(join.name))", with: "CREATE TABLE \(temporary(join.name))"))
+            try db.execute(SchemaBuilder.createJoinTable(join, dialect: db.dialect, named: temporary(join.name)))
         }
         try copyJoinRows(db, pairs: pairs, new: new, newMapping: newMapping)
         try moveChangedLinks(db, pairs: pairs, new: new, newMapping: newMapping)
@@ -81,29 +80,30 @@ package enum StoreMigrator {
         case .sqlite:
             // Swap: drop every old table, then rename the new ones in.
             for row in try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_mrq_%'") {
-                if case .string(let name) = row[0] { try db.execute("DROP TABLE \(quoteIdentifier(name))") }
+                if case .string(let name) = row[0] { try db.execute("DROP TABLE \(try quoteIdentifier(name))") }
             }
-            for name in names { try db.execute("ALTER TABLE \(temporary(name)) RENAME TO \(quoteIdentifier(name))") }
+            for name in names { try db.execute("ALTER TABLE \(temporary(name)) RENAME TO \(name)") }
         case .postgres:
             // A schema may hold other tables than the store's: only the
             // old mapping's go. Each new table's key sequence then starts
             // past the keys its rows kept.
             for name in oldMapping.allTables.map(\.name) + oldMapping.allJoinTables.map(\.name) {
-                try db.execute("DROP TABLE IF EXISTS \(quoteIdentifier(name))")
+                try db.execute("DROP TABLE IF EXISTS \(name)")
             }
-            for name in names { try db.execute("ALTER TABLE \(temporary(name)) RENAME TO \(quoteIdentifier(name))") }
+            for name in names { try db.execute("ALTER TABLE \(temporary(name)) RENAME TO \(name)") }
             for table in newMapping.allTables {
-                try db.execute("SELECT setval(pg_get_serial_sequence(?, '\(table.primaryKey)'), COALESCE(MAX(\(table.primaryKey)), 0) + 1, false) "
-                               + "FROM \(quoteIdentifier(table.name))", [.string(quoteIdentifier(table.name))])
+                try db.execute("SELECT setval(pg_get_serial_sequence(?, ?), COALESCE(MAX(\(table.primaryKey)), 0) + 1, false) "
+                               + "FROM \(table.name)", [.string(table.name.quoted), .string(table.primaryKey.unquoted)])
             }
         }
         // The old tables' indexes went with them (SQLite's were dropped first).
-        for statement in SchemaBuilder.indexes(mapping: newMapping, model: new) {
+        for statement in try SchemaBuilder.indexes(mapping: newMapping, model: new) {
             try db.execute(statement)
         }
     }
 
-    private static func temporary(_ name: String) -> String { quoteIdentifier("_mrq_new_" + name) }
+    /// The new table of `name` while both are there.
+    private static func temporary(_ name: SQLIdentifier) -> SQLIdentifier { SQLIdentifier(constant: "_mrq_new_") + name }
 
     /// Fills the new table of a hierarchy from the one old table its
     /// entities' rows were in (the plan refuses merging two): rows keep
@@ -113,17 +113,16 @@ package enum StoreMigrator {
     /// hierarchy reads from where it was).
     private static func copyRows(_ db: MigrationConnection, into table: SchemaMapping.Table, pairs: MigrationLinks,
                                  new: ManagedObjectModel, newMapping: SchemaMapping) throws {
-        try db.execute(SchemaBuilder.createTable(table, dialect: db.dialect).replacingOccurrences(
-            of: "CREATE TABLE \(quoteIdentifier(table.name))", with: "CREATE TABLE \(temporary(table.name))"))
-        guard let newRoot = new.entity(named: table.name) else { return }
+        try db.execute(SchemaBuilder.createTable(table, dialect: db.dialect, named: temporary(table.name)))
+        guard let newRoot = new.entity(named: table.rootEntity) else { return }
         // (old entity, new entity) of every entity of this hierarchy with rows to keep.
         let members = newRoot.selfAndDescendants.compactMap { entity in pairs.oldEntity(entity).map { ($0, entity) } }
         guard let first = members.first else { return }
         let oldTable = pairs.oldMapping.table(for: first.0)
         guard try db.tableExists(oldTable.name) else { return }
         let oldCode = { (entity: EntityDescription) in pairs.oldMapping.entityCode(entity) }
-        var names = ["_pk", table.versionColumn]
-        var sources = ["_pk", oldTable.versionColumn]
+        var names = [table.primaryKey, table.versionColumn]
+        var sources = ["\(oldTable.primaryKey)", "\(oldTable.versionColumn)"]
         var filter = ""
         var defaults: [Value] = []
         let code: String
@@ -162,11 +161,11 @@ package enum StoreMigrator {
                 defaults.append(attribute.defaultValue)
             }
             if let source {
-                names.append(quoteIdentifier(column.name))
+                names.append(column.name)
                 sources.append(source)
             }
         }
-        try db.execute("INSERT INTO \(temporary(table.name)) (\(names.joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) FROM \(quoteIdentifier(oldTable.name))\(filter)",
+        try db.execute("INSERT INTO \(temporary(table.name)) (\(names.map(\.quoted).joined(separator: ", "))) SELECT \(sources.joined(separator: ", ")) FROM \(oldTable.name)\(filter)",
                        defaults)
     }
 
@@ -181,12 +180,12 @@ package enum StoreMigrator {
             guard let property = newEntity.attribute(named: column.property),
                   let previous = try pairs.oldProperty(property, of: newEntity, in: oldEntity),
                   let oldColumn = pairs.oldMapping.column(for: previous.name, of: oldEntity) else { return nil }
-            return quoteIdentifier(oldColumn.name)
+            return oldColumn.name.quoted
         case .foreignKey, .order:
             guard let relationship = newEntity.relationship(named: column.property),
                   let previous = try pairs.oldProperty(relationship, of: newEntity, in: oldEntity) as? RelationshipDescription,
                   previous.isToOne, let oldColumns = pairs.oldMapping.toOne(previous.name, of: oldEntity) else { return nil }
-            return column.kind == .foreignKey ? quoteIdentifier(oldColumns.foreignKey) : oldColumns.order.map(quoteIdentifier)
+            return column.kind == .foreignKey ? oldColumns.foreignKey.quoted : oldColumns.order?.quoted
         case .foreignEntity:
             return nil
         }
@@ -204,14 +203,14 @@ package enum StoreMigrator {
                       let oldEntity = previous.entity,
                       let oldJoin = pairs.oldMapping.joinTable(previous.name, of: oldEntity),
                       try db.tableExists(oldJoin.name) else { continue }
-                var names = ["source", "target"]
+                var names = [join.sourceColumn, join.destinationColumn]
                 var sources = [oldJoin.sourceColumn, oldJoin.destinationColumn]
                 for (newColumn, oldColumn) in [(join.orderColumn, oldJoin.orderColumn),
                                                (join.inverseOrderColumn, oldJoin.inverseOrderColumn)] {
                     if let newColumn, let oldColumn { names.append(newColumn); sources.append(oldColumn) }
                 }
                 try db.execute(db.insertIgnoringDuplicates(into: temporary(join.name), columns: names,
-                                                           select: "SELECT \(sources.joined(separator: ", ")) FROM \(quoteIdentifier(oldJoin.name))"))
+                                                           select: "SELECT \(sources.map(\.quoted).joined(separator: ", ")) FROM \(oldJoin.name)"))
             }
         }
     }
@@ -229,17 +228,17 @@ package enum StoreMigrator {
                     guard let columns = newMapping.toOne(relationship.name, of: entity),
                           let links = try pairs.changedSource(for: relationship, db: db) else { continue }
                     let table = temporary(newMapping.table(for: entity).name)
-                    let order = columns.order.map { ", \(quoteIdentifier($0)) = l.inv_ord" } ?? ""
+                    let order = columns.order.map { ", \($0) = l.inv_ord" } ?? ""
                     try db.execute("""
-                        UPDATE \(table) SET \(quoteIdentifier(columns.foreignKey)) = l.dst\(order)
+                        UPDATE \(table) SET \(columns.foreignKey) = l.dst\(order)
                         FROM (SELECT src, dst, inv_ord, ROW_NUMBER() OVER (PARTITION BY src ORDER BY ord IS NULL, ord, dst) AS n
                               FROM (\(links)) AS c) AS l
-                        WHERE l.n = 1 AND \(table)._pk = l.src\(familyFilter(entity, table: table, mapping: newMapping))
+                        WHERE l.n = 1 AND \(table).\(newMapping.primaryKey) = l.src\(familyFilter(entity, table: table.quoted, mapping: newMapping))
                         """)
                 } else if relationship.isManyToMany {
                     guard let join = newMapping.joinTable(relationship.name, of: entity), join.isOwner,
                           let links = try pairs.changedSource(for: relationship, db: db) else { continue }
-                    var names = ["source", "target"]
+                    var names = [join.sourceColumn, join.destinationColumn]
                     var sources = ["src", "dst"]
                     if let order = join.orderColumn { names.append(order); sources.append("ord") }
                     if let order = join.inverseOrderColumn { names.append(order); sources.append("inv_ord") }
@@ -251,7 +250,8 @@ package enum StoreMigrator {
     }
 
     /// ` AND t._ent IN (…)`: the rows of `entity`'s kind, when its table
-    /// holds other entities too.
+    /// holds other entities too. `table` is the table's alias or quoted
+    /// name.
     private static func familyFilter(_ entity: EntityDescription, table: String, mapping: SchemaMapping) -> String {
         guard let entityColumn = mapping.table(for: entity).entityColumn else { return "" }
         let codes = entity.selfAndDescendants.map { String(mapping.entityCode($0)) }.joined(separator: ",")
@@ -266,47 +266,51 @@ package enum StoreMigrator {
     private static func repairLinks(_ db: MigrationConnection, new: ManagedObjectModel, newMapping: SchemaMapping) throws {
         func exists(_ key: String, of destination: EntityDescription) -> String {
             let table = temporary(newMapping.table(for: destination).name)
-            return "EXISTS (SELECT 1 FROM \(table) d WHERE d._pk = \(key)\(familyFilter(destination, table: "d", mapping: newMapping)))"
+            return "EXISTS (SELECT 1 FROM \(table) d WHERE d.\(newMapping.primaryKey) = \(key)\(familyFilter(destination, table: "d", mapping: newMapping)))"
         }
         func code(_ key: String, of destination: EntityDescription) -> String {
-            "(SELECT d.\(newMapping.table(for: destination).entityColumn ?? "NULL") FROM \(temporary(newMapping.table(for: destination).name)) d WHERE d._pk = \(key))"
+            let table = newMapping.table(for: destination)
+            return "(SELECT d.\(table.entityColumn?.quoted ?? "NULL") FROM \(temporary(table.name)) d WHERE d.\(table.primaryKey) = \(key))"
         }
         for entity in new.entities {
             for case let relationship as RelationshipDescription in entity.declaredProperties where !relationship.isTransient {
                 guard let destination = relationship.destination else { continue }
                 if relationship.isToOne, let columns = newMapping.toOne(relationship.name, of: entity) {
                     let table = temporary(newMapping.table(for: entity).name)
-                    let fk = "\(table).\(quoteIdentifier(columns.foreignKey))"
-                    var cleared = ["\(quoteIdentifier(columns.foreignKey)) = NULL"]
-                    if let order = columns.order { cleared.append("\(quoteIdentifier(order)) = NULL") }
+                    let fk = "\(table).\(columns.foreignKey)"
+                    var cleared = ["\(columns.foreignKey) = NULL"]
+                    if let order = columns.order { cleared.append("\(order) = NULL") }
                     try db.execute("UPDATE \(table) SET \(cleared.joined(separator: ", ")) WHERE \(fk) IS NOT NULL AND NOT \(exists(fk, of: destination))")
                     if let entityColumn = columns.entity {
-                        try db.execute("UPDATE \(table) SET \(quoteIdentifier(entityColumn)) = \(code(fk, of: destination)) WHERE \(fk) IS NOT NULL")
+                        try db.execute("UPDATE \(table) SET \(entityColumn) = \(code(fk, of: destination)) WHERE \(fk) IS NOT NULL")
                     }
                     if let order = columns.order {
+                        let key = newMapping.primaryKey
                         try db.execute("""
-                            UPDATE \(table) SET \(quoteIdentifier(order)) = r.n
-                            FROM (SELECT _pk AS pk, ROW_NUMBER() OVER (PARTITION BY \(quoteIdentifier(columns.foreignKey)) ORDER BY _pk) - 1 AS n
-                                  FROM \(table) WHERE \(quoteIdentifier(columns.foreignKey)) IS NOT NULL) AS r
-                            WHERE \(table)._pk = r.pk AND \(table).\(quoteIdentifier(order)) IS NULL
+                            UPDATE \(table) SET \(order) = r.n
+                            FROM (SELECT \(key) AS pk, ROW_NUMBER() OVER (PARTITION BY \(columns.foreignKey) ORDER BY \(key)) - 1 AS n
+                                  FROM \(table) WHERE \(columns.foreignKey) IS NOT NULL) AS r
+                            WHERE \(table).\(key) = r.pk AND \(table).\(order) IS NULL
                             """)
                     }
                 } else if relationship.isManyToMany, let join = newMapping.joinTable(relationship.name, of: entity),
                           join.isOwner {
+                    // The owner's side: `source` holds the entity's rows, `target` the destination's.
                     let table = temporary(join.name)
-                    try db.execute("DELETE FROM \(table) WHERE NOT \(exists("\(table).source", of: entity)) OR NOT \(exists("\(table).target", of: destination))")
+                    let (source, target) = (join.sourceColumn, join.destinationColumn)
+                    try db.execute("DELETE FROM \(table) WHERE NOT \(exists("\(table).\(source)", of: entity)) OR NOT \(exists("\(table).\(target)", of: destination))")
                     if let column = join.sourceEntityColumn {
-                        try db.execute("UPDATE \(table) SET \(column) = \(code("\(table).source", of: entity))")
+                        try db.execute("UPDATE \(table) SET \(column) = \(code("\(table).\(source)", of: entity))")
                     }
                     if let column = join.destinationEntityColumn {
-                        try db.execute("UPDATE \(table) SET \(column) = \(code("\(table).target", of: destination))")
+                        try db.execute("UPDATE \(table) SET \(column) = \(code("\(table).\(target)", of: destination))")
                     }
-                    for (column, partition, order) in [(join.orderColumn, "source", "target"), (join.inverseOrderColumn, "target", "source")] {
+                    for (column, partition, order) in [(join.orderColumn, source, target), (join.inverseOrderColumn, target, source)] {
                         guard let column else { continue }
                         try db.execute("""
                             UPDATE \(table) SET \(column) = r.n
-                            FROM (SELECT source AS s, target AS t, ROW_NUMBER() OVER (PARTITION BY \(partition) ORDER BY \(order)) - 1 AS n FROM \(table)) AS r
-                            WHERE \(table).source = r.s AND \(table).target = r.t AND \(table).\(column) IS NULL
+                            FROM (SELECT \(source) AS s, \(target) AS t, ROW_NUMBER() OVER (PARTITION BY \(partition) ORDER BY \(order)) - 1 AS n FROM \(table)) AS r
+                            WHERE \(table).\(source) = r.s AND \(table).\(target) = r.t AND \(table).\(column) IS NULL
                             """)
                     }
                 }

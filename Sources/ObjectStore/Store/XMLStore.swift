@@ -92,7 +92,7 @@ package final class XMLStore: StoreBackend, @unchecked Sendable {
         switch format {
         case .mrq:
             let document = try XMLStoreDocument.read(data, path: path, model: model)
-            if document.fingerprint != SchemaBuilder.fingerprint(mapping: SchemaMapping(model: model), model: model) {
+            if try document.fingerprint != SchemaBuilder.fingerprint(of: model) {
                 throw StoreError(.modelMismatch, "'\(path)' was made with another model")
             }
             return (document.identifier, document.graph, nil)
@@ -227,7 +227,7 @@ package final class XMLStore: StoreBackend, @unchecked Sendable {
         let data: Data
         switch format {
         case .mrq:
-            data = XMLStoreDocument.encode(graph, identifier: identifier, model: model)
+            data = try XMLStoreDocument.encode(graph, identifier: identifier, model: model)
         case .apple:
             let header = AppleXMLStoreDocument.Header(identifier: identifier, metadata: appleMetadata)
             data = try AppleXMLStoreDocument.encode(graph, header: header, model: model)
@@ -499,7 +499,7 @@ extension XMLStore {
         let format = try XMLStoreDocument.format(of: data, path: path)
         let (identifier, graph, metadata) = try read(data, format: format, path: path, model: model)
         let written = switch format {
-        case .mrq: XMLStoreDocument.encode(graph, identifier: identifier, model: model)
+        case .mrq: try XMLStoreDocument.encode(graph, identifier: identifier, model: model)
         case .apple: try AppleXMLStoreDocument.encode(graph, header: .init(identifier: identifier, metadata: metadata), model: model)
         }
         let again = try XMLInput.normalized(written, allowingCoreDataDoctype: true)

@@ -18,8 +18,8 @@ enum XMLStoreDocument {
 
     // MARK: - Writing
 
-    static func encode(_ graph: XMLStore.Graph, identifier: String, model: ManagedObjectModel) -> Data {
-        let fingerprint = SchemaBuilder.fingerprint(mapping: SchemaMapping(model: model), model: model)
+    static func encode(_ graph: XMLStore.Graph, identifier: String, model: ManagedObjectModel) throws -> Data {
+        let fingerprint = try SchemaBuilder.fingerprint(of: model)
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
         out += "<mrq-store format=\"\(formatVersion)\" identifier=\"\(esc(identifier))\" fingerprint=\"\(esc(fingerprint))\">\n"
         out += "  <model encoding=\"base64\">\(model.archived().base64EncodedString())</model>\n"

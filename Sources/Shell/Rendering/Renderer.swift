@@ -113,25 +113,10 @@ public struct Renderer: Sendable {
     }
 
     /// Newlines, tabs and other control characters as `\n`, `\t`, `\u{1b}`,
-    /// so a value keeps to its line in a table.
+    /// so a value keeps to its line in a table: `TerminalText`'s escapes,
+    /// the same as in errors, `.schema` and `.dump`.
     static func escapeControls(_ text: String) -> String {
-        guard text.unicodeScalars.contains(where: isControl) else { return text }
-        var result = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "\n": result += "\\n"
-            case "\r": result += "\\r"
-            case "\t": result += "\\t"
-            case _ where isControl(scalar):
-                result += "\\u{" + String(scalar.value, radix: 16) + "}"
-            default: result.unicodeScalars.append(scalar)
-            }
-        }
-        return result
-    }
-
-    private static func isControl(_ scalar: Unicode.Scalar) -> Bool {
-        scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value)
+        TerminalText.escaped(text)
     }
 }
 

@@ -84,7 +84,7 @@ extension ShellSession {
                 }
                 try ShellFiles.checkOutputPath(path(file), shownAs: file)
                 let opened = try FileOutput(path: path(file), shownAs: file) {
-                    output.error("waiting for a process to read the named pipe '\(file)' (Ctrl-C gives up)\n")
+                    output.error("waiting for a process to read the named pipe '\(TerminalText.escaped(file))' (Ctrl-C gives up)\n")
                 }
                 if name == "output" {
                     redirect = opened

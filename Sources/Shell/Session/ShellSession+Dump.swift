@@ -94,8 +94,27 @@ extension ShellSession {
             lines.append(binding + "insert \(object.entity.name) { " + assignments[position].joined(separator: ", ") + " }")
         }
         if !order.isEmpty { lines.append("save") }
-        for problem in unwritten { lines.append("# not restored: " + problem) }
+        for problem in unwritten { lines.append("# not restored: " + TerminalText.escaped(problem)) }
+        try Self.checkScriptLines(lines)
         return (lines.joined(separator: "\n") + "\n", unwritten)
+    }
+
+    /// Refuses a dump one of whose lines would not read back as the one
+    /// statement or comment it is: a line holding a line break or another
+    /// control character, or starting as a dot command. Names cannot hold
+    /// them (see `ModelName`) and values are written escaped, so this
+    /// guards the script against what might slip through later.
+    static func checkScriptLines(_ lines: [String]) throws {
+        for statement in lines {
+            let physical = statement.split(separator: "\n", omittingEmptySubsequences: false)
+            // Only an entity statement spans lines, its properties inside braces.
+            let spans = physical.count > 1 && !statement.hasPrefix("entity ")
+            for line in physical where spans || line.trimmingCharacters(in: .whitespaces).hasPrefix(".")
+                || line.unicodeScalars.contains(where: TerminalText.isUnsafe) {
+                throw LocatedError("cannot dump: the line '\(TerminalText.escaped(String(line.prefix(80))))' would not read back as written",
+                                   .unknown)
+            }
+        }
     }
 
     /// Whether an object writes `relationship` whole at its insert (its
@@ -120,6 +139,6 @@ extension ShellSession {
         let entity = try arguments.first.map { try self.entity(Name(text: $0, range: .unknown)) }
         let (script, unwritten) = try dumpScript(entity)
         output.result(script)
-        for problem in unwritten { output.error("warning: not restored: \(problem)\n") }
+        for problem in unwritten { output.error("warning: not restored: \(TerminalText.escaped(problem))\n") }
     }
 }

@@ -216,7 +216,8 @@ extension ShellSession {
                 if relationship.isToMany && relationship.minCount > 0 { line += " min \(relationship.minCount)" }
                 if relationship.isToMany && relationship.maxCount > 0 { line += " max \(relationship.maxCount)" }
             case let fetched as FetchedPropertyDescription:
-                line = "    # fetched \(fetched.name): \(fetched.destinationName) where \(fetched.predicateFormat)"
+                // The predicate's text is the model file's: one line, escaped.
+                line = "    # fetched \(fetched.name): \(fetched.destinationName) where \(TerminalText.escaped(fetched.predicateFormat))"
             default:
                 continue
             }
@@ -233,7 +234,10 @@ extension ShellSession {
             lines.append("    index \(index.name) (" + index.elements.map { $0.property + ($0.ascending ? "" : " DESC") }.joined(separator: ", ") + ")")
         }
         if !entity.userInfo.isEmpty { lines.append("    userInfo " + Self.userInfoText(entity.userInfo)) }
-        return head + " {\n" + lines.joined(separator: "\n") + (lines.isEmpty ? "" : "\n") + "}"
+        // Each line one line, whatever a name holds (values are escaped
+        // already, as literals).
+        let shown = lines.map { TerminalText.escaped($0) }
+        return TerminalText.escaped(head) + " {\n" + shown.joined(separator: "\n") + (lines.isEmpty ? "" : "\n") + "}"
     }
 
     /// `{ "key": "value", … }`, keys sorted.

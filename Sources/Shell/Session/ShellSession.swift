@@ -275,10 +275,12 @@ public final class ShellSession: ShellSessionProtocol {
         }
     }
 
+    /// Writes a diagnostic; its message may name what a file holds (an
+    /// entity, a value), so its control characters are escaped.
     func report(_ message: String, range: SourceRange, source: String, fileName: String?, output: OutputSink,
                 severity: String = "error") {
-        output.error(DiagnosticRenderer.render(message: message, range: range, source: source, fileName: fileName,
-                                               severity: severity) + "\n")
+        output.error(DiagnosticRenderer.render(message: TerminalText.escaped(message), range: range, source: source,
+                                               fileName: fileName.map { TerminalText.escaped($0) }, severity: severity) + "\n")
     }
 
     // MARK: - Model changes
