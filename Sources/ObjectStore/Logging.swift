@@ -1,4 +1,5 @@
 import Logging
+import Predicates
 import Synchronization
 
 /// mrq's log, through swift-log, with MagicalRecord's levels.
@@ -57,14 +58,16 @@ public enum MRLog {
     }
 
     /// Logs `message` at `level`, if `MRLog.level` lets it through; the
-    /// message is not even built otherwise.
+    /// message is not even built otherwise. Its control characters are
+    /// escaped (see `TerminalText`): a log line can name what a store or
+    /// another process sent.
     ///
     /// ```swift
     /// MRLog.log(.info, "opened \(url.path)")
     /// ```
     public static func log(_ level: Level, _ message: @autoclosure () -> String) {
         guard level != .off, level <= self.level else { return }
-        logger.log(level: level.swiftLog, "\(message())")
+        logger.log(level: level.swiftLog, "\(TerminalText.escaped(message()))")
     }
 
     /// Logs `message` at `.error` (MagicalRecord's `MRLogError`).

@@ -146,4 +146,12 @@ import Predicates
             Self.expectPrintable(output.errors.replacingOccurrences(of: text, with: ""), "the error of \(text.debugDescription)")
         }
     }
+
+    /// Status lines can name what a file or a value holds: escaped too.
+    @Test func statusLinesEscapeControlCharacters() throws {
+        let session = try ShellSession(modelPath: nil, storePath: ":memory:")
+        let output = Self.run(session, "let v = \"x\\u001B[2J\\u009B\"")
+        #expect(output.both.contains("\\u{1b}[2J\\u{9b}"), "\(output.both.debugDescription)")
+        Self.expectPrintable(output.both, "the status line")
+    }
 }

@@ -75,8 +75,12 @@ public struct SQLIdentifier: Sendable, Hashable, Comparable, CustomStringConvert
         SQLIdentifier(constant: lhs) + rhs
     }
 
+    /// Names are equal when they are the same text (SQLite and PostgreSQL
+    /// compare quoted names exactly).
     public static func == (a: SQLIdentifier, b: SQLIdentifier) -> Bool { a.unquoted == b.unquoted }
+    /// Hashes the name's text.
     public func hash(into hasher: inout Hasher) { hasher.combine(unquoted) }
+    /// Orders by the name's text: the mapping lists its tables so.
     public static func < (a: SQLIdentifier, b: SQLIdentifier) -> Bool { a.unquoted < b.unquoted }
 }
 

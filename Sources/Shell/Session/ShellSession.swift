@@ -464,8 +464,12 @@ final class OutputSink {
         }
     }
 
+    /// A status line (`inserted 1 Person`, `opened …`): it can name what a
+    /// file holds (an entity, a model's version), so its control
+    /// characters are escaped.
     func status(_ text: String) {
-        let line = text.hasSuffix("\n") ? text : text + "\n"
+        let escaped = TerminalText.escaped(text, keepingLines: true)
+        let line = escaped.hasSuffix("\n") ? escaped : escaped + "\n"
         switch session.renderOptions.mode {
         case .json, .csv: error(line)
         default: write(line)
