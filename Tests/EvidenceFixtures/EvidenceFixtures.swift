@@ -187,14 +187,14 @@ package enum EvidenceFixtures {
         if journal == "WAL" { try db.execute("PRAGMA wal_checkpoint(TRUNCATE)") }
     }
 
-    /// The table and title column of notes in `layout`, quoted for SQL.
+    /// The table and title column of notes in `layout`.
     package static func noteColumns(_ layout: EvidenceLayout) throws -> (table: String, title: String, key: String) {
         let model = try model()
         let mapping = try SchemaMapping(model: model, layout: layout == .mrq ? .mrq : .coreData)
         guard let note = model.entity(named: "Note"), let title = mapping.column(for: "title", of: note) else {
             throw fixtureError("no Note.title in the mapping")
         }
-        return (mapping.table(for: note).name.quoted, title.name.quoted, mapping.primaryKey.quoted)
+        return (mapping.table(for: note).name.unquoted, title.name.unquoted, mapping.primaryKey.unquoted)
     }
 
     /// A rollback-journal store, copied (file and journal) while a

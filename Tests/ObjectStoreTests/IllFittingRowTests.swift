@@ -83,7 +83,7 @@ import PostgresTestServer
         let url = try Self.store(["UPDATE ZNOTE SET \(entityColumn) = 4 WHERE ZTITLE = 'Soup'"])
         let pk = try Self.key(url, "SELECT Z_PK FROM ZNOTE WHERE ZTITLE = 'Soup'")
         #expect(try Self.fetchError(url, "Note")?.message
-                == "row \(pk) of ZNOTE, \(entityColumn) (the entity of Note.account) is 4, the number of Folder, which is not Account or an entity below it")
+                == "row \(pk) of ZNOTE, \(entityColumn.unquoted) (the entity of Note.account) is 4, the number of Folder, which is not Account or an entity below it")
     }
 
     /// Found by the property test below: the entity column of Async's
@@ -249,7 +249,7 @@ import PostgresTestServer
         }
         let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try PostgresStoreTests.coordinator(model, url: url))
         let error = #expect(throws: StoreError.self) { _ = try context.fetch(FetchRequest(entityName: "Person")) }
-        #expect(error?.message == "row \(pk) of \(table.name), \(entityColumn) is \(tag), the number of Tag, which is not Person or an entity below it",
+        #expect(error?.message == "row \(pk) of \(table.name.unquoted), \(entityColumn.unquoted) is \(tag), the number of Tag, which is not Person or an entity below it",
                 "\(String(describing: error))")
         // The manager is still read: only its own hierarchy's rows are asked for.
         #expect(try context.fetch(FetchRequest(entityName: "Manager")).map { $0["lastName"] } == [.string("Bo")])

@@ -477,7 +477,7 @@ package final class SQLiteStore: @unchecked Sendable {
             let table = mapping.table(for: root)
             var result: [ObjectID] = []
             while try statement.step() {
-                let pk = try RowLayout.key(statement, at: 0) { "a row of \(table.name): \(table.primaryKey)" }
+                let pk = try RowLayout.key(statement, at: 0) { "a row of \(table.name.unquoted): \(table.primaryKey.unquoted)" }
                 var entity = root
                 if !statement.isNull(at: 1) {
                     entity = try RowLayout.entity(statement.value(at: 1), kindOf: root, mapping: mapping, model: model) {

@@ -190,13 +190,18 @@ struct ShownCell {
             return !truncated
         }
 
-        /// Whether UTF-8 text holds a C0 or C1 control character (C1 is
-        /// C2 80 to C2 9F).
+        /// Whether UTF-8 text may hold a character `TerminalText` escapes:
+        /// a C0 or C1 control character (C1 is C2 80 to C2 9F), or a bidi
+        /// override or isolate (E2 80 AA to AE, E2 81 A6 to A9). A yes
+        /// sends the text through the exact, slower path.
         static func hasControl(_ utf8: String.UTF8View) -> Bool {
-            var afterC2 = false
+            var previous: (UInt8, UInt8) = (0, 0)
             for byte in utf8 {
-                if byte < 0x20 || byte == 0x7F || (afterC2 && byte < 0xA0) { return true }
-                afterC2 = byte == 0xC2
+                if byte < 0x20 || byte == 0x7F || (previous.1 == 0xC2 && byte < 0xA0) { return true }
+                if previous.0 == 0xE2 && (previous.1 == 0x80 || previous.1 == 0x81) && (0xA6...0xAE).contains(byte) {
+                    return true
+                }
+                previous = (previous.1, byte)
             }
             return false
         }
@@ -230,6 +235,8 @@ struct ShownCell {
     }
 }
 
+/// What a terminal would act on (C0, DEL, C1, bidi overrides): the one
+/// classification of `TerminalText`, which escapes names the same way.
 private func isControl(_ scalar: Unicode.Scalar) -> Bool {
-    scalar.value < 0x20 || (0x7F..<0xA0).contains(scalar.value)
+    TerminalText.isUnsafe(scalar)
 }
