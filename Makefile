@@ -35,11 +35,13 @@ run: sample-store
 
 test: deps
 	@command -v tmux >/dev/null || { echo "installing tmux (for the terminal test)"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq tmux; }
+	@command -v python3 >/dev/null || { echo "installing python3 (for the hostile corpus)"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq python3; }
 	@ls /usr/lib/postgresql/*/bin/initdb >/dev/null 2>&1 || command -v initdb >/dev/null || { echo "installing postgresql (the PostgreSQL tests start a cluster of their own)"; \
 		$(SUDO) apt-get update -qq && $(SUDO) env DEBIAN_FRONTEND=noninteractive apt-get install -y -qq postgresql; }
 	$(SWIFT) build --build-tests
 	$(SWIFT) test --skip-build
 	@for t in $(FUZZ_TARGETS); do .build/debug/mrq-fuzz $$t Fuzz/$$t || exit 1; done
+	python3 Tests/Hostile/hostile.py --mrq $(MRQ)
 
 # Coverage-guided fuzzing with libFuzzer: the targets of Sources/mrq-fuzz
 # (predicate, statement, JSON and model parsers, XML store files, compiled
