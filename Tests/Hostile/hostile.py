@@ -1085,8 +1085,10 @@ class Corpus:
             db.close()
             write(os.path.join(d, "query.mrq"), "Note where body CONTAINS '.shell'\n")
         self.add("writes", "dump-of-values-with-dot-commands", values,
+                 # read back as the dump's first line says
                  [["--store", "{S}", "-c", ".output {W}/dump.mrq", "-c", ".dump"],
-                  ["{W}/dump.mrq", "{D}/query.mrq"]],
+                  ["-c", ".read {W}/dump.mrq", "-c", ".save-as {W}/rebuilt.sqlite"],
+                  ["--store", "{W}/rebuilt.sqlite", "{D}/query.mrq"]],
                  expect="ok", check_last=True,
                  checks=[lambda out, err: None if ".shell" in out else "the dump did not rebuild the value"])
         for key in ("attach", "or1", "newline", "quote"):

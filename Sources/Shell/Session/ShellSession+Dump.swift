@@ -21,7 +21,7 @@ extension ShellSession {
     /// whole by its own object, whose destinations come first. Returns the
     /// script and what it could not write.
     func dumpScript(_ only: EntityDescription?) throws -> (script: String, unwritten: [String]) {
-        var lines = ["# mrq dump: read it into an empty store (mrq --store new.sqlite FILE) to rebuild this one"]
+        var lines = ["# mrq dump: rebuild the store with mrq -c '.read FILE' -c '.save-as new.sqlite'"]
         lines += schemaScript()
         var objects: [ManagedObject] = []
         let roots = only.map { [$0] } ?? model.entities.filter { $0.parent == nil }.sorted { $0.name < $1.name }
