@@ -461,7 +461,7 @@ extension MRQWorkloads {
         for _ in 0..<runs {
             times.append(try time {
                 let model = try ManagedObjectModel(xcdatamodelContents: data)
-                let mapping = SchemaMapping(model: model)
+                let mapping = try SchemaMapping(model: model)
                 rows = Int64(model.entities.count)
                 checksum = Int64(mapping.allTables.reduce(0) { $0 + $1.columns.count })
             })
