@@ -731,34 +731,22 @@ class Corpus:
         meta("metadata-offset-table-loop", lambda: b"bplist00\xa1\x00" + b"\x08"
              + b"\x00" * 6 + bytes([1, 1]) + struct.pack(">QQQ", 1, 0, 10))
 
-        def no_cache(d):
-            p = self.store_copy(d)
-            db = connect(p)
-            db.execute("DELETE FROM Z_MODELCACHE")
-            db.close()
-        self.add("metadata", "no-model-cache", no_cache, EXAMINER, expect="refuse", needle="Z_MODELCACHE|model")
-
-        def no_cache_table(d):
-            p = self.store_copy(d)
-            db = connect(p)
-            db.execute("DROP TABLE Z_MODELCACHE")
-            db.close()
-        self.add("metadata", "no-model-cache-table", no_cache_table, EXAMINER, expect="refuse")
-
-        def two_cache_rows(d):
-            p = self.store_copy(d)
-            db = connect(p)
-            db.execute("INSERT INTO Z_MODELCACHE SELECT * FROM Z_MODELCACHE")
-            db.close()
-        self.add("metadata", "two-model-cache-rows", two_cache_rows, EXAMINER, expect="safe")
-
-        def primarykey_garbage(d):
-            p = self.store_copy(d)
-            db = connect(p)
-            db.execute("UPDATE Z_PRIMARYKEY SET Z_SUPER = Z_ENT, Z_MAX = -5")
-            db.execute("INSERT INTO Z_PRIMARYKEY VALUES (99, 'Ghost', 99, 9223372036854775807)")
-            db.close()
-        self.add("metadata", "primary-key-table-nonsense", primarykey_garbage, EXAMINER, expect="safe")
+        def altered(*statements):
+            """A store copy with `statements` run on it."""
+            def build(d):
+                db = connect(self.store_copy(d))
+                for statement in statements:
+                    db.execute(statement)
+                db.close()
+            return build
+        self.add("metadata", "no-model-cache", altered("DELETE FROM Z_MODELCACHE"), EXAMINER, expect="refuse",
+                 needle="Z_MODELCACHE|model")
+        self.add("metadata", "no-model-cache-table", altered("DROP TABLE Z_MODELCACHE"), EXAMINER, expect="refuse")
+        self.add("metadata", "two-model-cache-rows", altered("INSERT INTO Z_MODELCACHE SELECT * FROM Z_MODELCACHE"),
+                 EXAMINER, expect="safe")
+        self.add("metadata", "primary-key-table-nonsense",
+                 altered("UPDATE Z_PRIMARYKEY SET Z_SUPER = Z_ENT, Z_MAX = -5",
+                         "INSERT INTO Z_PRIMARYKEY VALUES (99, 'Ghost', 99, 9223372036854775807)"), EXAMINER, expect="safe")
 
     # -- 4. row data ------------------------------------------------------------
     def rows(self):

@@ -1,4 +1,5 @@
 import Foundation
+import Predicates
 
 #if canImport(Glibc)
 import Glibc
@@ -91,12 +92,7 @@ enum ContainedFile {
     /// Whether the regular file `components` names below `folder` is
     /// there, walked as `read` walks: nil when it is, else why not.
     static func checkFile(_ components: [String], below folder: String) -> Refusal? {
-        do {
-            close(try openFile(components, below: folder))
-            return nil
-        } catch {
-            return error as? Refusal ?? Refusal(kind: .unreadable, path: display(components), reason: "cannot be read")
-        }
+        check(components) { try openFile(components, below: folder) }
     }
 
     /// Reads an open regular file whole, after checking on the descriptor
@@ -136,8 +132,13 @@ enum ContainedFile {
     /// Whether the directory `components` names below `folder` is there,
     /// walked as `read` walks: nil when it is, else why not.
     static func checkDirectory(_ components: [String], below folder: String) -> Refusal? {
+        check(components) { try walk(components, below: folder) }
+    }
+
+    /// Nil when `open` gives a descriptor (closed at once), else why not.
+    private static func check(_ components: [String], _ open: () throws -> Int32) -> Refusal? {
         do {
-            close(try walk(components, below: folder))
+            close(try open())
             return nil
         } catch {
             return error as? Refusal ?? Refusal(kind: .unreadable, path: display(components), reason: "cannot be read")
@@ -154,10 +155,13 @@ enum ContainedFile {
     static func display(_ components: [String]) -> String {
         var out = ""
         for scalar in components.joined(separator: "/").unicodeScalars {
-            switch scalar.value {
-            case 0..<0x20, 0x7f, 0x80..<0xa0: out += "\\u{\(String(scalar.value, radix: 16))}"
-            case UInt32(UInt8(ascii: "\\")): out += "\\\\"
-            default: out.unicodeScalars.append(scalar)
+            // What a terminal would act on is TerminalText's one classification.
+            if TerminalText.isUnsafe(scalar) {
+                out += "\\u{\(String(scalar.value, radix: 16))}"
+            } else if scalar == "\\" {
+                out += "\\\\"
+            } else {
+                out.unicodeScalars.append(scalar)
             }
         }
         return out
