@@ -120,7 +120,7 @@ extension SchemaMapping {
         let storage = self.storage
         let order = Self.coreDataEntityOrder(model)
         // A model entity the store does not number gets a number past the
-        // store's own; opening such a store is refused as a mismatch.
+        // store's own: no row of the store has it.
         var spare = (existing?.entityNumbers.values.max() ?? 0) + 1
         for (offset, entity) in order.enumerated() {
             let code: Int64
