@@ -300,19 +300,25 @@ enum ArchiveSurgery {
         }
         let url = try S.store(model, keeping: try model.coreDataArchive()) { context in
             context.insertObject(forEntityName: "Car")["make"] = .string("Fiat")
+            context.insertObject(forEntityName: "LuxuryCar")["make"] = .string("Bentley")
             context.insertObject(forEntityName: "Garage")["name"] = .string("North")
         }
         do {
+            // Core Data numbers the entities from the model (Car 1,
+            // LuxuryCar 2, Garage 3) and adds their rows lazily.
             let db = try Database(path: url.path)
+            #expect(try db.scalar("SELECT Z_ENT FROM ZCAR WHERE ZMAKE = 'Bentley'") == .int(2))
             try db.execute("DELETE FROM Z_PRIMARYKEY WHERE Z_NAME = 'LuxuryCar'")
         }
         let (context, _) = try S.open(url)
         #expect(try S.count(context, "Car") == 1)
-        #expect(try S.count(context, "LuxuryCar") == 0)
+        #expect(try S.count(context, "LuxuryCar") == 1)
         #expect(try S.count(context, "Garage") == 1)
         var all = FetchRequest(entityName: "Car")
         all.includesSubentities = true
-        #expect(try context.count(for: all) == 1)
+        #expect(try context.count(for: all) == 2)
+        let luxury = try context.fetch(FetchRequest(entityName: "LuxuryCar"))
+        #expect(luxury.first?["make"] == .string("Bentley"))
     }
 
     // MARK: The audit: one test per kept case
@@ -499,5 +505,27 @@ enum ArchiveSurgery {
         }
         let info = #expect(throws: ModelError.self) { try ManagedObjectModel(coreDataArchive: cyclicInfo) }
         #expect(info?.message.contains("contains itself") == true, "\(String(describing: info))")
+    }
+
+    /// Core Data checks a template's keys when it runs, not when it loads
+    /// the model (Viber's Contacts.data names 'phoneNum' on an entity
+    /// without it): kept, and refused when run.
+    @Test func aTemplateNamingAKeyItsEntityLacksIsKept() throws {
+        let model = try Self.library()
+        let templates = [ArchivedFetchRequestTemplate(name: "byTitle", entityName: "Book", predicateFormat: "title == $T")]
+        let archive = try S.edited(model) { objects in
+            var (original, _) = (objects, 0)
+            original = try KeyedArchive(try model.coreDataArchive(fetchRequestTemplates: templates)).objects
+            objects = original
+            let specifier = try #require(objects.indices.first { i in
+                guard let fields = objects[i] as? [String: Any], let uid = fields["NSKeyPath"] as? PlistUID else { return false }
+                return objects[uid.value] as? String == "title"
+            })
+            try S.set(&objects, specifier, "NSKeyPath", S.uid(S.append(&objects, "phoneNum")))
+        }
+        let decoded = try ManagedObjectModel(coreDataArchive: archive)
+        #expect(decoded.fetchRequestTemplatesByName["byTitle"]?.predicate?.format == "phoneNum == $T")
+        let again = try ManagedObjectModel(archive: decoded.archived())
+        #expect(again.fetchRequestTemplatesByName["byTitle"] != nil)
     }
 }

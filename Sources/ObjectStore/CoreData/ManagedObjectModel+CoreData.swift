@@ -34,11 +34,15 @@ extension ManagedObjectModel {
             throw ModelError("the Core Data model does not resolve: \(error.message)")
         }
         versionIdentifier = result.versionIdentifier
-        // A template whose predicate or entity this model cannot take is
-        // left out: templates are conveniences, not the store's content.
+        // Core Data checks a template's keys only when it runs (Viber's
+        // Contacts.data has one naming a key its entity lacks): kept so, and
+        // refused when run. One whose predicate mrq cannot parse or whose
+        // entity the model lacks is left out: templates are conveniences,
+        // not the store's content.
         for template in result.fetchRequestTemplates {
             guard let predicate = try? Predicates.Predicate(format: template.predicateFormat) else { continue }
-            try? setFetchRequestTemplate(FetchRequest(entityName: template.entityName, predicate: predicate), forName: template.name, checkingComparisons: false)
+            try? setFetchRequestTemplate(FetchRequest(entityName: template.entityName, predicate: predicate), forName: template.name,
+                                         checkingComparisons: false, checkingKeys: false)
         }
     }
 

@@ -37,7 +37,9 @@ extension ManagedObjectModel {
         versionName = archive.versionName
         localizationDictionary = archive.localization
         for template in archive.fetchRequests ?? [] {
-            try setFetchRequestTemplate(try template.request(), forName: template.name, checkingComparisons: false)
+            // Kept as the model had it: one read from Core Data may name a
+            // key its entity lacks (checked when it runs).
+            try setFetchRequestTemplate(try template.request(), forName: template.name, checkingComparisons: false, checkingKeys: false)
         }
     }
 

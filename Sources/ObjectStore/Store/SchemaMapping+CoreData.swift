@@ -119,13 +119,25 @@ extension SchemaMapping {
     func buildCoreData(_ model: ManagedObjectModel, existing: CoreDataSchema?) throws {
         let storage = self.storage
         let order = Self.coreDataEntityOrder(model)
-        // A model entity the store does not number gets a number past the
-        // store's own: no row of the store has it.
-        var spare = (existing?.entityNumbers.values.max() ?? 0) + 1
+        // Core Data numbers entities from the model, in this order, and
+        // adds an entity's Z_PRIMARYKEY row lazily (CoreDataPlus's migrated
+        // stores lack one for an entity of their own model): a model entity
+        // the store does not number gets the model's number when no other
+        // entity of the store has it, else one past the store's own.
+        var taken = Set(existing.map { Array($0.entityNumbers.values) } ?? [])
+        var spare = (taken.max() ?? 0) + 1
         for (offset, entity) in order.enumerated() {
             let code: Int64
             if let existing {
-                if let known = existing.entityNumbers[entity.name] { code = known } else { code = spare; spare += 1 }
+                if let known = existing.entityNumbers[entity.name] {
+                    code = known
+                } else if !taken.contains(Int64(offset + 1)) {
+                    code = Int64(offset + 1)
+                } else {
+                    while taken.contains(spare) { spare += 1 }
+                    code = spare
+                }
+                taken.insert(code)
             } else {
                 code = Int64(offset + 1)
             }
