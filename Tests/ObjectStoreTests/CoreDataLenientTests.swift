@@ -292,7 +292,10 @@ enum ArchiveSurgery {
 
     // MARK: Repro 4: entities with no Z_PRIMARYKEY row
 
-    @Test func anEntityWithNoPrimaryKeyRowOpensWithNoRows() throws {
+    @Test(arguments: ["DELETE FROM Z_PRIMARYKEY WHERE Z_NAME = 'LuxuryCar'",
+                      // The row under the entity's name before a rename (CoreDataPlus's V1 store).
+                      "UPDATE Z_PRIMARYKEY SET Z_NAME = 'ExpensiveCar' WHERE Z_NAME = 'LuxuryCar'"])
+    func anEntityWithNoPrimaryKeyRowTakesTheModelsNumber(_ change: String) throws {
         let model = try ManagedObjectModel {
             Entity("Car") { Attribute("make", .string) }
             Entity("LuxuryCar", parent: "Car") { Attribute("bar", .boolean) }
@@ -308,7 +311,7 @@ enum ArchiveSurgery {
             // LuxuryCar 2, Garage 3) and adds their rows lazily.
             let db = try Database(path: url.path)
             #expect(try db.scalar("SELECT Z_ENT FROM ZCAR WHERE ZMAKE = 'Bentley'") == .int(2))
-            try db.execute("DELETE FROM Z_PRIMARYKEY WHERE Z_NAME = 'LuxuryCar'")
+            try db.execute(change)
         }
         let (context, _) = try S.open(url)
         #expect(try S.count(context, "Car") == 1)
@@ -527,5 +530,40 @@ enum ArchiveSurgery {
         #expect(decoded.fetchRequestTemplatesByName["byTitle"]?.predicate?.format == "phoneNum == $T")
         let again = try ManagedObjectModel(archive: decoded.archived())
         #expect(again.fetchRequestTemplatesByName["byTitle"] != nil)
+    }
+
+    /// Core Data does not always give a many-to-many's table to the side
+    /// with the lower entity number (Viber's Contacts.data keeps Z_18VIBES
+    /// for the sub-entity Vibe, 6, and Tag, 18): the store's table wins.
+    @Test func aManyToManyTableOfTheOtherSideIsTheStoresOwn() throws {
+        let model = try ManagedObjectModel {
+            Entity("Conversation") { Attribute("title", .string) }
+            Entity("Vibe", parent: "Conversation") { ToMany("tags", "Tag", inverse: "vibes") }
+            Entity("Tag") {
+                Attribute("name", .string)
+                ToMany("vibes", "Vibe", inverse: "tags")
+            }
+        }
+        let url = try S.store(model, keeping: try model.coreDataArchive()) { context in
+            let vibe = context.insertObject(forEntityName: "Vibe")
+            vibe["title"] = .string("v")
+            for name in ["a", "b"] {
+                let tag = context.insertObject(forEntityName: "Tag")
+                tag["name"] = .string(name)
+                vibe.add(tag, toKey: "tags")
+            }
+            context.insertObject(forEntityName: "Tag")["name"] = .string("alone")
+        }
+        do {
+            // mrq gave the table to Vibe (2 < 3): Z_2TAGS (Z_2VIBES, Z_3TAGS).
+            // Named from Tag's side, the columns are the same.
+            let db = try Database(path: url.path)
+            try db.execute("ALTER TABLE Z_2TAGS RENAME TO Z_3VIBES")
+        }
+        let (context, _) = try S.open(url)
+        let tagged = FetchRequest(entityName: "Tag", predicate: try Predicates.Predicate(format: "ANY vibes.title == 'v'"))
+        #expect(try context.count(for: tagged) == 2)
+        let vibe = try #require(try context.fetch(FetchRequest(entityName: "Vibe")).first)
+        #expect(vibe.objects(forKey: "tags").count == 2)
     }
 }
