@@ -566,4 +566,33 @@ enum ArchiveSurgery {
         let vibe = try #require(try context.fetch(FetchRequest(entityName: "Vibe")).first)
         #expect(vibe.objects(forKey: "tags").count == 2)
     }
+
+    /// What Core Data adds beside the model's tables: persistent history
+    /// (entities numbered from 16000, ATRANSACTION…), CloudKit's mirroring
+    /// tables, a metadata plist with keys mrq does not know: the store
+    /// opens, counts right, and is left as it was.
+    @Test func historyCloudKitAndUnknownMetadataOpen() throws {
+        let model = try Self.library()
+        let url = try S.store(model, keeping: try model.coreDataArchive(), fill: Self.fill)
+        do {
+            let db = try Database(path: url.path)
+            try db.execute("INSERT INTO Z_PRIMARYKEY (Z_ENT, Z_NAME, Z_SUPER, Z_MAX) VALUES (16001, 'CHANGE', 0, 9), (16002, 'TRANSACTION', 0, 3)")
+            try db.execute("CREATE TABLE ATRANSACTION (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZAUTHOR VARCHAR)")
+            try db.execute("CREATE TABLE ACHANGE (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCHANGETYPE INTEGER)")
+            try db.execute("CREATE TABLE ANSCKRECORDMETADATA (Z_PK INTEGER PRIMARY KEY, Z_ENT INTEGER, Z_OPT INTEGER, ZCKRECORDID VARCHAR)")
+            guard case .data(let plist)? = try db.scalar("SELECT Z_PLIST FROM Z_METADATA") else { Issue.record("no metadata"); return }
+            var metadata = try #require(try PropertyListSerialization.propertyList(from: plist, format: nil) as? [String: Any])
+            metadata["NSPersistenceMaximumFrameworkVersion"] = 1400
+            metadata["NSPersistentHistoryTrackingKey"] = ["enabled": true]
+            metadata["com.example.app.custom"] = Data([1, 2, 3])
+            let changed = try PropertyListSerialization.data(fromPropertyList: metadata, format: .binary, options: 0)
+            try db.execute("UPDATE Z_METADATA SET Z_PLIST = ?", [.data(changed)])
+        }
+        let before = try Data(contentsOf: url)
+        let (context, model2) = try S.open(url)
+        #expect(model2.entities.map(\.name).sorted() == ["Author", "Book"])
+        #expect(try S.count(context, "Book") == 2)
+        #expect(try S.count(context, "Author") == 1)
+        #expect(try Data(contentsOf: url) == before)
+    }
 }
