@@ -320,19 +320,4 @@ enum ModelComparison {
             #expect(error?.description == message)
         }
     }
-
-    @Test func testCompositeAttributeIsRefusedByName() throws {
-        let model = try ManagedObjectModel { Entity("A") { Attribute("x", .string) } }
-        var archive = try KeyedArchive(try model.coreDataArchive())
-        // Rewrite the attribute's type to 2100 (Composite) in place.
-        var objects = archive.objects
-        let index = try #require(objects.firstIndex { ($0 as? [String: Any])?["NSAttributeType"] != nil })
-        var fields = try #require(objects[index] as? [String: Any])
-        fields["NSAttributeType"] = 2100
-        objects[index] = fields
-        archive = KeyedArchive(objects: objects, top: archive.top)
-        var decoder = CoreDataModelDecoder(archive)
-        let error = #expect(throws: KeyedArchiveError.self) { try decoder.decode() }
-        #expect(error?.description.contains("attribute 'x' has type Composite (2100), which mrq cannot represent") == true)
-    }
 }

@@ -76,7 +76,7 @@ enum ArchivedValues {
         case .url(let u): return .url(u)
         case .decimal(let d): return .decimal(d)
         case .array, .set, .dictionary:
-            throw object.error(key, "\(archived.kind) where a single value belongs")
+            throw object.unknown(key, "\(archived.kind) where a single value belongs")
         }
     }
 
@@ -86,7 +86,7 @@ enum ArchivedValues {
     /// that does not fit the type is an error.
     static func value(_ value: Value, as type: AttributeType, in object: KeyedObject, key: String) throws -> Value {
         func mismatch() -> KeyedArchiveError {
-            object.error(key, "\(value) does not fit an attribute of type \(type.rawValue)")
+            object.unknown(key, "\(value) does not fit an attribute of type \(type.rawValue)")
         }
         if value.isNull { return .null }
         switch type {

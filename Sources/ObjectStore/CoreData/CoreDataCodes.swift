@@ -4,20 +4,9 @@ import Foundation
 /// and the value classes it names.
 enum CoreDataCodes {
     /// mrq's type for an `NSAttributeType` number; nil for one mrq has no
-    /// type for. Composite (2100) is refused: a composite's archive holds
-    /// its elements in a form this reader does not decode yet.
+    /// type for (a newer Core Data's).
     static func attributeType(_ code: Int) -> AttributeType? {
-        guard code != AttributeType.composite.coreDataAttributeType else { return nil }
-        return AttributeType(coreDataAttributeType: code)
-    }
-
-    /// The readable name of a type number, for errors.
-    static func typeName(_ code: Int) -> String {
-        switch code {
-        case 0: "Undefined"
-        case 2100: "Composite"
-        default: attributeType(code)?.rawValue ?? "unknown"
-        }
+        AttributeType(coreDataAttributeType: code)
     }
 
     /// `NSAttributeValueClassName` as Core Data sets it for a type

@@ -74,6 +74,15 @@ import Predicates
 ///   `_NSInverseRelationshipName`.
 /// - NSFetchedPropertyDescription: `NSFetchRequest` and
 ///   `_NSFetchRequestEntityName`.
+///
+/// What Core Data wrote is valid: counts past Int64 (NSUIntegerMax for "no
+/// bound") and user info of any property-list type are kept, fetch index
+/// elements over expressions kept as expressions, composites read with
+/// their elements, an attribute type this reader does not know read as
+/// Transformable. A property class, a predicate (validation rule, fetched
+/// property, template) or a default value mrq does not know is left out,
+/// and the model still reads. Only what cannot be read at all (damage,
+/// cycles, the bounds of `ArchiveWork`) throws, naming the object and key.
 struct CoreDataModelDecoder {
     let archive: KeyedArchive
     /// Entity UID → name.
@@ -87,6 +96,9 @@ struct CoreDataModelDecoder {
     }
 
     init(_ archive: KeyedArchive) { self.archive = archive }
+
+    /// How deep composites may nest in composites.
+    static let maximumCompositeDepth = 16
 
     mutating func decode() throws -> Result {
         let root = try archive.object(at: archive.topReference())
@@ -127,13 +139,89 @@ struct CoreDataModelDecoder {
         return name
     }
 
+    /// `NSUserInfo`: a dictionary of any property-list values. Strings,
+    /// numbers and booleans go to `userInfo` as text (what MagicalRecord's
+    /// import reads); arrays, dictionaries, data, dates and the rest are
+    /// kept as they are. An entry holding an object of a class that is no
+    /// value (a custom class archived by code) is left out: it says
+    /// nothing mrq could use, and the store opens.
+    private func userInfo(_ object: KeyedObject) throws -> (strings: [String: String], others: [String: UserInfoValue]) {
+        var strings: [String: String] = [:], others: [String: UserInfoValue] = [:]
+        guard try object.reference("NSUserInfo") != nil else { return ([:], [:]) }
+        for (keyUID, valueUID) in try object.dictionary("NSUserInfo") {
+            let key = try archive.value(at: keyUID)
+            guard let name = key.string else { throw object.error("NSUserInfo", "a key is \(key.kind), not a string") }
+            let read: ArchivedValue?
+            do {
+                read = try known { try archive.value(at: valueUID) }
+            } catch let error as KeyedArchiveError {
+                throw object.error("NSUserInfo", "the value of '\(name)': \(error.description)")
+            }
+            guard let value = read else { continue }
+            switch value {
+            case .string(let s): strings[name] = s
+            case .int(let n): strings[name] = String(n)
+            case .double(let d): strings[name] = String(d)
+            case .bool(let b): strings[name] = b ? "YES" : "NO"
+            default: others[name] = try userInfoValue(value, object)
+            }
+        }
+        return (strings, others)
+    }
+
+    private func userInfoValue(_ value: ArchivedValue, _ object: KeyedObject) throws -> UserInfoValue {
+        switch value {
+        case .array(let items): return .array(try items.map { try userInfoValue($0, object) })
+        case .set(let items): return .set(try items.map { try userInfoValue($0, object) })
+        case .dictionary(let pairs):
+            var entries: [String: UserInfoValue] = [:]
+            for (key, item) in pairs {
+                // A key that is no string (code may use numbers) is kept by its text.
+                let name = try key.string ?? userInfoValue(key, object).text
+                entries[name] = try userInfoValue(item, object)
+            }
+            return .dictionary(entries)
+        default:
+            return .value(try ArchivedValues.value(value, in: object, key: "NSUserInfo"))
+        }
+    }
+
+    /// What `body` reads; nil when the archive is sound but holds what
+    /// mrq does not know there (`KeyedArchiveError.isUnknown`). Damage,
+    /// cycles and the archive's bounds still throw.
+    private func known<T>(_ body: () throws -> T) throws -> T? {
+        do {
+            return try body()
+        } catch let error as KeyedArchiveError where error.isUnknown {
+            return nil
+        }
+    }
+
+    /// The object a field points at, when it holds a UID of one; nil when
+    /// it holds anything else (a number, a flag, `$null`).
+    private func objectReference(_ object: KeyedObject, _ key: String) throws -> Int? {
+        guard let raw = object.fields[key], KeyedArchive.uid(raw) != nil,
+              let uid = try object.reference(key), archive.isObject(uid) else { return nil }
+        return uid
+    }
+
+    /// Whether a field points at an instance of a class that is neither a
+    /// value nor a collection (an object archived by an app's code).
+    private func holdsInstance(_ object: KeyedObject, _ key: String) throws -> Bool {
+        guard let uid = try objectReference(object, key) else { return false }
+        let target = try archive.object(at: uid)
+        return try target.scalarValue() == nil && !target.isCollection
+    }
+
     // MARK: Entities
 
     private func entity(_ object: KeyedObject) throws -> EntityDescription {
         guard let name = try object.string("NSEntityName") else { throw object.error("NSEntityName", "missing") }
+        let info = try userInfo(object)
         let entity = EntityDescription(
             name: name, isAbstract: try object.bool("NSIsAbstract") ?? false,
-            parent: try entityName(object, "NSSuperentity"), userInfo: try object.stringDictionary("NSUserInfo"))
+            parent: try entityName(object, "NSSuperentity"), userInfo: info.strings)
+        entity.otherUserInfo = info.others
         entity.className = try object.string("NSClassNameForEntity")
         entity.renamingIdentifier = try object.string("NSRenamingIdentifier").flatMap { $0 == name ? nil : $0 }
         entity.versionHashModifier = try object.string("NSVersionHashModifier").flatMap { $0.isEmpty ? nil : $0 }
@@ -166,7 +254,7 @@ struct CoreDataModelDecoder {
             guard try property.reference("NSEntity") == object.index else {
                 throw property.error("NSEntity", "is not the entity that lists the property (object \(object.index))")
             }
-            result.append(try self.property(property, name: name))
+            if let decoded = try self.property(property, name: name) { result.append(decoded) }
         }
         func rank(_ p: PropertyDescription) -> Int {
             switch p {
@@ -178,40 +266,50 @@ struct CoreDataModelDecoder {
         return result.sorted { (rank($0), $0.name) < (rank($1), $1.name) }
     }
 
-    private func property(_ object: KeyedObject, name: String) throws -> PropertyDescription {
+    /// The property an archived description stands for; nil for a class
+    /// this reader does not know (a newer Core Data's) or a fetched property
+    /// whose request it cannot read: left out, so the store still opens.
+    private func property(_ object: KeyedObject, name: String, depth: Int = 0) throws -> PropertyDescription? {
         let packed = try object.int("_P") ?? 0
         func flag(_ bit: Int, _ key: String) throws -> Bool {
             packed != 0 ? packed & bit != 0 : try object.bool(key) ?? false
         }
         let isOptional = try flag(0x2, "NSIsOptional")
         let isTransient = try flag(0x8, "NSIsTransient")
-        let property: PropertyDescription
+        let property: PropertyDescription?
         if object.classes.contains("NSAttributeDescription") {
-            property = try attribute(object, name: name, isOptional: isOptional, isTransient: isTransient)
+            property = try attribute(object, name: name, isOptional: isOptional, isTransient: isTransient, depth: depth)
         } else if object.classes.contains("NSRelationshipDescription") {
             property = try relationship(object, name: name, isOptional: isOptional, isTransient: isTransient,
                                         isOrdered: try flag(0x400, "NSIsOrdered"))
         } else if object.classes.contains("NSFetchedPropertyDescription") {
             property = try fetchedProperty(object, name: name, isOptional: isOptional)
         } else {
-            throw KeyedArchiveError("object \(object.index): '\(name)' is an \(object.className), which mrq cannot read")
+            property = nil
         }
-        property.userInfo = try object.stringDictionary("NSUserInfo")
+        guard let property else { return nil }
+        (property.userInfo, property.otherUserInfo) = try userInfo(object)
         property.versionHashModifier = try object.string("NSVersionHashModifier").flatMap { $0.isEmpty ? nil : $0 }
         property.renamingIdentifier = try object.string("NSRenamingIdentifier").flatMap { $0 == name ? nil : $0 }
         property.isIndexedBySpotlight = try flag(0x100, "NSIndexedBySpotlight")
         return property
     }
 
-    private func attribute(_ object: KeyedObject, name: String, isOptional: Bool, isTransient: Bool) throws -> AttributeDescription {
+    private func attribute(_ object: KeyedObject, name: String, isOptional: Bool, isTransient: Bool, depth: Int) throws -> AttributeDescription {
         let code = try object.int("NSAttributeType") ?? 0
-        guard let type = CoreDataCodes.attributeType(code) else {
-            throw object.error("NSAttributeType", "attribute '\(name)' has type \(CoreDataCodes.typeName(code)) (\(code)), which mrq cannot represent")
-        }
+        // A type this reader does not know (a newer Core Data's, such as
+        // 2200) is read as Transformable: its column reads as whatever it
+        // holds.
+        let type = CoreDataCodes.attributeType(code) ?? .transformable
         let attribute = AttributeDescription(name: name, type: type, isOptional: isOptional, isTransient: isTransient)
-        if let stored = try object.value("NSDefaultValue") {
-            let value = try ArchivedValues.value(stored, in: object, key: "NSDefaultValue")
-            attribute.defaultValue = try ArchivedValues.value(value, as: type, in: object, key: "NSDefaultValue")
+        if type == .composite { attribute.elements = try compositeElements(object, depth: depth + 1) }
+        // A default that is no single value of the type (a Transformable's
+        // archived object, an array) is left out.
+        if try !holdsInstance(object, "NSDefaultValue"), let stored = try object.value("NSDefaultValue") {
+            attribute.defaultValue = try known {
+                let value = try ArchivedValues.value(stored, in: object, key: "NSDefaultValue")
+                return try ArchivedValues.value(value, as: type, in: object, key: "NSDefaultValue")
+            } ?? .null
         }
         attribute.valueTransformerName = try object.string("NSValueTransformerName")
         attribute.isIndexed = try object.bool("NSIsIndexed") ?? false
@@ -222,6 +320,27 @@ struct CoreDataModelDecoder {
         if flags & 0x2 != 0 { attribute.minValue = try oldBound(object, "NSMinValueName", type) }
         try readValidation(object, into: attribute)
         return attribute
+    }
+
+    /// A composite's elements (NSCompositeAttributeDescription, macOS 14):
+    /// the attribute descriptions of the array it keeps, under whichever
+    /// key holds one.
+    private func compositeElements(_ object: KeyedObject, depth: Int) throws -> [AttributeDescription] {
+        guard depth <= Self.maximumCompositeDepth else {
+            throw object.error("NSAttributeType", "composites nest more than \(Self.maximumCompositeDepth) deep")
+        }
+        for key in object.keys.sorted() {
+            guard let uid = try objectReference(object, key) else { continue }
+            let list = try archive.object(at: uid)
+            guard list.classes.contains("NSArray"), !list.isDictionary else { continue }
+            let items = try list.collectionElements().map { try archive.object(at: $0) }
+            guard !items.isEmpty, items.allSatisfy({ $0.classes.contains("NSAttributeDescription") }) else { continue }
+            return try items.compactMap { item in
+                guard let name = try item.string("NSPropertyName") else { throw item.error("NSPropertyName", "missing") }
+                return try property(item, name: name, depth: depth) as? AttributeDescription
+            }
+        }
+        return []
     }
 
     /// `NSMinValueName` and `NSMaxValueName`: integers for integer and
@@ -250,21 +369,22 @@ struct CoreDataModelDecoder {
     private func readValidation(_ object: KeyedObject, into attribute: AttributeDescription) throws {
         let predicates = try object.elements("NSValidationPredicates")
         let warnings = try object.elements("NSValidationWarnings")
-        guard predicates.count == warnings.count else {
-            throw object.error("NSValidationWarnings", "\(warnings.count) warnings for \(predicates.count) predicates")
-        }
         var rules: [(format: String, message: String)] = []
-        for (predicateUID, warningUID) in zip(predicates, warnings) {
-            let predicate = try PredicateArchive.predicate(try archive.object(at: predicateUID))
-            switch try archive.value(at: warningUID) {
+        // A predicate with no warning has an empty one; a predicate mrq
+        // cannot read (a custom selector, a block) is left out: validation
+        // matters to saves, not to reading the store.
+        for (offset, predicateUID) in predicates.enumerated() {
+            guard let predicate = try known({ try PredicateArchive.predicate(try archive.object(at: predicateUID)) }) else { continue }
+            let warning = offset < warnings.count ? try archive.value(at: warnings[offset]) : .string("")
+            switch warning {
             case .int(let code):
                 if try !absorb(predicate, code: code, into: attribute, object) {
                     rules.append((predicate.format, ""))
                 }
             case .string(let message):
                 rules.append((predicate.format, message))
-            case let other:
-                throw object.error("NSValidationWarnings", "a warning is \(other.kind), not a number or a message")
+            default:
+                rules.append((predicate.format, ""))
             }
         }
         attribute.validationPredicates = rules
@@ -331,15 +451,14 @@ struct CoreDataModelDecoder {
         } else {
             inverse = try object.string("_NSInverseRelationshipName")
         }
-        let maxCount = try object.int("NSMaxCount") ?? 0
-        let minCount = try object.int("NSMinCount") ?? 0
-        guard maxCount >= 0, minCount >= 0 else {
-            throw object.error("NSMinCount", "relationship '\(name)' has a negative count")
-        }
-        let ruleCode = try object.int("NSDeleteRule") ?? 1
-        guard let rule = CoreDataCodes.deleteRule(ruleCode) else {
-            throw object.error("NSDeleteRule", "unknown delete rule \(ruleCode)")
-        }
+        // Counts are NSUIntegers, kept as the file states them: a count
+        // past Int64.max (NSUIntegerMax for "no limit") is its bit
+        // pattern, -1, which every check reads as no bound and the
+        // version hash truncates as Core Data does.
+        let maxCount = try count(object, "NSMaxCount")
+        let minCount = try count(object, "NSMinCount")
+        // A rule this reader does not know is Core Data's default, nullify.
+        let rule = CoreDataCodes.deleteRule(try object.int("NSDeleteRule") ?? 1) ?? .nullify
         // Core Data's `isToMany` is `maxCount != 1`: 0 is unbounded.
         let isToMany = maxCount != 1
         let relationship = RelationshipDescription(
@@ -352,11 +471,20 @@ struct CoreDataModelDecoder {
         return relationship
     }
 
-    private func fetchedProperty(_ object: KeyedObject, name: String, isOptional: Bool) throws -> FetchedPropertyDescription {
-        guard let request = try object.object("NSFetchRequest") else {
-            throw object.error("NSFetchRequest", "fetched property '\(name)' has no fetch request")
+    /// An `NSUInteger` count field, 0 when absent.
+    private func count(_ object: KeyedObject, _ key: String) throws -> Int {
+        if case .double(let real)? = try object.value(key), real >= 0x1p63, real.rounded() == real {
+            return real >= 0x1p64 ? -1 : Int(truncatingIfNeeded: UInt64(real))
         }
-        let template = try fetchRequest(request, name: name, fallbackEntity: try object.string("_NSFetchRequestEntityName"))
+        return try object.int(key) ?? 0
+    }
+
+    /// nil when the request is missing or mrq cannot read it (a predicate
+    /// it does not know): a fetched property is computed, never stored.
+    private func fetchedProperty(_ object: KeyedObject, name: String, isOptional: Bool) throws -> FetchedPropertyDescription? {
+        guard let request = try object.object("NSFetchRequest"),
+              let template = try known({ try fetchRequest(request, name: name, fallbackEntity: try object.string("_NSFetchRequestEntityName")) })
+        else { return nil }
         let fetched = FetchedPropertyDescription(name: name, destination: template.entityName, predicate: template.predicateFormat)
         fetched.isOptional = isOptional
         return fetched
@@ -384,32 +512,50 @@ struct CoreDataModelDecoder {
     }
 
     private func uniquenessConstraints(_ object: KeyedObject) throws -> [[String]] {
-        guard let value = try object.value("NSUniqueTuples") else { return [] }
-        guard case .array(let tuples) = value else {
-            if value == .null { return [] }
-            throw object.error("NSUniqueTuples", "expected an array, found \(value.kind)")
+        try nameLists(object, "NSUniqueTuples")
+    }
+
+    /// An array of arrays of property names (`NSUniqueTuples`,
+    /// `NSCompoundIndexes`): Core Data's API takes names or property
+    /// descriptions, so an item is a string or an object with an
+    /// `NSPropertyName`. A list naming something else is left out.
+    private func nameLists(_ object: KeyedObject, _ key: String) throws -> [[String]] {
+        guard let outer = try object.object(key), outer.isCollection, !outer.isDictionary else { return [] }
+        var lists: [[String]] = []
+        for uid in try outer.collectionElements() {
+            guard archive.isObject(uid) else { continue }
+            let list = try archive.object(at: uid)
+            guard list.isCollection, !list.isDictionary else { continue }
+            let items = try list.collectionElements()
+            let names = try items.compactMap { item -> String? in
+                if archive.isObject(item) {
+                    let named = try archive.object(at: item)
+                    if named.classes.contains("NSPropertyDescription") { return try named.string("NSPropertyName") }
+                    return try named.scalarValue()?.string
+                }
+                return try archive.value(at: item).string
+            }
+            if names.count == items.count, !names.isEmpty { lists.append(names) }
         }
-        return try tuples.map { tuple in
-            guard case .array(let names) = tuple else {
-                throw object.error("NSUniqueTuples", "a constraint is \(tuple.kind), not an array")
-            }
-            return try names.map { item in
-                guard let name = item.string else { throw object.error("NSUniqueTuples", "a constraint names \(item.kind)") }
-                return name
-            }
-        }.filter { !$0.isEmpty }
+        return lists
     }
 
     /// The entity's fetch indexes, less those Core Data made itself for
     /// attributes marked indexed (named after the attribute, one ascending
     /// element): mrq keeps those as `isIndexed`. An index with a partial
-    /// index predicate, or elements that are expressions, is dropped, as
-    /// the Xcode model reader drops expression elements: mrq's stores
-    /// cannot build them, and indexes only make queries faster. Old
+    /// index predicate is dropped: mrq's stores cannot build it, and
+    /// indexes only make queries faster. Elements that are expressions
+    /// (Photos indexes `expression4`, an NSExpressionDescription) are kept
+    /// in the index's `expressions`; no store builds an index over them. Old
     /// archives with only `NSCompoundIndexes` give one index per compound
     /// index, named as the Xcode reader names them.
     private func fetchIndexes(_ object: KeyedObject, entity: EntityDescription) throws -> [FetchIndexDescription] {
         var indexes: [FetchIndexDescription] = []
+        // The entity's NSProperties lists its inherited properties too.
+        var propertyNames = Set(entity.declaredProperties.map(\.name))
+        for (key, _) in try object.dictionary("NSProperties") {
+            if let name = try archive.value(at: key).string { propertyNames.insert(name) }
+        }
         let indexedAttributes = Set(entity.declaredProperties.compactMap { ($0 as? AttributeDescription)?.isIndexed == true ? $0.name : nil })
         for uid in try object.elements("NSFetchIndexDescriptions") {
             let index = try archive.object(at: uid)
@@ -419,24 +565,29 @@ struct CoreDataModelDecoder {
             guard let name = try index.string("NSIndexName") else { throw index.error("NSIndexName", "missing") }
             if try index.reference("NSPartialIndexPredicate") != nil { continue }
             var elements: [(property: String, ascending: Bool)] = []
+            var expressions: [String: String] = [:]
             for elementUID in try index.elements("NSIndexElements") {
                 let element = try archive.object(at: elementUID)
                 guard let property = try element.string("NSPropertyName") else { continue }
+                if let expression = try expression(of: element) {
+                    expressions[property] = expression
+                } else if !propertyNames.contains(property) {
+                    // Core Data indexes only its entity's properties and
+                    // expressions: a name that is neither is an expression
+                    // this reader did not find.
+                    expressions[property] = ""
+                }
                 elements.append((property, try element.bool("NSAscending") ?? true))
             }
             guard !elements.isEmpty else { continue }
             if elements.count == 1, elements[0].ascending, elements[0].property == name, indexedAttributes.contains(name) {
                 continue
             }
-            indexes.append(FetchIndexDescription(name: name, elements: elements))
+            var description = FetchIndexDescription(name: name, elements: elements)
+            description.expressions = expressions
+            indexes.append(description)
         }
-        guard let compound = try object.value("NSCompoundIndexes"), case .array(let lists) = compound else { return indexes }
-        for list in lists {
-            guard case .array(let items) = list else { continue }
-            let names = items.compactMap(\.string)
-            guard names.count == items.count, !names.isEmpty else {
-                throw object.error("NSCompoundIndexes", "a compound index lists something other than names")
-            }
+        for names in try nameLists(object, "NSCompoundIndexes") {
             let covered = indexes.contains { index in
                 index.elements.map(\.property) == names && index.elements.allSatisfy(\.ascending)
             }
@@ -445,6 +596,27 @@ struct CoreDataModelDecoder {
             }
         }
         return indexes
+    }
+
+    /// The text of the expression a fetch index element indexes: its
+    /// property is an NSExpressionDescription, whose NSExpression this
+    /// reads wherever the description keeps it; "" when mrq cannot read
+    /// the expression; nil when the element indexes a property.
+    private func expression(of element: KeyedObject) throws -> String? {
+        for key in element.keys.sorted() {
+            guard let uid = try objectReference(element, key) else { continue }
+            let property = try archive.object(at: uid)
+            guard property.classes.contains("NSExpressionDescription") else { continue }
+            for field in property.keys.sorted() {
+                guard let inner = try objectReference(property, field) else { continue }
+                let candidate = try archive.object(at: inner)
+                if candidate.classes.contains("NSExpression") {
+                    return try known { try PredicateArchive.expressionFormat(candidate) } ?? ""
+                }
+            }
+            return ""
+        }
+        return nil
     }
 
     // MARK: The model
@@ -470,32 +642,35 @@ struct CoreDataModelDecoder {
 
     /// `NSVersionIdentifiers`, a set: one identifier is mrq's
     /// `versionIdentifier`; several, which only code can make, are joined
-    /// with ", "; the empty string Xcode writes for none is nil.
+    /// with ", "; the empty string Xcode writes for none is nil. Code may
+    /// put any object in the set: what is no string or number is left out.
     private func versionIdentifier(_ root: KeyedObject) throws -> String? {
-        guard let value = try root.value("NSVersionIdentifiers") else { return nil }
+        guard let value = try known({ try root.value("NSVersionIdentifiers") }) ?? nil else { return nil }
         let items: [ArchivedValue]
         switch value {
-        case .null: return nil
         case .set(let list), .array(let list): items = list
-        default: throw root.error("NSVersionIdentifiers", "expected a set, found \(value.kind)")
+        case .string, .int, .double: items = [value]
+        default: return nil
         }
-        let names = try items.map { item -> String in
+        let names = items.compactMap { item -> String? in
             switch item {
-            case .string(let s): return s
-            case .int(let n): return String(n)
-            case .double(let d): return String(d)
-            default: throw root.error("NSVersionIdentifiers", "an identifier is \(item.kind)")
+            case .string(let s): s
+            case .int(let n): String(n)
+            case .double(let d): String(d)
+            default: nil
             }
         }.filter { !$0.isEmpty }.sorted()
         return names.isEmpty ? nil : names.joined(separator: ", ")
     }
 
+    /// The fetch request templates; one mrq cannot read (a predicate it
+    /// does not know, a request of a class it does not know) is left out.
     private func templates(_ root: KeyedObject) throws -> [ArchivedFetchRequestTemplate] {
-        try root.dictionary("NSFetchRequestTemplates").map { key, value in
+        try root.dictionary("NSFetchRequestTemplates").compactMap { key, value in
             guard let name = try archive.value(at: key).string else {
                 throw root.error("NSFetchRequestTemplates", "the key object \(key) is not a string")
             }
-            return try fetchRequest(try archive.object(at: value), name: name)
+            return try known { try fetchRequest(try archive.object(at: value), name: name) }
         }.sorted { $0.name < $1.name }
     }
 }

@@ -111,7 +111,7 @@ struct CoreDataModelEncoder {
             }
         }
         node.set("NSProperties", .object(.node(.dictionary(properties, classes: Self.mutableDictionary))))
-        node.set("NSUserInfo", .object(.node(Self.userInfo(entity.userInfo))))
+        node.set("NSUserInfo", .object(.node(Self.userInfo(entity.userInfo, entity.otherUserInfo))))
         node.set("NSVersionHashModifier", .object(entity.versionHashModifier.map(ArchiveItem.string) ?? .null))
         node.set("NSRenamingIdentifier", .object(.string(entity.renamingIdentifier ?? entity.name)))
         if !entity.uniquenessConstraints.isEmpty {
@@ -151,8 +151,19 @@ struct CoreDataModelEncoder {
         }
     }
 
-    private static func userInfo(_ info: [String: String]) -> ArchiveNode {
-        .dictionary(info.sorted { $0.key < $1.key }.map { (.string($0.key), .string($0.value)) })
+    private static func userInfo(_ info: [String: String], _ others: [String: UserInfoValue]) -> ArchiveNode {
+        let entries = info.map { ($0.key, ArchiveItem.string($0.value)) } + others.map { ($0.key, item($0.value)) }
+        return .dictionary(entries.sorted { $0.0 < $1.0 }.map { (.string($0.0), $0.1) })
+    }
+
+    /// A user info value as Foundation archives it.
+    private static func item(_ value: UserInfoValue) -> ArchiveItem {
+        switch value {
+        case .value(let scalar): ArchivedValues.item(scalar)
+        case .array(let items): .node(.array(items.map(item)))
+        case .set(let items): .node(.array(items.map(item), classes: ["NSSet", "NSObject"]))
+        case .dictionary(let entries): .node(.dictionary(entries.sorted { $0.key < $1.key }.map { (.string($0.key), item($0.value)) }))
+        }
     }
 
     /// The entity's fetch indexes as Core Data lists them: first one per
@@ -170,6 +181,16 @@ struct CoreDataModelEncoder {
             let elements = index.elements.map { element -> ArchiveItem in
                 let e = ArchiveNode(["NSFetchIndexElementDescription", "NSObject"])
                 e.set("NSPropertyName", .object(.string(element.property)))
+                // An expression element points at its NSExpressionDescription
+                // (one mrq cannot archive goes by its name alone).
+                if let text = index.expressions[element.property] {
+                    let description = ArchiveNode(["NSExpressionDescription", "NSPropertyDescription", "NSObject"])
+                    description.set("NSPropertyName", .object(.string(element.property)))
+                    if let expression = try? PredicateArchive.expressionNode(format: text) {
+                        description.set("NSExpression", .object(.node(expression)))
+                    }
+                    e.set("NSProperty", .object(.node(description)))
+                }
                 e.set("NSFetchIndexElementType", .int(0))
                 e.set("NSAscending", .bool(element.ascending))
                 e.set("NSFetchIndexDescription", .conditional(node))
@@ -207,10 +228,10 @@ struct CoreDataModelEncoder {
             node.set("NSValidationPredicates", .object(.node(.array(predicates.map { .node($0) }, classes: Self.mutableArray))))
             node.set("NSValidationWarnings", .object(.node(.array(warnings, classes: Self.mutableArray))))
         }
-        if property.userInfo.isEmpty {
+        if property.userInfo.isEmpty && property.otherUserInfo.isEmpty {
             packed |= 0x40
         } else {
-            node.set("NSUserInfo", .object(.node(Self.userInfo(property.userInfo))))
+            node.set("NSUserInfo", .object(.node(Self.userInfo(property.userInfo, property.otherUserInfo))))
         }
         if let modifier = property.versionHashModifier, !modifier.isEmpty {
             node.set("NSVersionHashModifier", .object(.string(modifier)))

@@ -148,7 +148,7 @@ package struct KeyedArchive {
             return scalar
         }
         guard object.isCollection else {
-            throw KeyedArchiveError("object \(index) is an instance of \(object.className), not a value")
+            throw KeyedArchiveError("object \(index) is an instance of \(object.className), not a value", unknown: true)
         }
         guard visiting.count < Self.maximumDepth else {
             throw KeyedArchiveError("object \(index) (\(object.className)): collections nest more than \(Self.maximumDepth) deep")
@@ -332,6 +332,12 @@ package struct KeyedObject {
         KeyedArchiveError("\(place), key '\(key)': \(message)")
     }
 
+    /// An error for what the field holds that mrq does not know (see
+    /// `KeyedArchiveError.isUnknown`).
+    func unknown(_ key: String, _ message: String) -> KeyedArchiveError {
+        KeyedArchiveError("\(place), key '\(key)': \(message)", unknown: true)
+    }
+
     // MARK: Fields stored in the object
 
     /// An integer field; nil when absent.
@@ -415,7 +421,7 @@ package struct KeyedObject {
             do {
                 return try archive.value(at: uid)
             } catch let inner as KeyedArchiveError {
-                throw error(key, inner.description)
+                throw KeyedArchiveError(error(key, inner.description).description, unknown: inner.isUnknown)
             }
         }
         let scalar = try KeyedArchive.scalar(raw, at: "\(place), key '\(key)'")
@@ -633,5 +639,15 @@ extension ArchivedValue {
 /// object's index, its class and the key.
 package struct KeyedArchiveError: Error, CustomStringConvertible, Equatable {
     package let description: String
-    init(_ description: String) { self.description = description }
+    /// Whether the archive is sound but holds what mrq does not know (a
+    /// class, an operator, a value where another belongs) rather than
+    /// damage: a reader may leave such a part out and read the rest.
+    package let isUnknown: Bool
+
+    init(_ description: String, unknown: Bool = false) {
+        self.description = description
+        isUnknown = unknown
+    }
+
+    package static func == (a: Self, b: Self) -> Bool { a.description == b.description }
 }

@@ -18,9 +18,12 @@ extension ManagedObjectModel {
     /// name); each entity's properties in Core Data's: attributes, to-one
     /// and to-many relationships, fetched properties, each by name.
     ///
-    /// Anything else (another archive, a damaged one, a type mrq has no
-    /// equivalent for, such as Composite attributes) throws a `ModelError`
-    /// that says which object of the archive and which key:
+    /// What Core Data wrote opens: what this reader does not know (a newer
+    /// attribute type, a property class, a predicate it cannot read in a
+    /// validation rule, fetched property or template, user info of any
+    /// kind) is kept where mrq can hold it and left out where it cannot.
+    /// What cannot be read at all (another archive, a damaged one) throws
+    /// a `ModelError` that says which object of the archive and which key:
     /// `not a Core Data model: object 25 (NSRelationshipDescription), key
     /// 'NSDestinationEntity': UID 900 is past the last object (211)`.
     public convenience init(coreDataArchive data: Data) throws {
@@ -31,14 +34,15 @@ extension ManagedObjectModel {
             throw ModelError("the Core Data model does not resolve: \(error.message)")
         }
         versionIdentifier = result.versionIdentifier
+        // Core Data checks a template's keys only when it runs (Viber's
+        // Contacts.data has one naming a key its entity lacks): kept so, and
+        // refused when run. One whose predicate mrq cannot parse or whose
+        // entity the model lacks is left out: templates are conveniences,
+        // not the store's content.
         for template in result.fetchRequestTemplates {
-            let predicate: Predicates.Predicate
-            do {
-                predicate = try Predicates.Predicate(format: template.predicateFormat)
-            } catch {
-                throw ModelError("fetch request template '\(template.name)': \(error)")
-            }
-            try setFetchRequestTemplate(FetchRequest(entityName: template.entityName, predicate: predicate), forName: template.name, checkingComparisons: false)
+            guard let predicate = try? Predicates.Predicate(format: template.predicateFormat) else { continue }
+            try? setFetchRequestTemplate(FetchRequest(entityName: template.entityName, predicate: predicate), forName: template.name,
+                                         checkingComparisons: false, checkingKeys: false)
         }
     }
 

@@ -40,6 +40,16 @@ enum PredicateArchive {
     /// The archive objects for `predicate`. Index subscripts (`a[0]`),
     /// unary minus on a non-constant and unfilled placeholders have no
     /// archived form mrq knows, and throw.
+    /// The archived NSExpression of `format`, an expression as mrq prints
+    /// one; throws when it does not parse or has no archived form.
+    static func expressionNode(format: String) throws -> ArchiveNode {
+        let comparison = try Predicates.Predicate(format: "(\(format)) == nil")
+        guard case .comparison(let c) = comparison.kind else {
+            throw PredicateArchiveError("'\(format)' is not an expression")
+        }
+        return try expression(c.lhs)
+    }
+
     static func node(for predicate: Predicates.Predicate) throws -> ArchiveNode {
         switch predicate.kind {
         case .constant(let value):
@@ -253,8 +263,15 @@ enum PredicateArchive {
         } catch {
             // The text can be as long as the archive allows: show its start.
             let shown = format.count > 200 ? format.prefix(200) + "…" : Substring(format)
-            throw KeyedArchiveError("object \(object.index): the predicate reads as '\(shown)', which mrq cannot parse: \(error.message)")
+            throw KeyedArchiveError("object \(object.index): the predicate reads as '\(shown)', which mrq cannot parse: \(error.message)", unknown: true)
         }
+    }
+
+    /// An archived NSExpression as mrq prints expressions (a fetch index
+    /// element over an expression holds one).
+    static func expressionFormat(_ object: KeyedObject) throws -> String {
+        var depth = 0
+        return Printer.format(try expression(object, depth: &depth))
     }
 
     private static func nest(_ depth: inout Int, _ object: KeyedObject) throws {
@@ -292,7 +309,7 @@ enum PredicateArchive {
                 default: return Predicates.Predicate(isAnd ? .and(parts) : .or(parts))
                 }
             case let other:
-                throw object.error("NSCompoundPredicateType", "unknown compound type \(other.map(String.init) ?? "nil")")
+                throw object.unknown("NSCompoundPredicateType", "unknown compound type \(other.map(String.init) ?? "nil")")
             }
         case "NSComparisonPredicate":
             let lhs = try expression(try object.object("NSLeftExpression", of: "NSExpression"), depth: &depth)
@@ -301,7 +318,7 @@ enum PredicateArchive {
             let (modifier, type, options) = try comparisonOperator(op)
             return Predicates.Predicate(.comparison(Comparison(modifier, type, lhs, rhs, options: options)))
         default:
-            throw KeyedArchiveError("object \(object.index): mrq cannot read predicates of class \(object.className)")
+            throw KeyedArchiveError("object \(object.index): mrq cannot read predicates of class \(object.className)", unknown: true)
         }
     }
 
@@ -312,7 +329,7 @@ enum PredicateArchive {
             7: .like, 8: .beginsWith, 9: .endsWith, 10: .in, 99: .contains, 100: .between,
         ]
         guard var type = types[typeNumber] else {
-            throw op.error("NSOperatorType", "operator type \(typeNumber) is not one mrq knows (custom selectors are not)")
+            throw op.unknown("NSOperatorType", "operator type \(typeNumber) is not one mrq knows (custom selectors are not)")
         }
         if op.className == "NSEqualityPredicateOperator", try op.bool("NSNegate") == true { type = .notEqual }
         let modifier: Comparison.Modifier
@@ -320,7 +337,7 @@ enum PredicateArchive {
         case 0: modifier = .direct
         case 1: modifier = .all
         case 2: modifier = .any
-        case let other: throw op.error("NSModifier", "unknown modifier \(other)")
+        case let other: throw op.unknown("NSModifier", "unknown modifier \(other)")
         }
         let flags = try op.int("NSOptions") ?? op.int("NSFlags") ?? 0
         return (modifier, type, Comparison.Options(rawValue: UInt8(truncatingIfNeeded: flags & 0x7)))
@@ -333,7 +350,7 @@ enum PredicateArchive {
         switch object.className {
         case "NSConstantValueExpression":
             if let className = try object.string("NSConstantValueClassName") {
-                throw object.error("NSConstantValueClassName", "a constant that is the class \(className)")
+                throw object.unknown("NSConstantValueClassName", "a constant that is the class \(className)")
             }
             return .constant(try ArchivedValues.value(try object.value("NSConstantValue") ?? .null, in: object, key: "NSConstantValue"))
         case "NSSelfExpression":
@@ -378,7 +395,7 @@ enum PredicateArchive {
             }
             return Predicates.Expression(.method(receiver: try expression(operand, depth: &depth), selector: selector, arguments: arguments))
         default:
-            throw KeyedArchiveError("object \(object.index): mrq cannot read expressions of class \(object.className)")
+            throw KeyedArchiveError("object \(object.index): mrq cannot read expressions of class \(object.className)", unknown: true)
         }
     }
 
@@ -396,7 +413,7 @@ enum PredicateArchive {
             return Predicates.Expression(.cast(arguments[0], type))
         }
         guard let function = Function(selector: selector) else {
-            throw object.error("NSSelectorName", "'\(selector)' is not a function mrq knows")
+            throw object.unknown("NSSelectorName", "'\(selector)' is not a function mrq knows")
         }
         return Predicates.Expression(.function(function, arguments))
     }

@@ -186,9 +186,10 @@ private struct XMLText {
             }
             close("uniquenessConstraints")
         }
-        for index in entity.fetchIndexes {
+        // Xcode's reader drops expression elements: so does its writer.
+        for index in entity.fetchIndexes where index.elements.contains(where: { index.expressions[$0.property] == nil }) {
             open("fetchIndex", [("name", index.name)])
-            for element in index.elements {
+            for element in index.elements where index.expressions[element.property] == nil {
                 leaf("fetchIndexElement", [
                     ("property", element.property), ("type", "Binary"),
                     ("order", element.ascending ? "ascending" : "descending"),

@@ -23,6 +23,9 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// The entity's user info (Core Data's `userInfo`), as the model file
     /// or builder gives it.
     public var userInfo: [String: String]
+    /// The user info entries whose values are not strings (arrays,
+    /// dictionaries, data, dates), as a Core Data model holds them.
+    public var otherUserInfo: [String: UserInfoValue] = [:]
     /// The Swift class name the model names for this entity, if any.
     public var className: String?
     /// Properties this entity declares itself, in declaration order.
@@ -198,6 +201,11 @@ public struct FetchIndexDescription: Sendable, Hashable {
     /// The indexed properties, by name, each ascending or descending, in
     /// order.
     public var elements: [(property: String, ascending: Bool)]
+    /// The elements that are expressions rather than properties, by their
+    /// name in `elements`, each with the expression's text (empty when mrq
+    /// cannot read it): Core Data indexes expressions (Photos' models do),
+    /// mrq keeps them but builds no index over them.
+    public var expressions: [String: String] = [:]
 
     /// An index named `name` over `elements`.
     public init(name: String, elements: [(property: String, ascending: Bool)]) {
@@ -207,7 +215,7 @@ public struct FetchIndexDescription: Sendable, Hashable {
 
     public static func == (a: Self, b: Self) -> Bool {
         a.name == b.name && a.elements.map(\.property) == b.elements.map(\.property)
-            && a.elements.map(\.ascending) == b.elements.map(\.ascending)
+            && a.elements.map(\.ascending) == b.elements.map(\.ascending) && a.expressions == b.expressions
     }
 
     public func hash(into hasher: inout Hasher) {

@@ -62,8 +62,11 @@ extension ManagedObjectModel {
 
     /// ``setFetchRequestTemplate(_:forName:)`` for models read from files:
     /// without `checkingComparisons`, a template Core Data accepted loads
-    /// even when a comparison of it can never match.
-    package func setFetchRequestTemplate(_ request: FetchRequest?, forName name: String, checkingComparisons: Bool) throws {
+    /// even when a comparison of it can never match; without `checkingKeys`
+    /// (a model Core Data archived, which checks a template's keys only
+    /// when it runs), even when it names a key its entity lacks.
+    package func setFetchRequestTemplate(_ request: FetchRequest?, forName name: String, checkingComparisons: Bool,
+                                         checkingKeys: Bool = true) throws {
         guard let request else {
             fetchRequestTemplatesByName[name] = nil
             return
@@ -71,7 +74,7 @@ extension ManagedObjectModel {
         guard entity(named: request.entityName) != nil else {
             throw ModelError("fetch request '\(name)' names unknown entity '\(request.entityName)'")
         }
-        if let predicate = request.predicate {
+        if checkingKeys, let predicate = request.predicate {
             do {
                 try predicate.validateKeys(entity: request.entityName, schema: self, comparisons: checkingComparisons)
             } catch {

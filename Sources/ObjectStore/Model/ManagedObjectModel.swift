@@ -163,7 +163,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
                 }
             }
             for index in entity.fetchIndexes {
-                for element in index.elements where !isKnown(element.property) {
+                for element in index.elements where !isKnown(element.property) && index.expressions[element.property] == nil {
                     throw ModelError.unknownIndexProperty(entity: entity.name, index: index.name, property: element.property)
                 }
             }

@@ -37,7 +37,9 @@ extension ManagedObjectModel {
         versionName = archive.versionName
         localizationDictionary = archive.localization
         for template in archive.fetchRequests ?? [] {
-            try setFetchRequestTemplate(try template.request(), forName: template.name, checkingComparisons: false)
+            // Kept as the model had it: one read from Core Data may name a
+            // key its entity lacks (checked when it runs).
+            try setFetchRequestTemplate(try template.request(), forName: template.name, checkingComparisons: false, checkingKeys: false)
         }
     }
 
@@ -145,6 +147,8 @@ struct EntityArchive: Codable, Equatable {
     var isAbstract: Bool
     var className: String?
     var userInfo: [String: String]
+    /// Absent when empty.
+    var otherUserInfo: [String: UserInfoArchive]?
     var renamingIdentifier: String?
     var versionHashModifier: String?
     var uniquenessConstraints: [[String]]
@@ -157,11 +161,13 @@ struct EntityArchive: Codable, Equatable {
         isAbstract = entity.isAbstract
         className = entity.className
         userInfo = entity.userInfo
+        otherUserInfo = UserInfoArchive.archive(entity.otherUserInfo)
         renamingIdentifier = entity.renamingIdentifier
         versionHashModifier = entity.versionHashModifier
         uniquenessConstraints = entity.uniquenessConstraints
         fetchIndexes = entity.fetchIndexes.map {
-            FetchIndexArchive(name: $0.name, elements: $0.elements.map { .init(property: $0.property, ascending: $0.ascending) })
+            FetchIndexArchive(name: $0.name, elements: $0.elements.map { .init(property: $0.property, ascending: $0.ascending) },
+                              expressions: $0.expressions.isEmpty ? nil : $0.expressions)
         }
         properties = entity.declaredProperties.map(PropertyArchive.init)
     }
@@ -169,11 +175,14 @@ struct EntityArchive: Codable, Equatable {
     func entity() throws -> EntityDescription {
         let entity = EntityDescription(name: name, isAbstract: isAbstract, parent: parent, userInfo: userInfo)
         entity.className = className
+        entity.otherUserInfo = try UserInfoArchive.decoded(otherUserInfo)
         entity.renamingIdentifier = renamingIdentifier
         entity.versionHashModifier = versionHashModifier
         entity.uniquenessConstraints = uniquenessConstraints
         entity.fetchIndexes = fetchIndexes.map {
-            FetchIndexDescription(name: $0.name, elements: $0.elements.map { ($0.property, $0.ascending) })
+            var index = FetchIndexDescription(name: $0.name, elements: $0.elements.map { ($0.property, $0.ascending) })
+            index.expressions = $0.expressions ?? [:]
+            return index
         }
         for property in properties { entity.add(try property.property(in: name)) }
         return entity
@@ -187,6 +196,8 @@ struct FetchIndexArchive: Codable, Equatable {
     }
     var name: String
     var elements: [Element]
+    /// Absent when no element is an expression.
+    var expressions: [String: String]?
 }
 
 struct PropertyArchive: Codable, Equatable {
@@ -201,6 +212,8 @@ struct PropertyArchive: Codable, Equatable {
     var isOptional: Bool
     var isTransient: Bool
     var userInfo: [String: String]
+    /// Absent when empty.
+    var otherUserInfo: [String: UserInfoArchive]?
     var renamingIdentifier: String?
     var versionHashModifier: String?
     /// Absent when false.
@@ -236,6 +249,7 @@ struct PropertyArchive: Codable, Equatable {
         isOptional = property.isOptional
         isTransient = property.isTransient
         userInfo = property.userInfo
+        otherUserInfo = UserInfoArchive.archive(property.otherUserInfo)
         renamingIdentifier = property.renamingIdentifier
         versionHashModifier = property.versionHashModifier
         isIndexedBySpotlight = property.isIndexedBySpotlight ? true : nil
@@ -328,6 +342,7 @@ struct PropertyArchive: Codable, Equatable {
             f.isOptional = isOptional
             property = f
         }
+        property.otherUserInfo = try UserInfoArchive.decoded(otherUserInfo)
         property.renamingIdentifier = renamingIdentifier
         property.versionHashModifier = versionHashModifier
         property.isIndexedBySpotlight = isIndexedBySpotlight ?? false

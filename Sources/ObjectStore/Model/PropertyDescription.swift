@@ -20,6 +20,9 @@ public class PropertyDescription: @unchecked Sendable {
     /// import reads `mappedKeyName`, `relatedByAttribute`, `dateFormat` and
     /// `useDefaultValueWhenNotPresent` here.
     public var userInfo: [String: String]
+    /// The user info entries whose values are not strings (arrays,
+    /// dictionaries, data, dates), as a Core Data model holds them.
+    public var otherUserInfo: [String: UserInfoValue] = [:]
     /// The entity that declares the property (not a sub-entity inheriting it).
     public internal(set) unowned(safe) var entity: EntityDescription?
     /// The name this property had in the previous model version (Xcode's

@@ -36,12 +36,14 @@ extension SQLiteStore {
     }
 
     /// What in `mapping` the Core Data store does not have: each missing
-    /// entity number, table and column, named for a person.
+    /// table and column, named for a person.
+    ///
+    /// An entity with no `Z_PRIMARYKEY` row is no difference: Core Data
+    /// numbers entities from the model and adds their rows lazily (the
+    /// migrated stores of CoreDataPlus's tests lack the row of an entity of
+    /// their own model), so the mapping numbers it as the model does.
     static func coreDataDifferences(_ mapping: SchemaMapping, model: ManagedObjectModel, existing: CoreDataSchema) -> [String] {
         var differences: [String] = []
-        for entity in model.entities where existing.entityNumbers[entity.name] == nil {
-            differences.append("the store has no entity \(entity.name)")
-        }
         for table in mapping.allTables {
             guard let columns = existing.tables[table.name.unquoted] else {
                 differences.append("no table \(table.name.unquoted) for \(table.rootEntity)")

@@ -24,8 +24,9 @@ import Predicates
 //   sub-entities (n is its number), and `Z_FOK_<NAME>` the row's position
 //   when the inverse is an ordered to-many.
 // - A many-to-many is a table `Z_<n><NAME>` of the side whose entity
-//   number is lower, with the two keys `Z_<n><INVERSE NAME>` (this side's
-//   rows) and `Z_<m><NAME>` (the destination's).
+//   number is lower (an existing store's own table wins), with the two
+//   keys `Z_<n><INVERSE NAME>` (this side's rows) and `Z_<m><NAME>` (the
+//   destination's).
 
 /// What a Core Data store on disk already decided: its entity numbers
 /// (`Z_PRIMARYKEY`) and the names of its tables and columns. A mapping for
@@ -119,13 +120,28 @@ extension SchemaMapping {
     func buildCoreData(_ model: ManagedObjectModel, existing: CoreDataSchema?) throws {
         let storage = self.storage
         let order = Self.coreDataEntityOrder(model)
-        // A model entity the store does not number gets a number past the
-        // store's own; opening such a store is refused as a mismatch.
-        var spare = (existing?.entityNumbers.values.max() ?? 0) + 1
+        // Core Data numbers entities from the model, in this order, and
+        // keeps Z_PRIMARYKEY's rows loosely: CoreDataPlus's migrated stores
+        // lack the row of an entity of their own model, or keep it under
+        // the entity's name before a rename. A model entity the store does
+        // not number gets the model's number unless another entity of the
+        // model has it in the store, else one past the store's own.
+        var taken = Set(existing.map { existing in
+            existing.entityNumbers.compactMap { model.entity(named: $0.key) == nil ? nil : $0.value }
+        } ?? [])
+        var spare = (taken.max() ?? 0) + 1
         for (offset, entity) in order.enumerated() {
             let code: Int64
             if let existing {
-                if let known = existing.entityNumbers[entity.name] { code = known } else { code = spare; spare += 1 }
+                if let known = existing.entityNumbers[entity.name] {
+                    code = known
+                } else if !taken.contains(Int64(offset + 1)) {
+                    code = Int64(offset + 1)
+                } else {
+                    while taken.contains(spare) { spare += 1 }
+                    code = spare
+                }
+                taken.insert(code)
             } else {
                 code = Int64(offset + 1)
             }
@@ -200,19 +216,22 @@ extension SchemaMapping {
                 let inverse = relationship.inverse
                 let inverseEntity = inverse?.entity ?? destination
                 // The side with the lower entity number owns the table; a
-                // relationship of an entity to itself: the store says which
-                // (a new store: the name that sorts first).
+                // relationship of an entity to itself, the name that sorts
+                // first. An existing store says which where it has one
+                // side's table and not the other's: Core Data does not
+                // always follow the numbers (Viber's Contacts.data keeps
+                // Z_18VIBES for Vibe 6 ↔ Tag 18, Vibe being a sub-entity).
                 var isOwner: Bool
                 if let inverse, code(inverseEntity) == code(entity) {
                     isOwner = relationship.name <= inverse.name
-                    if let tables = existing?.tables {
-                        let mine = "Z_\(code(entity))\(relationship.name.uppercased())"
-                        let theirs = "Z_\(code(entity))\(inverse.name.uppercased())"
-                        if tables[mine] == nil && tables[theirs] != nil { isOwner = false }
-                        if tables[theirs] == nil && tables[mine] != nil { isOwner = true }
-                    }
                 } else {
                     isOwner = inverse == nil || code(entity) < code(inverseEntity)
+                }
+                if let inverse, let tables = existing?.tables {
+                    let mine = "Z_\(code(entity))\(relationship.name.uppercased())"
+                    let theirs = "Z_\(code(inverseEntity))\(inverse.name.uppercased())"
+                    if tables[mine] == nil && tables[theirs] != nil { isOwner = false }
+                    if tables[theirs] == nil && tables[mine] != nil { isOwner = true }
                 }
                 // Named from the owner: its entity, relationship and inverse.
                 let (ownerEntity, ownerName, otherEntity, otherName): (EntityDescription, String, EntityDescription, String?)

@@ -223,6 +223,10 @@ extension ShellSession {
             }
             if !property.userInfo.isEmpty, !line.hasPrefix("    #") { line += " userInfo " + Self.userInfoText(property.userInfo) }
             lines.append(line)
+            // User info a statement cannot spell (arrays, data, dates): shown, not declared.
+            if !property.otherUserInfo.isEmpty {
+                lines.append("    # userInfo of \(property.name) " + Self.otherUserInfoText(property.otherUserInfo))
+            }
         }
         let attributeNames = Set(entity.attributes.map(\.name))
         for names in entity.uniquenessConstraints where names.count > 1 || !attributeNames.contains(names[0]) {
@@ -231,9 +235,15 @@ extension ShellSession {
         }
         for index in entity.fetchIndexes {
             guard relationships || relationshipNames.isDisjoint(with: index.elements.map(\.property)) else { continue }
-            lines.append("    index \(index.name) (" + index.elements.map { $0.property + ($0.ascending ? "" : " DESC") }.joined(separator: ", ") + ")")
+            let elements = index.elements.map { element in
+                let expression = index.expressions[element.property].map { " = " + ($0.isEmpty ? "(an expression)" : $0) } ?? ""
+                return element.property + expression + (element.ascending ? "" : " DESC")
+            }.joined(separator: ", ")
+            // An index over expressions cannot be declared: shown, not declared.
+            lines.append((index.expressions.isEmpty ? "    index " : "    # index ") + "\(index.name) (\(elements))")
         }
         if !entity.userInfo.isEmpty { lines.append("    userInfo " + Self.userInfoText(entity.userInfo)) }
+        if !entity.otherUserInfo.isEmpty { lines.append("    # userInfo " + Self.otherUserInfoText(entity.otherUserInfo)) }
         // Each line one line, whatever a name holds (values are escaped
         // already, as literals).
         let shown = lines.map { TerminalText.escaped($0) }
@@ -243,6 +253,11 @@ extension ShellSession {
     /// `{ "key": "value", … }`, keys sorted.
     static func userInfoText(_ userInfo: [String: String]) -> String {
         "{ " + userInfo.sorted { $0.key < $1.key }.map { quoted($0.key) + ": " + quoted($0.value) }.joined(separator: ", ") + " }"
+    }
+
+    /// `{ "key": [1, 2], … }`, keys sorted.
+    static func otherUserInfoText(_ userInfo: [String: UserInfoValue]) -> String {
+        UserInfoValue.dictionary(userInfo).text
     }
 
     static func quoted(_ text: String) -> String {
