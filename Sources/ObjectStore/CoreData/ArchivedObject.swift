@@ -36,17 +36,29 @@ import Foundation
 public indirect enum ArchivedObject: Sendable, Hashable, CustomStringConvertible {
     /// NSNull, or the archive's `$null`.
     case null
+    /// A boolean NSNumber (or a plist's `<true/>`, `<false/>`).
     case bool(Bool)
+    /// An integer NSNumber.
     case int(Int64)
+    /// A real NSNumber.
     case double(Double)
+    /// An NSDecimalNumber.
     case decimal(Decimal)
+    /// An NSString or NSMutableString.
     case string(String)
+    /// An NSData or NSMutableData.
     case data(Data)
+    /// An NSDate.
     case date(Date)
+    /// An NSUUID.
     case uuid(UUID)
+    /// An NSURL, made absolute against its base.
     case url(URL)
+    /// An NSArray or NSMutableArray.
     case array([ArchivedObject])
+    /// An NSSet or NSMutableSet, in the archive's order.
     case set([ArchivedObject])
+    /// An NSOrderedSet or NSMutableOrderedSet.
     case orderedSet([ArchivedObject])
     /// Keys and values in the archive's order (a plain property list's
     /// keys sorted).
@@ -60,9 +72,12 @@ public indirect enum ArchivedObject: Sendable, Hashable, CustomStringConvertible
 
     /// One key and value of a dictionary.
     public struct Entry: Sendable, Hashable {
+        /// The key, most often a string.
         public var key: ArchivedObject
+        /// The value under it.
         public var value: ArchivedObject
 
+        /// An entry of `key` and `value`.
         public init(key: ArchivedObject, value: ArchivedObject) {
             self.key = key
             self.value = value
@@ -71,9 +86,13 @@ public indirect enum ArchivedObject: Sendable, Hashable, CustomStringConvertible
 
     /// One named field of an object.
     public struct Field: Sendable, Hashable {
+        /// The field's key in the archive, or its meaning (see the table
+        /// above).
         public var name: String
+        /// Its value.
         public var value: ArchivedObject
 
+        /// A field named `name` holding `value`.
         public init(_ name: String, _ value: ArchivedObject) {
             self.name = name
             self.value = value
