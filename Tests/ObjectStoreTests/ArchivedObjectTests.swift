@@ -264,6 +264,15 @@ enum ValueArchives {
         #expect(depth <= ArchivedObject.maximumDepth)
     }
 
+    @Test func testADeepXMLPropertyListIsAnErrorBeforeFoundationReadsIt() throws {
+        let deep = "<?xml version=\"1.0\"?><plist version=\"1.0\">" + String(repeating: "<array>", count: 100_000)
+            + String(repeating: "</array>", count: 100_000) + "</plist>"
+        guard case .error(let message)? = ArchivedObject(decoding: Data(deep.utf8)) else { Issue.record("no error"); return }
+        #expect(message == "the XML property list nests more than 128 deep")
+        let shallow = "<?xml version=\"1.0\"?><plist version=\"1.0\"><array><dict><key>a</key><array/></dict></array></plist>"
+        #expect(ArchivedObject(decoding: Data(shallow.utf8)) == .array([.dictionary([.init(key: .string("a"), value: .array([]))])]))
+    }
+
     @Test func testDamagedArchivesGiveErrorValues() throws {
         // A UID past the end, a dictionary with more keys than values, a
         // binary plist whose trailer claims a huge count.

@@ -18,6 +18,7 @@ extension ArchivedObject {
     public init?(decoding data: Data) {
         guard Self.isPropertyList(data) else { return nil }
         do {
+            try Self.checkXMLNesting(data)
             let plist = try KeyedArchive.propertyList(data)
             let work = ArchiveWork(objects: data.count, archiveBytes: data.count)
             if let dictionary = plist as? [String: Any], dictionary["$archiver"] != nil {
@@ -41,6 +42,35 @@ extension ArchivedObject {
         guard head.first == UInt8(ascii: "<") else { return false }
         let text = String(decoding: head, as: UTF8.self)
         return text.hasPrefix("<plist") || (text.hasPrefix("<?xml") && (text.contains("<plist") || text.contains("DTD PLIST")))
+    }
+
+    /// Throws when an XML property list nests arrays and dictionaries
+    /// deeper than ``maximumDepth``: Foundation's reader, which reads
+    /// XML, recurses once a level and has no limit of its own.
+    static func checkXMLNesting(_ data: Data) throws {
+        guard !data.starts(with: Array("bplist".utf8)) else { return }
+        var depth = 0
+        try data.withUnsafeBytes { (raw: UnsafeRawBufferPointer) in
+            let bytes = raw.bindMemory(to: UInt8.self)
+            func starts(_ text: StaticString, at index: Int) -> Bool {
+                let count = text.utf8CodeUnitCount
+                guard index + count <= bytes.count else { return false }
+                return (0..<count).allSatisfy { bytes[index + $0] == text.utf8Start[$0] }
+            }
+            var index = 0
+            while index < bytes.count {
+                defer { index += 1 }
+                guard bytes[index] == UInt8(ascii: "<") else { continue }
+                if starts("<array>", at: index) || starts("<dict>", at: index) {
+                    depth += 1
+                    guard depth <= maximumDepth else {
+                        throw KeyedArchiveError("the XML property list nests more than \(maximumDepth) deep")
+                    }
+                } else if starts("</array>", at: index) || starts("</dict>", at: index) {
+                    depth -= 1
+                }
+            }
+        }
     }
 
     /// How deep collections and objects may nest in a decoded value.
