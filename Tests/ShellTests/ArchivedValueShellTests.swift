@@ -69,11 +69,18 @@ import Testing
         var options = RenderOptions(mode: .line, maxValueWidth: 40)
         options.binary = .decoded
         let text = Renderer(options: options).render(ResultSet(columns: ["v"], rows: [[.value(.data(long))]]))
-        #expect(text == #"v = ["item 0", "item 1", "item 2", "item 3", …("# + "\(long.count.formatted()) bytes)\n"
-            || text.hasPrefix(#"v = ["item 0", "item 1", "item 2", "item 3""#))
-        #expect(text.count < 80)
+        // 40 columns of the decoded text, then the blob's size.
+        #expect(text == #"v = ["item 0", "item 1", "item 2", "item 3",…("# + WorkProgress.grouped(long.count) + " bytes)\n")
         let escape = Self.archive(ArchiveNode.array([.string("\u{1B}[31mred")]))
         #expect(Self.render(.line, escape) == "v = [\"\\u001b[31mred\"]\n")
+    }
+
+    @Test func theSettingIsShownAndCompleted() throws {
+        let session = try ShellSession(modelPath: nil, storePath: ":memory:")
+        #expect(SaveAsTests.run(session, ".binary").contains("binary: decoded"))
+        #expect(session.completions(in: ".binary p", cursor: 9) == ["preview"])
+        #expect(Set(session.completions(in: ".binary ", cursor: 8)) == ["decoded", "preview", "raw"])
+        #expect(session.completions(in: ".bin", cursor: 4) == [".binary"])
     }
 
     /// A Core Data store with transformable and binary attributes, written
