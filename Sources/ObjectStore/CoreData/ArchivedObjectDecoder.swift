@@ -158,13 +158,23 @@ struct ArchiveReader {
 
     /// A field as stored: a UID followed, a list of UIDs or values, or a
     /// value in place.
-    private mutating func decodeField(_ raw: Any, place: String, depth: Int) throws -> ArchivedObject {
-        if let uid = KeyedArchive.uid(raw) { return try decode(uid, depth: depth) }
+    ///
+    /// `place`, which names the field in an error, is made only for one:
+    /// a value has many fields, and most read.
+    private mutating func decodeField(_ raw: Any, place: @autoclosure () -> String, depth: Int) throws -> ArchivedObject {
+        if let uid = raw as? PlistUID { return try decode(uid.value, depth: depth) }
         if let list = raw as? [Any] {
-            return .array(try list.map { try decodeField($0, place: place, depth: depth + 1) })
+            return .array(try list.map { try decodeField($0, place: place(), depth: depth + 1) })
         }
-        let scalar = try KeyedArchive.scalar(raw, at: place)
-        try archive.work.hand(scalar, place)
+        // Foundation's UIDs (from XML) are told by their description,
+        // which costs: numbers, strings and data first.
+        if !(raw is NSNumber || raw is String || raw is Data || raw is Bool), let uid = KeyedArchive.uid(raw) {
+            return try decode(uid, depth: depth)
+        }
+        guard let scalar = try? KeyedArchive.scalar(raw, at: "") else {
+            throw KeyedArchiveError("\(place()) is \(KeyedArchive.describe(raw)), not a value")
+        }
+        try archive.work.hand(scalar, place())
         return ArchivedObject(scalar)
     }
 
@@ -393,11 +403,10 @@ struct ArchiveReader {
         let order = ["latitude", "longitude", "altitude", "horizontalAccuracy", "verticalAccuracy", "speed", "course", "timestamp"]
         var fields: [ArchivedObject.Field] = []
         for key in object.keys.sorted() {
-            let place = "object \(object.index) (\(object.className)), key '\(key)'"
             var name = key.hasPrefix(prefix) ? String(key.dropFirst(prefix.count)) : key
             if name.hasPrefix("Coordinate") { name.removeFirst("Coordinate".count) }
             name = name.prefix(1).lowercased() + name.dropFirst()
-            var value = try decodeField(object.fields[key] as Any, place: place, depth: depth)
+            var value = try decodeField(object.fields[key] as Any, place: "object \(object.index) (\(object.className)), key '\(key)'", depth: depth)
             if name == "timestamp", let seconds = try object.double(key) {
                 value = .date(Date(timeIntervalSinceReferenceDate: seconds))
             }
