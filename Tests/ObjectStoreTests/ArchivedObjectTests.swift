@@ -273,6 +273,17 @@ enum ValueArchives {
         #expect(ArchivedObject(decoding: Data(shallow.utf8)) == .array([.dictionary([.init(key: .string("a"), value: .array([]))])]))
     }
 
+    /// `$objects` entries that are lists of UIDs, pointing at themselves:
+    /// no archive Apple writes holds one, and reading stops at the depth
+    /// limit rather than recursing until the stack runs out.
+    @Test func testAListInObjectsThatHoldsItself() throws {
+        typealias H = HandArchive
+        let data = try H.data(["$null", [H.uid(1), "x"]])
+        let decoded = try #require(ArchivedObject(decoding: data))
+        #expect(decoded.description.contains("nest more than 128 deep"))
+        #expect(decoded.description.hasPrefix("[["))
+    }
+
     @Test func testDamagedArchivesGiveErrorValues() throws {
         // A UID past the end, a dictionary with more keys than values, a
         // binary plist whose trailer claims a huge count.

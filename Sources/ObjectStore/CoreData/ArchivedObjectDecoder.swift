@@ -185,17 +185,19 @@ struct ArchiveReader {
         guard uid < archive.objects.count else {
             return .error("UID \(uid) is past the last object (\(archive.objects.count - 1))")
         }
+        guard depth < ArchivedObject.maximumDepth else {
+            return .error("object \(uid): objects nest more than \(ArchivedObject.maximumDepth) deep")
+        }
         let raw = archive.objects[uid]
         guard raw is [String: Any] else {
+            // Not an object with a class: a string, number or data, or
+            // (in no archive Apple writes) a list, which may hold UIDs.
             try archive.work.visit("object \(uid)")
-            return try decodeField(raw, place: "object \(uid)", depth: depth)
+            return try decodeField(raw, place: "object \(uid)", depth: depth + 1)
         }
         do {
             let object = try archive.object(at: uid)
             if path.contains(uid) { return .reference(index: uid, className: object.className) }
-            guard depth < ArchivedObject.maximumDepth else {
-                return .error("object \(uid) (\(object.className)): objects nest more than \(ArchivedObject.maximumDepth) deep")
-            }
             path.insert(uid)
             defer { path.remove(uid) }
             return try decodeObject(object, depth: depth + 1)
