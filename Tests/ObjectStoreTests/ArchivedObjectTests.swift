@@ -105,6 +105,13 @@ enum ValueArchives {
         #expect(decoded.json.hasPrefix(#"[{"name":"Ada","age":36,"score":2.5,"admin":true,"none":null,"born":"2023-03-08T20:26:40Z","id":""#))
     }
 
+    @Test func testAURLWithABase() throws {
+        let base = A.node(["NSURL", "NSObject"], [("NS.base", .object(.null)), ("NS.relative", .object(.string("https://example.com/docs/")))])
+        let url = A.node(["NSURL", "NSObject"], [("NS.base", .object(.node(base))), ("NS.relative", .object(.string("a/b.txt")))])
+        #expect(decode(.node(url)) == .url(URL(string: "https://example.com/docs/a/b.txt")!))
+        #expect(decode(.node(url))?.description == "https://example.com/docs/a/b.txt")
+    }
+
     @Test func testValuesOfRangesPointsSizesAndRects() throws {
         let root = ArchiveNode.array([
             A.nsValue(4, [("NS.rangeval.location", .int(2)), ("NS.rangeval.length", .int(5))]),
@@ -309,8 +316,23 @@ enum ValueArchives {
         var generator = SeededGenerator(seed: 31)
         for round in 0..<200 {
             let (item, expected) = Self.randomTree(depth: 0, using: &generator)
-            let decoded = ArchivedObject(decoding: A.archive(.node(ArchiveNode.array([item]))))
-            #expect(decoded == .array([expected]), "round \(round)")
+            let binary = A.archive(.node(ArchiveNode.array([item])))
+            #expect(ArchivedObject(decoding: binary) == .array([expected]), "round \(round)")
+            // The same archive as XML, its UIDs as {CF$UID = n}.
+            let xml = try PropertyListSerialization.data(
+                fromPropertyList: Self.xmlForm(try BinaryPropertyList.parse(binary)), format: .xml, options: 0)
+            #expect(ArchivedObject(decoding: xml) == .array([expected]), "round \(round), XML")
+        }
+    }
+
+    /// A plist as `BinaryPropertyList` read it, with its UIDs as the
+    /// dictionaries Foundation's XML writer and reader take for UIDs.
+    static func xmlForm(_ value: Any) -> Any {
+        switch value {
+        case let uid as PlistUID: return ["CF$UID": uid.value]
+        case let array as [Any]: return array.map(xmlForm)
+        case let dictionary as [String: Any]: return dictionary.mapValues(xmlForm)
+        default: return value
         }
     }
 
