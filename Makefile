@@ -45,12 +45,13 @@ test: deps
 
 # Coverage-guided fuzzing with libFuzzer: the targets of Sources/mrq-fuzz
 # (predicate, statement, JSON and model parsers, XML store files, compiled
-# models, and Core Data stores described as text), built instrumented in
+# models, Core Data stores described as text, and archived attribute
+# values), built instrumented in
 # release, each run for FUZZ_SECONDS from its seed corpus in Fuzz/ (new
 # inputs it finds go to $(FUZZ_SCRATCH)/corpus, crashes to
 # $(FUZZ_SCRATCH)/crashes; `mrq-fuzz TARGET FILE` replays one). The seeds
 # themselves replay in `make test`.
-FUZZ_TARGETS := predicate statement json model xmlstore mom store
+FUZZ_TARGETS := predicate statement json model xmlstore mom store archived
 FUZZ_SECONDS ?= 15
 FUZZ_SCRATCH ?= .build-fuzz
 .PHONY: fuzz

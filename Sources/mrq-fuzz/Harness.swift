@@ -30,6 +30,10 @@ enum Harness: String, CaseIterable {
     /// numbers, external data): built, damaged as described, and opened
     /// with no model as the shell opens it.
     case store
+    /// An archived attribute value (an NSKeyedArchiver archive or a
+    /// property list): decoded, its text and JSON written (the JSON must
+    /// parse), and shown by the renderer in every mode.
+    case archived
 
     /// The target of this run, chosen by the first argument.
     nonisolated(unsafe) static var selected: Harness = .predicate
@@ -43,6 +47,7 @@ enum Harness: String, CaseIterable {
         case .xmlstore: Self.xmlStore(data)
         case .mom: Self.mom(data)
         case .store: Self.store(data)
+        case .archived: Self.archived(data)
         }
     }
 
@@ -116,6 +121,17 @@ enum Harness: String, CaseIterable {
         guard let model = try? ManagedObjectModel(xcdatamodelContents: data, file: "fuzz/contents") else { return }
         let coordinator = PersistentStoreCoordinator(model: model)
         _ = try? coordinator.addSQLiteStore(at: nil)
+    }
+
+    static func archived(_ data: Data) {
+        guard let value = ArchivedObject(decoding: data) else { return }
+        _ = value.text(limit: 10_000)
+        guard (try? JSONSerialization.jsonObject(with: Data(value.json.utf8), options: [.fragmentsAllowed])) != nil else {
+            fatalError("an archived value's JSON does not parse: \(value.json.prefix(200))")
+        }
+        for mode in OutputMode.allCases {
+            _ = Renderer(options: RenderOptions(mode: mode)).render(ResultSet(columns: ["v"], rows: [[.value(.data(data))]]))
+        }
     }
 
     static func mom(_ data: Data) {

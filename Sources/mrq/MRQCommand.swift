@@ -54,6 +54,9 @@ struct MRQCommand: ParsableCommand {
     @Option(help: "How results are printed.")
     var format: Format = .table
 
+    @Option(help: "How binary values are shown: archives and property lists decoded, else their size and first bytes (decoded); size and first bytes (preview); every byte, x'…' (raw).")
+    var binary: Binary = .decoded
+
     @Option(name: .customLong("param"), help: ArgumentHelp("Binds $name to value; repeatable.", valueName: "name=value"))
     var parameters: [String] = []
 
@@ -94,6 +97,12 @@ struct MRQCommand: ParsableCommand {
         case mrq, coredata
 
         var layout: StoreLayout { self == .coredata ? .coreData : .mrq }
+    }
+
+    enum Binary: String, CaseIterable, ExpressibleByArgument {
+        case decoded, preview, raw
+
+        var display: BinaryDisplay { BinaryDisplay(rawValue: rawValue) ?? .decoded }
     }
 
     enum Format: String, CaseIterable, ExpressibleByArgument {
@@ -151,7 +160,8 @@ struct MRQCommand: ParsableCommand {
             renderOptions: RenderOptions(
                 mode: format.mode,
                 color: stdoutIsTerminal && !noColorSet && !noColor,
-                terminalWidth: Self.terminalWidth()
+                terminalWidth: Self.terminalWidth(),
+                binary: binary.display
             ),
             opening: opening,
             verbose: verbose,

@@ -345,7 +345,7 @@ func displayWidthCountsTerminalColumns(text: String, width: Int) {
           huge = 1e+20
           date = 2024-01-31 10:00:00
         millis = 1969-12-31 23:59:59.500
-          data = x'01ab'
+          data = <2 bytes 01ab>
           uuid = E621E1F8-C36C-495A-93FC-0C247A3E6E5F
           null = NULL
 

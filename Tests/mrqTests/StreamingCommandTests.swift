@@ -115,15 +115,15 @@ struct StreamingCommandTests {
         let blob = Data((0..<3_000_000).map { UInt8(truncatingIfNeeded: $0 &* 13) })
         let (folder, model, store) = try BigValueStore.make(body: body, blob: blob)
         defer { try? FileManager.default.removeItem(atPath: folder) }
-        func run(_ format: String) throws -> String {
-            let result = try MRQBinary.run(["--model", model, "--store", store, "--format", format, "-c", "Note"])
+        func run(_ format: String, binary: String = "decoded") throws -> String {
+            let result = try MRQBinary.run(["--model", model, "--store", store, "--format", format, "--binary", binary, "-c", "Note"])
             #expect(result.status == 0, "\(format): \(result.stderr)")
             return result.stdout
         }
         let json = try JSONSerialization.jsonObject(with: Data(try run("json").utf8)) as? [[String: Any]]
         #expect(json?.first?["body"] as? String == body)
         #expect((json?.first?["blob"] as? String).flatMap { Data(base64Encoded: $0) } == blob)
-        let csv = try run("csv")
+        let csv = try run("csv", binary: "raw")
         #expect(csv.hasPrefix("title,body,blob\nbig,\"lorem ipsum \"\"dolor\"\", "))
         func hex(_ bytes: Data) -> String { bytes.map { String(format: "%02x", $0) }.joined() }
         #expect(csv.contains("\n\u{1B}[31mé\",x'" + hex(blob.prefix(4))))
@@ -133,7 +133,10 @@ struct StreamingCommandTests {
             let text = try run(format)
             #expect(text.utf8.count < 40_000, "\(format)")
             #expect(text.contains("…(8,400,008 bytes)"), "\(format)")
-            #expect(text.contains("…(3,000,000 bytes)"), "\(format)")
+            #expect(text.contains("<2.9 MB " + hex(blob.prefix(8)) + "…>"), "\(format)")
+            let raw = try run(format, binary: "raw")
+            #expect(raw.utf8.count < 40_000, "\(format)")
+            #expect(raw.contains("x'" + hex(blob.prefix(4))) && raw.contains("…(3,000,000 bytes)"), "\(format)")
         }
     }
 }

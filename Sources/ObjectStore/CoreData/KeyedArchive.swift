@@ -52,11 +52,12 @@ package struct KeyedArchive {
         work = ArchiveWork(objects: objects.count, archiveBytes: data.count)
     }
 
-    /// An archive of `objects` and `top` as Foundation read them.
-    init(objects: [Any], top: [String: Any]) {
+    /// An archive of `objects` and `top` as Foundation read them from
+    /// `archiveBytes` bytes (0 when unknown).
+    init(objects: [Any], top: [String: Any], archiveBytes: Int = 0) {
         self.objects = objects
         self.top = top
-        work = ArchiveWork(objects: objects.count, archiveBytes: 0)
+        work = ArchiveWork(objects: objects.count, archiveBytes: archiveBytes)
     }
 
     /// Reads a property list: a binary one with `BinaryPropertyList`

@@ -11,6 +11,21 @@ public enum OutputMode: String, Sendable, CaseIterable {
     case csv
 }
 
+/// How binary values (binary and transformable attributes) are shown:
+/// `.binary decoded`, `.binary preview`, `.binary raw`, or `mrq --binary`.
+///
+/// | setting | table and line | csv | json |
+/// |---|---|---|---|
+/// | `decoded` | an archive or property list as readable text (`["a", "b"]`, `NSColor(r 1 g 0 b 0 a 1)`); other bytes as their size and first bytes, `<1.2 KB 0a061f2b…>` | the same | an archive or property list as JSON; other bytes in base64 |
+/// | `preview` | every value as its size and first bytes | the same | base64 |
+/// | `raw` | `x'0a06…'`, cut at ``RenderOptions/maxValueWidth`` | `x'…'` in full | base64 |
+///
+/// `.dump` always writes `x'…'` in full, whatever the setting, so that it
+/// reads back.
+public enum BinaryDisplay: String, Sendable, CaseIterable {
+    case decoded, preview, raw
+}
+
 /// Settings for a ``Renderer``.
 ///
 /// ```swift
@@ -36,6 +51,8 @@ public struct RenderOptions: Sendable, Hashable {
     /// columns, then `…` and its size: `Lorem ipsum…(104,857,600 bytes)`.
     /// JSON and CSV always give every byte.
     public var maxValueWidth: Int
+    /// How binary values are shown (see ``BinaryDisplay``).
+    public var binary: BinaryDisplay
 
     public init(
         mode: OutputMode = .table,
@@ -44,7 +61,8 @@ public struct RenderOptions: Sendable, Hashable {
         terminalWidth: Int? = nil,
         terminalHeight: Int? = nil,
         nullText: String = "NULL",
-        maxValueWidth: Int = RenderOptions.defaultMaxValueWidth
+        maxValueWidth: Int = RenderOptions.defaultMaxValueWidth,
+        binary: BinaryDisplay = .decoded
     ) {
         self.mode = mode
         self.headers = headers
@@ -53,6 +71,7 @@ public struct RenderOptions: Sendable, Hashable {
         self.terminalHeight = terminalHeight
         self.nullText = nullText
         self.maxValueWidth = maxValueWidth
+        self.binary = binary
     }
 
     /// A thousand columns: a dozen lines of a wide terminal, enough to

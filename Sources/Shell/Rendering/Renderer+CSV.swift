@@ -1,5 +1,8 @@
 /// RFC 4180 CSV with `\n` line endings, as sqlite3 writes by default.
 ///
+/// Binary values are written as ``BinaryDisplay`` says: decoded or as a
+/// preview, and as `x'…'` in full, which reads back, with `.binary raw`.
+///
 /// A field is quoted when it holds a comma, a quote, a line break, or is
 /// the empty string (so that `""` differs from NULL, which is an empty
 /// unquoted field). Quotes inside are doubled.
@@ -19,6 +22,8 @@ extension Renderer {
                 continue
             case .value(.string(let string)):
                 Self.appendCSVField(string, to: &text)
+            case .value(.data(let data)) where options.binary != .raw:
+                Self.appendCSVField(ValueFormatter.binaryText(data, options.binary), to: &text)
             case .value(.url), .list:
                 Self.appendCSVField(ValueFormatter.text(Self.cell(cells, index), nullText: ""), to: &text)
             case .value(let value):

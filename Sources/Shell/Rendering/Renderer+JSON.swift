@@ -1,3 +1,5 @@
+import Predicates
+
 /// JSON output: an array of objects keyed by column name in column order,
 /// pretty-printed with two spaces; a to-many list stays on one line.
 ///
@@ -32,26 +34,35 @@ extension Renderer {
         for (index, key) in keys.enumerated() {
             if index > 0 { text += ",\n" }
             text += key
-            Self.appendJSON(Self.cell(row, index), to: &text)
+            Self.appendJSON(Self.cell(row, index), binary: options.binary, to: &text)
         }
         text += "\n" + indent + "}"
     }
 
-    static func json(_ cell: Cell) -> String {
+    static func json(_ cell: Cell, binary: BinaryDisplay = .raw) -> String {
         var text = TextBuffer()
-        appendJSON(cell, to: &text)
+        appendJSON(cell, binary: binary, to: &text)
         return text.string
     }
 
-    static func appendJSON(_ cell: Cell, to text: inout TextBuffer) {
+    /// Appends a cell as JSON; binary values as `binary` says (see
+    /// ``BinaryDisplay``).
+    static func appendJSON(_ cell: Cell, binary: BinaryDisplay = .raw, to text: inout TextBuffer) {
+        func append(_ value: Value) {
+            if case .data(let data) = value {
+                ValueFormatter.appendBinaryJSON(data, binary, to: &text)
+            } else {
+                ValueFormatter.appendJSON(value, to: &text)
+            }
+        }
         switch cell {
         case .value(let value):
-            ValueFormatter.appendJSON(value, to: &text)
+            append(value)
         case .list(let values):
             text += "["
             for (index, value) in values.enumerated() {
                 if index > 0 { text += ", " }
-                ValueFormatter.appendJSON(value, to: &text)
+                append(value)
             }
             text += "]"
         }

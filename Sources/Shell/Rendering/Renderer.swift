@@ -37,7 +37,7 @@ public struct Renderer: Sendable {
     public func render(scalar: Value, label: String?) -> String {
         guard let label, options.mode != .json else {
             switch options.mode {
-            case .json: return ValueFormatter.json(scalar) + "\n"
+            case .json: return Self.json(.value(scalar), binary: options.binary) + "\n"
             case .csv: return csvRow([.value(scalar)])
             case .table, .line: return styled(shown(.value(scalar), escaping: .keepingLines)) + "\n"
             }
@@ -97,7 +97,7 @@ public struct Renderer: Sendable {
     /// A cell as table and line modes show it (see ``ShownCell``).
     func shown(_ cell: Cell, escaping: ShownCell.Escaping) -> ShownCell {
         ShownCell(cell, nullText: options.nullText, listLimit: Self.listLimit, limit: options.maxValueWidth,
-                  escaping: escaping)
+                  escaping: escaping, binary: options.binary)
     }
 
     /// A shown cell's text with its colour, if colour is on.

@@ -40,8 +40,8 @@ struct ShownCell {
 
     /// `cell` as shown, each value (each key of a list) cut at `limit`
     /// columns.
-    init(_ cell: Cell, nullText: String, listLimit: Int, limit: Int, escaping: Escaping) {
-        var builder = Builder(limit: max(limit, 1), escaping: escaping)
+    init(_ cell: Cell, nullText: String, listLimit: Int, limit: Int, escaping: Escaping, binary: BinaryDisplay = .decoded) {
+        var builder = Builder(limit: max(limit, 1), escaping: escaping, binary: binary)
         switch cell {
         case .value(let value) where Self.isPlain(value):
             // ASCII, a column a byte.
@@ -92,13 +92,15 @@ struct ShownCell {
     private struct Builder {
         let limit: Int
         let escaping: Escaping
+        let binary: BinaryDisplay
         var text = ""
         var width = 0
         var examined = 0
 
-        init(limit: Int, escaping: Escaping) {
+        init(limit: Int, escaping: Escaping, binary: BinaryDisplay) {
             self.limit = limit
             self.escaping = escaping
+            self.binary = binary
         }
 
         mutating func appendASCII(_ ascii: String) {
@@ -114,8 +116,13 @@ struct ShownCell {
             switch value {
             case .string(let string):
                 if !appendCharacters(of: string) { appendSize(string.utf8.count) }
-            case .data(let data):
+            case .data(let data) where binary == .raw:
                 appendBlob(data)
+            case .data(let data):
+                // Decoded text is built only as far as it could be shown.
+                let cap = limit * ShownCell.bytesPerColumn + 64
+                let form = ValueFormatter.binaryText(data, binary, limit: cap)
+                if !appendCharacters(of: form) { appendSize(data.count) }
             default:
                 let form = ValueFormatter.text(value, nullText: nullText)
                 if !appendCharacters(of: form) { appendSize(form.utf8.count) }

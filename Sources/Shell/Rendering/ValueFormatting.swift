@@ -1,4 +1,5 @@
 import Foundation
+import ObjectStore
 import Predicates
 
 /// How values read as text in the table, line and CSV modes, and as JSON.
@@ -15,7 +16,7 @@ import Predicates
 /// | decimal | `3.14` | `3.14`; `null` for NaN |
 /// | string | as is | escaped string |
 /// | date | `2024-01-31 10:00:00` UTC, `.250` appended when the milliseconds are not zero | `"2024-01-31T10:00:00Z"`, `"…T10:00:00.250Z"` |
-/// | data | `x'01ab'` (hex) | base64 string |
+/// | data | `x'01ab'` (hex); see ``BinaryDisplay`` for what tables, lines and CSV show | base64 string, or an archive decoded (``BinaryDisplay``) |
 /// | uuid | `E621E1F8-C36C-495A-93FC-0C247A3E6E5F` | the same, as a string |
 /// | url | its absolute string | the same, as a string |
 ///
@@ -268,6 +269,25 @@ enum ValueFormatter {
     }
 
     // MARK: Bytes
+
+    /// Binary bytes as `.binary decoded` or `.binary preview` shows them
+    /// in text: an archive or property list decoded (at least `limit`
+    /// bytes of its text form, when it is longer), else the size and first
+    /// bytes, `<1.2 KB 0a061f2b…>`.
+    static func binaryText(_ data: Data, _ binary: BinaryDisplay, limit: Int = .max) -> String {
+        if binary == .decoded, let decoded = ArchivedObject(decoding: data) { return decoded.text(limit: limit) }
+        return ArchivedObject.preview(of: data)
+    }
+
+    /// Appends binary bytes as JSON: an archive or property list decoded
+    /// with `.binary decoded`, else base64.
+    static func appendBinaryJSON(_ data: Data, _ binary: BinaryDisplay, to text: inout TextBuffer) {
+        if binary == .decoded, let decoded = ArchivedObject(decoding: data) {
+            text += decoded.json
+            return
+        }
+        appendJSON(.data(data), to: &text)
+    }
 
     /// Appends `data` in hexadecimal, a block at a time.
     static func appendHex(_ data: Data, to text: inout TextBuffer) {

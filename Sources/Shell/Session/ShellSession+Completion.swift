@@ -108,6 +108,7 @@ extension ShellSession {
             return dotFileCompletion(word, lineStart: lineStart, cursor: cursor, next: next)
         case ("save-as", 1): return choose(["sqlite", "coredata", "xml"])
         case ("mode", 0): return choose(OutputMode.allCases.map(\.rawValue))
+        case ("binary", 0): return choose(BinaryDisplay.allCases.map(\.rawValue))
         case ("headers", 0), ("timer", 0), ("bail", 0): return choose(["on", "off"])
         case ("help", 0): return choose(Help.topics)
         case ("schema", 0): return choose(model.entities.map(\.name).sorted())

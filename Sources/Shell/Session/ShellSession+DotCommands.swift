@@ -16,6 +16,9 @@ extension ShellSession {
         ("read", ".read FILE", "run the statements of a file"),
         ("mode", ".mode [table|line|json|csv]", "how results are shown; with none, which"),
         ("headers", ".headers [on|off]", "column names in table and csv modes"),
+        ("binary", ".binary [decoded|preview|raw]",
+         "how binary values show: archives and plists decoded, else size and first bytes (decoded, the default); "
+            + "size and first bytes (preview); every byte as x'…' (raw; base64 in json)"),
         ("timer", ".timer [on|off]", "show each statement's time: real, user and system"),
         ("output", ".output [FILE]", "send results to FILE as plain text, or back to the screen"),
         ("once", ".once FILE", "send only the next statement's results to FILE"),
@@ -67,6 +70,15 @@ extension ShellSession {
                 renderOptions.mode = mode
             case "headers":
                 return onOff(renderOptions.headers) { renderOptions.headers = $0 }
+            case "binary":
+                if arguments.isEmpty {
+                    output.status("binary: \(renderOptions.binary.rawValue)")
+                    return true
+                }
+                guard arguments.count == 1, let binary = BinaryDisplay(rawValue: arguments[0].lowercased()) else {
+                    return fail("usage: .binary [decoded|preview|raw]")
+                }
+                renderOptions.binary = binary
             case "timer":
                 return onOff(timer) { timer = $0 }
             case "bail":

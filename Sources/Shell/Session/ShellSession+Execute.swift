@@ -371,7 +371,7 @@ extension ShellSession {
             // On one line and cut, as a table shows it: the value may be a
             // file's.
             return ShownCell(.value(v), nullText: "nil", listLimit: Renderer.listLimit,
-                             limit: renderOptions.maxValueWidth, escaping: .all).text
+                             limit: renderOptions.maxValueWidth, escaping: .all, binary: renderOptions.binary).text
         case .objects(let objects, let entity, _): return Self.count(objects.count, entity.name)
         }
     }
