@@ -131,8 +131,12 @@ extension SQLTranslator {
         if op == .sum {
             // TOTAL is a float; keep integer sums integral as the evaluator does.
             sql = "(SELECT COALESCE(SUM(\(column)), 0) FROM \(from)\(joins) WHERE \(correlation))"
-        } else if op == .avg && isPostgres {
-            sql = "(SELECT \(Self.postgresAverage(column)) FROM \(from)\(joins) WHERE \(correlation))"
+        } else if op == .avg {
+            // Key-value coding's @avg counts a nil as 0 (see the
+            // evaluator's `keyValueAverage`); SQL's AVG would skip it.
+            let zeroed = "COALESCE(\(column), 0)"
+            sql = isPostgres ? "(SELECT \(Self.postgresAverage(zeroed)) FROM \(from)\(joins) WHERE \(correlation))"
+                : "(SELECT AVG(\(zeroed)) FROM \(from)\(joins) WHERE \(correlation))"
         }
         return Operand(sql: sql, category: category, kind: kind)
     }

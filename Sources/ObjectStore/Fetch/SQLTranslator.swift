@@ -492,6 +492,9 @@ struct SQLTranslator {
     }
 
     private mutating func scalarComparisonSQL(_ c: Comparison, in scope: Scope, rhsScope: Scope) throws -> String {
+        if c.op == .utiConformsTo || c.op == .utiEquals {
+            return try scalarComparisonSQL(try Self.uniformTypeComparison(c), in: scope, rhsScope: rhsScope)
+        }
         if c.op == .between { return try between(c, in: scope, rhsScope: rhsScope) }
         if c.op == .in { return try membership(c, in: scope, rhsScope: rhsScope) }
         var lhs = try operand(c.lhs, in: scope)
@@ -552,9 +555,28 @@ struct SQLTranslator {
             }
             if isPostgres { return try postgresLike(c, lhs, rhs) }
             return "mrq_string(\(stringOpCode(c.op)), \(lhs.sql), \(rhs.sql), \(options.rawValue))"
-        case .between, .in:
-            preconditionFailure("handled above")
+        case .between, .in, .utiConformsTo, .utiEquals:
+            throw Untranslatable(reason: "\(c.op.rawValue) is translated before")
         }
+    }
+
+    /// `x UTI-EQUALS "t"` as `x == "t"`, and `x UTI-CONFORMS-TO "t"` as
+    /// `x IN {…}` over the identifiers ``UniformTypes`` knows to conform
+    /// to `t` (`t` included), as the evaluator answers; a type read from a
+    /// column on the right is evaluated in memory.
+    static func uniformTypeComparison(_ c: Comparison) throws -> Comparison {
+        guard case .constant(.string(let type)) = c.rhs.kind else {
+            throw Untranslatable(reason: "\(c.op.rawValue) with a type that is not a constant")
+        }
+        var rewritten = c
+        rewritten.options = []
+        if c.op == .utiEquals {
+            rewritten.op = .equal
+        } else {
+            rewritten.op = .in
+            rewritten.rhs = .aggregate(UniformTypes.conforming(to: type).map { .string($0) })
+        }
+        return rewritten
     }
 
     private func stringOpCode(_ op: Comparison.Operator) -> Int {
