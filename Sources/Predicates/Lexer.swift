@@ -401,17 +401,16 @@ private struct Scanner {
                                               as: UTF8.self)),
                         at: SourceRange(start: escapeStart, end: scanner.location))
         }
-        let simple: [UInt8: UInt8] = [UInt8(ascii: "a"): 0x07, UInt8(ascii: "b"): 0x08, UInt8(ascii: "f"): 0x0C,
-                                      UInt8(ascii: "n"): 0x0A, UInt8(ascii: "r"): 0x0D, UInt8(ascii: "t"): 0x09,
-                                      UInt8(ascii: "v"): 0x0B, UInt8(ascii: "\""): e, UInt8(ascii: "'"): e,
-                                      UInt8(ascii: "\\"): e]
-        if let byte = simple[e] {
-            out.append(byte)
-            bump()
-            return
-        }
         var scalar: UInt32
         switch e {
+        case UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "\\"): out.append(e); bump(); return
+        case UInt8(ascii: "a"): out.append(0x07); bump(); return
+        case UInt8(ascii: "b"): out.append(0x08); bump(); return
+        case UInt8(ascii: "f"): out.append(0x0C); bump(); return
+        case UInt8(ascii: "n"): out.append(0x0A); bump(); return
+        case UInt8(ascii: "r"): out.append(0x0D); bump(); return
+        case UInt8(ascii: "t"): out.append(0x09); bump(); return
+        case UInt8(ascii: "v"): out.append(0x0B); bump(); return
         case UInt8(ascii: "0")...UInt8(ascii: "7"):
             guard let o2 = byte(at: pos + 1), let o3 = byte(at: pos + 2),
                   (UInt8(ascii: "0")...UInt8(ascii: "7")).contains(o2), (UInt8(ascii: "0")...UInt8(ascii: "7")).contains(o3) else {
