@@ -560,25 +560,6 @@ struct SQLTranslator {
         }
     }
 
-    /// `x UTI-EQUALS "t"` as `x == "t"`, and `x UTI-CONFORMS-TO "t"` as
-    /// `x IN {…}` over the identifiers ``UniformTypes`` knows to conform
-    /// to `t` (`t` included), as the evaluator answers; a type read from a
-    /// column on the right is evaluated in memory.
-    static func uniformTypeComparison(_ c: Comparison) throws -> Comparison {
-        guard case .constant(.string(let type)) = c.rhs.kind else {
-            throw Untranslatable(reason: "\(c.op.rawValue) with a type that is not a constant")
-        }
-        var rewritten = c
-        rewritten.options = []
-        if c.op == .utiEquals {
-            rewritten.op = .equal
-        } else {
-            rewritten.op = .in
-            rewritten.rhs = .aggregate(UniformTypes.conforming(to: type).map { .string($0) })
-        }
-        return rewritten
-    }
-
     private func stringOpCode(_ op: Comparison.Operator) -> Int {
         SQLFunctions.code(for: op)
     }
