@@ -81,7 +81,7 @@ let package = Package(
         .testTarget(name: "PredicatesTests", dependencies: ["Predicates"]),
         .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "ObjectStorePostgres", "Predicates", "PostgresTestServer", "EvidenceFixtures"], exclude: ["Fixtures"]),
         .testTarget(name: "ActiveRecordTests", dependencies: ["ActiveRecord", "ObjectStore", "ObjectStorePostgres", "PostgresTestServer"]),
-        .testTarget(name: "ShellTests", dependencies: ["Shell"], exclude: ["Transcripts"]),
+        .testTarget(name: "ShellTests", dependencies: ["Shell", "PostgresTestServer"], exclude: ["Transcripts"]),
         .testTarget(name: "mrqTests", dependencies: ["Shell", "ObjectStore", "PostgresTestServer", "EvidenceFixtures"]),
     ],
     swiftLanguageModes: [.v6]

@@ -114,6 +114,12 @@ public struct Comparison: Sendable, Hashable {
         case like = "LIKE"
         /// `MATCHES`: a whole-string ICU regular expression match.
         case matches = "MATCHES"
+        /// `UTI-CONFORMS-TO`: the uniform type identifier on the left
+        /// conforms to the one on the right (`public.jpeg UTI-CONFORMS-TO
+        /// public.image`), by ``UniformTypes``' table.
+        case utiConformsTo = "UTI-CONFORMS-TO"
+        /// `UTI-EQUALS`: the two uniform type identifiers are the same.
+        case utiEquals = "UTI-EQUALS"
 
         /// True for `< <= > >=`.
         public var isOrdering: Bool {
@@ -220,6 +226,10 @@ public struct Expression: Sendable, Hashable {
         case evaluatedObject
         /// `$name`, without the `$`.
         case variable(String)
+        /// `$name := expression` (the BNF's `assignment_expression`): the
+        /// value of the expression, which `$name` then holds for the rest
+        /// of the evaluation.
+        case assignment(String, Expression)
         /// `{a, b, c}`.
         case aggregate([Expression])
         /// `sum:(x)`, `now()`, `add:to:(1, 2)`, `average({1, 2})`.
@@ -305,7 +315,9 @@ public enum Index: Sendable, Hashable {
 /// Key-value coding collection operators.
 public enum CollectionOperator: String, Sendable, Hashable, CaseIterable {
     /// `@count`, `@sum`, `@avg`, `@min`, `@max`: key-value coding's aggregate
-    /// operators (`children.@avg.age`); nils are skipped.
+    /// operators (`children.@avg.age`). `@sum`, `@min` and `@max` skip
+    /// nils; `@avg` counts a nil as 0, as the Key-Value Coding guide says
+    /// it "converts it to a double (substituting 0 for nil values)".
     case count, sum, avg, min, max
     /// `@distinctUnionOfObjects` and `@unionOfObjects`: the values of a key
     /// over a collection, without and with duplicates.

@@ -88,6 +88,9 @@ struct Diagnostic: Sendable {
     }
     static let unterminatedString = Diagnostic("unterminated string", .lexical)
     static let invalidUnicodeEscape = Diagnostic("invalid unicode escape, expected \\uXXXX", .lexical)
+    static func invalidEscape(_ text: String) -> Diagnostic {
+        Diagnostic("invalid escape \(quoted(text)) in a string, expected \\n \\t \\r \\\\ \\' \\\" \\a \\b \\f \\v \\0, \\ooo octal, \\xHH or \\uHHHH (a regular expression writes its backslash twice)", .lexical)
+    }
     static func invalidNumber(_ text: String) -> Diagnostic { Diagnostic("invalid number \(quoted(text))", .lexical) }
     static func integerTooLarge(_ text: String) -> Diagnostic {
         Diagnostic("integer \(quoted(text)) does not fit in 64 bits", .lexical)
@@ -98,7 +101,7 @@ struct Diagnostic: Sendable {
     static let expectedVariableName = Diagnostic("expected variable name after '$'", .lexical)
     static let expectedCollectionOperator = Diagnostic("expected collection operator or date after '@'", .lexical)
     static func unknownFormatSpecifier(_ text: String) -> Diagnostic {
-        Diagnostic("unknown format specifier \(quoted(text)), expected %@ %K %d %i %f %ld %lld %u or %%", .lexical)
+        Diagnostic("unknown format specifier \(quoted(text)), expected %@, %K, %% or a printf conversion such as %d %lu %x %f %g", .lexical)
     }
 
     // Syntax.

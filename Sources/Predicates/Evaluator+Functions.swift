@@ -37,7 +37,7 @@ enum Collections {
         case .sum:
             return try Aggregates.sum(items, range: range)
         case .avg:
-            return try Aggregates.average(items, range: range)
+            return try Aggregates.keyValueAverage(items, range: range)
         case .min, .max:
             return try Aggregates.extreme(items, max: op == .max, range: range)
         case .unionOfObjects, .unionOfArrays:
@@ -76,6 +76,18 @@ enum Aggregates {
         for n in values { total = try Arithmetic.apply(.add, total, n, range: range) }
         if case .decimal(let d) = total { return .value(.decimal(d / Decimal(values.count))) }
         return .value(.double(total.double / Double(values.count)))
+    }
+
+    /// `@avg`, as the Key-Value Coding Programming Guide (Using
+    /// Collection Operators) documents it: "valueForKeyPath: reads the
+    /// property specified by the right key path for each element of the
+    /// collection, converts it to a double (substituting 0 for nil
+    /// values), and computes the arithmetic average of these". So a nil
+    /// counts as 0 and is counted; an empty collection gives nil.
+    /// (NSExpression's `average:` function documents no such rule and
+    /// skips nils, as SQL's AVG does.)
+    static func keyValueAverage(_ items: [Operand], range: SourceRange) throws -> Operand {
+        try average(items.map { $0.isNull ? .value(.int(0)) : $0 }, range: range)
     }
 
     static func extreme(_ items: [Operand], max: Bool, range: SourceRange) throws -> Operand {

@@ -52,8 +52,9 @@ import Foundation
 /// yields the collection of the next key's values (nested collections are
 /// flattened). Reading a key from a scalar is an error.
 ///
-/// Collection operators and aggregate functions skip nils: `@count` of nil
-/// is 0; `@sum` (and `sum:`) of an empty collection is 0; `@avg`, `@min`,
+/// Collection operators and aggregate functions skip nils, except `@avg`,
+/// which counts a nil as 0 as the Key-Value Coding guide documents ("converts
+/// it to a double (substituting 0 for nil values)"): `@count` of nil is 0; `@sum` (and `sum:`) of an empty collection is 0; `@avg`, `@min`,
 /// `@max` (and `average:`, `min:`, `max:`, `median:`, `stddev:`) of an
 /// empty collection are nil. `stddev:` is the population standard
 /// deviation; `median:` averages the two middle values of an even count;
@@ -141,7 +142,23 @@ public struct Evaluator {
 
     // MARK: Predicates
 
-    typealias Scope = [String: Operand]
+    /// The variables one evaluation binds: a SUBQUERY's (copied into each
+    /// nested scope) and those an assignment (`$x := …`) gave a value, which
+    /// every copy shares so that the rest of the evaluation sees them.
+    struct Scope: ExpressibleByDictionaryLiteral {
+        final class Assigned { var values: [String: Operand] = [:] }
+        var bound: [String: Operand] = [:]
+        let assigned = Assigned()
+
+        init(dictionaryLiteral elements: (String, Operand)...) {
+            for (name, value) in elements { bound[name] = value }
+        }
+
+        subscript(name: String) -> Operand? {
+            get { bound[name] ?? assigned.values[name] }
+            set { bound[name] = newValue }
+        }
+    }
 
     func test(_ p: Predicate, _ root: Operand, _ scope: Scope) throws -> Bool {
         switch p.kind {
@@ -246,6 +263,10 @@ public struct Evaluator {
                 guard let haystack = Evaluator.text(of: lhs), case .value(.string(let needle)) = rhs else { return false }
                 return Evaluator.containsString(haystack, needle, options)
             }
+        case .utiConformsTo, .utiEquals:
+            // Uniform type identifiers are strings; options do not apply.
+            guard case .value(.string(let type)) = lhs, case .value(.string(let other)) = rhs else { return false }
+            return c.op == .utiEquals ? type.utf8.elementsEqual(other.utf8) : UniformTypes.conforms(type, to: other)
         case .beginsWith, .endsWith, .like, .matches:
             guard let s = Evaluator.text(of: lhs), case .value(.string(let pattern)) = rhs else { return false }
             switch c.op {
@@ -284,6 +305,10 @@ public struct Evaluator {
         case .variable(let name):
             if let bound = scope[name] ?? variables[name] { return bound }
             throw EvaluationError(.unboundVariable(name), at: e.range)
+        case .assignment(let name, let expression):
+            let assigned = try value(expression, root, scope)
+            scope.assigned.values[name] = assigned
+            return assigned
         case .aggregate(let elements):
             return .collection(try elements.map { try value($0, root, scope) })
         case .function(let function, let arguments):

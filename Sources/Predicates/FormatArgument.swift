@@ -74,7 +74,24 @@ extension Predicate {
     /// let p = try template.substituting(variables: ["min": 18])
     /// ```
     public func substituting(variables: [String: Value], keeping: Set<String> = []) throws(SyntaxError) -> Predicate {
-        var substitution = Substitution(arguments: nil, variables: variables)
+        try substituting(expressions: variables.mapValues { Expression(.constant($0)) }, keeping: keeping)
+    }
+
+    /// Replaces `$name` variables with expressions, as NSPredicate's
+    /// `withSubstitutionVariables(_:)` does with a dictionary whose values
+    /// may be arrays: a collection variable is an aggregate, so
+    /// `name IN $NAMES` tests membership in it.
+    ///
+    /// ```swift
+    /// let template = try Predicate(format: "FirstName IN $NAMES")
+    /// let p = try template.substituting(expressions: ["NAMES": .aggregate(["Zoey", "Kai"])])
+    /// p.format   // FirstName IN {"Zoey", "Kai"}
+    /// ```
+    ///
+    /// Variables bound by a SUBQUERY stay, and so do those named in
+    /// `keeping`; any other variable missing from `expressions` throws.
+    public func substituting(expressions: [String: Expression], keeping: Set<String> = []) throws(SyntaxError) -> Predicate {
+        var substitution = Substitution(arguments: nil, variables: expressions)
         substitution.kept = keeping
         return try substitution.predicate(self)
     }
@@ -113,9 +130,25 @@ extension Expression {
     /// Replaces `$name` variables with constants (see
     /// ``Predicate/substituting(variables:)``).
     public func substituting(variables: [String: Value], keeping: Set<String> = []) throws(SyntaxError) -> Expression {
-        var substitution = Substitution(arguments: nil, variables: variables)
+        try substituting(expressions: variables.mapValues { Expression(.constant($0)) }, keeping: keeping)
+    }
+
+    /// Replaces `$name` variables with expressions, a collection as an
+    /// aggregate (see ``Predicate/substituting(expressions:keeping:)``).
+    public func substituting(expressions: [String: Expression], keeping: Set<String> = []) throws(SyntaxError) -> Expression {
+        var substitution = Substitution(arguments: nil, variables: expressions)
         substitution.kept = keeping
         return try substitution.expression(self)
+    }
+
+    /// An aggregate `{a, b, c}` of constants: the expression a collection
+    /// variable stands for.
+    ///
+    /// ```swift
+    /// Expression.aggregate(["Zoey", "Kai"]).format   // {"Zoey", "Kai"}
+    /// ```
+    public static func aggregate(_ values: [Value]) -> Expression {
+        Expression(.aggregate(values.map { Expression(.constant($0)) }))
     }
 }
 
@@ -123,16 +156,18 @@ extension Expression {
 /// variables (when `variables` is set).
 struct Substitution {
     let arguments: [FormatArgument]?
-    let variables: [String: Value]?
+    let variables: [String: Expression]?
     var next = 0
     var placeholdersSeen = 0
     var bound: [String] = []
+    /// Variables an assignment (`$x := …`) has given a value.
+    var assigned: Set<String> = []
     /// When set, missing variables are collected here instead of thrown.
     var collected: Set<String>?
     /// Variables left as they are.
     var kept: Set<String> = []
 
-    init(arguments: [FormatArgument]?, variables: [String: Value]?) {
+    init(arguments: [FormatArgument]?, variables: [String: Expression]?) {
         self.arguments = arguments
         self.variables = variables
     }
@@ -174,8 +209,14 @@ struct Substitution {
         switch e.kind {
         case .constant, .keyPath, .evaluatedObject, .object:
             return e
+        case .assignment(let name, let value):
+            let filled = try expression(value)
+            // `$name` holds the assigned value from here on, not a
+            // substitution variable's.
+            assigned.insert(name)
+            return Expression(.assignment(name, filled), range: r)
         case .variable(let name):
-            guard let variables, !bound.contains(name), !kept.contains(name) else { return e }
+            guard let variables, !bound.contains(name), !kept.contains(name), !assigned.contains(name) else { return e }
             guard let value = variables[name] else {
                 if collected != nil {
                     collected?.insert(name)
@@ -183,7 +224,7 @@ struct Substitution {
                 }
                 throw SyntaxError(.missingVariable(name), at: r)
             }
-            return Expression(.constant(value), range: r)
+            return Expression(value.kind, range: r)
         case .aggregate(let elements): return Expression(.aggregate(try list(elements)), range: r)
         case .function(let f, let args): return Expression(.function(f, try list(args)), range: r)
         case .method(let receiver, let selector, let args):

@@ -305,39 +305,46 @@ private struct Scanner {
     mutating func scanWord() -> TokenKind {
         let first = pos
         let ascii = skipIdentifier()
+        if ascii, pos - first == 3, byte(at: pos) == UInt8(ascii: "-"), let keyword = scanHyphenated(from: first) {
+            return .keyword(keyword)
+        }
         if ascii, let keyword = Keyword.lookup(UnsafeBufferPointer(rebasing: bytes[first..<pos])) {
             return .keyword(keyword)
         }
         return .identifier
     }
 
+    /// `UTI-CONFORMS-TO` and `UTI-EQUALS`: one keyword with hyphens, when
+    /// the letters and hyphens from `first` spell one; otherwise `UTI`
+    /// stays a key and `-` a minus.
+    mutating func scanHyphenated(from first: Int) -> Keyword? {
+        var end = pos
+        while end - first <= 16, let b = byte(at: end), b == UInt8(ascii: "-") || Scanner.isIdentifierStart(b) && b < 0x80 {
+            end += 1
+        }
+        guard let keyword = Keyword.lookup(UnsafeBufferPointer(rebasing: bytes[first..<end])),
+              keyword == .utiConformsTo || keyword == .utiEquals,
+              byte(at: end).map({ !Scanner.isIdentifierContinue($0) }) ?? true else { return nil }
+        bump(end - pos)
+        return keyword
+    }
+
     mutating func scanFormatArgument(start: SourceLocation) throws(SyntaxError) -> TokenKind {
-        let a = byte(at: pos + 1), b = byte(at: pos + 2), c = byte(at: pos + 3)
-        var spec: FormatSpecifier?
-        var length = 2
-        switch a {
-        case UInt8(ascii: "@"): spec = .object
-        case UInt8(ascii: "K"): spec = .keyPath
-        case UInt8(ascii: "d"): spec = .int
-        case UInt8(ascii: "i"): spec = .integer
-        case UInt8(ascii: "f"): spec = .float
-        case UInt8(ascii: "u"): spec = .unsigned
-        case UInt8(ascii: "%"): spec = .percent
-        case UInt8(ascii: "l"):
-            if b == UInt8(ascii: "d") { spec = .long; length = 3 }
-            else if b == UInt8(ascii: "l"), c == UInt8(ascii: "d") { spec = .longLong; length = 4 }
-        default: break
-        }
-        guard let spec else {
-            bump()
-            if pos < bytes.count, bytes[pos] > 0x20 {
-                bump()
-                while pos < bytes.count, bytes[pos] & 0xC0 == 0x80 { bump() }
-            }
-            let text = String(decoding: UnsafeBufferPointer(rebasing: bytes[start.offset..<pos]), as: UTF8.self)
-            throw SyntaxError(.unknownFormatSpecifier(text), at: SourceRange(start: start, end: location))
-        }
+        let first = pos
+        let length = FormatSpecifier.scanLength { byte(at: first + $0) }
         bump(length)
+        // The character after the length letters belongs to the
+        // specifier, valid or not, so an error names all of it (`%lu`,
+        // `%y`, `%lé`).
+        if pos < bytes.count, bytes[pos] > 0x20 {
+            bump()
+            while pos < bytes.count, bytes[pos] & 0xC0 == 0x80 { bump() }
+        }
+        let text = Array(UnsafeBufferPointer(rebasing: bytes[first..<pos]))
+        guard FormatSpecifier.isValid(text), let spec = FormatSpecifier(rawValue: String(decoding: text, as: UTF8.self)) else {
+            throw SyntaxError(.unknownFormatSpecifier(String(decoding: text, as: UTF8.self)),
+                              at: SourceRange(start: start, end: location))
+        }
         return .formatArgument(spec)
     }
 
@@ -378,39 +385,78 @@ private struct Scanner {
             let escapeStart = location
             bump()
             guard let e = byte(at: pos) else { break }
-            switch e {
-            case UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "\\"): out.append(e); bump()
-            case UInt8(ascii: "n"): out.append(0x0A); bump()
-            case UInt8(ascii: "t"): out.append(0x09); bump()
-            case UInt8(ascii: "r"): out.append(0x0D); bump()
-            case UInt8(ascii: "0"): out.append(0x00); bump()
-            case UInt8(ascii: "u"):
-                bump()
-                guard var scalar = scanHex4() else {
-                    throw SyntaxError(.invalidUnicodeEscape, at: SourceRange(start: escapeStart, end: location))
-                }
-                if (0xD800...0xDBFF).contains(scalar) {
-                    // A high surrogate must be followed by `\u` and a low one.
-                    guard byte(at: pos) == UInt8(ascii: "\\"), byte(at: pos + 1) == UInt8(ascii: "u") else {
-                        throw SyntaxError(.invalidUnicodeEscape, at: SourceRange(start: escapeStart, end: location))
-                    }
-                    bump(2)
-                    guard let low = scanHex4(), (0xDC00...0xDFFF).contains(low) else {
-                        throw SyntaxError(.invalidUnicodeEscape, at: SourceRange(start: escapeStart, end: location))
-                    }
-                    scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
-                }
-                guard let value = Unicode.Scalar(scalar) else {
-                    throw SyntaxError(.invalidUnicodeEscape, at: SourceRange(start: escapeStart, end: location))
-                }
-                out.append(contentsOf: Array(String(Character(value)).utf8))
-            default:
-                // Unknown escapes keep their backslash, so regular
-                // expressions and LIKE patterns read naturally: "\d+".
-                out.append(UInt8(ascii: "\\"))
-            }
+            try scanEscape(e, from: escapeStart, into: &out)
         }
         throw SyntaxError(.unterminatedString, at: SourceRange(start: start, end: location))
+    }
+
+    /// Decodes the escape after a backslash, Apple's list: `\a \b \f \n
+    /// \r \t \v \" \' \\`, `\0` (NUL), `\ooo` (three octal digits),
+    /// `\xHH` (two hex digits), `\uHHHH` and `\UHHHH` (four hex digits;
+    /// a surrogate pair combines). Anything else is an error at the escape:
+    /// a regular expression writes its backslash twice, `"\\d+"`.
+    mutating func scanEscape(_ e: UInt8, from escapeStart: SourceLocation, into out: inout [UInt8]) throws(SyntaxError) {
+        func invalid(_ scanner: Scanner) -> SyntaxError {
+            SyntaxError(.invalidEscape(String(decoding: UnsafeBufferPointer(rebasing: scanner.bytes[escapeStart.offset..<scanner.pos]),
+                                              as: UTF8.self)),
+                        at: SourceRange(start: escapeStart, end: scanner.location))
+        }
+        var scalar: UInt32
+        switch e {
+        case UInt8(ascii: "\""), UInt8(ascii: "'"), UInt8(ascii: "\\"): out.append(e); bump(); return
+        case UInt8(ascii: "a"): out.append(0x07); bump(); return
+        case UInt8(ascii: "b"): out.append(0x08); bump(); return
+        case UInt8(ascii: "f"): out.append(0x0C); bump(); return
+        case UInt8(ascii: "n"): out.append(0x0A); bump(); return
+        case UInt8(ascii: "r"): out.append(0x0D); bump(); return
+        case UInt8(ascii: "t"): out.append(0x09); bump(); return
+        case UInt8(ascii: "v"): out.append(0x0B); bump(); return
+        case UInt8(ascii: "0")...UInt8(ascii: "7"):
+            guard let o2 = byte(at: pos + 1), let o3 = byte(at: pos + 2),
+                  (UInt8(ascii: "0")...UInt8(ascii: "7")).contains(o2), (UInt8(ascii: "0")...UInt8(ascii: "7")).contains(o3) else {
+                guard e == UInt8(ascii: "0") else {
+                    bump()
+                    throw invalid(self)
+                }
+                out.append(0x00)
+                bump()
+                return
+            }
+            scalar = UInt32(e - 48) << 6 | UInt32(o2 - 48) << 3 | UInt32(o3 - 48)
+            bump(3)
+        case UInt8(ascii: "x"):
+            bump()
+            guard let h1 = byte(at: pos).flatMap(Scanner.hexValue) else { throw invalid(self) }
+            bump()
+            guard let h2 = byte(at: pos).flatMap(Scanner.hexValue) else { throw invalid(self) }
+            bump()
+            scalar = UInt32(h1) << 4 | UInt32(h2)
+        case UInt8(ascii: "u"), UInt8(ascii: "U"):
+            bump()
+            guard let hex = scanHex4() else {
+                throw SyntaxError(.invalidUnicodeEscape, at: SourceRange(start: escapeStart, end: location))
+            }
+            scalar = hex
+            if (0xD800...0xDBFF).contains(scalar) {
+                // A high surrogate must be followed by `\u` and a low one.
+                guard byte(at: pos) == UInt8(ascii: "\\"), byte(at: pos + 1) == UInt8(ascii: "u") || byte(at: pos + 1) == UInt8(ascii: "U") else {
+                    throw SyntaxError(.invalidUnicodeEscape, at: SourceRange(start: escapeStart, end: location))
+                }
+                bump(2)
+                guard let low = scanHex4(), (0xDC00...0xDFFF).contains(low) else {
+                    throw SyntaxError(.invalidUnicodeEscape, at: SourceRange(start: escapeStart, end: location))
+                }
+                scalar = 0x10000 + ((scalar - 0xD800) << 10) + (low - 0xDC00)
+            }
+        default:
+            bump()
+            while pos < bytes.count, bytes[pos] & 0xC0 == 0x80 { bump() }
+            throw invalid(self)
+        }
+        guard let value = Unicode.Scalar(scalar) else {
+            throw SyntaxError(.invalidUnicodeEscape, at: SourceRange(start: escapeStart, end: location))
+        }
+        out.append(contentsOf: Array(String(Character(value)).utf8))
     }
 
     mutating func scanHex4() -> UInt32? {

@@ -165,7 +165,7 @@ extension Parser {
         return Expression(.collection(op, base, key: key), range: range(from: start))
     }
 
-    /// primary → literal | function | keyPath | VARIABLE | "SELF" | collectionOperator | aggregate | subquery | functionExpression | cast | formatArgument | "(" expression ")" | reserved
+    /// primary → literal | function | keyPath | assignment | VARIABLE | "SELF" | collectionOperator | aggregate | subquery | functionExpression | cast | formatArgument | "(" expression ")" | reserved
     mutating func parsePrimary() throws(SyntaxError) -> Expression {
         let token = peek()
         switch token.kind {
@@ -177,6 +177,9 @@ extension Parser {
             let (path, range) = try parseKeyPath()
             return Expression(.keyPath(path), range: range)
         case .variable:
+            if peek(1).kind == .colon, peek(2).kind == .assign, peek(1).range.end == peek(2).range.start {
+                return try parseAssignment()
+            }
             advance()
             return Expression(.variable(name(of: token)), range: token.range)
         case .keyword(.self):
@@ -207,6 +210,22 @@ extension Parser {
         default:
             throw unexpected()
         }
+    }
+
+    /// Apple's BNF writes `assignment_expression ::= predicate_variable
+    /// ":=" expression` and documents nothing more; mrq gives it the meaning
+    /// Foundation's variable assignment expression has: the value of the
+    /// expression, kept in `$name` for the rest of the evaluation.
+    ///
+    /// assignment → VARIABLE ":" "=" expression
+    mutating func parseAssignment() throws(SyntaxError) -> Expression {
+        let variable = advance()
+        advance()
+        let assign = advance()
+        try enter()
+        defer { leave() }
+        let value = try parseOperand(after: assign) { p throws(SyntaxError) in try p.parseExpression() }
+        return Expression(.assignment(name(of: variable), value), range: range(from: variable))
     }
 
     /// literal → STRING | INTEGER | DOUBLE | DATE | "TRUE" | "YES" | "FALSE" | "NO" | "NULL" | "NIL"
@@ -445,7 +464,7 @@ extension Parser {
         }
     }
 
-    /// formatArgument → "%@" | "%K" | "%d" | "%i" | "%f" | "%ld" | "%lld" | "%u" | "%%"
+    /// formatArgument → "%@" | "%K" | "%%" | PRINTF_CONVERSION
     mutating func parseFormatArgument() throws(SyntaxError) -> Expression {
         let token = advance()
         guard case .formatArgument(let spec) = token.kind else { throw SyntaxError(.unexpected(describe(token)), at: token.range) }

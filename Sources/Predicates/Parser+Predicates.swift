@@ -134,7 +134,7 @@ extension Parser {
         }
     }
 
-    /// comparisonOperator → "=" | "==" | "!=" | "<>" | "<" | "<=" | "=<" | ">" | ">=" | "=>" | "BETWEEN" | "IN" | "CONTAINS" | "BEGINSWITH" | "ENDSWITH" | "LIKE" | "MATCHES"
+    /// comparisonOperator → "=" | "==" | "!=" | "<>" | "<" | "<=" | "=<" | ">" | ">=" | "=>" | "BETWEEN" | "IN" | "CONTAINS" | "BEGINSWITH" | "ENDSWITH" | "LIKE" | "MATCHES" | "UTI-CONFORMS-TO" | "UTI-EQUALS"
     mutating func parseComparisonOperator() throws(SyntaxError) -> Comparison.Operator? {
         let op: Comparison.Operator
         switch peek().kind {
@@ -151,6 +151,8 @@ extension Parser {
         case .keyword(.endsWith): op = .endsWith
         case .keyword(.like): op = .like
         case .keyword(.matches): op = .matches
+        case .keyword(.utiConformsTo): op = .utiConformsTo
+        case .keyword(.utiEquals): op = .utiEquals
         default: return nil
         }
         advance()
@@ -182,6 +184,7 @@ extension Parser {
     }
 
     static let operatorWords = ["BETWEEN", "IN", "CONTAINS", "BEGINSWITH", "ENDSWITH", "LIKE", "MATCHES",
+                                "UTI-CONFORMS-TO", "UTI-EQUALS",
                                 "AND", "OR", "NOT", "ANY", "ALL", "NONE", "SOME"]
 
     /// Whether the current token ends a comparison that has not started:

@@ -86,6 +86,10 @@ struct KeyChecker<Schema: PredicateSchema> {
             return root
         case .variable(let name):
             return variables[name]
+        case .assignment(let name, let value):
+            let destination = try entity(of: value)
+            variables[name] = destination
+            return destination
         case .member(let base, let keys):
             guard let start = try entity(of: base) else { return nil }
             return try walk(keys, from: start, range: e.range, skip: 0, offsetFromEnd: true)

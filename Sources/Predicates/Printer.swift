@@ -63,9 +63,11 @@ public enum Printer {
             }
         case .comparison(let c):
             if c.modifier != .direct { out += c.modifier.rawValue + " " }
-            write(c.lhs, minimum: 0, to: &out)
+            // Minimum 1: only an assignment takes parentheses here, which
+            // read more plainly (`($x := age) > 3`).
+            write(c.lhs, minimum: 1, to: &out)
             out += " " + c.op.rawValue + c.options.format + " "
-            write(c.rhs, minimum: 0, to: &out)
+            write(c.rhs, minimum: 1, to: &out)
         }
         if parenthesize { out += ")" }
     }
@@ -85,6 +87,7 @@ public enum Printer {
             default: return 6
             }
         case .index, .member, .collection: return 5
+        case .assignment: return 0
         default: return 6
         }
     }
@@ -105,6 +108,9 @@ public enum Printer {
             out += "SELF"
         case .variable(let name):
             out += "$" + name
+        case .assignment(let name, let value):
+            out += "$" + name + " := "
+            write(value, minimum: 0, to: &out)
         case .aggregate(let elements):
             out += "{"
             writeList(elements, to: &out)
@@ -232,7 +238,7 @@ public enum Printer {
             case "\n": out += "\\n"
             case "\t": out += "\\t"
             case "\r": out += "\\r"
-            case "\0": out += "\\0"
+            case "\0": out += "\\u0000"
             default:
                 // What a terminal acts on, as TerminalText sees it: a
                 // dump of a hostile value reads back as the value.

@@ -133,6 +133,9 @@ public enum Keyword: String, Sendable, Hashable, CaseIterable {
     case endsWith = "ENDSWITH", like = "LIKE", matches = "MATCHES"
     /// The operator `BETWEEN`.
     case between = "BETWEEN"
+    /// The uniform type operators `UTI-CONFORMS-TO` and `UTI-EQUALS`, each
+    /// written as one word with its hyphens.
+    case utiConformsTo = "UTI-CONFORMS-TO", utiEquals = "UTI-EQUALS"
     /// `SUBQUERY(…)`, `FUNCTION(…)` and `CAST(…)`.
     case subquery = "SUBQUERY", function = "FUNCTION", cast = "CAST"
     /// The indexes `[FIRST]`, `[LAST]` and `[SIZE]`.
@@ -197,24 +200,85 @@ public enum Keyword: String, Sendable, Hashable, CaseIterable {
     }
 }
 
-/// A format-argument placeholder: `%@ %K %d %i %f %ld %lld %u %%`.
-public enum FormatSpecifier: String, Sendable, Hashable, CaseIterable {
+/// A format-argument placeholder: `%@`, `%K`, `%%` or a printf-style
+/// conversion such as `%d`, `%lu`, `%x`, `%g` or `%hi`.
+///
+/// ```swift
+/// FormatSpecifier(rawValue: "%lu")?.takesInteger   // true
+/// FormatSpecifier(rawValue: "%y")                  // nil
+/// ```
+///
+/// Apple's format string syntax "supports printf-style format specifiers
+/// such as %x" besides `%@` and `%K` (Predicate Format String Syntax); the
+/// BNF writes `format_argument ::= "@" | "%" | "K" | printf style
+/// conversion character`. mrq accepts the conversions of
+/// `String(format:)` that take a value: `d i o u x X` (integers, with the
+/// length modifiers `h hh l ll q z t j`), `e E f F g G a A` (floating
+/// point, with `l` or `L`), `c C` (a character code), `s S` (a string),
+/// plus `@`, `K` and `%`. Every one takes its argument as given.
+public struct FormatSpecifier: RawRepresentable, Sendable, Hashable {
+    /// The whole specifier as written: `%lu`.
+    public let rawValue: String
+
+    /// The specifier spelled `rawValue`; nil for one Apple's parser does
+    /// not know (`%y`, `%lK`).
+    public init?(rawValue: String) {
+        guard FormatSpecifier.isValid(Array(rawValue.utf8)) else { return nil }
+        self.rawValue = rawValue
+    }
+
+    private init(known: String) { rawValue = known }
+
     /// `%@`: any value (an object argument in NSPredicate).
-    case object = "%@"
+    public static let object = FormatSpecifier(known: "%@")
     /// `%K`: a key path, substituted as a key and not a string.
-    case keyPath = "%K"
+    public static let keyPath = FormatSpecifier(known: "%K")
     /// `%d`: an integer.
-    case int = "%d"
+    public static let int = FormatSpecifier(known: "%d")
     /// `%i`: an integer.
-    case integer = "%i"
+    public static let integer = FormatSpecifier(known: "%i")
     /// `%f`: a floating-point number.
-    case float = "%f"
+    public static let float = FormatSpecifier(known: "%f")
     /// `%ld`: a long integer.
-    case long = "%ld"
+    public static let long = FormatSpecifier(known: "%ld")
     /// `%lld`: a 64-bit integer.
-    case longLong = "%lld"
+    public static let longLong = FormatSpecifier(known: "%lld")
     /// `%u`: an unsigned integer.
-    case unsigned = "%u"
+    public static let unsigned = FormatSpecifier(known: "%u")
     /// `%%`, a literal percent sign (the string "%").
-    case percent = "%%"
+    public static let percent = FormatSpecifier(known: "%%")
+
+    /// The conversion character: `u` for `%lu`.
+    public var conversion: Character { rawValue.last ?? "%" }
+
+    /// True for the integer conversions `d i o u x X c C` (with any length).
+    public var takesInteger: Bool { "diouxXcC".contains(conversion) }
+    /// True for the floating-point conversions `e E f F g G a A`.
+    public var takesFloatingPoint: Bool { "eEfFgGaA".contains(conversion) }
+
+    static let integerConversions = Array("diouxX".utf8)
+    static let floatConversions = Array("eEfFgGaA".utf8)
+    static let otherConversions = Array("cCsS@K%".utf8)
+    static let integerLengths: [[UInt8]] = ["hh", "h", "ll", "l", "q", "z", "t", "j"].map { Array($0.utf8) }
+    static let floatLengths: [[UInt8]] = ["l", "L"].map { Array($0.utf8) }
+
+    /// Whether `bytes` (starting with `%`) is one whole specifier.
+    static func isValid(_ bytes: [UInt8]) -> Bool {
+        guard bytes.count >= 2, bytes[0] == UInt8(ascii: "%"), let last = bytes.last else { return false }
+        let length = Array(bytes[1..<(bytes.count - 1)])
+        if length.isEmpty {
+            return integerConversions.contains(last) || floatConversions.contains(last) || otherConversions.contains(last)
+        }
+        if integerConversions.contains(last) { return integerLengths.contains(length) }
+        if floatConversions.contains(last) { return floatLengths.contains(length) }
+        return false
+    }
+
+    /// The byte count of the specifier at the start of `bytes` (from `%`):
+    /// `%`, any run of length modifier letters, and one more character.
+    static func scanLength(_ byte: (Int) -> UInt8?) -> Int {
+        var n = 1
+        while let b = byte(n), "hlqLztj".utf8.contains(b) { n += 1 }
+        return n
+    }
 }

@@ -116,6 +116,9 @@ enum TreeDump {
         case .cast(let operand, let type):
             lines.append(prefix + "CAST " + type.rawValue)
             dump(operand, indent: indent + 1, into: &lines)
+        case .assignment(let name, let value):
+            lines.append(prefix + "assignment $" + name)
+            dump(value, indent: indent + 1, into: &lines)
         }
     }
 }

@@ -414,7 +414,7 @@ struct PredicateGenerator {
         case 12: return random.chance(50) ? crossTypeComparison() : stringFormComparison()
         case 13: return toOne()
         case 14: return random.chance(10) ? Predicate(.constant(random.chance(50))) : arithmetic()
-        default: return numericComparison()
+        default: return random.chance(50) ? uniformType() : assignment()
         }
     }
 
@@ -680,6 +680,22 @@ struct PredicateGenerator {
         case 4: return Expression(.binary(.divide, a, constant(.int(random.pick([2, -3, 4])))))
         default: return Expression(.binary(.add, Expression(.binary(.multiply, a, constant(.int(2)))), collectionExpression()))
         }
+    }
+
+    /// UTI-CONFORMS-TO (an IN-list in SQL) and UTI-EQUALS over strings,
+    /// some of them uniform type identifiers.
+    private mutating func uniformType() -> Predicate {
+        let types = ["public.image", "public.jpeg", "public.data", "public.item", "abc", "a", "public.text"]
+        let rhs: Expression = random.chance(80) ? constant(.string(random.pick(types + DifferentialModel.strings))) : key("note")
+        return comparison(key(random.pick(["name", "note", "owner.name", "labels.title"])),
+                          random.pick([.utiConformsTo, .utiEquals]), rhs, random.chance(80) ? .direct : .any)
+    }
+
+    /// `($v := operand) op constant AND $v …`: evaluated in memory.
+    private mutating func assignment() -> Predicate {
+        let assigned = Expression(.assignment("v", numericOperand()))
+        let first = comparison(assigned, orderingOperator(), numericConstant())
+        return Predicate(.and([first, comparison(Expression(.variable("v")), orderingOperator(), numericConstant())]))
     }
 
     private mutating func arithmetic() -> Predicate {

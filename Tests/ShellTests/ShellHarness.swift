@@ -35,7 +35,7 @@ final class ShellHarness {
     init(store: String = ":memory:", model: String? = ShellHarness.peopleModel) throws {
         directory = FileManager.default.temporaryDirectory.appendingPathComponent("mrq-shell-\(UUID().uuidString)")
         try FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
-        let storePath = store == ":memory:" ? store : directory.appendingPathComponent(store).path
+        let storePath = store == ":memory:" || store.hasPrefix("postgres") ? store : directory.appendingPathComponent(store).path
         session = try ShellSession(modelPath: model, storePath: storePath)
         session.baseDirectory = URL(fileURLWithPath: directory.path, isDirectory: true)
     }

@@ -78,6 +78,9 @@ enum PredicateArchive {
     }
 
     private static func comparison(_ c: Comparison) throws -> ArchiveNode {
+        if c.op == .utiConformsTo || c.op == .utiEquals {
+            throw PredicateArchiveError("\(c.op.rawValue) has no archived NSPredicateOperator form mrq knows")
+        }
         let node = ArchiveNode(["NSComparisonPredicate", "NSPredicate", "NSObject"])
         node.set("NSLeftExpression", .object(.node(try expression(c.lhs))))
         node.set("NSRightExpression", .object(.node(try expression(c.rhs))))
@@ -103,7 +106,8 @@ enum PredicateArchive {
             node = ArchiveNode(["NSSubstringPredicateOperator", "NSStringPredicateOperator", "NSPredicateOperator", "NSObject"])
         case .in, .contains:
             node = ArchiveNode(["NSInPredicateOperator", "NSPredicateOperator", "NSObject"])
-        case .between:
+        case .between, .utiConformsTo, .utiEquals:
+            // (The uniform type operators are refused before.)
             node = ArchiveNode(["NSBetweenPredicateOperator", "NSPredicateOperator", "NSObject"])
         }
         node.set("NSOperatorType", .int(type))
@@ -120,7 +124,7 @@ enum PredicateArchive {
         case .beginsWith, .endsWith:
             node.set("NSFlags", .int(options))
             node.set("NSPosition", .int(c.op == .beginsWith ? 0 : 1))
-        case .between:
+        case .between, .utiConformsTo, .utiEquals:
             break
         }
         return node
@@ -140,7 +144,7 @@ enum PredicateArchive {
         case .endsWith: 9
         case .in: 10
         case .contains: 99
-        case .between: 100
+        case .between, .utiConformsTo, .utiEquals: 100
         }
     }
 
@@ -214,6 +218,8 @@ enum PredicateArchive {
                 }
             }
             throw PredicateArchiveError("unary minus on '\(operand.format)' has no archived NSExpression form mrq knows")
+        case .assignment:
+            throw PredicateArchiveError("assignments like '\(e.format)' have no archived NSExpression form mrq knows")
         case .index:
             throw PredicateArchiveError("subscripts like '\(e.format)' have no archived NSExpression form mrq knows")
         case .placeholder(let spec):

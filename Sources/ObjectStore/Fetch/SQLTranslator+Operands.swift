@@ -3,7 +3,8 @@ import Predicates
 import struct Predicates.Predicate
 import struct Predicates.Expression
 
-// Arithmetic and collection operators as SQL operands.
+// Arithmetic and collection operators as SQL operands, and the uniform
+// type operators rewritten into comparisons SQL has.
 extension SQLTranslator {
     /// `a + b - c …`: the left-deep chain the parser builds from flat text,
     /// written flat as SQLite reads it back (left to right, in one level of
@@ -131,9 +132,32 @@ extension SQLTranslator {
         if op == .sum {
             // TOTAL is a float; keep integer sums integral as the evaluator does.
             sql = "(SELECT COALESCE(SUM(\(column)), 0) FROM \(from)\(joins) WHERE \(correlation))"
-        } else if op == .avg && isPostgres {
-            sql = "(SELECT \(Self.postgresAverage(column)) FROM \(from)\(joins) WHERE \(correlation))"
+        } else if op == .avg {
+            // Key-value coding's @avg counts a nil as 0 (see the
+            // evaluator's `keyValueAverage`); SQL's AVG would skip it.
+            let zeroed = "COALESCE(\(column), 0)"
+            sql = isPostgres ? "(SELECT \(Self.postgresAverage(zeroed)) FROM \(from)\(joins) WHERE \(correlation))"
+                : "(SELECT AVG(\(zeroed)) FROM \(from)\(joins) WHERE \(correlation))"
         }
         return Operand(sql: sql, category: category, kind: kind)
+    }
+
+    /// `x UTI-EQUALS "t"` as `x == "t"`, and `x UTI-CONFORMS-TO "t"` as
+    /// `x IN {…}` over the identifiers ``UniformTypes`` knows to conform
+    /// to `t` (`t` included), as the evaluator answers; a type read from a
+    /// column on the right is evaluated in memory.
+    static func uniformTypeComparison(_ c: Comparison) throws -> Comparison {
+        guard case .constant(.string(let type)) = c.rhs.kind else {
+            throw Untranslatable(reason: "\(c.op.rawValue) with a type that is not a constant")
+        }
+        var rewritten = c
+        rewritten.options = []
+        if c.op == .utiEquals {
+            rewritten.op = .equal
+        } else {
+            rewritten.op = .in
+            rewritten.rhs = .aggregate(UniformTypes.conforming(to: type).map { .string($0) })
+        }
+        return rewritten
     }
 }

@@ -492,6 +492,9 @@ struct SQLTranslator {
     }
 
     private mutating func scalarComparisonSQL(_ c: Comparison, in scope: Scope, rhsScope: Scope) throws -> String {
+        if c.op == .utiConformsTo || c.op == .utiEquals {
+            return try scalarComparisonSQL(try Self.uniformTypeComparison(c), in: scope, rhsScope: rhsScope)
+        }
         if c.op == .between { return try between(c, in: scope, rhsScope: rhsScope) }
         if c.op == .in { return try membership(c, in: scope, rhsScope: rhsScope) }
         var lhs = try operand(c.lhs, in: scope)
@@ -552,8 +555,8 @@ struct SQLTranslator {
             }
             if isPostgres { return try postgresLike(c, lhs, rhs) }
             return "mrq_string(\(stringOpCode(c.op)), \(lhs.sql), \(rhs.sql), \(options.rawValue))"
-        case .between, .in:
-            preconditionFailure("handled above")
+        case .between, .in, .utiConformsTo, .utiEquals:
+            throw Untranslatable(reason: "\(c.op.rawValue) is translated before")
         }
     }
 

@@ -28,6 +28,20 @@ extension ManagedObjectModel {
     public func fetchRequestFromTemplate(
         withName name: String, substitutionVariables: [String: Value]
     ) throws -> FetchRequest {
+        try fetchRequestFromTemplate(withName: name, substitutionExpressions: substitutionVariables.mapValues { .constant($0) })
+    }
+
+    /// The template named `name` with each `$variable` replaced by an
+    /// expression: a constant, or an aggregate for a collection, as Core
+    /// Data takes an array in `substitutionVariables` (`name IN $NAMES`).
+    ///
+    /// ```swift
+    /// let request = try model.fetchRequestFromTemplate(
+    ///     withName: "Named", substitutionExpressions: ["NAMES": .aggregate(["Zoey", "Kai"])])
+    /// ```
+    public func fetchRequestFromTemplate(
+        withName name: String, substitutionExpressions: [String: Predicates.Expression]
+    ) throws -> FetchRequest {
         guard var request = fetchRequestTemplatesByName[name] else {
             var message = "no fetch request template named '\(name)'"
             if let close = Suggestions.closest(to: name, in: Array(fetchRequestTemplatesByName.keys)) {
@@ -37,7 +51,7 @@ extension ManagedObjectModel {
         }
         if let predicate = request.predicate {
             do {
-                request.predicate = try predicate.substituting(variables: substitutionVariables)
+                request.predicate = try predicate.substituting(expressions: substitutionExpressions)
             } catch {
                 throw ModelError("fetch request template '\(name)': \(error.message)")
             }

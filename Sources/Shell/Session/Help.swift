@@ -125,7 +125,7 @@ enum Help {
             ("NONE", "NONE people.age < 18", ""),
             ("CONTAINS", "people.age CONTAINS 30", "the collection holds the value"),
             ("@count", "people.@count > 150", ""),
-            ("@sum @avg @min @max", "people.@sum.salary > 10000000", ""),
+            ("@sum @avg @min @max", "people.@sum.salary > 10000000", "@avg counts a nil as 0 (Apple's KVC rule); the others skip nils"),
             ("[n] [FIRST] [LAST] [SIZE]", "{1, 2, 3}[LAST] == 3", ""),
             ("SUBQUERY", "SUBQUERY(people, $p, $p.salary > 50000).@count >= 2", ""),
         ]),

@@ -30,7 +30,7 @@ extension ShellSession {
             guard case .expression(let expression) = assignment.value else {
                 throw LocatedError("'\(key.text)' is an attribute: give it a value, not a query", key.range)
             }
-            properties[attribute.name] = .expression(try expression.substituting(variables: scalarVariables()))
+            properties[attribute.name] = .expression(try expression.substituting(expressions: valueVariables()))
         }
         return properties
     }

@@ -112,7 +112,7 @@ extension ShellSession {
     /// keys and comparisons checked against the entity.
     func resolve(_ predicate: Predicate?, entity: EntityDescription) throws -> Predicate? {
         guard var predicate else { return nil }
-        predicate = try predicate.substituting(variables: scalarVariables(), keeping: objectVariableNames())
+        predicate = try predicate.substituting(expressions: valueVariables(), keeping: objectVariableNames())
         try predicate.validateKeys(entity: entity.name, schema: model)
         return predicate
     }
@@ -219,6 +219,20 @@ extension ShellSession {
 
     // MARK: - Values
 
+    /// What each variable holding values stands for in a predicate or an
+    /// expression: a constant, or an aggregate for a collection.
+    func valueVariables() -> [String: Expression] {
+        var expressions: [String: Expression] = [:]
+        for (name, variable) in variables {
+            switch variable {
+            case .value(let v): expressions[name] = Expression(.constant(v))
+            case .collection(let values): expressions[name] = .aggregate(values)
+            case .objects: break
+            }
+        }
+        return expressions
+    }
+
     func scalarVariables() -> [String: Value] {
         var scalars: [String: Value] = [:]
         for (name, variable) in variables {
@@ -230,18 +244,22 @@ extension ShellSession {
     /// Evaluates an expression with no object (constants, arithmetic,
     /// variables, functions).
     func evaluate(_ expression: Expression, on object: ManagedObject? = nil) throws -> Value {
-        if case .variable(let name) = expression.kind, variables[name] == nil {
-            throw LocatedError(ShellDiagnostics.unknownVariable(name), expression.range)
-        }
-        let filled = try expression.substituting(variables: scalarVariables())
-        let operand = try Evaluator().evaluate(filled, on: object.map { Operand.object($0) } ?? .value(.null))
-        switch operand {
+        switch try evaluateOperand(expression, on: object) {
         case .value(let v): return v
         case .object(let o as ManagedObject): return .string(keyValueText(o))
         case .object: return .null
         case .collection(let items):
             return .string("{" + items.map { $0.scalar.map { ValueFormatter.text($0, nullText: "nil") } ?? "…" }.joined(separator: ", ") + "}")
         }
+    }
+
+    /// The operand an expression gives, a collection kept as one.
+    func evaluateOperand(_ expression: Expression, on object: ManagedObject? = nil) throws -> Operand {
+        if case .variable(let name) = expression.kind, variables[name] == nil {
+            throw LocatedError(ShellDiagnostics.unknownVariable(name), expression.range)
+        }
+        let filled = try expression.substituting(expressions: valueVariables())
+        return try Evaluator().evaluate(filled, on: object.map { Operand.object($0) } ?? .value(.null))
     }
 
     func assign(_ assignment: Assignment, to object: ManagedObject) throws {
@@ -359,6 +377,12 @@ extension ShellSession {
             return .value(.null)
         case .expression(let expression):
             if case .variable(let name) = expression.kind, let existing = variables[name] { return existing }
+            if case .collection(let items) = try evaluateOperand(expression) {
+                // A collection of values stays one, so `IN $NAMES` is
+                // membership; objects or nested collections show as text.
+                let values = items.compactMap(\.scalar)
+                if values.count == items.count { return .collection(values) }
+            }
             return .value(try evaluate(expression))
         default:
             throw LocatedError("let takes a query, a count, an aggregate without 'group by', an insert, or an expression", .unknown)
@@ -372,6 +396,10 @@ extension ShellSession {
             // file's.
             return ShownCell(.value(v), nullText: "nil", listLimit: Renderer.listLimit,
                              limit: renderOptions.maxValueWidth, escaping: .all, binary: renderOptions.binary).text
+        case .collection(let values):
+            // As a predicate writes it: `{"Zoey", "Kai"}`.
+            return ShownCell(.value(.string(Printer.format(Expression.aggregate(values)))), nullText: "nil",
+                             listLimit: Renderer.listLimit, limit: renderOptions.maxValueWidth, escaping: .all).text
         case .objects(let objects, let entity, _): return Self.count(objects.count, entity.name)
         }
     }

@@ -92,7 +92,7 @@ extension ShellSession {
         if select.distinct { (objects.fetchLimit, objects.fetchOffset) = (0, 0) }
         var columns: [(name: String, expression: Expression)] = []
         for column in select.columns {
-            let expression = try column.expression.substituting(variables: scalarVariables())
+            let expression = try column.expression.substituting(expressions: valueVariables())
             // The keys are checked as a predicate's are.
             try Predicate(.comparison(Comparison(.direct, .equal, expression, .constant(.null))))
                 .validateKeys(entity: entity.name, schema: model, comparisons: false)
@@ -254,7 +254,7 @@ extension ShellSession {
             }
             if let having = aggregate.having {
                 // `having sum > 10` names the aggregate by its function.
-                fetch.havingPredicate = try renamingKey(aggregate.function.rawValue, to: name, in: having.substituting(variables: scalarVariables()))
+                fetch.havingPredicate = try renamingKey(aggregate.function.rawValue, to: name, in: having.substituting(expressions: valueVariables()))
             }
             dictionary = fetch
         }
@@ -302,7 +302,7 @@ extension ShellSession {
                     entries[group.path.joined(separator: ".")] = key[i]
                     if let last = group.path.last { entries[last] = key[i] }
                 }
-                let filled = try having.substituting(variables: scalarVariables())
+                let filled = try having.substituting(expressions: valueVariables())
                 if !(try Evaluator().evaluate(filled, on: entries)) { continue }
             }
             rows.append(key.map { .value($0) } + [.value(result)])

@@ -32,13 +32,18 @@ extension ShellSession {
             }
             throw LocatedError(message, name.range)
         }
-        var values = scalarVariables()
+        var values = valueVariables()
         for (variable, expression) in fetch.variables {
-            values[variable.text] = try evaluate(expression)
+            switch try evaluateOperand(expression) {
+            case .collection(let items) where items.allSatisfy({ $0.scalar != nil }):
+                values[variable.text] = .aggregate(items.compactMap(\.scalar))
+            default:
+                values[variable.text] = .constant(try evaluate(expression))
+            }
         }
         let request: FetchRequest
         do {
-            request = try model.fetchRequestFromTemplate(withName: name.text, substitutionVariables: values)
+            request = try model.fetchRequestFromTemplate(withName: name.text, substitutionExpressions: values)
         } catch let error as ModelError {
             throw LocatedError(error.message + templateHint(name.text), name.range)
         }

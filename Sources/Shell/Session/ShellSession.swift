@@ -58,6 +58,9 @@ public final class ShellSession: ShellSessionProtocol {
 
     enum Variable {
         case value(Value)
+        /// `let NAMES = {"Zoey", "Kai"}`: a collection of values, which a
+        /// predicate sees as the aggregate (`FirstName IN $NAMES`).
+        case collection([Value])
         /// Objects of a query, or the one object of `first …` (`one`).
         case objects([ManagedObject], entity: EntityDescription, one: Bool)
     }
@@ -310,7 +313,7 @@ public final class ShellSession: ShellSessionProtocol {
         coordinator = newCoordinator
         context = Self.makeContext(newCoordinator, undoManager: undoManager)
         undoManager.removeAllActions()
-        variables = variables.filter { if case .value = $0.value { return true }; return false }
+        variables = variables.filter { if case .objects = $0.value { return false }; return true }
     }
 
     /// The PostgreSQL database at `url` opened again with `newModel`, the
@@ -395,7 +398,7 @@ public final class ShellSession: ShellSessionProtocol {
         context.undoManager = undoManager
         undoManager.removeAllActions()
         storePath = other.storePath
-        variables = variables.filter { if case .value = $0.value { return true }; return false }
+        variables = variables.filter { if case .objects = $0.value { return false }; return true }
     }
 
     func entity(_ name: Name) throws -> EntityDescription {
