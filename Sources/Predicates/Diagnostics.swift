@@ -206,6 +206,21 @@ struct Diagnostic: Sendable {
         Diagnostic("LIKE uses * and ?, not % and _: write \(fixed) (here % and _ match only themselves)")
     }
 
+    // mrq's additions to Apple's language.
+    static func additionUsed(_ addition: LanguageAddition, written: String, apple: String?) -> Diagnostic {
+        let fix = apple.map { "; in Apple's NSPredicate write \($0)" } ?? ""
+        switch addition {
+        case .dateLiteral:
+            return Diagnostic("\(quoted(written)) is mrq's date literal\(fix) or pass a date with %@")
+        case .readableFunction:
+            return Diagnostic("\(quoted(written)) calls a function by mrq's readable name\(fix)")
+        case .implicitAny:
+            return Diagnostic("\(quoted(written)) goes through a to-many relationship without ANY, which mrq adds for you\(fix)")
+        case .anyOnToOne:
+            return Diagnostic("\(quoted(written)) is not a collection: Apple's NSPredicate raises for ANY, ALL or NONE on a single value\(fix)")
+        }
+    }
+
     // Evaluation.
     static func typeMismatch(_ op: String, _ lhs: String, _ rhs: String) -> Diagnostic {
         Diagnostic("cannot apply \(quoted(op)) to \(lhs) and \(rhs)")

@@ -410,7 +410,9 @@ extension Parser {
             // The printer writes constants without a literal syntax this
             // way; fold them back (Apple folds CAST of a literal too).
             if let folded = Parser.foldCast(value, to: type) {
-                return Expression(.constant(folded), range: range)
+                var expression = Expression(.constant(folded), range: range)
+                expression.isFoldedCast = type == .date
+                return expression
             }
             if Parser.castIsFolded(value, to: type) {
                 throw SyntaxError(.invalidCastConstant(Printer.format(.constant(value)), type: type.rawValue),
