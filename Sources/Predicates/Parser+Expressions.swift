@@ -195,10 +195,12 @@ extension Parser {
         case .formatArgument:
             return try parseFormatArgument()
         case .leftParen:
+            let openIndex = cursor
             advance()
             try enter()
             defer { leave() }
             let inner = try parseOperand(after: token) { p throws(SyntaxError) in try p.parseExpression() }
+            try refuseParenthesizedList(openIndex: openIndex)
             _ = try expectClosing(.rightParen, opening: token)
             return Expression(inner.kind, range: range(from: token))
         case .keyword(let keyword) where keyword.isReservedOnly:
