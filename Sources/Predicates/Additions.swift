@@ -30,7 +30,7 @@ public enum LanguageAddition: String, Sendable, Hashable, CaseIterable {
     public var title: String {
         switch self {
         case .dateLiteral: return "date literals"
-        case .readableFunction: return "readable function names and aliases"
+        case .readableFunction: return "readable function names and aliases: sum, avg, ceil, pow, mod, upper, random(list)…"
         case .implicitAny: return "a to-many key path without ANY"
         case .anyOnToOne: return "ANY, ALL or NONE on a single value"
         }
@@ -41,7 +41,7 @@ public enum LanguageAddition: String, Sendable, Hashable, CaseIterable {
     public var example: (mrq: String, apple: String) {
         switch self {
         case .dateLiteral: return ("hiredAt > @2024-01-31", "hiredAt > CAST(728352000, \"NSDate\")")
-        case .readableFunction: return ("avg(salary) > 3", "average:(salary) > 3")
+        case .readableFunction: return ("upper(FirstName) == \"ZOE\"", "uppercase:(FirstName) == \"ZOE\"")
         case .implicitAny: return ("people.age > 60", "ANY people.age > 60")
         case .anyOnToOne: return ("ANY age > 60", "age > 60")
         }
