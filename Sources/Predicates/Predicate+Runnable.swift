@@ -3,8 +3,9 @@ import Foundation
 extension Predicate {
     /// Throws the first error evaluating the predicate is certain to meet,
     /// without evaluating it: a format placeholder never given an argument
-    /// (`FirstName LIKE %@` alone) and a BETWEEN whose right side is not a
-    /// pair (`age BETWEEN 16`). The error and its range are the ones
+    /// (`FirstName LIKE %@` alone), a BETWEEN whose right side is not a
+    /// pair (`age BETWEEN 16`), a MATCHES pattern that is no regular
+    /// expression (`MATCHES "("`) and a division by a constant zero. The error and its range are the ones
     /// evaluation throws, so that whoever checks first (the shell's
     /// `explain`, which plans without evaluating) reports what running
     /// reports.
@@ -25,6 +26,10 @@ extension Predicate {
             if c.op == .between, !c.rhs.couldBePair {
                 throw EvaluationError(.betweenNeedsPair, at: c.rhs.range)
             }
+            if c.op == .matches, case .constant(.string(let pattern)) = c.rhs.kind,
+               (try? NSRegularExpression(pattern: "(?:" + pattern + ")\\z")) == nil {
+                throw EvaluationError(.invalidRegex(pattern), at: c.rhs.range)
+            }
         }
     }
 }
@@ -43,9 +48,12 @@ extension Expression {
         case .method(let receiver, _, let arguments):
             try receiver.checkRunnable()
             for argument in arguments { try argument.checkRunnable() }
-        case .binary(_, let lhs, let rhs):
+        case .binary(let op, let lhs, let rhs):
             try lhs.checkRunnable()
             try rhs.checkRunnable()
+            if op == .divide, case .constant(let divisor) = rhs.kind, divisor.isZeroNumber {
+                throw EvaluationError(.divisionByZero, at: range)
+            }
         case .negate(let inner), .cast(let inner, _), .member(let inner, _), .collection(_, let inner, _):
             try inner.checkRunnable()
         case .index(let base, let index):
@@ -64,6 +72,18 @@ extension Expression {
         case .constant, .negate, .binary: return false
         case .aggregate(let list): return list.count == 2
         default: return true
+        }
+    }
+}
+
+extension Value {
+    /// True for the numbers 0 and 0.0.
+    var isZeroNumber: Bool {
+        switch self {
+        case .int(let n): return n == 0
+        case .double(let d): return d == 0
+        case .decimal(let d): return d == 0
+        default: return false
         }
     }
 }

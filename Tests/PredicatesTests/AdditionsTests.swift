@@ -84,6 +84,8 @@ import Testing
         ("FirstName LIKE %@", "format placeholder '%@' was never given an argument", 16),
         ("age BETWEEN 16", "BETWEEN needs a two-value aggregate such as {1, 10}", 13),
         ("age BETWEEN {1, 2, 3}", "BETWEEN needs a two-value aggregate such as {1, 10}", 13),
+        ("name MATCHES \"(\"", "invalid regular expression '('", 14),
+        ("age / 0 > 1", "division by zero", 1),
     ])
     func checkRunnableMatchesEvaluation(source: String, message: String, column: Int) throws {
         let predicate = try parsed(source)
@@ -95,7 +97,8 @@ import Testing
             #expect(error.range.start.column == column)
         }
         do {
-            _ = try Evaluator().evaluate(predicate, on: .value(.null))
+            _ = try Evaluator().evaluate(predicate, on: ["age": .int(3), "name": .string("x")])
+            Issue.record("evaluation accepted \(source)")
         } catch let error as EvaluationError {
             #expect(error.message == message)
         }
