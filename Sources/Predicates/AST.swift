@@ -264,6 +264,10 @@ public struct Expression: Sendable, Hashable {
     /// Where the expression was parsed from; ``SourceRange/unknown`` for one
     /// built in code. Ignored by `==`.
     public var range: SourceRange
+    /// True for a date constant the parser folded from Apple's
+    /// `CAST(700000000, "NSDate")`: the printer writes it back as that CAST,
+    /// not as mrq's `@2023-03-08T20:26:40Z`. Ignored by `==`.
+    public var isFoldedCast = false
 
     /// Builds an expression node in code.
     ///

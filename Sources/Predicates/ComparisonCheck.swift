@@ -120,9 +120,22 @@ extension Predicate {
             case .not(let inner): visit(inner)
             case .and(let parts), .or(let parts): parts.forEach(visit)
             case .comparison(let c):
+                for side in [c.lhs, c.rhs] {
+                    if let date = Predicate.dateWrittenAsArithmetic(side) {
+                        found.append(PredicateWarning(message: Diagnostic.dateAsArithmetic(date).message, range: side.range))
+                    }
+                }
                 guard c.op == .like, case .constant(.string(let pattern)) = c.rhs.kind, pattern.contains("%"),
                       !pattern.contains("*"), !pattern.contains("?") else { return }
                 var fixed = c
+                if Predicate.looksLikeQuotedPlaceholder(pattern) {
+                    // Apple's own example: a quoted '%@' is the text %@, not
+                    // a placeholder; with no * or ? LIKE is equality.
+                    fixed.op = .equal
+                    found.append(PredicateWarning(message: Diagnostic.quotedPlaceholder(pattern, fixed: fixed.description).message,
+                                                  range: c.rhs.range))
+                    return
+                }
                 let glob = String(pattern.map { $0 == "%" ? "*" : $0 == "_" ? "?" : $0 })
                 fixed.rhs = Expression(.constant(.string(glob)))
                 found.append(PredicateWarning(message: Diagnostic.sqlLikePattern(fixed: fixed.description).message,
@@ -131,6 +144,27 @@ extension Predicate {
         }
         visit(self)
         return found
+    }
+}
+
+extension Predicate {
+    /// `2020-01-01` unquoted: 2020 − 1 − 1, an integer, where a date was
+    /// meant. Returns the date meant (year 1000 to 9999, a real month and
+    /// day).
+    static func dateWrittenAsArithmetic(_ e: Expression) -> (year: Int64, month: Int64, day: Int64, result: Int64)? {
+        guard case .binary(.subtract, let left, let dayExpression) = e.kind,
+              case .binary(.subtract, let yearExpression, let monthExpression) = left.kind,
+              case .constant(.int(let year)) = yearExpression.kind, case .constant(.int(let month)) = monthExpression.kind,
+              case .constant(.int(let day)) = dayExpression.kind,
+              (1000...9999).contains(year), (1...12).contains(month), (1...31).contains(day) else { return nil }
+        return (year, month, day, year - month - day)
+    }
+
+    /// A LIKE pattern that is a format placeholder in quotes: `'%@'`,
+    /// `'%K'`, `'%d'`.
+    static func looksLikeQuotedPlaceholder(_ pattern: String) -> Bool {
+        let specifiers: Set<String> = ["%@", "%K", "%d", "%i", "%f", "%u", "%ld", "%lld", "%lu", "%x", "%s"]
+        return specifiers.contains(pattern)
     }
 }
 

@@ -87,6 +87,10 @@ struct Diagnostic: Sendable {
         Diagnostic("unexpected character \(quoted(c))", .lexical)
     }
     static let unterminatedString = Diagnostic("unterminated string", .lexical)
+    static func quoteEndsStringEarly(_ string: String, escaped: String, otherQuotes: String) -> Diagnostic {
+        Diagnostic("this quote ends the string \(string) early: escape the quote inside, \(escaped), "
+                   + "or write the string in the other quotes, \(otherQuotes)", .lexical)
+    }
     static let invalidUnicodeEscape = Diagnostic("invalid unicode escape, expected \\uXXXX", .lexical)
     static func invalidEscape(_ text: String) -> Diagnostic {
         Diagnostic("invalid escape \(quoted(text)) in a string, expected \\n \\t \\r \\\\ \\' \\\" \\a \\b \\f \\v \\0, \\ooo octal, \\xHH or \\uHHHH (a regular expression writes its backslash twice)", .lexical)
@@ -156,6 +160,22 @@ struct Diagnostic: Sendable {
         Diagnostic("unknown collection operator '@\(name)'\(suggestion(s))")
     }
     static let tooDeep = Diagnostic("nested too deeply (more than \(Parser.maximumDepth) levels of parentheses, operators or statements)", .tooDeep)
+    // Habits from other languages, each with the fix that keeps the meaning.
+    static func parenthesizedList(_ fix: String) -> Diagnostic {
+        Diagnostic("a collection is written in braces, not parentheses: write \(fix)")
+    }
+    static func betweenWithAnd(_ fix: String) -> Diagnostic {
+        Diagnostic("BETWEEN takes its two bounds in braces, not joined by AND: write \(fix)")
+    }
+    static func notBeforeOperator(_ op: String, fix: String?) -> Diagnostic {
+        Diagnostic("there is no 'NOT \(op)' operator: put NOT before the comparison" + (fix.map { ", \($0)" } ?? ""))
+    }
+    static func optionsAfterValue(_ fix: String) -> Diagnostic {
+        Diagnostic("comparison options go in brackets right after the operator: write \(fix)")
+    }
+    static func loneValue(_ value: String, after word: String, fix: String) -> Diagnostic {
+        Diagnostic("\(value) alone is not a predicate: each side of \(word) is a whole comparison; write \(fix)")
+    }
     static let expectedSortKey = Diagnostic("expected sort key")
     static func expectedSortDirection(found: String) -> Diagnostic {
         Diagnostic("expected YES, NO, ASC or DESC, found \(found)")
@@ -179,6 +199,13 @@ struct Diagnostic: Sendable {
     // Schema.
     static func unknownKey(_ key: String, entity: String, suggestion s: String?) -> Diagnostic {
         Diagnostic("unknown key \(quoted(key)) on \(entity)\(suggestion(s))", .unknownKey)
+    }
+    static func collectionOperatorWithoutAt(_ key: String, entity: String, fix: String) -> Diagnostic {
+        Diagnostic("unknown key \(quoted(key)) on \(entity); a collection operator starts with @: write \(fix)", .unknownKey)
+    }
+    static func unquotedString(_ word: String, entity: String, suggestion s: String?) -> Diagnostic {
+        Diagnostic("unknown key \(quoted(word)) on \(entity)\(suggestion(s)); "
+                   + (s == nil ? "" : "or, ") + "to compare with the text, quote the string: \(quoted(word))", .unknownKey)
     }
     static func unknownEntity(_ entity: String) -> Diagnostic { Diagnostic("unknown entity \(quoted(entity))", .unknownKey) }
     static func notARelationship(_ key: String, entity: String, next: String) -> Diagnostic {
@@ -205,8 +232,39 @@ struct Diagnostic: Sendable {
     static func stringOperatorOnNonString(_ op: String, key: String, holds: String) -> Diagnostic {
         Diagnostic("\(op) compares strings and \(quoted(key)) holds \(holds), so this never matches", .neverMatches)
     }
+    static func dateAsArithmetic(_ d: (year: Int64, month: Int64, day: Int64, result: Int64)) -> Diagnostic {
+        let written = "\(d.year)-\(d.month < 10 ? "0" : "")\(d.month)-\(d.day < 10 ? "0" : "")\(d.day)"
+        var components = DateComponents()
+        components.year = Int(d.year)
+        components.month = Int(d.month)
+        components.day = Int(d.day)
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
+        let cast = calendar.date(from: components).map { " (Apple's NSPredicate: \(Printer.castDate($0)), or a date passed with %@)" } ?? ""
+        return Diagnostic("\(written) without quotes is arithmetic, \(d.year) - \(d.month) - \(d.day) = \(d.result), not a date: "
+                          + "for the date write @\(written)\(cast)")
+    }
+    static func quotedPlaceholder(_ pattern: String, fixed: String) -> Diagnostic {
+        Diagnostic("in quotes, \(quoted(pattern)) is the text \(pattern), not a format placeholder, and LIKE uses * and ?, "
+                   + "not %: this matches only that text, as \(fixed) does")
+    }
     static func sqlLikePattern(fixed: String) -> Diagnostic {
         Diagnostic("LIKE uses * and ?, not % and _: write \(fixed) (here % and _ match only themselves)")
+    }
+
+    // mrq's additions to Apple's language.
+    static func additionUsed(_ addition: LanguageAddition, written: String, apple: String?) -> Diagnostic {
+        let fix = apple.map { "; in Apple's NSPredicate write \($0)" } ?? ""
+        switch addition {
+        case .dateLiteral:
+            return Diagnostic("\(quoted(written)) is mrq's date literal\(fix) or pass a date with %@")
+        case .readableFunction:
+            return Diagnostic("\(quoted(written)) calls a function by mrq's readable name\(fix)")
+        case .implicitAny:
+            return Diagnostic("\(quoted(written)) goes through a to-many relationship without ANY, which mrq adds for you\(fix)")
+        case .anyOnToOne:
+            return Diagnostic("\(quoted(written)) is not a collection: Apple's NSPredicate raises for ANY, ALL or NONE on a single value\(fix)")
+        }
     }
 
     // Evaluation.

@@ -144,9 +144,41 @@ private struct Scanner {
                 return tokens
             }
             bits = 0
-            let kind = try scanToken(start: start)
+            let kind: TokenKind
+            do {
+                kind = try scanToken(start: start)
+            } catch {
+                throw quoteEndedEarly(error, at: start, after: tokens) ?? error
+            }
             tokens.append(Token(kind: kind, range: SourceRange(start: start, end: location), bits: bits))
         }
+    }
+
+    /// `'O'Brien'`: the string `'O'` ends at the apostrophe, `Brien` is a
+    /// word and the last quote opens a string that never ends. The error
+    /// then points at the quote that ended the string early, and says how
+    /// to write the string whole.
+    func quoteEndedEarly(_ error: SyntaxError, at start: SourceLocation, after tokens: [Token]) -> SyntaxError? {
+        guard error.message == Diagnostic.unterminatedString.message, tokens.count >= 2,
+              let word = tokens.last, word.kind == .identifier, word.range.end.offset == start.offset,
+              case let string = tokens[tokens.count - 2], string.kind == .string,
+              string.range.end.offset == word.range.start.offset, string.range.start.line == start.line,
+              string.range.end.offset - string.range.start.offset >= 2 else { return nil }
+        let quote = bytes[start.offset]
+        guard bytes[string.range.end.offset - 1] == quote, bytes[string.range.start.offset] == quote else { return nil }
+        func text(_ lo: Int, _ hi: Int) -> String {
+            String(decoding: UnsafeBufferPointer(rebasing: bytes[lo..<hi]), as: UTF8.self)
+        }
+        let q = String(UnicodeScalar(quote))
+        let whole = text(string.range.start.offset + 1, string.range.end.offset - 1) + q
+            + text(word.range.start.offset, word.range.end.offset)
+        let other = q == "'" ? "\"" : "'"
+        let escaped = q + whole.replacingOccurrences(of: q, with: "\\" + q) + q
+        let early = SourceLocation(line: string.range.end.line, column: string.range.end.column - 1,
+                                   offset: string.range.end.offset - 1)
+        return SyntaxError(.quoteEndsStringEarly(text(string.range.start.offset, string.range.end.offset),
+                                                 escaped: escaped, otherQuotes: other + whole + other),
+                           at: SourceRange(start: early, end: string.range.end))
     }
 
     mutating func skipTrivia() {

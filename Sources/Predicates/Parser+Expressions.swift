@@ -198,10 +198,12 @@ extension Parser {
         case .formatArgument:
             return try parseFormatArgument()
         case .leftParen:
+            let openIndex = cursor
             advance()
             try enter()
             defer { leave() }
             let inner = try parseOperand(after: token) { p throws(SyntaxError) in try p.parseExpression() }
+            try refuseParenthesizedList(openIndex: openIndex)
             _ = try expectClosing(.rightParen, opening: token)
             return Expression(inner.kind, range: range(from: token))
         case .keyword(let keyword) where keyword.isReservedOnly:
@@ -429,7 +431,9 @@ extension Parser {
             // The printer writes constants without a literal syntax this
             // way; fold them back (Apple folds CAST of a literal too).
             if let folded = Parser.foldCast(value, to: type) {
-                return Expression(.constant(folded), range: range)
+                var expression = Expression(.constant(folded), range: range)
+                expression.isFoldedCast = type == .date
+                return expression
             }
             if Parser.castIsFolded(value, to: type) {
                 throw SyntaxError(.invalidCastConstant(Printer.format(.constant(value)), type: type.rawValue),

@@ -15,6 +15,7 @@ extension Parser {
         guard check(keyword: .or) else { return first }
         var operands = [first]
         while match(keyword: .or) {
+            try refuseLoneValue(after: previous, previous: operands[operands.count - 1])
             operands.append(try parseAndPredicate())
         }
         return Predicate(.or(operands), range: first.range.union(operands[operands.count - 1].range))
@@ -26,6 +27,7 @@ extension Parser {
         guard check(keyword: .and) else { return first }
         var operands = [first]
         while match(keyword: .and) {
+            try refuseLoneValue(after: previous, previous: operands[operands.count - 1])
             operands.append(try parseNotPredicate())
         }
         return Predicate(.and(operands), range: first.range.union(operands[operands.count - 1].range))
@@ -105,6 +107,7 @@ extension Parser {
                 let text = Token.slice(source, lhs.range.start.offset, lhs.range.end.offset)
                 throw SyntaxError(.keyPathIsNotAPredicate(text), at: lhs.range)
             }
+            try refuseNotBeforeOperator(start: start, lhs: lhs)
             if isAtEnd { throw incompleteInput() }
             var found: String? = nil
             if peek().kind == .identifier {
@@ -120,6 +123,7 @@ extension Parser {
             throw SyntaxError(.expectedValue(after: describe(opToken)), at: peek().range)
         }
         let rhs = try parseExpression()
+        try refuseAfterComparison(start: start, lhs: lhs, opToken: opToken, op: op, rhs: rhs)
         let range = range(from: start)
         return Predicate(.comparison(Comparison(modifier, op, lhs, rhs, options: options, range: range)), range: range)
     }

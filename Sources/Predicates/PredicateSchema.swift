@@ -72,6 +72,7 @@ struct KeyChecker<Schema: PredicateSchema> {
             for operand in operands { try check(operand) }
         case .comparison(let c):
             _ = try entity(of: c.lhs)
+            try checkBareWord(c)
             _ = try entity(of: c.rhs)
             if comparisons { try checkKinds(c) }
         }
@@ -128,15 +129,30 @@ struct KeyChecker<Schema: PredicateSchema> {
         }
     }
 
+    /// `FirstName == Zoe`: a word on the right that is no key is most
+    /// likely text written without quotes.
+    func checkBareWord(_ c: Comparison) throws(SyntaxError) {
+        guard case .keyPath = c.lhs.kind, case .keyPath(let path) = c.rhs.kind, path.count == 1,
+              let keys = schema.keys(ofEntity: root), !keys.contains(path[0]) else { return }
+        throw SyntaxError(.unquotedString(path[0], entity: root, suggestion: Suggestions.closest(to: path[0], in: keys)),
+                          at: c.rhs.range)
+    }
+
     func walk(_ path: [String], from start: String, range: SourceRange, skip: Int,
               offsetFromEnd: Bool = false) throws(SyntaxError) -> String? {
         var entity = start
+        var previous = start
         for (i, key) in path.enumerated() {
             guard let keys = schema.keys(ofEntity: entity) else { return nil }
             guard keys.contains(key) else {
+                let at = componentRange(path, i, in: range, fromEnd: offsetFromEnd)
+                // `people.count`: a collection operator written without @.
+                if i > 0, CollectionOperator(name: key) != nil, schema.isToMany(entity: previous, key: path[i - 1]) {
+                    let fix = path[..<i].joined(separator: ".") + ".@" + path[i...].joined(separator: ".")
+                    throw SyntaxError(.collectionOperatorWithoutAt(key, entity: entity, fix: fix), at: at)
+                }
                 let suggestion = Suggestions.closest(to: key, in: keys)
-                throw SyntaxError(.unknownKey(key, entity: entity, suggestion: suggestion),
-                                  at: componentRange(path, i, in: range, fromEnd: offsetFromEnd))
+                throw SyntaxError(.unknownKey(key, entity: entity, suggestion: suggestion), at: at)
             }
             guard let next = schema.destination(ofEntity: entity, key: key) else {
                 if i + 1 < path.count {
@@ -145,6 +161,7 @@ struct KeyChecker<Schema: PredicateSchema> {
                 }
                 return nil
             }
+            previous = entity
             entity = next
         }
         return entity

@@ -13,7 +13,8 @@ import Foundation
 /// `CAST("1.5", "NSDecimalNumber")`, `CAST("…", "NSUUID")`, non-whole-second
 /// dates as `CAST(728362800.5, "NSDate")`, infinities as
 /// `CAST("inf", "NSNumber")`. Whole-second dates print as `@2024-01-31` or
-/// `@2024-01-31T10:00:00Z`.
+/// `@2024-01-31T10:00:00Z`, unless they were written as Apple's
+/// `CAST(700000000, "NSDate")`, which prints back as written.
 public enum Printer {
     /// The canonical format string of `predicate`, as ``Predicate/format``
     /// gives it: NSPredicate's `predicateFormat`.
@@ -96,6 +97,8 @@ public enum Printer {
         let parenthesize = precedence(e) < minimum
         if parenthesize { out += "(" }
         switch e.kind {
+        case .constant(.date(let d)) where e.isFoldedCast:
+            out += castDate(d)
         case .constant(let value):
             writeConstant(value, to: &out)
         case .keyPath(let path):
@@ -215,12 +218,20 @@ public enum Printer {
             if let literal = dateLiteral(d) {
                 out += literal
             } else {
-                out += "CAST(\(d.timeIntervalSinceReferenceDate.description), \"NSDate\")"
+                out += castDate(d)
             }
         case .data(let d): out += "CAST(\(quote(d.base64EncodedString())), \"NSData\")"
         case .uuid(let u): out += "CAST(\(quote(u.uuidString)), \"NSUUID\")"
         case .url(let u): out += "CAST(\(quote(u.absoluteString)), \"NSURL\")"
         }
+    }
+
+    /// Apple's spelling of a date constant: `CAST(700000000, "NSDate")`,
+    /// seconds since 2001-01-01T00:00:00Z (whole seconds without `.0`).
+    public static func castDate(_ date: Date) -> String {
+        let seconds = date.timeIntervalSinceReferenceDate
+        let text = seconds.rounded() == seconds && Swift.abs(seconds) < 1e15 ? String(Int64(seconds)) : seconds.description
+        return "CAST(\(text), \"NSDate\")"
     }
 
     /// A key as written in a key path: `#first` for reserved words.

@@ -26,4 +26,6 @@ struct CommandLineOptions {
     /// Whether long work draws a progress line on standard error: it is a
     /// terminal, and neither `--quiet` nor NO_COLOR asks for quiet.
     var showsProgress: Bool
+    /// `--strict`: exactly Apple's NSPredicate language, as `.strict on`.
+    var strict = false
 }

@@ -87,6 +87,9 @@ struct MRQCommand: ParsableCommand {
     @Flag(name: [.customShort("q"), .long], help: "No progress bar for long work (none is drawn unless standard error is a terminal and NO_COLOR is unset).")
     var quiet = false
 
+    @Flag(help: "Strict mode: parse exactly Apple's NSPredicate language and refuse mrq's additions (date literals, readable function names, a to-many key path without ANY…), as .strict on does.")
+    var strict = false
+
     @Flag(name: [.customShort("i"), .long], help: "Read statements interactively after -c and FILEs, even when standard input is not a terminal.")
     var interactive = false
 
@@ -165,7 +168,8 @@ struct MRQCommand: ParsableCommand {
             ),
             opening: opening,
             verbose: verbose,
-            showsProgress: isatty(STDERR_FILENO) == 1 && !noColorSet && !quiet
+            showsProgress: isatty(STDERR_FILENO) == 1 && !noColorSet && !quiet,
+            strict: strict
         )
     }
 

@@ -20,8 +20,10 @@ func makeSession(options: CommandLineOptions) throws -> ShellSession {
     if let modelPath = options.modelPath {
         try ShellFiles.checkModelPath(modelPath, shownAs: modelPath)
     }
-    return try ShellSession(modelPath: options.modelPath, storePath: options.storePath,
-                            parameters: options.parameters, renderOptions: options.renderOptions, opening: options.opening)
+    let session = try ShellSession(modelPath: options.modelPath, storePath: options.storePath,
+                                   parameters: options.parameters, renderOptions: options.renderOptions, opening: options.opening)
+    session.strict = options.strict
+    return session
 }
 
 /// What `--verbose` and the banner say about the session just opened:

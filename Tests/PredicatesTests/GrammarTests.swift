@@ -63,6 +63,16 @@ import Testing
         try String(contentsOf: root.appendingPathComponent("Grammar/predicate.ebnf"), encoding: .utf8)
     }
 
+    /// Each of mrq's additions is marked in the grammar, so that the
+    /// grammar tells Apple's language from mrq's.
+    @Test func everyAdditionIsMarked() throws {
+        let text = try Self.ebnf()
+        for addition in LanguageAddition.allCases {
+            #expect(text.contains("[mrq addition: \(addition.rawValue)]"),
+                    "Grammar/predicate.ebnf does not mark \(addition.rawValue); add `[mrq addition: \(addition.rawValue)]` where it is described")
+        }
+    }
+
     @Test func productionsMatchParseFunctions() throws {
         let grammar = Self.productions(in: Self.stripComments(try Self.ebnf()))
         let code = try Self.docRules()

@@ -55,7 +55,7 @@ import Testing
         ("#first == yes", "#first == TRUE"),
         ("date > @2024-01-31", "date > @2024-01-31"),
         ("date > @2024-01-31T10:00:00+02:00", "date > @2024-01-31T08:00:00Z"),
-        ("date > CAST(0, 'NSDate')", "date > @2001-01-01"),
+        ("date > CAST(0, 'NSDate')", "date > CAST(0, \"NSDate\")"),
         ("x == CAST('1.50', 'NSDecimalNumber')", "x == CAST(\"1.5\", \"NSDecimalNumber\")"),
         ("SUBQUERY(kids, $k, $k.age > 3).@count > 0", "SUBQUERY(kids, $k, $k.age > 3).@count > 0"),
         ("kids.@avg.age >= average({1, 2})", "kids.@avg.age >= average:({1, 2})"),

@@ -199,6 +199,22 @@ import Testing
         for literal in Help.literals {
             #expect(Self.failure(literal, on: session) == nil)
         }
+        // mrq's additions and Apple's spelling of each run alike; strict
+        // mode refuses the first and runs the second.
+        for (mrq, apple) in Help.additionExamples {
+            #expect(Help.text(topic: "predicates").contains(mrq) && Help.text(topic: "predicates").contains(apple))
+            for entity in ["Person", "Department"] {
+                let added = Self.failure("count \(entity) where \(mrq)", on: session)
+                let applied = Self.failure("count \(entity) where \(apple)", on: session)
+                #expect((added == nil) == (applied == nil), "\(entity): \(mrq) and \(apple) differ")
+            }
+            session.strict = true
+            #expect(Self.failure("count Person where \(mrq)", on: session) != nil
+                    && Self.failure("count Department where \(mrq)", on: session) != nil, "strict mode runs \(mrq)")
+            #expect(Self.failure("count Person where \(apple)", on: session) == nil
+                    || Self.failure("count Department where \(apple)", on: session) == nil, "strict mode refuses \(apple)")
+            session.strict = false
+        }
     }
 
     /// Nothing in `.help` looks like a statement without being one of the

@@ -21,6 +21,19 @@ struct CommandLineTests {
         #expect(result.stderr.contains("incomplete input"))
     }
 
+    /// `--strict` is `.strict on` from the start: an addition is refused
+    /// with Apple's spelling (exit 65), which runs.
+    @Test func strictFlagRefusesAdditions() throws {
+        let refused = try MRQBinary.run(["--strict", "-c", "avg({1, 2})"])
+        #expect(refused.status == 65)
+        #expect(refused.stderr.contains("error: 'avg({1, 2})' calls a function by mrq's readable name; "
+                                        + "in Apple's NSPredicate write average:({1, 2})"), "\(refused.stderr)")
+        let apples = try MRQBinary.run(["--strict", "-c", "average:({1, 2})"])
+        #expect(apples.status == 0)
+        #expect(apples.stdout == "1.5\n")
+        #expect(try MRQBinary.run(["-c", "avg({1, 2})"]).stdout == "1.5\n")
+    }
+
     @Test func unknownFlagIsAUsageError() throws {
         let result = try MRQBinary.run(["--bogus"])
         #expect(result.status == 64)

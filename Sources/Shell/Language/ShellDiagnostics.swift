@@ -90,4 +90,12 @@ enum ShellDiagnostics {
         "cannot read '\(name)': \(depth) scripts are already being read inside each other (does one read itself?)"
     }
     static func outputBackToScreen(_ problem: String) -> String { "\(problem); results go to the screen again" }
+
+    // What Core Data's own SQLite store refuses (explain's "core data:").
+    static let coreDataRefusesMatches = "Core Data's SQLite store cannot fetch with MATCHES (a regular expression "
+        + "works in memory only); mrq evaluates it itself, as the sql and in memory sections show"
+    static func coreDataRefusesFunction(_ selector: String) -> String {
+        "Core Data's SQLite store cannot fetch with FUNCTION(…, '\(selector)'), a method call SQL cannot run; "
+            + "mrq evaluates it in memory on the rows SQL returns"
+    }
 }

@@ -153,11 +153,15 @@ public struct LocatedStatement: Sendable {
 
 extension Statement {
     /// Every predicate written in the statement (where and having
-    /// clauses, and those of the queries that give values), for warnings.
-    var predicates: [Predicate] {
-        func of(_ query: Query) -> [Predicate] { query.predicate.map { [$0] } ?? [] }
-        func of(_ assignments: [Assignment]) -> [Predicate] {
-            assignments.flatMap { assignment -> [Predicate] in
+    /// clauses, and those of the queries that give values), with the name
+    /// of the entity its keys are read from (nil for `having`), for
+    /// warnings and strict mode.
+    var predicates: [(predicate: Predicate, entity: Name?)] {
+        func of(_ query: Query) -> [(predicate: Predicate, entity: Name?)] {
+            query.predicate.map { [($0, query.entity)] } ?? []
+        }
+        func of(_ assignments: [Assignment]) -> [(predicate: Predicate, entity: Name?)] {
+            assignments.flatMap { assignment -> [(predicate: Predicate, entity: Name?)] in
                 switch assignment.value {
                 case .first(let query), .all(let query): return of(query)
                 case .expression: return []
@@ -167,11 +171,28 @@ extension Statement {
         switch self {
         case .query(let q), .first(let q), .count(let q), .delete(let q), .directDelete(let q): return of(q)
         case .select(let select): return of(select.query)
-        case .aggregate(let aggregate): return of(aggregate.query) + (aggregate.having.map { [$0] } ?? [])
+        case .aggregate(let aggregate): return of(aggregate.query) + (aggregate.having.map { [($0, nil)] } ?? [])
         case .insert(_, let assignments): return of(assignments)
         case .update(let q, let assignments), .directUpdate(let q, let assignments): return of(q) + of(assignments)
         case .letBinding(_, let value), .explain(let value): return value.predicates
         case .truncate, .importJSON, .save, .rollback, .undo, .redo, .entity, .expression, .templates, .template: return []
+        }
+    }
+
+    /// The predicate-language expressions written as values: an
+    /// expression statement and the values assignments give.
+    var expressions: [Expression] {
+        func of(_ assignments: [Assignment]) -> [Expression] {
+            assignments.compactMap { assignment in
+                if case .expression(let expression) = assignment.value { return expression }
+                return nil
+            }
+        }
+        switch self {
+        case .expression(let expression): return [expression]
+        case .insert(_, let assignments), .update(_, let assignments), .directUpdate(_, let assignments): return of(assignments)
+        case .letBinding(_, let value), .explain(let value): return value.expressions
+        default: return []
         }
     }
 }

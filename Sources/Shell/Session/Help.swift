@@ -59,7 +59,7 @@ enum Help {
         ["ANY people.LastName == \"Zhang\"", "ALL people.age >= 18", "NONE people.active == NO"],
         ["people.@count > 150", "people.@avg.salary > 60000"],
         ["SUBQUERY(people, $p, $p.age > 60).@count > 0"],
-        ["hiredAt > @2020-01-01", "hiredAt < now()"],
+        ["hiredAt > CAST(599529600, \"NSDate\")", "hiredAt < now()"],
         ["FirstName IN {\"Ada\", \"Grace\"}", "age BETWEEN {18, 65}"],
         ["email == nil", "salary * 12 > 1000000"],
         ["FirstName ==[cd] \"zoe\"", "active == YES"],
@@ -68,8 +68,14 @@ enum Help {
     /// The literals `.help predicates` lists; each is a statement too.
     static let literals = [
         "\"text\"", "'text'", "42", "3.5", "1e3", "0x1F", "0o17", "0b101", "YES", "NO", "TRUE", "FALSE", "nil", "NULL",
-        "{1, 2, 3}", "@2024-01-31", "@2024-01-31T10:00:00Z", "CAST(700000000, \"NSDate\")",
+        "{1, 2, 3}", "CAST(700000000, \"NSDate\")",
     ]
+
+    /// `.help predicates`' second part: each of mrq's additions, from the
+    /// one list (``LanguageAddition``), with Apple's spelling.
+    static var additionExamples: [(mrq: String, apple: String)] {
+        LanguageAddition.allCases.map(\.example)
+    }
 
     static var predicates: String {
         let rows = predicateExamples.map { row in
@@ -77,9 +83,16 @@ enum Help {
                 i == row.count - 1 ? example : example.padding(toLength: max(example.count + 2, 33), withPad: " ", startingAt: 0)
             }.joined()
         }
+        let additions = LanguageAddition.allCases.map { addition in
+            "  " + addition.title + "\n    "
+                + addition.example.mrq.padding(toLength: max(addition.example.mrq.count + 2, 27), withPad: " ", startingAt: 0)
+                + "Apple's spelling: " + addition.example.apple
+        }
         return """
-            A predicate is NSPredicate's format language (Apple's Predicate Programming Guide),
-            in 'where' and 'having'. On the People sample, Person and Department:
+            A predicate is written in Apple's NSPredicate format language (Apple's Predicate
+            Programming Guide), in 'where' and 'having'.
+
+            Apple's NSPredicate, on the People sample, Person and Department:
 
             \(rows.joined(separator: "\n"))
 
@@ -88,6 +101,13 @@ enum Help {
             Options:  [c] case-insensitive, [d] diacritic-insensitive, [n] normalized
             Booleans: a key alone is not a predicate: write active == YES, not active
             Nil:      with a nil left side, != is true; <, >, BEGINSWITH… are false
+            Functions: by their selectors, as average:(x) add:to:(a, b) now() random()
+
+            mrq's additions (not in Apple's NSPredicate, which refuses them; .strict on and
+            mrq --strict refuse them too, and explain names them):
+
+            \(additions.joined(separator: "\n"))
+
             See .help operators for every operator with an example.
             """
     }

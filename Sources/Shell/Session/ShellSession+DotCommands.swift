@@ -24,6 +24,7 @@ extension ShellSession {
         ("once", ".once FILE", "send only the next statement's results to FILE"),
         ("pager", ".pager [on|off]", "page results taller than the terminal ($PAGER, else less -FRSX)"),
         ("bail", ".bail [on|off]", "stop a script at its first error"),
+        ("strict", ".strict [on|off]", "exactly Apple's NSPredicate: refuse mrq's additions"),
         ("schema", ".schema [ENTITY]", "the entity statements of the model"),
         ("dump", ".dump [ENTITY]", "an mrq script of the entity statements and every object, that rebuilds the store"),
         ("import", ".import FILE ENTITY", "add a CSV file's rows (a header row naming attributes) as new objects; undo takes them back"),
@@ -83,6 +84,8 @@ extension ShellSession {
                 return onOff(timer) { timer = $0 }
             case "bail":
                 return onOff(bail) { bail = $0 }
+            case "strict":
+                return onOff(strict) { strict = $0 }
             case "output", "once":
                 guard arguments.count <= 1, name == "output" || arguments.count == 1 else {
                     return fail(name == "output" ? "usage: .output [FILE]" : "usage: .once FILE")

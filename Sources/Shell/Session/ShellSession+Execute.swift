@@ -108,12 +108,16 @@ extension ShellSession {
     // MARK: - Fetching
 
     /// The predicate with scalar `$variables` filled in (those holding
-    /// objects stay, for the fetch request's `objectVariables`) and its
-    /// keys and comparisons checked against the entity.
+    /// objects stay, for the fetch request's `objectVariables`), its keys
+    /// and comparisons checked against the entity, and what evaluation
+    /// is certain to refuse refused (``Predicate/checkRunnable()``).
     func resolve(_ predicate: Predicate?, entity: EntityDescription) throws -> Predicate? {
         guard var predicate else { return nil }
         predicate = try predicate.substituting(expressions: valueVariables(), keeping: objectVariableNames())
         try predicate.validateKeys(entity: entity.name, schema: model)
+        // What evaluation would refuse is refused here, where running and
+        // `explain` both pass, so that explain never approves it.
+        try predicate.checkRunnable()
         return predicate
     }
 

@@ -29,7 +29,20 @@ extension ShellSession {
         while case .explain(let inner) = statement { statement = inner }
         var out = Explanation()
         try explain(statement, into: &out)
+        languageSections(statement, into: &out)
         return out.text
+    }
+
+    /// What the statement writes that Apple's NSPredicate would not parse
+    /// (mrq's additions, with Apple's spelling), and what Core Data's own
+    /// SQLite store would refuse to fetch.
+    private func languageSections(_ statement: Statement, into out: inout Explanation) {
+        let uses = additions(in: statement, source: statementSource)
+        if !uses.isEmpty {
+            out.section("not in Apple's NSPredicate:", uses.map(\.message).joined(separator: "\n"))
+        }
+        let limits = CoreDataLimits.notes(for: statement.predicates.map(\.predicate))
+        if !limits.isEmpty { out.section("core data:", limits.joined(separator: "\n")) }
     }
 
     private func explain(_ statement: Statement, into out: inout Explanation) throws {

@@ -28,6 +28,12 @@ public final class ShellSession: ShellSessionProtocol {
     /// Stop a script at its first error.
     public var bail = true
     var timer = false
+    /// Strict mode (`.strict on`, `mrq --strict`): exactly Apple's
+    /// NSPredicate language; each of mrq's additions is refused.
+    public var strict = false
+    /// The text of the statement being run, which the predicates' ranges
+    /// point into (for `explain`'s list of additions).
+    var statementSource = ""
     /// Where `.output FILE` sends results.
     var redirect: FileOutput?
     /// Where `.once FILE` sends the next statement's results.
@@ -244,10 +250,15 @@ public final class ShellSession: ShellSessionProtocol {
         // undone, so it either happens whole or not at all.
         // Warnings (a LIKE pattern with %) go to standard error; the
         // statement runs.
-        for predicate in statement.statement.predicates {
+        for (predicate, _) in statement.statement.predicates {
             for warning in predicate.warnings {
                 report(warning.message, range: warning.range, source: source, fileName: fileName, output: output, severity: "warning")
             }
+        }
+        statementSource = source
+        if strict, let use = additions(in: statement.statement, source: source).first {
+            report(use.message, range: use.range, source: source, fileName: fileName, output: output)
+            return false
         }
         let atomic = statement.statement.changesObjects
         if atomic { undoManager.beginUndoGrouping() }
@@ -399,6 +410,16 @@ public final class ShellSession: ShellSessionProtocol {
         undoManager.removeAllActions()
         storePath = other.storePath
         variables = variables.filter { if case .objects = $0.value { return false }; return true }
+    }
+
+    /// The additions to Apple's NSPredicate a statement's predicates and
+    /// expressions use, in source order, the model-bound ones included.
+    func additions(in statement: Statement, source: String) -> [AdditionUse] {
+        let inPredicates = statement.predicates.flatMap { predicate, name in
+            predicate.additions(in: source, entity: name.flatMap { try? entity($0).name }, schema: model)
+        }
+        let inExpressions = statement.expressions.flatMap { $0.additions(in: source) }
+        return (inPredicates + inExpressions).sorted { $0.range.start.offset < $1.range.start.offset }
     }
 
     func entity(_ name: Name) throws -> EntityDescription {

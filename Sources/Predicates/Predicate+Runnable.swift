@@ -1,0 +1,89 @@
+import Foundation
+
+extension Predicate {
+    /// Throws the first error evaluating the predicate is certain to meet,
+    /// without evaluating it: a format placeholder never given an argument
+    /// (`FirstName LIKE %@` alone), a BETWEEN whose right side is not a
+    /// pair (`age BETWEEN 16`), a MATCHES pattern that is no regular
+    /// expression (`MATCHES "("`) and a division by a constant zero. The error and its range are the ones
+    /// evaluation throws, so that whoever checks first (the shell's
+    /// `explain`, which plans without evaluating) reports what running
+    /// reports.
+    ///
+    /// ```swift
+    /// try Predicate(format: "age BETWEEN 16").checkRunnable()
+    /// // throws: BETWEEN needs a two-value aggregate such as {1, 10}
+    /// ```
+    public func checkRunnable() throws(EvaluationError) {
+        switch kind {
+        case .constant: return
+        case .not(let inner): try inner.checkRunnable()
+        case .and(let parts), .or(let parts):
+            for part in parts { try part.checkRunnable() }
+        case .comparison(let c):
+            try c.lhs.checkRunnable()
+            try c.rhs.checkRunnable()
+            if c.op == .between, !c.rhs.couldBePair {
+                throw EvaluationError(.betweenNeedsPair, at: c.rhs.range)
+            }
+            if c.op == .matches, case .constant(.string(let pattern)) = c.rhs.kind,
+               (try? NSRegularExpression(pattern: "(?:" + pattern + ")\\z")) == nil {
+                throw EvaluationError(.invalidRegex(pattern), at: c.rhs.range)
+            }
+        }
+    }
+}
+
+extension Expression {
+    /// Throws for a placeholder left in the expression (see
+    /// ``Predicate/checkRunnable()``).
+    public func checkRunnable() throws(EvaluationError) {
+        switch kind {
+        case .placeholder(let spec):
+            throw EvaluationError(.unsubstitutedPlaceholder(spec.rawValue), at: range)
+        case .constant, .keyPath, .evaluatedObject, .variable, .object:
+            return
+        case .aggregate(let list), .function(_, let list):
+            for element in list { try element.checkRunnable() }
+        case .method(let receiver, _, let arguments):
+            try receiver.checkRunnable()
+            for argument in arguments { try argument.checkRunnable() }
+        case .binary(let op, let lhs, let rhs):
+            try lhs.checkRunnable()
+            try rhs.checkRunnable()
+            if op == .divide, case .constant(let divisor) = rhs.kind, divisor.isZeroNumber {
+                throw EvaluationError(.divisionByZero, at: range)
+            }
+        case .negate(let inner), .cast(let inner, _), .member(let inner, _), .collection(_, let inner, _):
+            try inner.checkRunnable()
+        case .index(let base, let index):
+            try base.checkRunnable()
+            if case .at(let i) = index { try i.checkRunnable() }
+        case .subquery(let collection, _, let predicate):
+            try collection.checkRunnable()
+            try predicate.checkRunnable()
+        }
+    }
+
+    /// False when the expression is certain not to give two values: a
+    /// single constant, or an aggregate of another length.
+    var couldBePair: Bool {
+        switch kind {
+        case .constant, .negate, .binary: return false
+        case .aggregate(let list): return list.count == 2
+        default: return true
+        }
+    }
+}
+
+extension Value {
+    /// True for the numbers 0 and 0.0.
+    var isZeroNumber: Bool {
+        switch self {
+        case .int(let n): return n == 0
+        case .double(let d): return d == 0
+        case .decimal(let d): return d == 0
+        default: return false
+        }
+    }
+}
