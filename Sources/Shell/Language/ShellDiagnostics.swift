@@ -90,4 +90,42 @@ enum ShellDiagnostics {
         "cannot read '\(name)': \(depth) scripts are already being read inside each other (does one read itself?)"
     }
     static func outputBackToScreen(_ problem: String) -> String { "\(problem); results go to the screen again" }
+
+    // Saving beside other writers
+    /// What kind of conflict refused a save, for the ways on it names.
+    enum SaveConflict { case changedValue, deletedRow, storedKey, sameSave }
+
+    /// A save refused for a conflict: the error's text (object, property,
+    /// their value and yours), then how to go on.
+    static func saveRefused(_ conflict: String, _ kind: SaveConflict) -> String {
+        let keepMine = ".merge-policy mergeByPropertyObjectTrump, then save"
+        let takeTheirs = ".merge-policy mergeByPropertyStoreTrump, then save"
+        let redo = "rollback (it reads the rows again), then redo your change"
+        let ways: String
+        switch kind {
+        case .changedValue:
+            ways = "keep yours: \(keepMine); take theirs: \(takeTheirs); or refresh and redo: \(redo)"
+        case .deletedRow:
+            ways = "take theirs (drop your change): \(takeTheirs); or refresh and redo: \(redo), inserting it again"
+        case .storedKey:
+            ways = "keep yours (write it over the stored object): \(keepMine); take theirs (merge yours into it, "
+                + "keeping its values): \(takeTheirs); or refresh and redo: \(redo) with another key"
+        case .sameSave:
+            ways = "give each object its own key, or rollback"
+        }
+        return "save refused, nothing written: \(conflict)\nto go on, \(ways)"
+    }
+
+    static func unknownMergePolicy(_ name: String, names: [String]) -> String {
+        "unknown merge policy '\(name)'; expected one of \(names.joined(separator: ", "))"
+    }
+
+    /// The save summary: the objects written, and those a merge left
+    /// unwritten (already so in the store, or dropped by the policy).
+    static func saved(_ written: Int, of changes: Int) -> String {
+        let text = "saved \(written) change\(written == 1 ? "" : "s")"
+        guard written < changes else { return text }
+        let dropped = changes - written
+        return text + " (\(dropped) not written: already so in the store, or dropped by the merge policy)"
+    }
 }
