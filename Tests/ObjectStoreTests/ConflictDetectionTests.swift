@@ -191,6 +191,47 @@ import Testing
         #expect(conflict.properties == [.init(key: "age", cached: .int(70), persisted: .int(71), object: .int(72))])
     }
 
+    /// A child context's save meets a sibling's the same way: in the
+    /// parent, a stale same-property change is refused, another merges.
+    @Test func siblingsSavingIntoOneParentAreCheckedAlike() throws {
+        let writers = try Writers(.sqlite)
+        defer { writers.remove() }
+        let root = ManagedObjectContext(concurrencyType: .confined, coordinator: writers.a)
+        func child() -> ManagedObjectContext {
+            let context = ManagedObjectContext(concurrencyType: .confined, parent: root)
+            context.mergePolicy = .mergeOrRefuse
+            return context
+        }
+        let first = child(), second = child()
+        let mine = try #require(try first.fetch(FetchRequest(entityName: "Person")).first)
+        let theirs = try #require(try second.fetch(FetchRequest(entityName: "Person")).first)
+        mine["age"] = .int(71)
+        try first.save()
+        theirs["age"] = .int(80)
+        let error = try #require(throws: MergeConflictError.self) { try second.save() }
+        #expect(error.isInParentContext)
+        #expect(error.conflicts.first?.properties == [.init(key: "age", cached: .int(70), persisted: .int(71), object: .int(80))])
+        #expect(error.description.contains("changed in the parent context (age) since you read it"), "\(error)")
+        theirs["age"] = .int(70)
+        theirs["name"] = .string("Ada K")
+        try second.save()
+        let merged = try #require(try root.fetch(FetchRequest(entityName: "Person")).first)
+        #expect(merged["age"] == .int(71) && merged["name"] == .string("Ada K"))
+    }
+
+    /// Two new objects of one save sharing a key are this writer's own
+    /// doing, not another's row: they still become one.
+    @Test func newObjectsOfOneSaveSharingAKeyStillMerge() throws {
+        let writers = try Writers(.sqlite)
+        defer { writers.remove() }
+        let context = Writers.context(writers.a)
+        _ = ConstraintConflictTests.newPerson(9, "Lin", in: context)
+        _ = ConstraintConflictTests.newPerson(9, "Lin Wu", in: context)
+        try context.save()
+        #expect(try writers.count() == 2)
+        #expect(try writers.person(9)?.name == .string("Lin Wu"))
+    }
+
     /// Two writers saving a stale same-property change at the same moment:
     /// exactly one wins, the other is refused; the stored value is the
     /// winner's, never a blend.

@@ -190,7 +190,9 @@ extension ManagedObjectContext {
         conflicts.compactMap { id, current in
             guard let object = registered[id], object.state != .deleted else { return nil }
             let found = conflict(id, current: current)
-            return found.properties.isEmpty ? nil : found
+            // A change the properties do not show (a to-many's) is lost
+            // with a deleted row too.
+            return found.properties.isEmpty && !(current == nil && object.hasChanges) ? nil : found
         }
     }
 
@@ -206,7 +208,8 @@ extension ManagedObjectContext {
     /// when it is gone there).
     private func conflict(_ id: ObjectID, current: Snapshot?) -> MergeConflictError.Conflict {
         let object = registered[id]
-        let name = Self.name(of: id, values: object?.values ?? current?.values)
+        // Named by the key as it was read: this context may be changing it.
+        let name = Self.name(of: id, values: object?.committed?.values ?? current?.values ?? object?.values)
         guard let object, let committed = object.committed else {
             return .init(objectID: id, objectName: name, keys: [], isDeletedInStore: current == nil, properties: [])
         }
