@@ -144,6 +144,9 @@ struct ConflictShellTests {
         for name in ["error", "mergeByPropertyStoreTrump", "mergeByPropertyObjectTrump", "overwrite", "rollback", "mergeOrRefuse"] {
             #expect(Self.run(session, ".merge-policy \(name)").out.contains("merge-policy: \(name)"))
         }
+        let typed = ".merge-policy mergeBy"
+        #expect(Set(session.completions(in: typed, cursor: typed.utf8.count))
+                == ["mergeByPropertyObjectTrump", "mergeByPropertyStoreTrump"])
         let unknown = Self.run(session, ".merge-policy trump")
         #expect(!unknown.ok && unknown.out.contains("unknown merge policy 'trump'"), "\(unknown.out)")
     }
