@@ -96,24 +96,24 @@ enum ShellDiagnostics {
     enum SaveConflict { case changedValue, deletedRow, storedKey, sameSave }
 
     /// A save refused for a conflict: the error's text (object, property,
-    /// their value and yours), then how to go on.
+    /// their value and yours), then how to go on, in one line.
     static func saveRefused(_ conflict: String, _ kind: SaveConflict) -> String {
         let keepMine = ".merge-policy mergeByPropertyObjectTrump, then save"
         let takeTheirs = ".merge-policy mergeByPropertyStoreTrump, then save"
-        let redo = "rollback (it reads the rows again), then redo your change"
+        let redo = "rollback, which reads the rows again, then redo your change"
         let ways: String
         switch kind {
         case .changedValue:
-            ways = "keep yours: \(keepMine); take theirs: \(takeTheirs); or refresh and redo: \(redo)"
+            ways = "keep yours (\(keepMine)), take theirs (\(takeTheirs)), or refresh and redo (\(redo))"
         case .deletedRow:
-            ways = "take theirs (drop your change): \(takeTheirs); or refresh and redo: \(redo), inserting it again"
+            ways = "take theirs, dropping your change (\(takeTheirs)), or refresh and redo (\(redo), inserting it again)"
         case .storedKey:
-            ways = "keep yours (write it over the stored object): \(keepMine); take theirs (merge yours into it, "
-                + "keeping its values): \(takeTheirs); or refresh and redo: \(redo) with another key"
+            ways = "keep yours, written over the stored object (\(keepMine)), take theirs, merging yours into it "
+                + "with its values kept (\(takeTheirs)), or refresh and redo (\(redo) with another key)"
         case .sameSave:
             ways = "give each object its own key, or rollback"
         }
-        return "save refused, nothing written: \(conflict)\nto go on, \(ways)"
+        return "save refused, nothing written: \(conflict); to go on: \(ways)"
     }
 
     static func unknownMergePolicy(_ name: String, names: [String]) -> String {
