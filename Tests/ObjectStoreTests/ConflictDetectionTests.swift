@@ -174,6 +174,42 @@ import Testing
     }
 
     @Test(arguments: engines)
+    func aDeleteOfARowAnotherWriterChangedIsRefused(type: PersistentStoreType) throws {
+        let writers = try Writers(type)
+        defer { writers.remove() }
+        let a = Writers.context(writers.a)
+        let b = Writers.context(writers.b)
+        let bAda = try #require(try b.fetch(FetchRequest(entityName: "Person")).first)
+        let aAda = try #require(try a.fetch(FetchRequest(entityName: "Person")).first)
+        aAda["age"] = .int(71)
+        try a.save()
+        b.delete(bAda)
+        let error = try #require(throws: MergeConflictError.self) { try b.save() }
+        let conflict = try #require(error.conflicts.first)
+        #expect(conflict.isDeletedInContext && !conflict.isDeletedInStore)
+        #expect(conflict.properties == [.init(key: "age", cached: .int(70), persisted: .int(71), object: .int(70))])
+        #expect(error.description
+            == "merge conflict: Person personID = 1 changed in the store (age) since you read it, and your save deletes it: age is 71 there",
+                "\(error)")
+        #expect(try writers.count() == 1)
+        // Deleting it anyway is a choice.
+        b.mergePolicy = .mergeByPropertyObjectTrump
+        try b.save()
+        #expect(try writers.count() == 0)
+        // A delete of a row already gone is no conflict: nothing to lose.
+        let c = Writers.context(writers.a)
+        let grace = ConstraintConflictTests.newPerson(2, "Grace", in: c)
+        try c.save()
+        let d = Writers.context(writers.b)
+        let dGrace = try #require(try d.fetch(FetchRequest(entityName: "Person")).first)
+        c.delete(grace)
+        try c.save()
+        d.delete(dGrace)
+        try d.save()
+        #expect(try writers.count() == 0)
+    }
+
+    @Test(arguments: engines)
     func theErrorPolicyReportsCoreDataSnapshotsOfEachConflict(type: PersistentStoreType) throws {
         let writers = try Writers(type)
         defer { writers.remove() }

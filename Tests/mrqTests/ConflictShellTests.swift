@@ -138,6 +138,20 @@ struct ConflictShellTests {
         #expect(Self.run(try Self.shell(store), "count Person").out.contains("0"))
     }
 
+    @Test(arguments: Engine.allCases)
+    func aDeleteOfARowAnotherShellChangedIsRefused(engine: Engine) throws {
+        let (store, remove) = try Self.store(engine)
+        defer { remove() }
+        let a = try Self.shell(store), b = try Self.shell(store)
+        #expect(Self.run(b, "delete Person where personID == 1").ok)
+        #expect(Self.run(a, "update Person where personID == 1 set age = 71\nsave").ok)
+        let refused = Self.run(b, "save")
+        #expect(!refused.ok)
+        #expect(refused.out.contains("Person personID = 1 changed in the store (age) since you read it, and your save deletes it: "
+                                     + "age is 71 there; to go on: delete it anyway"), "\(refused.out)")
+        #expect(Self.run(try Self.shell(store), "count Person").out.contains("1"))
+    }
+
     @Test func mergePolicyShowsSetsAndRefusesUnknownNames() throws {
         let session = try ShellSession(modelPath: Self.people, storePath: ":memory:")
         #expect(Self.run(session, ".merge-policy").out.contains("merge-policy: mergeOrRefuse"))

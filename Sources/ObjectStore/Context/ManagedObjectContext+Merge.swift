@@ -183,16 +183,19 @@ extension ManagedObjectContext {
     }
 
     /// The conflicts `.mergeOrRefuse` refuses among `conflicts`: objects
-    /// this context changed whose row is gone, and objects with a property
-    /// changed on both sides to different values. Empty when every change
-    /// merges without loss.
+    /// this context changed whose row is gone, objects with a property
+    /// changed on both sides to different values, and objects this context
+    /// deletes that changed elsewhere. Empty when every change merges
+    /// without loss (a delete of a row already gone included).
     func refusedConflicts(_ conflicts: [(id: ObjectID, current: Snapshot?)]) -> [MergeConflictError.Conflict] {
         conflicts.compactMap { id, current in
-            guard let object = registered[id], object.state != .deleted else { return nil }
+            guard let object = registered[id], object.state != .deleted || current != nil else { return nil }
             let found = conflict(id, current: current)
             // A change the properties do not show (a to-many's) is lost
             // with a deleted row too.
-            return found.properties.isEmpty && !(current == nil && object.hasChanges) ? nil : found
+            let lost = !found.properties.isEmpty || (current == nil && object.hasChanges)
+                || (found.isDeletedInContext && !found.keys.isEmpty)
+            return lost ? found : nil
         }
     }
 
@@ -210,12 +213,21 @@ extension ManagedObjectContext {
         let object = registered[id]
         // Named by the key as it was read: this context may be changing it.
         let name = Self.name(of: id, values: object?.committed?.values ?? current?.values ?? object?.values)
+        let deleted = object?.state == .deleted
         guard let object, let committed = object.committed else {
-            return .init(objectID: id, objectName: name, keys: [], isDeletedInStore: current == nil, properties: [])
+            return .init(objectID: id, objectName: name, keys: [], isDeletedInStore: current == nil,
+                         isDeletedInContext: deleted, properties: [])
         }
         let entity = object.entity
         var properties: [MergeConflictError.PropertyConflict] = []
-        let deleted = object.state == .deleted
+        if deleted, let current {
+            // Deleting drops every value the other writer saved.
+            for (i, attribute) in entity.attributes.enumerated()
+            where !attribute.isTransient && current.values[i] != committed.values[i] {
+                properties.append(.init(key: attribute.name, cached: committed.values[i], persisted: current.values[i],
+                                        object: object.values[i]))
+            }
+        }
         for (i, attribute) in entity.attributes.enumerated() where !attribute.isTransient && !deleted {
             let mine = object.values[i]
             guard mine != committed.values[i] else { continue }
@@ -232,7 +244,8 @@ extension ManagedObjectContext {
                                     persisted: current.map { _ in shown(stored) }, object: shown(mine)))
         }
         let keys = current.map { Self.differingKeys(of: entity, committed, $0) } ?? []
-        return .init(objectID: id, objectName: name, keys: keys, isDeletedInStore: current == nil, properties: properties)
+        return .init(objectID: id, objectName: name, keys: keys, isDeletedInStore: current == nil,
+                     isDeletedInContext: deleted, properties: properties)
     }
 
     /// How messages name an object: `Person personID = 7` when its entity

@@ -36,8 +36,9 @@ public enum MergePolicy: Sendable {
     case rollback
     /// Merge changes to different properties, refuse the rest: the save
     /// throws `MergeConflictError` (nothing written) when a property this
-    /// context changed was changed elsewhere to another value, or when an
-    /// object it changed was deleted elsewhere; and
+    /// context changed was changed elsewhere to another value, when an
+    /// object it changed was deleted elsewhere, or when an object it
+    /// deletes was changed elsewhere; and
     /// `ConstraintConflictError` when a new object shares a uniqueness
     /// constraint's values with a stored row, instead of merging into it.
     /// Changes that do not meet merge as under
@@ -68,10 +69,13 @@ public struct MergeConflictError: Error, CustomStringConvertible {
         public let keys: [String]
         /// The object is gone: deleted in the store or the parent context.
         public let isDeletedInStore: Bool
+        /// This context deletes the object, which changed elsewhere: the
+        /// delete would drop those changes.
+        public let isDeletedInContext: Bool
         /// The properties changed on both sides to different values (Core
         /// Data's `NSMergeConflict` snapshots, for those keys); for an
-        /// object deleted elsewhere, the properties this context changed.
-        /// Filled under `.mergeOrRefuse` and `.error`.
+        /// object deleted elsewhere, the properties this context changed;
+        /// for one this context deletes, those changed elsewhere.
         public let properties: [PropertyConflict]
     }
 
@@ -113,6 +117,10 @@ public struct MergeConflictError: Error, CustomStringConvertible {
             }
             let changed = "\(name) changed in \(place) (\(conflict.keys.joined(separator: ", ")))"
             guard !conflict.properties.isEmpty else { return changed }
+            if conflict.isDeletedInContext {
+                let values = conflict.properties.map { "\($0.key) is \($0.persisted.map(ConflictText.literal) ?? "nil") there" }
+                return changed + " since you read it, and your save deletes it: " + values.joined(separator: ", ")
+            }
             let values = conflict.properties.map { property in
                 "\(property.key) is \(property.persisted.map(ConflictText.literal) ?? "nil") there, "
                     + "\(ConflictText.literal(property.object)) yours (read as \(ConflictText.literal(property.cached)))"

@@ -93,7 +93,7 @@ enum ShellDiagnostics {
 
     // Saving beside other writers
     /// What kind of conflict refused a save, for the ways on it names.
-    enum SaveConflict { case changedValue, deletedRow, storedKey, sameSave }
+    enum SaveConflict { case changedValue, deletedRow, deletingChanged, storedKey, sameSave }
 
     /// A save refused for a conflict: the error's text (object, property,
     /// their value and yours), then how to go on, in one line.
@@ -107,6 +107,8 @@ enum ShellDiagnostics {
             ways = "keep yours (\(keepMine)), take theirs (\(takeTheirs)), or refresh and redo (\(redo))"
         case .deletedRow:
             ways = "take theirs, dropping your change (\(takeTheirs)), or refresh and redo (\(redo), inserting it again)"
+        case .deletingChanged:
+            ways = "delete it anyway (\(keepMine)), or keep it (\(redo) without the delete)"
         case .storedKey:
             ways = "keep yours, written over the stored object (\(keepMine)), take theirs, merging yours into it "
                 + "with its values kept (\(takeTheirs)), or refresh and redo (\(redo) with another key)"

@@ -46,8 +46,9 @@ extension ShellSession {
         do {
             try context.save(progress: progress)
         } catch let error as MergeConflictError {
-            let deleted = error.conflicts.allSatisfy(\.isDeletedInStore)
-            throw LocatedError(ShellDiagnostics.saveRefused("\(error)", deleted ? .deletedRow : .changedValue), .unknown)
+            let kind: ShellDiagnostics.SaveConflict = error.conflicts.allSatisfy(\.isDeletedInStore) ? .deletedRow
+                : error.conflicts.allSatisfy(\.isDeletedInContext) ? .deletingChanged : .changedValue
+            throw LocatedError(ShellDiagnostics.saveRefused("\(error)", kind), .unknown)
         } catch let error as ConstraintConflictError {
             // A new object on a stored row's key can merge into it; two stored
             // rows on one key cannot, under any policy.
