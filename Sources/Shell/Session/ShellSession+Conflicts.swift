@@ -58,13 +58,14 @@ extension ShellSession {
         return counter.count
     }
 
-    /// Rolls back the pending changes and lets go of every row read, so
-    /// that the next statement reads what the store holds now: after a
-    /// refused save, redoing the change starts from the other writer's
-    /// values.
+    /// Rolls back the pending changes and reads the rows they touched
+    /// again, so that after a refused save, redoing the change starts
+    /// from the other writer's values. (Only those: every object read
+    /// made a fault would cost a query each when next shown.)
     func rollbackAndRefresh() {
+        let touched = context.updatedObjects + context.deletedObjects
         context.rollback()
-        for object in context.registeredObjects where !object.isFault {
+        for object in touched where object.managedObjectContext === context {
             context.refresh(object, mergeChanges: false)
         }
     }
