@@ -701,7 +701,7 @@ final class ContextModel {
                 let theirs = current.values[attr] != base.values[attr]
                 let takesTheirs: Bool
                 switch policy {
-                case .mergeByPropertyObjectTrump: takesTheirs = !mine
+                case .mergeByPropertyObjectTrump, .mergeOrRefuse: takesTheirs = !mine
                 case .mergeByPropertyStoreTrump: takesTheirs = theirs || !mine
                 case .rollback: takesTheirs = true
                 case .overwrite, .error: takesTheirs = false

@@ -5,7 +5,8 @@ import Predicates
 // object sharing a constraint's values with a stored row (or with another
 // new object of the same save) is merged into that one — an upsert — under
 // every policy but `.error`, which refuses the save with a
-// `ConstraintConflictError`.
+// `ConstraintConflictError`, and `.mergeOrRefuse`, which refuses it when
+// the values are a stored row's (new objects of one save still merge).
 
 extension ManagedObjectContext {
     /// Merges each new object of `error`'s conflicts into the object it
@@ -100,7 +101,9 @@ extension ManagedObjectContext {
     /// `values` and `slots`, of `entity`) by the merge policy. Relationship
     /// changes go through the setters, so inverses follow.
     private func take(_ values: [Value], _ slots: [RelationshipSlot], of entity: EntityDescription, into target: ManagedObject) {
-        let policy = mergePolicy
+        // Under `.mergeOrRefuse` only new objects of one save merge here
+        // (a stored row refuses first), as object-trump merges them.
+        let policy = mergePolicy == .mergeOrRefuse ? .mergeByPropertyObjectTrump : mergePolicy
         let defaults = entity.defaultValues
         for (i, attribute) in target.entity.attributes.enumerated() where !attribute.isTransient {
             guard let j = entity.attributeSlot(named: attribute.name) else { continue }

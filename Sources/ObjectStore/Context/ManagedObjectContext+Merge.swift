@@ -111,7 +111,7 @@ extension ManagedObjectContext {
             object.relationshipSlots[i] = .toMany(theirs)
         case .overwrite, .error:
             break
-        case .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump:
+        case .mergeByPropertyObjectTrump, .mergeByPropertyStoreTrump, .mergeOrRefuse:
             let merged = Self.mergeToMany(ours: ours, base: committedToMany[key]?[i], theirs: theirs,
                                           ordered: relationship.isOrdered)
             object.relationshipSlots[i] = .toMany(merged)
@@ -124,7 +124,7 @@ extension ManagedObjectContext {
     /// elsewhere.
     private static func takesTheirs(mine: Bool, theirs: Bool, policy: MergePolicy) -> Bool {
         switch policy {
-        case .mergeByPropertyObjectTrump: return !mine
+        case .mergeByPropertyObjectTrump, .mergeOrRefuse: return !mine
         case .mergeByPropertyStoreTrump: return theirs || !mine
         case .rollback: return true
         case .overwrite, .error: return false
@@ -175,19 +175,94 @@ extension ManagedObjectContext {
         mergeConflictError(error.conflicts.map { ($0.id, $0.current) })
     }
 
-    /// The error for conflicts a save refuses: each object, and the keys
-    /// whose current value differs from what this context last read.
+    /// The error for conflicts a save refuses: each object, the keys
+    /// whose current value differs from what this context last read, and
+    /// the properties changed on both sides.
     func mergeConflictError(_ conflicts: [(id: ObjectID, current: Snapshot?)]) -> MergeConflictError {
-        MergeConflictError(conflicts: conflicts.map { id, current -> MergeConflictError.Conflict in
-            guard let current else {
-                return .init(objectID: id, keys: [], isDeletedInStore: true)
+        MergeConflictError(conflicts: conflicts.map { conflict($0.id, current: $0.current) }, isInParentContext: parent != nil)
+    }
+
+    /// The conflicts `.mergeOrRefuse` refuses among `conflicts`: objects
+    /// this context changed whose row is gone, objects with a property
+    /// changed on both sides to different values, and objects this context
+    /// deletes that changed elsewhere. Empty when every change merges
+    /// without loss (a delete of a row already gone included).
+    func refusedConflicts(_ conflicts: [(id: ObjectID, current: Snapshot?)]) -> [MergeConflictError.Conflict] {
+        conflicts.compactMap { id, current in
+            guard let object = registered[id], object.state != .deleted || current != nil else { return nil }
+            let found = conflict(id, current: current)
+            // A change the properties do not show (a to-many's) is lost
+            // with a deleted row too.
+            let lost = !found.properties.isEmpty || (current == nil && object.hasChanges)
+                || (found.isDeletedInContext && !found.keys.isEmpty)
+            return lost ? found : nil
+        }
+    }
+
+    /// Under `.mergeOrRefuse`, throws the conflicts that cannot merge
+    /// without losing a change (see `refusedConflicts`).
+    func refuseUnmergeable(_ conflicts: [(id: ObjectID, current: Snapshot?)]) throws {
+        guard mergePolicy == .mergeOrRefuse else { return }
+        let refused = refusedConflicts(conflicts)
+        if !refused.isEmpty { throw MergeConflictError(conflicts: refused, isInParentContext: parent != nil) }
+    }
+
+    /// One object's conflict with `current`, its source's state now (nil
+    /// when it is gone there).
+    private func conflict(_ id: ObjectID, current: Snapshot?) -> MergeConflictError.Conflict {
+        let object = registered[id]
+        // Named by the key as it was read: this context may be changing it.
+        let name = Self.name(of: id, values: object?.committed?.values ?? current?.values ?? object?.values)
+        let deleted = object?.state == .deleted
+        guard let object, let committed = object.committed else {
+            return .init(objectID: id, objectName: name, keys: [], isDeletedInStore: current == nil,
+                         isDeletedInContext: deleted, properties: [])
+        }
+        let entity = object.entity
+        var properties: [MergeConflictError.PropertyConflict] = []
+        if deleted, let current {
+            // Deleting drops every value the other writer saved.
+            for (i, attribute) in entity.attributes.enumerated()
+            where !attribute.isTransient && current.values[i] != committed.values[i] {
+                properties.append(.init(key: attribute.name, cached: committed.values[i], persisted: current.values[i],
+                                        object: object.values[i]))
             }
-            var keys: [String] = []
-            if let object = registered[id], let committed = object.committed {
-                keys = Self.differingKeys(of: object.entity, committed, current)
+        }
+        for (i, attribute) in entity.attributes.enumerated() where !attribute.isTransient && !deleted {
+            let mine = object.values[i]
+            guard mine != committed.values[i] else { continue }
+            if let current, current.values[i] == committed.values[i] || current.values[i] == mine { continue }
+            properties.append(.init(key: attribute.name, cached: committed.values[i], persisted: current?.values[i], object: mine))
+        }
+        for (i, relationship) in entity.relationships.enumerated()
+        where relationship.isToOne && !relationship.isTransient && !deleted {
+            guard case .toOne(let mine) = object.relationshipSlots[i], mine != committed.toOneID(at: i) else { continue }
+            let stored = current?.toOneID(at: i)
+            if current != nil, stored == committed.toOneID(at: i) || stored == mine { continue }
+            func shown(_ id: ObjectID?) -> Value { id.map { .string(Self.name(of: $0, values: nil)) } ?? .null }
+            properties.append(.init(key: relationship.name, cached: shown(committed.toOneID(at: i)),
+                                    persisted: current.map { _ in shown(stored) }, object: shown(mine)))
+        }
+        let keys = current.map { Self.differingKeys(of: entity, committed, $0) } ?? []
+        return .init(objectID: id, objectName: name, keys: keys, isDeletedInStore: current == nil,
+                     isDeletedInContext: deleted, properties: properties)
+    }
+
+    /// How messages name an object: `Person personID = 7` when its entity
+    /// has a one-attribute uniqueness constraint whose value is known,
+    /// else `Person p3` (`t3` while new).
+    static func name(of id: ObjectID, values: [Value]?) -> String {
+        let entity = id.entity
+        var declaring: EntityDescription? = entity
+        while let values, let e = declaring {
+            for constraint in e.uniquenessConstraints where constraint.count == 1 {
+                if let slot = entity.attributeSlot(named: constraint[0]), slot < values.count, !values[slot].isNull {
+                    return "\(entity.name) \(constraint[0]) = \(ConflictText.literal(values[slot]))"
+                }
             }
-            return .init(objectID: id, keys: keys, isDeletedInStore: false)
-        }, isInParentContext: parent != nil)
+            declaring = e.parent
+        }
+        return "\(entity.name) \(id.isTemporaryID ? "t\(-id.primaryKey)" : "p\(id.primaryKey)")"
     }
 
     /// The stored attributes and to-ones whose values differ between two
@@ -228,6 +303,7 @@ extension ManagedObjectContext {
         }
         if !conflicts.isEmpty {
             if mergePolicy == .error { throw mergeConflictError(conflicts) }
+            try refuseUnmergeable(conflicts)
             try resolve(conflicts, checkpoint: mine)
             pending.refresh(from: self)
         }

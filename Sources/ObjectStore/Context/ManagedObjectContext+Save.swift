@@ -10,10 +10,12 @@ extension ManagedObjectContext {
     /// throws one `ValidationError` holding all failures. Rows or parent
     /// objects that changed since this context read them are merged by
     /// `mergePolicy`, property by property (see `MergePolicy`); with
-    /// `.error` the save throws `MergeConflictError` instead. A uniqueness
+    /// `.error` the save throws `MergeConflictError` instead, and with
+    /// `.mergeOrRefuse` when a change would be lost. A uniqueness
     /// constraint violated by the save is a `ConstraintConflictError`
-    /// under `.error`, and merges the new object into the existing one
-    /// under the other policies.
+    /// under `.error` (and under `.mergeOrRefuse` when a stored row holds
+    /// the values), and merges the new object into the existing one under
+    /// the other policies.
     public func save() throws {
         var finishers: [() -> Void] = []
         try saveLevel(upToStore: false, finishers: &finishers)
@@ -222,10 +224,14 @@ extension ManagedObjectContext {
             } catch let conflict as StoreConflictError {
                 rounds += 1
                 guard mergePolicy != .error, rounds < Self.mergeRounds else { throw mergeConflictError(conflict) }
-                try resolve(conflict.conflicts.map { ($0.id, $0.current) }, checkpoint: checkpoint)
+                let conflicts = conflict.conflicts.map { ($0.id, $0.current) }
+                try refuseUnmergeable(conflicts)
+                try resolve(conflicts, checkpoint: checkpoint)
             } catch let conflict as StoreConstraintConflictError {
                 rounds += 1
-                guard mergePolicy != .error, rounds < Self.mergeRounds else { throw constraintConflictError(conflict) }
+                guard mergePolicy != .error, rounds < Self.mergeRounds,
+                      mergePolicy != .mergeOrRefuse || !conflict.conflicts.contains(where: { $0.existing != nil })
+                else { throw constraintConflictError(conflict) }
                 try resolve(conflict, checkpoint: checkpoint)
             }
             pending.refresh(from: self)

@@ -34,6 +34,23 @@ public enum MergePolicy: Sendable {
     /// Drop the context's changes to objects that changed elsewhere
     /// (`NSRollbackMergePolicy`).
     case rollback
+    /// Merge changes to different properties, refuse the rest: the save
+    /// throws `MergeConflictError` (nothing written) when a property this
+    /// context changed was changed elsewhere to another value, when an
+    /// object it changed was deleted elsewhere, or when an object it
+    /// deletes was changed elsewhere; and
+    /// `ConstraintConflictError` when a new object shares a uniqueness
+    /// constraint's values with a stored row, instead of merging into it.
+    /// Changes that do not meet merge as under
+    /// `.mergeByPropertyObjectTrump`, so no update is lost either way.
+    ///
+    /// ```swift
+    /// context.mergePolicy = .mergeOrRefuse
+    /// do { try context.save() } catch let error as MergeConflictError {
+    ///     for conflict in error.conflicts { print(conflict.properties) }
+    /// }
+    /// ```
+    case mergeOrRefuse
 }
 
 /// A save refused because objects changed elsewhere since the context
@@ -44,10 +61,37 @@ public struct MergeConflictError: Error, CustomStringConvertible {
     public struct Conflict: Sendable {
         /// The object in conflict.
         public let objectID: ObjectID
+        /// The object as messages name it: its entity and unique key
+        /// (`Person personID = 7`) when the entity has a one-attribute
+        /// uniqueness constraint, else its entity and row (`Person p3`).
+        public let objectName: String
         /// Keys whose current value differs from what the context last read.
         public let keys: [String]
         /// The object is gone: deleted in the store or the parent context.
         public let isDeletedInStore: Bool
+        /// This context deletes the object, which changed elsewhere: the
+        /// delete would drop those changes.
+        public let isDeletedInContext: Bool
+        /// The properties changed on both sides to different values (Core
+        /// Data's `NSMergeConflict` snapshots, for those keys); for an
+        /// object deleted elsewhere, the properties this context changed;
+        /// for one this context deletes, those changed elsewhere.
+        public let properties: [PropertyConflict]
+    }
+
+    /// One property of a conflict: what this context last read, what its
+    /// source holds now, and what this context wants to write. A to-one's
+    /// value is its destination's name (`Department p2`) or `.null`.
+    public struct PropertyConflict: Sendable, Equatable {
+        /// The attribute or to-one relationship.
+        public let key: String
+        /// The value this context last read (`cachedSnapshot`).
+        public let cached: Value
+        /// The value stored now (`persistedSnapshot`); nil when the object
+        /// was deleted elsewhere.
+        public let persisted: Value?
+        /// This context's value (`objectSnapshot`).
+        public let object: Value
     }
 
     /// Every object in conflict, in the order the save met them.
@@ -64,10 +108,24 @@ public struct MergeConflictError: Error, CustomStringConvertible {
     /// The first few conflicts in full, then how many more.
     public var description: String {
         let place = isInParentContext ? "the parent context" : "the store"
-        let shown = conflicts.prefix(ConflictText.shown).map { conflict in
-            conflict.isDeletedInStore
-                ? "\(conflict.objectID.entity.name) \(conflict.objectID) was deleted in \(place)"
-                : "\(conflict.objectID.entity.name) \(conflict.objectID) changed in \(place) (\(conflict.keys.joined(separator: ", ")))"
+        let shown = conflicts.prefix(ConflictText.shown).map { conflict -> String in
+            let name = conflict.objectName
+            if conflict.isDeletedInStore {
+                let changed = conflict.properties.map(\.key)
+                return "\(name) was deleted in \(place)"
+                    + (changed.isEmpty ? "" : ", so your change to \(changed.joined(separator: ", ")) cannot be written")
+            }
+            let changed = "\(name) changed in \(place) (\(conflict.keys.joined(separator: ", ")))"
+            guard !conflict.properties.isEmpty else { return changed }
+            if conflict.isDeletedInContext {
+                let values = conflict.properties.map { "\($0.key) is \($0.persisted.map(ConflictText.literal) ?? "nil") there" }
+                return changed + " since you read it, and your save deletes it: " + values.joined(separator: ", ")
+            }
+            let values = conflict.properties.map { property in
+                "\(property.key) is \(property.persisted.map(ConflictText.literal) ?? "nil") there, "
+                    + "\(ConflictText.literal(property.object)) yours (read as \(ConflictText.literal(property.cached)))"
+            }
+            return changed + " since you read it: " + values.joined(separator: ", ")
         }
         return "merge conflict: " + ConflictText.list(shown, total: conflicts.count)
     }

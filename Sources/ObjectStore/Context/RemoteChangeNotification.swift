@@ -191,7 +191,10 @@ extension ManagedObjectContext {
                 }
                 // The save that follows would meet the same row: merged
                 // now as it would be then, or left for it to refuse.
-                if current.version > object.version && mergePolicy != .error { try merge(object, with: current) }
+                if current.version > object.version && mergePolicy != .error
+                    && (mergePolicy != .mergeOrRefuse || refusedConflicts([(id, current)]).isEmpty) {
+                    try merge(object, with: current)
+                }
             }
             if note.invalidatesAllObjects { changeTracker.invalidatedAll = true }
             mergeChanges(fromContextDidSave: ContextDidSaveNotification(

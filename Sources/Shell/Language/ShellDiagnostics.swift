@@ -98,4 +98,44 @@ enum ShellDiagnostics {
         "Core Data's SQLite store cannot fetch with FUNCTION(…, '\(selector)'), a method call SQL cannot run; "
             + "mrq evaluates it in memory on the rows SQL returns"
     }
+
+    // Saving beside other writers
+    /// What kind of conflict refused a save, for the ways on it names.
+    enum SaveConflict { case changedValue, deletedRow, deletingChanged, storedKey, sameSave }
+
+    /// A save refused for a conflict: the error's text (object, property,
+    /// their value and yours), then how to go on, in one line.
+    static func saveRefused(_ conflict: String, _ kind: SaveConflict) -> String {
+        let keepMine = ".merge-policy mergeByPropertyObjectTrump, then save"
+        let takeTheirs = ".merge-policy mergeByPropertyStoreTrump, then save"
+        let redo = "rollback, which reads the rows again, then redo your change"
+        let ways: String
+        switch kind {
+        case .changedValue:
+            ways = "keep yours (\(keepMine)), take theirs (\(takeTheirs)), or refresh and redo (\(redo))"
+        case .deletedRow:
+            ways = "take theirs, dropping your change (\(takeTheirs)), or refresh and redo (\(redo), inserting it again)"
+        case .deletingChanged:
+            ways = "delete it anyway (\(keepMine)), or keep it (\(redo) without the delete)"
+        case .storedKey:
+            ways = "keep yours, written over the stored object (\(keepMine)), take theirs, merging yours into it "
+                + "with its values kept (\(takeTheirs)), or refresh and redo (\(redo) with another key)"
+        case .sameSave:
+            ways = "give each object its own key, or rollback"
+        }
+        return "save refused, nothing written: \(conflict); to go on: \(ways)"
+    }
+
+    static func unknownMergePolicy(_ name: String, names: [String]) -> String {
+        "unknown merge policy '\(name)'; expected one of \(names.joined(separator: ", "))"
+    }
+
+    /// The save summary: the objects written, and those a merge left
+    /// unwritten (already so in the store, or dropped by the policy).
+    static func saved(_ written: Int, of changes: Int) -> String {
+        let text = "saved \(written) change\(written == 1 ? "" : "s")"
+        guard written < changes else { return text }
+        let dropped = changes - written
+        return text + " (\(dropped) not written: already so in the store, or dropped by the merge policy)"
+    }
 }

@@ -152,6 +152,13 @@ extension Help {
                     Changes stay pending, and the prompt shows mrq*>, until 'save' writes \
                     them in one transaction. 'rollback' drops them; 'undo' and 'redo' step \
                     over them one statement at a time, back as far as the last save.
+                    When another writer saved the same rows since you read them, changes \
+                    to different properties merge; a save that would overwrite their \
+                    value, land a new object on a stored object's unique key, update an \
+                    object they deleted, or delete one they changed is refused, naming \
+                    the object, the property, their value and yours, and how to go on: \
+                    keep yours, take theirs (see .merge-policy), or rollback, which reads \
+                    the rows again, and redo.
                     """,
                 examples: [
                     "update Person where personID == 100749 set age = 37",

@@ -110,6 +110,7 @@ extension ShellSession {
         case ("mode", 0): return choose(OutputMode.allCases.map(\.rawValue))
         case ("binary", 0): return choose(BinaryDisplay.allCases.map(\.rawValue))
         case ("headers", 0), ("timer", 0), ("bail", 0): return choose(["on", "off"])
+        case ("merge-policy", 0): return choose(Self.mergePolicies.map(\.name))
         case ("help", 0): return choose(Help.topics)
         case ("schema", 0): return choose(model.entities.map(\.name).sorted())
         default: return .none(at: cursor)

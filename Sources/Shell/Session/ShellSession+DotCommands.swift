@@ -25,6 +25,9 @@ extension ShellSession {
         ("pager", ".pager [on|off]", "page results taller than the terminal ($PAGER, else less -FRSX)"),
         ("bail", ".bail [on|off]", "stop a script at its first error"),
         ("strict", ".strict [on|off]", "exactly Apple's NSPredicate: refuse mrq's additions"),
+        ("merge-policy", ".merge-policy [NAME]",
+         "how a save meets other writers' changes to the same rows: mergeOrRefuse (the default: merge changes to different "
+            + "properties, refuse the rest), error, mergeByPropertyObjectTrump, mergeByPropertyStoreTrump, overwrite, rollback"),
         ("schema", ".schema [ENTITY]", "the entity statements of the model"),
         ("dump", ".dump [ENTITY]", "an mrq script of the entity statements and every object, that rebuilds the store"),
         ("import", ".import FILE ENTITY", "add a CSV file's rows (a header row naming attributes) as new objects; undo takes them back"),
@@ -86,6 +89,8 @@ extension ShellSession {
                 return onOff(bail) { bail = $0 }
             case "strict":
                 return onOff(strict) { strict = $0 }
+            case "merge-policy":
+                try runMergePolicy(arguments, output: output)
             case "output", "once":
                 guard arguments.count <= 1, name == "output" || arguments.count == 1 else {
                     return fail(name == "output" ? "usage: .output [FILE]" : "usage: .once FILE")

@@ -56,7 +56,7 @@ extension ShellSession {
             try runSave(output: output)
         case .rollback:
             let changes = context.insertedObjects.count + context.updatedObjects.count + context.deletedObjects.count
-            context.rollback()
+            rollbackAndRefresh()
             output.status(changes == 0 ? "nothing to roll back" : "rolled back \(changes) change\(changes == 1 ? "" : "s")")
         case .undo:
             output.status(undoManager.undo() ? "undone" : "nothing to undo")

@@ -29,8 +29,10 @@ extension ShellSession {
     }
 
     /// `save`: every pending change to the store in one transaction, with
-    /// progress as the store writes; Ctrl-C stops it, and a stopped or
-    /// failed save leaves the context's changes as they were.
+    /// progress as the store writes; Ctrl-C stops it, and a stopped,
+    /// failed or refused save leaves the context's changes as they were.
+    /// The summary counts what was written, never a change a merge
+    /// dropped.
     func runSave(output: OutputSink) throws {
         let changes = context.changeCount
         guard changes > 0 else {
@@ -39,14 +41,14 @@ extension ShellSession {
         }
         let meter = WorkMeter(action: "saved", total: changes, output: output, checkInterrupt: checkInterrupt)
         defer { meter.finish() }
-        try context.save { written, total in
+        let written = try saveCountingWrites { written, total in
             meter.total = total
             try meter.advance(by: written - meter.done)
         }
         // Undo works on the changes not saved yet: undoing across a
         // save would bring back objects the store no longer has.
         undoManager.removeAllActions()
-        output.status("saved \(changes) change\(changes == 1 ? "" : "s")")
+        output.status(ShellDiagnostics.saved(written, of: changes))
     }
 }
 

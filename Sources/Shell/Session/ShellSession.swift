@@ -121,13 +121,17 @@ public final class ShellSession: ShellSessionProtocol {
     }
 
     /// The session's context: it records undo, and merges a save with
-    /// what other processes saved meanwhile property by property, as
-    /// MagicalRecord's contexts do (`mergeByPropertyObjectTrump`): two
-    /// shells changing different attributes of the same rows both save.
-    static func makeContext(_ coordinator: PersistentStoreCoordinator, undoManager: UndoManager) -> ManagedObjectContext {
+    /// what other processes saved meanwhile by `policy`; by default
+    /// (`mergeOrRefuse`) property by property, so that two shells changing
+    /// different attributes of the same rows both save, while a change
+    /// that would overwrite another writer's, a new object landing on a
+    /// stored row's unique key, or an update of a row deleted elsewhere is
+    /// refused (see `.merge-policy`).
+    static func makeContext(_ coordinator: PersistentStoreCoordinator, undoManager: UndoManager,
+                            policy: MergePolicy = .mergeOrRefuse) -> ManagedObjectContext {
         let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
         context.undoManager = undoManager
-        context.mergePolicy = .mergeByPropertyObjectTrump
+        context.mergePolicy = policy
         return context
     }
 
@@ -322,7 +326,7 @@ public final class ShellSession: ShellSessionProtocol {
     private func use(_ newModel: ManagedObjectModel, on newCoordinator: PersistentStoreCoordinator) {
         model = newModel
         coordinator = newCoordinator
-        context = Self.makeContext(newCoordinator, undoManager: undoManager)
+        context = Self.makeContext(newCoordinator, undoManager: undoManager, policy: context.mergePolicy)
         undoManager.removeAllActions()
         variables = variables.filter { if case .objects = $0.value { return false }; return true }
     }
