@@ -184,6 +184,22 @@ struct PostgresShellTests {
                 && result.stderr.contains("PGPASSWORD"), "\(result.stderr)")
     }
 
+    /// A password typed in a statement's URL (`-c`, a script, standard
+    /// input) is never shown: not in the message, not in the line echoed
+    /// under it, malformed URL or not.
+    @Test func aPasswordInAStatementIsNeverEchoed() throws {
+        for line in [".save-as postgres://app:hunter2@127.0.0.1:1/people", ".open postgresql://app@127.0.0.1/people?password=hunter2",
+                     ".save-as postgres://app:hunter2@127.0.0.1:port/people", "count Person where \"postgres://a:hunter2@h\" == LastName AND"] {
+            let typed = try MRQBinary.run(["--model", Self.people, "-c", line])
+            #expect(typed.status != 0)
+            #expect(!typed.stderr.isEmpty && !typed.stderr.contains("hunter2"), "\(typed.stderr)")
+            let piped = try MRQBinary.run(["--model", Self.people], stdin: line + "\n")
+            #expect(!piped.stderr.isEmpty && !piped.stderr.contains("hunter2") && !piped.stdout.contains("hunter2"), "\(piped.stderr)")
+        }
+        let echoed = try MRQBinary.run(["--model", Self.people, "-c", ".save-as postgres://app:hunter2@127.0.0.1:1/people"])
+        #expect(echoed.stderr.contains(".save-as postgres://app:*******@127.0.0.1:1/people"), "\(echoed.stderr)")
+    }
+
     @Test func aServerThatSaysNoIsOneLineNamingTheURL() throws {
         let server = try PostgresServer.shared()
         let port = try PostgresServer.freePort()

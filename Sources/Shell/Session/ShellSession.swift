@@ -279,6 +279,8 @@ public final class ShellSession: ShellSessionProtocol {
     /// entity, a value), so its control characters are escaped.
     func report(_ message: String, range: SourceRange, source: String, fileName: String?, output: OutputSink,
                 severity: String = "error") {
+        // The line echoed under the message never shows a URL's password.
+        let source = PostgresStoreURL.redactingPasswords(in: source, keepingLength: true)
         output.error(DiagnosticRenderer.render(message: TerminalText.escaped(message), range: range, source: source,
                                                fileName: fileName.map { TerminalText.escaped($0) }, severity: severity) + "\n")
     }
