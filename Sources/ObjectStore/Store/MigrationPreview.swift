@@ -123,9 +123,12 @@ public struct MigrationPreview: Sendable, CustomStringConvertible {
             + "'\(preview.givenVersion ?? "?")', an earlier version: open it with '\(preview.storedVersion ?? "?")' or later"
     }
 
-    static func notAskedMessage(_ path: String, _ preview: MigrationPreview, hint: String) -> String {
-        "'\(path)' was made with another model (\(preview.summary)); opening it with this one needs a migration: "
-            + "ask for it with \(hint)"
+    static func notAskedMessage(_ path: String, _ preview: MigrationPreview, hint: String,
+                                dropHint: String = "PersistentStoreOptions.allowsMigrationDataLoss") -> String {
+        // Both options at once when it drops data: one refusal, not two.
+        let drops = preview.dropsData ? " that drops data (\(preview.lossSummary))" : ""
+        return "'\(path)' was made with another model (\(preview.summary)); opening it with this one needs a migration\(drops): "
+            + "ask for it with \(hint)" + (preview.dropsData ? " and \(dropHint)" : "")
     }
 
     static func dropsDataMessage(_ path: String, _ preview: MigrationPreview, hint: String) -> String {
