@@ -10,7 +10,7 @@ extension PostgresStore {
     /// either way nothing is written.
     package func save(_ changes: StoreChanges) throws -> PermanentIDs {
         try refuseIfReadOnly()
-        return try withLock { try retryingTransaction { try write(changes) { try connection.transaction($0) } } }
+        return try withLock { try reportingLoss { try retryingTransaction { try write(changes) { try connection.transaction($0) } } } }
     }
 
     package func prepareSave(_ changes: StoreChanges) throws -> any PreparedSave {
@@ -20,7 +20,7 @@ extension PostgresStore {
         lockForPreparedSave()
         do {
             // The transaction stays open for `commit`; a failure rolls it back.
-            let permanent = try retryingTransaction {
+            let permanent = try reportingLoss { try retryingTransaction {
                 try write(changes) { body in
                     try connection.beginTransaction()
                     do {
@@ -30,7 +30,7 @@ extension PostgresStore {
                         throw error
                     }
                 }
-            }
+            } }
             return PreparedPostgresSave(store: self, permanentIDs: permanent)
         } catch {
             unlockAfterPreparedSave()

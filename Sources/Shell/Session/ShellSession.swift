@@ -203,6 +203,8 @@ public final class ShellSession: ShellSessionProtocol {
                 report(error.message, range: error.range, source: source, fileName: fileName, output: out)
                 succeeded = false
             }
+            // A store that reconnected (a server restarted) says so.
+            for notice in coordinator.takeStoreNotices() { out.status(notice) }
             if timer, let started { out.status(started.report()) }
             out.endStatement()
             if onceCountdown > 0 {
