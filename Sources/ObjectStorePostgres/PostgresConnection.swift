@@ -277,6 +277,53 @@ package final class PostgresConnection: @unchecked Sendable {
         statements = [:]
     }
 
+    /// What the connection has to say since last asked: that it
+    /// reconnected after losing the server (`reconnected to PostgreSQL
+    /// (…)`).
+    package private(set) var notices: [String] = []
+
+    /// Takes the notices said so far.
+    package func takeNotices() -> [String] {
+        defer { notices = [] }
+        return notices
+    }
+
+    /// Runs `body`, statements that only read, again once on a fresh
+    /// connection when the connection was lost (a server restarted while
+    /// it sat idle) outside a transaction; says so in `notices`. Writes
+    /// are never run again: their caller reports them not applied.
+    package func reading<T>(_ body: () throws -> T) throws -> T {
+        let before = reconnections
+        do {
+            return try body()
+        } catch let error as StoreError where lostConnection(error, since: before) {
+            try reconnectAfterLoss(error)
+            return try body()
+        }
+    }
+
+    /// Whether `error`, outside a transaction, came of losing the
+    /// connection (which may be back already: a rollback on the way out
+    /// reconnects) since `reconnections` was `before`.
+    package func lostConnection(_ error: StoreError, since before: Int) -> Bool {
+        savepointDepth == 0 && (PQstatus(handle) == CONNECTION_BAD || reconnections > before)
+            && (error.sqlState.map { $0.hasPrefix("08") || $0.hasPrefix("57P") } ?? false)
+    }
+
+    /// Reconnects after `error` lost the connection, if it is not back
+    /// already; throws `error`, noting that reconnecting failed too, when
+    /// the server is not back.
+    package func reconnectAfterLoss(_ error: StoreError) throws {
+        do {
+            try reconnectIfLost()
+        } catch let failure as StoreError {
+            throw StoreError(failure.kind, "\(error.message); \(failure.message)", sql: error.sql)
+        }
+    }
+
+    /// How many times the connection was made again.
+    package private(set) var reconnections = 0
+
     /// Reconnects a connection the server or the network dropped, when no
     /// transaction was open on it (one that was is lost, and its error
     /// already said so).
@@ -288,6 +335,8 @@ package final class PostgresConnection: @unchecked Sendable {
             throw StoreError(.cannotOpen, "lost the connection to PostgreSQL (\(target)) and cannot reconnect: \(Self.errorMessage(handle))")
         }
         PQsetClientEncoding(handle, "UTF8")
+        reconnections += 1
+        notices.append("reconnected to PostgreSQL (\(target))")
     }
 
     /// The result when it is not an error; otherwise a `StoreError` with

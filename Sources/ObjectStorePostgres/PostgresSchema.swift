@@ -45,7 +45,10 @@ enum PostgresSchema {
                 guard case .string(let identifier)? = try metadata("identifier", on: connection) else {
                     throw StoreError(.corrupt, "the PostgreSQL store (\(connection.target)) has no identifier")
                 }
-                guard stored != fingerprint else { return identifier }
+                guard stored != fingerprint else {
+                    try addMissingConstraints(connection, mapping: mapping, model: model, readOnly: readOnly, options: options)
+                    return identifier
+                }
                 guard let old = try storedModel(connection) else {
                     throw StoreError(.corrupt, "the PostgreSQL store (\(connection.target)) keeps no model")
                 }
@@ -67,6 +70,7 @@ enum PostgresSchema {
                     throw StoreError(.readOnly, "the PostgreSQL store (\(connection.target)) needs a migration but is opened read-only")
                 }
                 try StoreMigrator.migrate(db, from: old, to: model, mapping: mapping)
+                try addConstraints(connection, mapping: mapping, model: model)
                 // Statements prepared on the old tables would be planned for them.
                 try connection.forgetStatements()
                 return identifier
@@ -95,10 +99,13 @@ enum PostgresSchema {
     static func migrationPreview(_ connection: PostgresConnection, model: ManagedObjectModel) throws -> MigrationPreview? {
         try connection.transaction {
             try connection.execute("SET TRANSACTION READ ONLY")
-            guard try tableExists(metadataTable, on: connection),
-                  try storedFingerprint(connection) != SchemaBuilder.fingerprint(of: model),
-                  let old = try storedModel(connection), !old.entities.isEmpty else { return nil }
-            return try SQLiteStore.migrationPreview(migrationConnection(connection), old: old, new: model)
+            guard try tableExists(metadataTable, on: connection) else { return nil }
+            let constraints = try missingConstraints(connection, model: model)
+            guard try storedFingerprint(connection) != SchemaBuilder.fingerprint(of: model) else {
+                return constraints.isEmpty ? nil : MigrationPreview.addingConstraints(constraints, model: model)
+            }
+            guard let old = try storedModel(connection), !old.entities.isEmpty else { return nil }
+            return try SQLiteStore.migrationPreview(migrationConnection(connection), old: old, new: model).adding(constraints: constraints)
         }
     }
 
@@ -152,6 +159,7 @@ enum PostgresSchema {
         try connection.execute("INSERT INTO \(metadataTable) (key, value, data) VALUES ('fingerprint', $1, NULL), "
                                + "('identifier', $2, NULL), ('model', NULL, $3)",
                                [.string(fingerprint), .string(identifier), .data(model.archived())])
+        try addConstraints(connection, mapping: mapping, model: model)
         return identifier
     }
 
@@ -160,9 +168,9 @@ enum PostgresSchema {
     private static func drop(_ connection: PostgresConnection) throws {
         if let old = try storedModel(connection) {
             let mapping = try SchemaMapping(model: old)
-            for name in mapping.allTables.map(\.name) + mapping.allJoinTables.map(\.name) {
-                try connection.execute("DROP TABLE IF EXISTS \(name)")
-            }
+            // One statement: the tables' foreign keys name each other.
+            let names = mapping.allTables.map(\.name) + mapping.allJoinTables.map(\.name)
+            if !names.isEmpty { try connection.execute("DROP TABLE IF EXISTS \(names.map(\.quoted).joined(separator: ", "))") }
         }
         try connection.execute("DROP TABLE \(metadataTable)")
     }

@@ -22,7 +22,7 @@ extension PostgresStore: SQLStore {
     }
 
     package func objectIDs(sql: String, bindings: [Value], root: EntityDescription) throws -> [ObjectID] {
-        try withLock {
+        try readingWithLock {
             let result = try connection.query(sql, bindings)
             rowsReturned += result.rowCount
             return try (0..<result.rowCount).map { row in
@@ -38,14 +38,14 @@ extension PostgresStore: SQLStore {
     }
 
     package func count(sql: String, bindings: [Value]) throws -> Int {
-        try withLock {
+        try readingWithLock {
             guard case .int(let n)? = try connection.scalar(sql, bindings) else { return 0 }
             return Int(n)
         }
     }
 
     package func forEachRow(of plan: DictionaryPlan, _ body: ([Value]) throws -> Void) throws {
-        let rows = try withLock { () throws -> [[Value]] in
+        let rows = try readingWithLock { () throws -> [[Value]] in
             let result = try connection.query(plan.sql, plan.bindings)
             rowsReturned += result.rowCount
             return try (0..<result.rowCount).map { row in
@@ -67,7 +67,7 @@ extension PostgresStore: SQLStore {
     /// Runs `body` in one REPEATABLE READ transaction (inside an open one
     /// as it is): every statement sees the store at one moment.
     package func readTransaction<T>(_ body: () throws -> T) throws -> T {
-        try withLock {
+        try readingWithLock {
             let nested = connection.isInTransaction
             return try connection.transaction {
                 if !nested { try connection.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ") }
@@ -79,11 +79,11 @@ extension PostgresStore: SQLStore {
 
 // Batch requests: one statement each where SQL says the whole predicate.
 extension PostgresStore {
-    package func sqlRows(_ sql: String, _ values: [Value]) throws -> [[Value]] { try withLock { try connection.rows(sql, values) } }
+    package func sqlRows(_ sql: String, _ values: [Value]) throws -> [[Value]] { try readingWithLock { try connection.rows(sql, values) } }
     package func sqlExecute(_ sql: String, _ values: [Value]) throws { try withLock { _ = try connection.execute(sql, values) } }
     package func writeTransaction<T>(_ body: () throws -> T) throws -> T {
         if isReadOnly { throw StoreError(.readOnly, "cannot change the PostgreSQL store (\(connection.target)): it is open read-only") }
-        return try withLock { try retryingTransaction { try connection.transaction(body) } }
+        return try withLock { try reportingLoss { try retryingTransaction { try connection.transaction(body) } } }
     }
     /// A sequence never hands a key out twice: nothing to record.
     package func recordHighestKeys(ofTables tables: Set<SQLIdentifier>) throws {}

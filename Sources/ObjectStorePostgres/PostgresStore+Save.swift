@@ -10,7 +10,7 @@ extension PostgresStore {
     /// either way nothing is written.
     package func save(_ changes: StoreChanges) throws -> PermanentIDs {
         try refuseIfReadOnly()
-        return try withLock { try retryingTransaction { try write(changes) { try connection.transaction($0) } } }
+        return try withLock { try reportingLoss { try retryingTransaction { try write(changes) { try connection.transaction($0) } } } }
     }
 
     package func prepareSave(_ changes: StoreChanges) throws -> any PreparedSave {
@@ -20,7 +20,7 @@ extension PostgresStore {
         lockForPreparedSave()
         do {
             // The transaction stays open for `commit`; a failure rolls it back.
-            let permanent = try retryingTransaction {
+            let permanent = try reportingLoss { try retryingTransaction {
                 try write(changes) { body in
                     try connection.beginTransaction()
                     do {
@@ -30,7 +30,7 @@ extension PostgresStore {
                         throw error
                     }
                 }
-            }
+            } }
             return PreparedPostgresSave(store: self, permanentIDs: permanent)
         } catch {
             unlockAfterPreparedSave()
@@ -132,9 +132,9 @@ private struct PreparedPostgresSave: PreparedSave {
 
 /// Writes one `StoreChanges` inside the store's transaction: keys from
 /// the sequences first (rows inserted together point at each other),
-/// then deletes and updates, each only while its row has the version the
-/// context read, then inserts (by `COPY` where it pays) and to-many
-/// contents.
+/// then, in `SaveOrder`'s order, updates and deletes, each only while its
+/// row has the version the context read, and inserts (by `COPY` where it
+/// pays); then to-many contents.
 struct PostgresSaveWriter {
     let store: PostgresStore
     let changes: StoreChanges
@@ -165,24 +165,37 @@ struct PostgresSaveWriter {
         func order(_ a: ObjectID, _ b: ObjectID) -> Bool {
             (mapping.table(for: a.entity).name, a.primaryKey) < (mapping.table(for: b.entity).name, b.primaryKey)
         }
-        for (n, deleted) in changes.deleted.sorted(by: { order($0.id, $1.id) }).enumerated() {
-            if try !writes.delete(deleted.id, expectedVersion: deleted.expectedVersion) { conflicts.append(deleted) }
-            if let progress { try SaveWriter.report(n, of: changes.deleted.count, to: progress) }
-        }
-        for (n, update) in changes.updated.sorted(by: { order($0.snapshot.id, $1.snapshot.id) }).enumerated() {
-            if try !self.update(update, permanent: permanent) {
-                conflicts.append((update.snapshot.id, update.expectedVersion))
+        // In `SaveOrder`'s order (a foreign key of the DBA's, checked at
+        // each statement, never sees a row naming one not there), each
+        // part by table and key.
+        let saveOrder = SaveOrder(changes, mapping: mapping, within: order)
+        var updatedSoFar = 0
+        func update(_ updates: [StoreChanges.Update]) throws {
+            for update in updates {
+                if try !self.update(update, permanent: permanent) {
+                    conflicts.append((update.snapshot.id, update.expectedVersion))
+                }
+                if let progress { try SaveWriter.report(updatedSoFar, of: changes.updated.count, to: progress) }
+                updatedSoFar += 1
             }
-            if let progress { try SaveWriter.report(n, of: changes.updated.count, to: progress) }
         }
-        if !conflicts.isEmpty {
+        func throwConflicts() throws {
+            guard !conflicts.isEmpty else { return }
             var current: [ObjectID: Snapshot] = [:]
             for snapshot in try store.snapshots(for: conflicts.map(\.id)) { current[snapshot.id] = snapshot }
             throw StoreConflictError(conflicts: conflicts.map {
                 StoreConflict(id: $0.id, expectedVersion: $0.expectedVersion, current: current[$0.id])
             }.sorted { $0.id.primaryKey < $1.id.primaryKey })
         }
-        try insert(keys: keys, permanent: permanent)
+        try update(saveOrder.earlyUpdates)
+        for (n, deleted) in saveOrder.deleted.enumerated() {
+            if try !writes.delete(deleted.id, expectedVersion: deleted.expectedVersion) { conflicts.append(deleted) }
+            if let progress { try SaveWriter.report(n, of: changes.deleted.count, to: progress) }
+        }
+        try throwConflicts()
+        try insert(keys: keys, permanent: permanent, order: saveOrder)
+        try update(saveOrder.lateUpdates)
+        try throwConflicts()
         try writes.writeToMany(changes.toMany, permanent: permanent)
         return permanent
     }
@@ -192,7 +205,7 @@ struct PostgresSaveWriter {
     /// form (see `PostgresType.appendBinary`), otherwise one prepared
     /// INSERT per row. Rows go straight from the snapshots into the copy's
     /// bytes, with no array of values per row.
-    private func insert(keys: [Int64], permanent: PermanentIDs) throws {
+    private func insert(keys: [Int64], permanent: PermanentIDs, order saveOrder: SaveOrder) throws {
         var groups: [ObjectIdentifier: [Int]] = [:]
         var order: [EntityDescription] = []
         for (n, snapshot) in changes.inserted.enumerated() {
@@ -200,6 +213,11 @@ struct PostgresSaveWriter {
             if groups[ObjectIdentifier(entity)] == nil { order.append(entity) }
             groups[ObjectIdentifier(entity), default: []].append(n)
         }
+        // Parents first; entities of one rank in the order they came.
+        order = order.enumerated().sorted { a, b in
+            let (x, y) = (saveOrder.insertRank(a.element), saveOrder.insertRank(b.element))
+            return x != y ? x < y : a.offset < b.offset
+        }.map(\.element)
         // Rows reported to `progress` so far: each once, whichever way it goes.
         var reported = 0
         func report(_ done: Int) throws {

@@ -83,6 +83,34 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
         return try body()
     }
 
+    /// `withLock` for statements that only read: run again once on a
+    /// fresh connection when the server was lost (see
+    /// `PostgresConnection.reading`).
+    package func readingWithLock<T>(_ body: () throws -> T) throws -> T {
+        try withLock { try connection.reading(body) }
+    }
+
+    /// Runs `body`, a write, and when the connection was lost on the way
+    /// reconnects and says so in the error: the write was not applied
+    /// (rolled back with the transaction), or, lost at its COMMIT, may
+    /// have been; either way the caller's changes are kept, to save again.
+    func reportingLoss<T>(_ body: () throws -> T) throws -> T {
+        let before = connection.reconnections
+        do {
+            return try body()
+        } catch let error as StoreError where connection.lostConnection(error, since: before) {
+            try connection.reconnectAfterLoss(error)
+            _ = connection.takeNotices()
+            let outcome = error.sql == "COMMIT" ? "the connection went at COMMIT, so it may or may not have been written"
+                                                : "nothing of it was written"
+            throw StoreError(error.kind, "\(error.message); \(outcome); reconnected to PostgreSQL (\(connection.target)): "
+                             + "the changes are kept, save again", sql: error.sql)
+        }
+    }
+
+    /// What the store has to say since last asked (a reconnection).
+    package func takeNotices() -> [String] { withLock { connection.takeNotices() } }
+
     /// Held from `prepareSave` to its commit or rollback.
     func lockForPreparedSave() { lock.lock() }
     func unlockAfterPreparedSave() { lock.unlock() }
@@ -150,7 +178,7 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
 
     /// Runs a SELECT of `selectList` and decodes its rows.
     func snapshots(sql: String, _ values: [Value], root: EntityDescription) throws -> [Snapshot] {
-        try withLock {
+        try readingWithLock {
             let result = try connection.query(sql, values)
             rowsReturned += result.rowCount
             return try (0..<result.rowCount).map { row in

@@ -163,7 +163,7 @@ import Testing
         let before = try Self.snapshot(url.absoluteString)
         let refused = #expect(throws: StoreError.self) { try Self.open(v2, url, type: .postgres) }
         #expect(refused?.kind == .modelMismatch)
-        #expect(refused?.description.contains("needs a migration: ask for it with PersistentStoreOptions.migratesAutomatically") == true)
+        #expect(refused?.description.contains("needs a migration that drops data (Person.fax: 4 values): ask for it with PersistentStoreOptions.migratesAutomatically and PersistentStoreOptions.allowsMigrationDataLoss") == true)
         #expect(refused?.migration?.changes.contains("removed attribute Person.fax (4 values dropped)") == true)
         let lossy = #expect(throws: StoreError.self) { try Self.open(v2, url, type: .postgres, options: Self.options(migrating: true)) }
         #expect(lossy?.description.contains("would drop data (Person.fax: 4 values); ask for that too with "

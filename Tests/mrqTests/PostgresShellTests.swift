@@ -1,4 +1,5 @@
 import Foundation
+@testable import Shell
 import PostgresTestServer
 import Testing
 
@@ -90,7 +91,8 @@ struct PostgresShellTests {
             #expect(made.status == 0, "\(made.stderr)")
             let refused = try MRQBinary.run(["--model", "\(folder)/v2.xcdatamodel", "--store", store, "-c", "count Person"])
             #expect(refused.status != 0)
-            let safety = store.hasPrefix("postgres") ? "in one transaction" : "a backup is made first"
+            let safety = store.hasPrefix("postgres") ? "in one transaction, with no backup: take one first with pg_dump -Fc -f backup.dump '\(store)'"
+                : "a backup is made first"
             #expect(refused.stderr.contains("'\(shown)' was made with another model (added attribute Person.nickname); use --migrate to migrate it (\(safety))"),
                     "\(refused.stderr)")
             let migrated = try MRQBinary.run(["--model", "\(folder)/v2.xcdatamodel", "--store", store, "--migrate",
@@ -98,6 +100,9 @@ struct PostgresShellTests {
             #expect(migrated.status == 0, "\(migrated.stderr)")
             #expect((migrated.stdout + migrated.stderr).contains("migrated \(shown): added attribute Person.nickname"),
                     "\(migrated.stdout)\(migrated.stderr)")
+            // A database has no file to copy: mrq says so, and how to take a backup.
+            #expect(migrated.stderr.contains("migrating \(store) in one transaction; no backup is made (take one first with pg_dump")
+                    == store.hasPrefix("postgres"), "\(migrated.stderr)")
             let refusedInSession = try MRQBinary.run(["--store", store, "--model", "\(folder)/v2.xcdatamodel",
                                                       "-c", ".model \(folder)/v1.xcdatamodel"])
             #expect(refusedInSession.stderr.contains("(removed attribute Person.nickname); use .model --migrate to migrate it (\(safety))"),
@@ -184,6 +189,39 @@ struct PostgresShellTests {
                 && result.stderr.contains("PGPASSWORD"), "\(result.stderr)")
     }
 
+    /// A password typed in a statement's URL (`-c`, a script, standard
+    /// input) is never shown: not in the message, not in the line echoed
+    /// under it, malformed URL or not.
+    @Test func aPasswordInAStatementIsNeverEchoed() throws {
+        for line in [".save-as postgres://app:hunter2@127.0.0.1:1/people", ".open postgresql://app@127.0.0.1/people?password=hunter2",
+                     ".save-as postgres://app:hunter2@127.0.0.1:port/people", "count Person where \"postgres://a:hunter2@h\" == LastName AND"] {
+            let typed = try MRQBinary.run(["--model", Self.people, "-c", line])
+            #expect(typed.status != 0)
+            #expect(!typed.stderr.isEmpty && !typed.stderr.contains("hunter2"), "\(typed.stderr)")
+            let piped = try MRQBinary.run(["--model", Self.people], stdin: line + "\n")
+            #expect(!piped.stderr.isEmpty && !piped.stderr.contains("hunter2") && !piped.stdout.contains("hunter2"), "\(piped.stderr)")
+        }
+        let echoed = try MRQBinary.run(["--model", Self.people, "-c", ".save-as postgres://app:hunter2@127.0.0.1:1/people"])
+        #expect(echoed.stderr.contains(".save-as postgres://app:*******@127.0.0.1:1/people"), "\(echoed.stderr)")
+    }
+
+    /// After the server drops the session's connection (a restart), the
+    /// next query runs again on a fresh one and says so.
+    @Test func aQueryAfterARestartReconnectsAndSaysSo() throws {
+        let server = try PostgresServer.shared()
+        let url = try server.createDatabase()
+        let session = try ShellSession(modelPath: Self.people, storePath: url)
+        let output = CapturedOutput()
+        #expect(session.run("insert Department { name: \"Sales\" }", fileName: nil, output: output))
+        #expect(session.run("save", fileName: nil, output: output))
+        let database = String(url.split(separator: "/").last ?? "")
+        _ = try server.psql("SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = '\(database)'")
+        let after = CapturedOutput()
+        #expect(session.run("count Department", fileName: nil, output: after), "\(after.text)\(after.errors)")
+        #expect(after.text.contains("reconnected to PostgreSQL ("), "\(after.text)\(after.errors)")
+        #expect(after.text.contains("1"), "\(after.text)\(after.errors)")
+    }
+
     @Test func aServerThatSaysNoIsOneLineNamingTheURL() throws {
         let server = try PostgresServer.shared()
         let port = try PostgresServer.freePort()
@@ -230,6 +268,40 @@ struct PostgresShellTests {
         #expect(out.contains("swift:\n"), "\(out)")
         #expect(out.hasSuffix("│     0 │\n└───────┘\n"), "explain ran an update: \(out)")
     }
+
+    /// The README's Debian recipe, run as written on a fresh account's
+    /// home (as root, as the postgres user, as the test server does), a
+    /// free port its only change: it starts a server of its own, makes the
+    /// database, and the README's `mrq` lines run against it.
+    @Test func theReadmesDebianRecipeWorksFromNothing() throws {
+        guard let recipe = ReadmeCommandTests.fencedBlocks.first(where: { $0.language == "sh" && $0.lines.contains { $0.contains("initdb") } })
+        else { Issue.record("the README has no recipe that starts a server"); return }
+        let home = NSTemporaryDirectory() + "mrq-recipe-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: home, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: home) }
+        try FileManager.default.createSymbolicLink(atPath: home + "/Samples",
+                                                   withDestinationPath: MRQBinary.packageRoot.appendingPathComponent("Samples").path)
+        let port = try PostgresServer.freePort()
+        let lines = ReadmeCommandTests.blocks.flatMap { $0 }.filter { $0.hasPrefix("mrq ") && $0.contains("postgres") }
+        #expect(lines.count >= 2)
+        let script = (["set -e", "export PGPORT=\(port) HOME='\(home)'", "cd \"$HOME\""] + recipe.lines
+                      + lines.map { $0.components(separatedBy: " # ")[0] }
+                      + ["psql -d people -Atc 'SELECT count(*) FROM \"Person\"'", "pg_ctl stop -m fast >/dev/null"])
+            .joined(separator: "\n")
+        var command = "bash -c \(Self.shellQuoted(script))"
+        if getuid() == 0 {
+            guard getpwnam("postgres") != nil else { Issue.record("running as root, and there is no postgres user"); return }
+            _ = try MRQBinary.bash("chown -R postgres '\(home)'")
+            command = "runuser -u postgres -- env PATH=\"$PATH\" \(command)"
+        }
+        let result = try MRQBinary.bash(command)
+        // Whatever happened, no server is left running.
+        if result.status != 0 { _ = try? MRQBinary.bash("pg_ctl -D '\(home)/pgdata' stop -m immediate") }
+        #expect(result.status == 0, "\(result.output)")
+        #expect(result.output.hasSuffix("1200\n"), "\(result.output)")
+    }
+
+    static func shellQuoted(_ text: String) -> String { "'" + text.replacingOccurrences(of: "'", with: "'\\''") + "'" }
 
     /// The README's `mrq` lines on PostgreSQL run against the test server
     /// as its setup makes the database: `createdb people`, the rest from

@@ -320,6 +320,25 @@ final class TerminalTests {
         #expect(screen.suffix(3) == ["FirstName = Zoë", " LastName = 日本", "mrq*>"])
     }
 
+    /// A URL's password typed at the prompt stays off the screen below the
+    /// line typed (the line echoed under the error) and out of the history
+    /// file.
+    @Test func aPasswordTypedAtThePromptIsNotKept() throws {
+        let history = NSTemporaryDirectory() + "mrq-history-\(UUID().uuidString)"
+        defer { try? FileManager.default.removeItem(atPath: history) }
+        guard let tmux = try startShell(environment: "MRQ_HISTORY='\(history)'") else { return }
+        try tmux.type(".save-as postgres://app:hunter2@127.0.0.1:1/people")
+        try tmux.press("Enter")
+        let screen = try tmux.waitFor("the refusal") { $0.last == "mrq>" && $0.contains { $0.contains("holds a password") } }
+        let typed = screen.lastIndex { $0.hasPrefix("mrq> .save-as") } ?? 0
+        #expect(!screen[(typed + 1)...].joined(separator: "\n").contains("hunter2"), "\(screen)")
+        try tmux.type("\"next\"")
+        try tmux.press("Enter")
+        try tmux.waitFor("the next result") { $0.suffix(2) == ["next", "mrq>"] }
+        let kept = try String(contentsOfFile: history, encoding: .utf8)
+        #expect(kept.contains("app:********@127.0.0.1") && !kept.contains("hunter2"), "\(kept)")
+    }
+
     /// libedit sets its history file's mode to 0600: with
     /// MRQ_HISTORY=/dev/null, as root, /dev/null became unwritable for
     /// everyone else; a pipe made mrq wait before its first prompt. Such a

@@ -349,6 +349,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// What changing this coordinator's SQLite store to `model` (see
     /// `replacingModel`) would migrate and drop; nil when nothing needs
     /// migrating.
+    /// What the stores have to say since last asked (see
+    /// `StoreBackend.takeNotices`): `reconnected to PostgreSQL (…)`.
+    package func takeStoreNotices() -> [String] {
+        persistentStores.flatMap { ($0 as? any StoreBackend)?.takeNotices() ?? [] }
+    }
+
     package func migrationPreview(to model: ManagedObjectModel) throws -> MigrationPreview? {
         try SQLiteStore.pendingMigration(sqlStore(for: nil, purpose: "changing the model").database, to: model)
     }

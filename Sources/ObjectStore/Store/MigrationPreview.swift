@@ -43,6 +43,10 @@ public struct MigrationPreview: Sendable, CustomStringConvertible {
     /// What the migration would drop, entity by entity.
     public let losses: [Loss]
 
+    /// The constraints the migration adds to a PostgreSQL store made
+    /// before mrq made them (`Person.department names a Department`).
+    public internal(set) var addedConstraints: [String] = []
+
     /// Whether the migration would drop data, which it does only with
     /// `allowsMigrationDataLoss`.
     public var dropsData: Bool { !losses.isEmpty }
@@ -87,6 +91,11 @@ public struct MigrationPreview: Sendable, CustomStringConvertible {
                 lines.append("changed the inverse of \(entity).\(name) (\(manyToMany ? "many-to-many" : "one-to-many") now)")
             }
         }
+        if !addedConstraints.isEmpty {
+            let shown = addedConstraints.prefix(3).joined(separator: ", ")
+            let more = addedConstraints.count > 3 ? " and \(addedConstraints.count - 3) more" : ""
+            lines.append("added \(addedConstraints.count) constraint\(addedConstraints.count == 1 ? "" : "s") (\(shown)\(more))")
+        }
         if lines.isEmpty { lines.append("changed indexes or constraints") }
         return lines
     }
@@ -114,13 +123,30 @@ public struct MigrationPreview: Sendable, CustomStringConvertible {
             + "'\(preview.givenVersion ?? "?")', an earlier version: open it with '\(preview.storedVersion ?? "?")' or later"
     }
 
-    static func notAskedMessage(_ path: String, _ preview: MigrationPreview, hint: String) -> String {
-        "'\(path)' was made with another model (\(preview.summary)); opening it with this one needs a migration: "
-            + "ask for it with \(hint)"
+    static func notAskedMessage(_ path: String, _ preview: MigrationPreview, hint: String,
+                                dropHint: String = "PersistentStoreOptions.allowsMigrationDataLoss") -> String {
+        // Both options at once when it drops data: one refusal, not two.
+        let drops = preview.dropsData ? " that drops data (\(preview.lossSummary))" : ""
+        return "'\(path)' was made with another model (\(preview.summary)); opening it with this one needs a migration\(drops): "
+            + "ask for it with \(hint)" + (preview.dropsData ? " and \(dropHint)" : "")
     }
 
     static func dropsDataMessage(_ path: String, _ preview: MigrationPreview, hint: String) -> String {
         "migrating '\(path)' would drop data (\(preview.lossSummary)); ask for that too with \(hint)"
+    }
+
+    /// This preview, adding `constraints` to what the migration does.
+    package func adding(constraints: [String]) -> MigrationPreview {
+        var preview = self
+        preview.addedConstraints += constraints
+        return preview
+    }
+
+    /// The preview of a migration that only adds `constraints`, to a store
+    /// of `model`.
+    package static func addingConstraints(_ constraints: [String], model: ManagedObjectModel) -> MigrationPreview {
+        MigrationPreview(plan: MigrationPlan(), storedVersion: model.versionName, givenVersion: model.versionName,
+                         isEarlierVersion: false, losses: [], addedConstraints: constraints)
     }
 
     private func oldEntityName(_ name: String) -> String {

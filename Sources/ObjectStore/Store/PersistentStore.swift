@@ -163,9 +163,13 @@ package protocol StoreBackend: PersistentStore {
     /// `deliver` on a thread of the listener's; nil for a store no other
     /// process shares (a file's).
     func listenForRemoteChanges(_ deliver: @escaping @Sendable (RemoteChangeNotification) -> Void) throws -> (any RemoteChangeListener)?
+    /// What the store has to say since last asked, for people: a database
+    /// server's store that reconnected says so.
+    func takeNotices() -> [String]
 }
 
 extension StoreBackend {
+    package func takeNotices() -> [String] { [] }
     package func readingOneSnapshot<T>(_ body: () throws -> T) throws -> T { try body() }
     package func saveIntoEmptyStore(_ changes: StoreChanges) throws -> PermanentIDs { try save(changes) }
     package func listenForRemoteChanges(_ deliver: @escaping @Sendable (RemoteChangeNotification) -> Void) throws -> (any RemoteChangeListener)? {

@@ -63,18 +63,24 @@ package struct SQLWrites {
     package func delete(_ id: ObjectID, expectedVersion: Int64? = nil) throws -> Bool {
         let entity = id.entity
         let table = mapping.table(for: entity)
+        // Join rows on either side go with the object, first: a foreign
+        // key of the DBA's on them is checked at each statement. With a
+        // version, only while the row has it.
+        let stillThere = expectedVersion.map { _ in
+            " AND EXISTS (SELECT 1 FROM \(table.name) WHERE \(mapping.primaryKey) = ? AND \(table.versionColumn) = ?)"
+        } ?? ""
+        let rowValues = expectedVersion.map { [Value.int(id.primaryKey), .int($0)] } ?? []
+        for relationship in entity.relationships where relationship.isManyToMany {
+            if let join = mapping.joinTable(relationship.name, of: entity) {
+                try execute("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?" + stillThere, [.int(id.primaryKey)] + rowValues)
+            }
+        }
         if let expectedVersion {
             let deleted = try execute(SaveWriter.deleteSQL(table, mapping: mapping) + " AND \(table.versionColumn) = ?",
                                       [.int(id.primaryKey), .int(expectedVersion)])
             if deleted == 0 { return false }
         } else {
             try execute(SaveWriter.deleteSQL(table, mapping: mapping), [.int(id.primaryKey)])
-        }
-        // Join rows on either side go with the object.
-        for relationship in entity.relationships where relationship.isManyToMany {
-            if let join = mapping.joinTable(relationship.name, of: entity) {
-                try execute("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?", [.int(id.primaryKey)])
-            }
         }
         return true
     }

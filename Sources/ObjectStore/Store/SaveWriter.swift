@@ -1,9 +1,9 @@
 import Foundation
 import Predicates
 
-/// Writes one `StoreChanges` inside the store's transaction: deletes, then
-/// inserts (primary keys handed out first, so rows inserted together can
-/// point at each other), then updates, then to-many contents.
+/// Writes one `StoreChanges` inside the store's transaction, in
+/// `SaveOrder`'s order (primary keys handed out first, so rows inserted
+/// together can point at each other), then to-many contents.
 ///
 /// Statements are prepared once per entity and bound by position.
 package struct SaveWriter {
@@ -31,21 +31,38 @@ package struct SaveWriter {
     func write() throws -> PermanentIDs {
         try recordHighestKeys(before: changes.deleted)
         let progress = changes.progress
-        for (n, deleted) in changes.deleted.enumerated() {
+        // In `SaveOrder`'s order: a foreign key of the DBA's, checked at
+        // each statement, never sees a row naming one not there.
+        let order = SaveOrder(changes, mapping: mapping)
+        var keys = try assignPrimaryKeys()
+        let permanent = PermanentIDs(temporaries: changes.inserted.map(\.id), keys: keys, store: store.storeNumber)
+        var updatedSoFar = 0
+        func update(_ updates: [StoreChanges.Update]) throws {
+            for update in updates {
+                try self.update(update, permanent: permanent)
+                if let progress { try Self.report(updatedSoFar, of: changes.updated.count, to: progress) }
+                updatedSoFar += 1
+            }
+        }
+        try update(order.earlyUpdates)
+        for (n, deleted) in order.deleted.enumerated() {
             try writes.delete(deleted.id)
             if let progress { try Self.report(n, of: changes.deleted.count, to: progress) }
         }
         if clearsMovingUniqueValues { try writes.clearMovingUniqueValues(changes.updated) }
-        let keys = try assignPrimaryKeys()
-        let permanent = PermanentIDs(temporaries: changes.inserted.map(\.id), keys: keys, store: store.storeNumber)
-        func resolve(_ id: ObjectID) -> ObjectID { id.isTemporaryID ? permanent[id] ?? id : id }
+        var inserted = changes.inserted
+        if !order.isInInsertOrder(inserted) {
+            let positions = order.insertOrder(inserted)
+            inserted = positions.map { changes.inserted[$0] }
+            keys = positions.map { keys[$0] }
+        }
         var inserts: [ObjectIdentifier: InsertStatement] = [:]
         // Rows bind their long strings in place (see `insertRows`): no
         // binding may outlive this save's snapshots.
         defer { for insert in inserts.values { insert.statement.clearBindings() } }
         // Inserts come in runs of one entity: each run binds with its
         // statement and plan at hand.
-        try changes.inserted.withUnsafeBufferPointer { rows in
+        try inserted.withUnsafeBufferPointer { rows in
             try keys.withUnsafeBufferPointer { keys in
                 var start = 0
                 while start < rows.count {
@@ -61,10 +78,7 @@ package struct SaveWriter {
                 }
             }
         }
-        for (n, update) in changes.updated.enumerated() {
-            try self.update(update, permanent: permanent)
-            if let progress { try Self.report(n, of: changes.updated.count, to: progress) }
-        }
+        try update(order.lateUpdates)
         try writes.writeToMany(changes.toMany, permanent: permanent)
         return permanent
     }

@@ -87,9 +87,9 @@ package enum StoreMigrator {
             // A schema may hold other tables than the store's: only the
             // old mapping's go. Each new table's key sequence then starts
             // past the keys its rows kept.
-            for name in oldMapping.allTables.map(\.name) + oldMapping.allJoinTables.map(\.name) {
-                try db.execute("DROP TABLE IF EXISTS \(name)")
-            }
+            // One statement: the old tables' foreign keys name each other.
+            let old = oldMapping.allTables.map(\.name) + oldMapping.allJoinTables.map(\.name)
+            if !old.isEmpty { try db.execute("DROP TABLE IF EXISTS \(old.map(\.quoted).joined(separator: ", "))") }
             for name in names { try db.execute("ALTER TABLE \(temporary(name)) RENAME TO \(name)") }
             for table in newMapping.allTables {
                 try db.execute("SELECT setval(pg_get_serial_sequence(?, ?), COALESCE(MAX(\(table.primaryKey)), 0) + 1, false) "

@@ -73,10 +73,21 @@ enum ShellDiagnostics {
     /// How a migration is made safe: a backup of a file; a PostgreSQL
     /// database's migration is one transaction.
     static func migrationSafety(_ store: String) -> String {
-        store.hasPrefix("postgres") ? "in one transaction" : "a backup is made first"
+        store.hasPrefix("postgres") ? "in one transaction, with no backup: \(postgresBackupHint(store))" : "a backup is made first"
+    }
+    /// How to back up a PostgreSQL store before migrating it.
+    static func postgresBackupHint(_ store: String) -> String {
+        "take one first with pg_dump -Fc -f backup.dump '\(store)'"
+    }
+    static func migratingPostgres(_ store: String) -> String {
+        "migrating \(store) in one transaction; no backup is made (\(postgresBackupHint(store)))"
     }
     static func migrationNeeded(_ store: String, changes: String, flag: String) -> String {
         "'\(store)' was made with another model (\(changes)); use \(flag) to migrate it (\(migrationSafety(store)))"
+    }
+    static func migrationNeededDroppingData(_ store: String, changes: String, losses: String, flag: String) -> String {
+        "'\(store)' was made with another model (\(changes)); migrating it drops data (\(losses)): "
+            + "use \(flag) to migrate it anyway (\(migrationSafety(store)))"
     }
     static func migrationDropsData(_ store: String, losses: String, flag: String) -> String {
         "migrating '\(store)' would drop data (\(losses)); add \(flag) to migrate anyway (\(migrationSafety(store)))"

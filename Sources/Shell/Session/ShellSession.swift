@@ -216,6 +216,8 @@ public final class ShellSession: ShellSessionProtocol {
                 report(error.message, range: error.range, source: source, fileName: fileName, output: out)
                 succeeded = false
             }
+            // A store that reconnected (a server restarted) says so.
+            for notice in coordinator.takeStoreNotices() { out.status(notice) }
             if timer, let started { out.status(started.report()) }
             out.endStatement()
             if onceCountdown > 0 {
@@ -297,6 +299,8 @@ public final class ShellSession: ShellSessionProtocol {
     /// entity, a value), so its control characters are escaped.
     func report(_ message: String, range: SourceRange, source: String, fileName: String?, output: OutputSink,
                 severity: String = "error") {
+        // The line echoed under the message never shows a URL's password.
+        let source = PostgresStoreURL.redactingPasswords(in: source, keepingLength: true)
         output.error(DiagnosticRenderer.render(message: TerminalText.escaped(message), range: range, source: source,
                                                fileName: fileName.map { TerminalText.escaped($0) }, severity: severity) + "\n")
     }

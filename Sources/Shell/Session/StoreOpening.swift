@@ -71,6 +71,7 @@ public enum StoreOpening {
             if modelGiven, let flags = postgresFlags, let preview = try previewOrExplain(storeURL, model: model) {
                 let shown = storeURL.absoluteString
                 try check(preview, shown: shown, options: options, readOnly: options.readOnly || options.immutable, flags: flags)
+                report.append(ShellDiagnostics.migratingPostgres(shown))
                 report.append("migrated \(shown): " + preview.changes.joined(separator: "; "))
             }
             var postgresOptions = PersistentStoreOptions()
@@ -132,6 +133,11 @@ public enum StoreOpening {
                                                                      given: preview.givenVersion ?? "?"), .unknown)
         }
         guard options.migrate else {
+            // Both flags at once when it drops data: one refusal, not two.
+            if preview.dropsData {
+                throw LocatedError(ShellDiagnostics.migrationNeededDroppingData(
+                    shown, changes: preview.summary, losses: preview.lossSummary, flag: flags.drop), .unknown)
+            }
             throw LocatedError(ShellDiagnostics.migrationNeeded(shown, changes: preview.summary, flag: flags.migrate), .unknown)
         }
         if preview.dropsData && !options.migrateDroppingData {

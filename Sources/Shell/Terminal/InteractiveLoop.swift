@@ -6,8 +6,8 @@ import Foundation
 /// InteractiveLoop.run(session: session, reader: reader, output: output)
 /// ```
 ///
-/// Each entry goes into the history, then to the session; a failing
-/// entry does not stop the loop. It ends at the end of input or after
+/// Each entry goes into the history (any URL's password masked), then
+/// to the session; a failing entry does not stop the loop. It ends at the end of input or after
 /// `.quit`; with unsaved changes it first asks whether to save them,
 /// discard them, or stay (the default).
 public enum InteractiveLoop {
@@ -37,7 +37,8 @@ public enum InteractiveLoop {
                 if mayLeave(session: session, reader: reader, output: output) { return succeeded }
                 continue
             }
-            reader.addHistory(entry)
+            // A URL's password never reaches the history (nor its file).
+            reader.addHistory(PostgresStoreURL.redactingPasswords(in: entry))
             beforeEach(session)
             if !session.run(entry, fileName: nil, output: output) {
                 succeeded = false
