@@ -191,7 +191,8 @@ struct AdditionFinder {
         case .binary(_, let lhs, let rhs):
             visit(lhs)
             visit(rhs)
-        case .negate(let inner), .cast(let inner, _), .member(let inner, _), .collection(_, let inner, _):
+        case .negate(let inner), .cast(let inner, _), .member(let inner, _), .collection(_, let inner, _),
+             .assignment(_, let inner):
             visit(inner)
         case .index(let base, let index):
             visit(base)

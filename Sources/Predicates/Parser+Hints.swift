@@ -99,12 +99,5 @@ extension Parser {
     }
 
     /// True when the current token is a comparison operator.
-    var startsComparisonOperator: Bool {
-        switch peek().kind {
-        case .assign, .equal, .notEqual, .less, .lessEqual, .greater, .greaterEqual: return true
-        case .keyword(let k):
-            return [.between, .in, .contains, .beginsWith, .endsWith, .like, .matches].contains(k)
-        default: return false
-        }
-    }
+    var startsComparisonOperator: Bool { comparisonOperator(peek().kind) != nil }
 }

@@ -140,27 +140,31 @@ extension Parser {
 
     /// comparisonOperator → "=" | "==" | "!=" | "<>" | "<" | "<=" | "=<" | ">" | ">=" | "=>" | "BETWEEN" | "IN" | "CONTAINS" | "BEGINSWITH" | "ENDSWITH" | "LIKE" | "MATCHES" | "UTI-CONFORMS-TO" | "UTI-EQUALS"
     mutating func parseComparisonOperator() throws(SyntaxError) -> Comparison.Operator? {
-        let op: Comparison.Operator
-        switch peek().kind {
-        case .assign, .equal: op = .equal
-        case .notEqual: op = .notEqual
-        case .less: op = .less
-        case .lessEqual: op = .lessEqual
-        case .greater: op = .greater
-        case .greaterEqual: op = .greaterEqual
-        case .keyword(.between): op = .between
-        case .keyword(.in): op = .in
-        case .keyword(.contains): op = .contains
-        case .keyword(.beginsWith): op = .beginsWith
-        case .keyword(.endsWith): op = .endsWith
-        case .keyword(.like): op = .like
-        case .keyword(.matches): op = .matches
-        case .keyword(.utiConformsTo): op = .utiConformsTo
-        case .keyword(.utiEquals): op = .utiEquals
-        default: return nil
-        }
+        guard let op = comparisonOperator(peek().kind) else { return nil }
         advance()
         return op
+    }
+
+    /// The comparison operator a token spells, if any.
+    func comparisonOperator(_ kind: TokenKind) -> Comparison.Operator? {
+        switch kind {
+        case .assign, .equal: return .equal
+        case .notEqual: return .notEqual
+        case .less: return .less
+        case .lessEqual: return .lessEqual
+        case .greater: return .greater
+        case .greaterEqual: return .greaterEqual
+        case .keyword(.between): return .between
+        case .keyword(.in): return .in
+        case .keyword(.contains): return .contains
+        case .keyword(.beginsWith): return .beginsWith
+        case .keyword(.endsWith): return .endsWith
+        case .keyword(.like): return .like
+        case .keyword(.matches): return .matches
+        case .keyword(.utiConformsTo): return .utiConformsTo
+        case .keyword(.utiEquals): return .utiEquals
+        default: return nil
+        }
     }
 
     /// options → "[" IDENTIFIER "]"

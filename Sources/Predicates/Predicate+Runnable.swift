@@ -54,7 +54,8 @@ extension Expression {
             if op == .divide, case .constant(let divisor) = rhs.kind, divisor.isZeroNumber {
                 throw EvaluationError(.divisionByZero, at: range)
             }
-        case .negate(let inner), .cast(let inner, _), .member(let inner, _), .collection(_, let inner, _):
+        case .negate(let inner), .cast(let inner, _), .member(let inner, _), .collection(_, let inner, _),
+             .assignment(_, let inner):
             try inner.checkRunnable()
         case .index(let base, let index):
             try base.checkRunnable()

@@ -17,9 +17,14 @@ import Testing
                     .substituting(arguments: [])
             } catch {
                 // Placeholders need arguments; parse without substituting.
-                var parser = try Parser(source: printed)
-                parsed = try parser.parsePredicate()
-                try parser.expectEnd()
+                do {
+                    var parser = try Parser(source: printed)
+                    parsed = try parser.parsePredicate()
+                    try parser.expectEnd()
+                } catch {
+                    Issue.record("tree \(i) printed as: \(printed)\ndoes not parse: \(error)")
+                    return
+                }
             }
             #expect(parsed == tree, "tree \(i) printed as: \(printed)\nreparsed as: \(parsed.format)")
             if parsed != tree { return }
