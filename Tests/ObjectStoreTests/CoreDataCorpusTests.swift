@@ -87,9 +87,16 @@ enum CoreDataCorpus {
             }
         }
 
+        /// The entity's row: under its name, or under the name it had
+        /// before a migration renamed it (its renaming identifier), which
+        /// Core Data leaves in Z_PRIMARYKEY.
+        func number(of entity: EntityDescription) -> Int64? {
+            numbers[entity.name] ?? entity.renamingIdentifier.flatMap { numbers[$0] }
+        }
+
         /// The entity's number and every sub-entity's, by Z_SUPER.
-        func family(of name: String) -> [Int64] {
-            guard let number = numbers[name] else { return [] }
+        func family(of entity: EntityDescription) -> [Int64] {
+            guard let number = number(of: entity) else { return [] }
             var result = [number]
             var index = 0
             while index < result.count {
@@ -100,15 +107,15 @@ enum CoreDataCorpus {
             return result
         }
 
-        /// The name of the entity at the top of `name`'s Z_SUPER chain.
-        func root(of name: String) -> String {
-            guard var number = numbers[name] else { return name }
+        /// The name of the entity at the top of the entity's Z_SUPER chain.
+        func root(of entity: EntityDescription) -> String {
+            guard var number = number(of: entity) else { return entity.name }
             var steps = 0
             while let parent = parents[number], names[parent] != nil, steps < names.count {
                 number = parent
                 steps += 1
             }
-            return names[number] ?? name
+            return names[number] ?? entity.name
         }
     }
 
@@ -163,10 +170,10 @@ struct CoreDataCorpusTests {
         let db = try Database(path: copy.path)
         let entities = try CoreDataCorpus.EntityTable(db)
         for entity in model.entities {
-            let family = entities.family(of: entity.name)
+            let family = entities.family(of: entity)
             var expected = Value.int(0)
             if !family.isEmpty {
-                let table = try CoreDataCorpus.table(entities.root(of: entity.name))
+                let table = try CoreDataCorpus.table(entities.root(of: entity))
                 let marks = Array(repeating: "?", count: family.count).joined(separator: ",")
                 expected = try db.scalar("SELECT count(*) FROM \(table) WHERE Z_ENT IN (\(marks))", family.map(Value.int)) ?? .null
             }
@@ -192,7 +199,7 @@ struct CoreDataCorpusTests {
         let entities = try CoreDataCorpus.EntityTable(db)
         var checked = 0
         for entity in model.entities.sorted(by: { $0.name < $1.name }) where entity.parent == nil && checked < 20 {
-            let family = entities.family(of: entity.name)
+            let family = entities.family(of: entity)
             guard !family.isEmpty else { continue }
             let table = try CoreDataCorpus.table(entity.name)
             let columns = Set(try db.rows("SELECT name FROM pragma_table_info(?)", [.string(table.unquoted)]).map { $0[0] })
