@@ -321,3 +321,24 @@ int bench_c_first_adult(void *handle, int64_t minAge, bench_result *result) {
     sqlite3_finalize(stmt);
     return rc;
 }
+
+// MARK: - w. every entity's count of a real store
+
+int bench_c_counts(const char *path, const char *const *statements, int64_t count, bench_result *result) {
+    sqlite3 *db = NULL;
+    int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READONLY | SQLITE_OPEN_NOMUTEX, NULL);
+    if (rc != SQLITE_OK) { int r = fail(db, rc, "open"); sqlite3_close_v2(db); return r; }
+    result->rows = 0;
+    result->checksum = 0;
+    for (int64_t i = 0; i < count; i++) {
+        sqlite3_stmt *stmt = NULL;
+        CHECK(sqlite3_prepare_v2(db, statements[i], -1, &stmt, NULL), "prepare");
+        rc = sqlite3_step(stmt);
+        if (rc != SQLITE_ROW) { sqlite3_finalize(stmt); int r = fail(db, rc, "step"); sqlite3_close_v2(db); return r; }
+        result->checksum += sqlite3_column_int64(stmt, 0);
+        result->rows += 1;
+        sqlite3_finalize(stmt);
+    }
+    sqlite3_close_v2(db);
+    return SQLITE_OK;
+}

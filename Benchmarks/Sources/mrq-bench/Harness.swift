@@ -52,6 +52,7 @@ struct Fixtures {
             try cCheck(bench_c_fill(url.path, dataSeed, Int64(count)))
         }
         try Dataset.importJSON(Dataset.people(scale.importPeople)).write(to: importJSON, atomically: false, encoding: .utf8)
+        try CorpusWorkloads.prepare(self, scale)
     }
 
     private func makeEmptyStore(_ url: URL, model: ManagedObjectModel) throws {

@@ -4,7 +4,7 @@ import Foundation
 // own process (so its peak RSS is its own), several times; the table shows
 // medians as ratios to the raw SQLite C baseline measured in the same run.
 //
-//   mrq-bench [--smoke] [--only insert,fetch,csv,json,first,...,pg-insert,pg-fetch,pg-filter,pg-import,pg-writers,bigvalue]
+//   mrq-bench [--smoke] [--only insert,fetch,csv,json,first,...,pg-insert,pg-fetch,pg-filter,pg-import,pg-writers,bigvalue,corpus]
 //   mrq-bench --child WORKLOAD IMPL RUNS SCALE WORKDIR     (internal)
 
 typealias Implementation = (Scale, Fixtures, Int) throws -> Measurement
@@ -65,6 +65,8 @@ let implementations: [String: Implementation] = [
     "bigvalue/line": { try BigValueWorkloads.print(format: "line", $0, $1, runs: $2) },
     "bigvalue/csv": { try BigValueWorkloads.print(format: "csv", $0, $1, runs: $2) },
     "bigvalue/json": { try BigValueWorkloads.print(format: "json", $0, $1, runs: $2) },
+    "corpus/c": { try CorpusWorkloads.c($0, $1, runs: $2) },
+    "corpus/mrq": { try CorpusWorkloads.mrq($0, $1, runs: $2) },
 ]
 
 enum Target {
@@ -151,6 +153,9 @@ let rows: [Row] = [
         target: .megabytes(64 + BigValueWorkloads.limit * 100), compare: false),
     Row(workload: "v. big value out", key: "bigvalue/json", label: "json", runs: 3,
         target: .megabytes(64 + BigValueWorkloads.limit * 100), compare: false),
+    Row(workload: "w. corpus's largest model", key: "corpus/c", label: "raw C, every entity's count (baseline)", runs: 9, target: .none),
+    Row(workload: "w. corpus's largest model", key: "corpus/mrq", label: "mrq: model from the cache, hashes checked, counts",
+        runs: 9, target: .ratio(2)),
 ]
 
 /// Issue 19's target for 8 tasks, besides at most 4× one task's time in

@@ -75,6 +75,11 @@ int bench_c_count_adults(void *db, int64_t minAge, bench_result *result);
 /// a struct.
 int bench_c_first_adult(void *db, int64_t minAge, bench_result *result);
 
+/// w. Opens the store at `path` read-only, runs each of the `count`
+/// statements (one `SELECT count(*) …` an entity) and closes it: rows is
+/// the number of statements, checksum the sum of the counts.
+int bench_c_counts(const char *path, const char *const *statements, int64_t count, bench_result *result);
+
 /// The SQLite error message of the last failed call, or "".
 const char *bench_c_last_error(void);
 
