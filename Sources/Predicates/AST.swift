@@ -291,6 +291,24 @@ public struct Expression: Sendable, Hashable {
         Expression(.keyPath(path.split(separator: ".", omittingEmptySubsequences: false).map(String.init)))
     }
 
+    /// The expressions directly inside this one, in source order: what a
+    /// walk of the tree visits next. A SUBQUERY gives its collection; its
+    /// predicate is in ``Kind/subquery(collection:variable:predicate:)``.
+    public var children: [Expression] {
+        switch kind {
+        case .constant, .keyPath, .evaluatedObject, .variable, .placeholder, .object: return []
+        case .aggregate(let list), .function(_, let list): return list
+        case .method(let receiver, _, let arguments): return [receiver] + arguments
+        case .binary(_, let lhs, let rhs): return [lhs, rhs]
+        case .negate(let inner), .cast(let inner, _), .member(let inner, _), .collection(_, let inner, _),
+             .assignment(_, let inner):
+            return [inner]
+        case .index(let base, .at(let i)): return [base, i]
+        case .index(let base, _): return [base]
+        case .subquery(let collection, _, _): return [collection]
+        }
+    }
+
     /// The components when this is a plain key path.
     public var keyPathComponents: [String]? {
         if case .keyPath(let components) = kind { return components }

@@ -184,19 +184,6 @@ struct AdditionFinder {
                 found.append(AdditionUse(addition: .readableFunction, written: written, apple: call, range: e.range))
             }
             arguments.forEach { visit($0) }
-        case .aggregate(let list): list.forEach { visit($0) }
-        case .method(let receiver, _, let arguments):
-            visit(receiver)
-            arguments.forEach { visit($0) }
-        case .binary(_, let lhs, let rhs):
-            visit(lhs)
-            visit(rhs)
-        case .negate(let inner), .cast(let inner, _), .member(let inner, _), .collection(_, let inner, _),
-             .assignment(_, let inner):
-            visit(inner)
-        case .index(let base, let index):
-            visit(base)
-            if case .at(let i) = index { visit(i) }
         case .subquery(let collection, let variable, let predicate):
             visit(collection)
             let saved = variables[variable]
@@ -205,8 +192,8 @@ struct AdditionFinder {
             }
             visit(predicate)
             variables[variable] = saved
-        case .constant, .keyPath, .evaluatedObject, .variable, .placeholder, .object:
-            break
+        default:
+            e.children.forEach { visit($0) }
         }
     }
 

@@ -41,29 +41,19 @@ extension Expression {
         switch kind {
         case .placeholder(let spec):
             throw EvaluationError(.unsubstitutedPlaceholder(spec.rawValue), at: range)
-        case .constant, .keyPath, .evaluatedObject, .variable, .object:
-            return
-        case .aggregate(let list), .function(_, let list):
-            for element in list { try element.checkRunnable() }
-        case .method(let receiver, _, let arguments):
-            try receiver.checkRunnable()
-            for argument in arguments { try argument.checkRunnable() }
-        case .binary(let op, let lhs, let rhs):
-            try lhs.checkRunnable()
-            try rhs.checkRunnable()
-            if op == .divide, case .constant(let divisor) = rhs.kind, divisor.isZeroNumber {
+        case .binary(.divide, _, let rhs):
+            if case .constant(let divisor) = rhs.kind, divisor.isZeroNumber {
+                for child in children { try child.checkRunnable() }
                 throw EvaluationError(.divisionByZero, at: range)
             }
-        case .negate(let inner), .cast(let inner, _), .member(let inner, _), .collection(_, let inner, _),
-             .assignment(_, let inner):
-            try inner.checkRunnable()
-        case .index(let base, let index):
-            try base.checkRunnable()
-            if case .at(let i) = index { try i.checkRunnable() }
         case .subquery(let collection, _, let predicate):
             try collection.checkRunnable()
             try predicate.checkRunnable()
+            return
+        default:
+            break
         }
+        for child in children { try child.checkRunnable() }
     }
 
     /// False when the expression is certain not to give two values: a

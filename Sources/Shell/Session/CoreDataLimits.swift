@@ -44,27 +44,9 @@ enum CoreDataLimits {
         }
 
         mutating func visit(_ e: Expression) {
-            switch e.kind {
-            case .method(let receiver, let selector, let arguments):
-                if method == nil { method = selector }
-                visit(receiver)
-                arguments.forEach { visit($0) }
-            case .aggregate(let list), .function(_, let list): list.forEach { visit($0) }
-            case .binary(_, let lhs, let rhs):
-                visit(lhs)
-                visit(rhs)
-            case .negate(let inner), .cast(let inner, _), .member(let inner, _), .collection(_, let inner, _),
-                 .assignment(_, let inner):
-                visit(inner)
-            case .index(let base, let index):
-                visit(base)
-                if case .at(let i) = index { visit(i) }
-            case .subquery(let collection, _, let predicate):
-                visit(collection)
-                visit(predicate)
-            case .constant, .keyPath, .evaluatedObject, .variable, .placeholder, .object:
-                break
-            }
+            if case .method(_, let selector, _) = e.kind, method == nil { method = selector }
+            if case .subquery(_, _, let predicate) = e.kind { visit(predicate) }
+            e.children.forEach { visit($0) }
         }
     }
 }
