@@ -269,8 +269,14 @@ extension KeyChecker {
                     var fixed = c
                     constant.replace(&fixed, Expression(.constant(converted)))
                     fix = fixed.description
-                    if target == .date, case .string(let s) = constant.value {
-                        alternative = Printer.format(Expression(.cast(Expression(.constant(.string(s))), .date)))
+                    if target == .date {
+                        // Apple's spelling first; mrq's date literal named as mrq's.
+                        var apple = Expression(.constant(converted))
+                        apple.isFoldedCast = true
+                        var appleFixed = c
+                        constant.replace(&appleFixed, apple)
+                        alternative = "mrq's " + fixed.description
+                        fix = appleFixed.description
                     }
                 } else if target == .date, constant.value.isNumber {
                     var fixed = c

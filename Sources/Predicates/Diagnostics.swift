@@ -240,9 +240,10 @@ struct Diagnostic: Sendable {
         components.day = Int(d.day)
         var calendar = Calendar(identifier: .gregorian)
         calendar.timeZone = TimeZone(identifier: "UTC") ?? calendar.timeZone
-        let cast = calendar.date(from: components).map { " (Apple's NSPredicate: \(Printer.castDate($0)), or a date passed with %@)" } ?? ""
+        let cast = calendar.date(from: components).map { "\(Printer.castDate($0)) or pass a date with %@ (mrq also reads @\(written))" }
+            ?? "@\(written)"
         return Diagnostic("\(written) without quotes is arithmetic, \(d.year) - \(d.month) - \(d.day) = \(d.result), not a date: "
-                          + "for the date write @\(written)\(cast)")
+                          + "for the date write \(cast)")
     }
     static func quotedPlaceholder(_ pattern: String, fixed: String) -> Diagnostic {
         Diagnostic("in quotes, \(quoted(pattern)) is the text \(pattern), not a format placeholder, and LIKE uses * and ?, "

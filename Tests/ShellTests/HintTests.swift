@@ -38,7 +38,7 @@ import Testing
                                                 ^~~
             """#),
         (#"count Person where hiredAt > 2020-01-01"#, #"""
-            warning: 2020-01-01 without quotes is arithmetic, 2020 - 1 - 1 = 2018, not a date: for the date write @2020-01-01 (Apple's NSPredicate: CAST(599529600, "NSDate"), or a date passed with %@)
+            warning: 2020-01-01 without quotes is arithmetic, 2020 - 1 - 1 = 2018, not a date: for the date write CAST(599529600, "NSDate") or pass a date with %@ (mrq also reads @2020-01-01)
                 count Person where hiredAt > 2020-01-01
                                              ^~~~~~~~~~
             """#),

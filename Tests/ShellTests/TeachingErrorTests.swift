@@ -19,7 +19,7 @@ import Testing
 
     @Test(arguments: [
         (#"Person where hiredAt > "2020-01-01""#, #"""
-            error: 'hiredAt' holds dates and "2020-01-01" is a string, so this never matches; write hiredAt > @2020-01-01 (or CAST("2020-01-01", "NSDate"))
+            error: 'hiredAt' holds dates and "2020-01-01" is a string, so this never matches; write hiredAt > CAST(599529600, "NSDate") (or mrq's hiredAt > @2020-01-01)
                 Person where hiredAt > "2020-01-01"
                                        ^~~~~~~~~~~~
             """#, "Person where hiredAt > @2020-01-01"),
