@@ -400,6 +400,56 @@ enum ArchiveSurgery {
         #expect(try context.fetch(FetchRequest(entityName: "Book")).first?["place"] == .string("Paris"))
     }
 
+    /// A derived attribute (NSDerivedAttributeDescription) keeps its
+    /// derivation as Core Data formats it, which alone makes its version
+    /// hash; one with a filtering predicate mrq cannot format keeps none.
+    @Test(arguments: [false, true])
+    func aDerivedAttributeKeepsItsDerivation(filtered: Bool) throws {
+        let model = try Self.library()
+        let archive = try S.edited(model) { objects in
+            let name = try S.index(of: "name", "NSAttributeDescription", in: objects)
+            let derived = S.classRecord(&objects, "NSDerivedAttributeDescription", "NSAttributeDescription",
+                                        "NSPropertyDescription", "NSObject")
+            try S.set(&objects, name, "$class", S.uid(derived))
+            let utilities = S.append(&objects, "_NSPredicateUtilities")
+            let constant = S.append(&objects, [
+                "$class": S.uid(S.classRecord(&objects, "NSConstantValueExpression", "NSExpression", "NSObject")),
+                "NSExpressionType": 0, "NSConstantValueClassName": S.uid(utilities),
+            ] as [String: Any])
+            let this = S.append(&objects, [
+                "$class": S.uid(S.classRecord(&objects, "NSSelfExpression", "NSExpression", "NSObject")), "NSExpressionType": 1,
+            ] as [String: Any])
+            let specifier = S.append(&objects, [
+                "$class": S.uid(S.classRecord(&objects, "NSKeyPathSpecifierExpression", "NSExpression", "NSObject")),
+                "NSExpressionType": 10, "NSKeyPath": S.uid(S.append(&objects, "books")),
+            ] as [String: Any])
+            let array = S.classRecord(&objects, "NSArray", "NSObject")
+            let keyPath = S.append(&objects, [
+                "$class": S.uid(S.classRecord(&objects, "NSKeyPathExpression", "NSFunctionExpression", "NSExpression", "NSObject")),
+                "NSExpressionType": 3, "NSOperand": S.uid(this), "NSSelectorName": S.uid(S.append(&objects, "valueForKeyPath:")),
+                "NSArguments": S.uid(S.append(&objects, ["$class": S.uid(array), "NS.objects": [S.uid(specifier)]] as [String: Any])),
+            ] as [String: Any])
+            let count = S.append(&objects, [
+                "$class": S.uid(S.classRecord(&objects, "NSFunctionExpression", "NSExpression", "NSObject")),
+                "NSExpressionType": 4, "NSOperand": S.uid(constant), "NSSelectorName": S.uid(S.append(&objects, "count:")),
+                "NSArguments": S.uid(S.append(&objects, ["$class": S.uid(array), "NS.objects": [S.uid(keyPath)]] as [String: Any])),
+            ] as [String: Any])
+            try S.set(&objects, name, "NSDerivationExpression", S.uid(count))
+            if filtered {
+                let truth = S.append(&objects, [
+                    "$class": S.uid(S.classRecord(&objects, "NSTruePredicate", "NSPredicate", "NSObject")),
+                ] as [String: Any])
+                try S.set(&objects, name, "NSFilteringPredicate", S.uid(truth))
+            }
+        }
+        let decoded = try ManagedObjectModel(coreDataArchive: archive)
+        let name = try #require(decoded.entity(named: "Author")?.attribute(named: "name"))
+        #expect(name.derivation == (filtered ? nil : "count:(books)"))
+        if !filtered {
+            #expect(name.versionHash == Data(sha256(Array("count:(books)".utf8))))
+        }
+    }
+
     @Test func anUnknownPropertyClassIsLeftOut() throws {
         let model = try Self.library()
         let archive = try S.edited(model) { objects in

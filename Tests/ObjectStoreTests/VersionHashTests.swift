@@ -202,6 +202,40 @@ import Testing
         #expect(hash(model, "Process") == "a54a1524d3abe30d2d56a87a9ac2ae06b05e9952043ea42d839b5f186be6fa85")
     }
 
+    /// CoreDataPlus's SampleModel2V1.sqlite: `pagesCount` is a derived
+    /// attribute, whose hash is its derivation's text alone; `pages` is a
+    /// to-many with no inverse.
+    @Test func testCoreDataPlusBookDerivedAttribute() throws {
+        let author = RelationshipDescription(name: "author", destination: "Author", inverse: "books", isOptional: false)
+        author.declaredMinCount = 1
+        let pagesCount = attribute("pagesCount", .integer64)
+        pagesCount.derivation = "count:(pages)"
+        let book = entity("Book", [
+            author,
+            attribute("cover", .transformable, optional: false),
+            RelationshipDescription(
+                name: "pages", destination: "Page", isToMany: true, deleteRule: .cascade, isOptional: false,
+                minCount: 1, maxCount: 10000),
+            pagesCount,
+            attribute("price", .decimal, optional: false),
+            attribute("publishedAt", .date, optional: false),
+            attribute("title", .string, optional: false),
+            attribute("uniqueID", .uuid, optional: false),
+        ])
+        book.uniquenessConstraints = [["uniqueID"]]
+        let model = try ManagedObjectModel(entities: [
+            book,
+            entity("Author", [
+                RelationshipDescription(name: "books", destination: "Book", inverse: "author", isToMany: true),
+            ]),
+            entity("Page", [attribute("number", .integer32)]),
+        ])
+        #expect(hash(model, "Book") == "52c037264a8ab276d07b8becb9ca0bee8d688e192023ed9177b9a19c3e8d19a9")
+        pagesCount.derivation = nil
+        var hasher = VersionHasher()
+        #expect(hex(hasher.hash(book)) != "52c037264a8ab276d07b8becb9ca0bee8d688e192023ed9177b9a19c3e8d19a9")
+    }
+
     /// DataUsage.sqlite: an ordered to-one, and to-ones stating
     /// `minCount="1"` whether optional or not.
     @Test func testDataUsageEvent() throws {
@@ -320,7 +354,7 @@ import Testing
         case preserveAfterDeletion, attributeModifier, entityModifier, abstract, parentAttribute, noParent
         case destination, noInverse, toMany, minCount, maxCount, ordered, statedToOneMinCount
         case relationshipOptional, relationshipTransient, relationshipModifier, uniquenessConstraint
-        case addedAttribute
+        case addedAttribute, derivation
     }
 
     @Test(arguments: RelevantChange.allCases)
@@ -359,6 +393,7 @@ import Testing
             case .relationshipModifier: d.relationship("friends").versionHashModifier = "2"
             case .uniquenessConstraint: d["Person"].uniquenessConstraints = [["name"]]
             case .addedAttribute: d.personProperties.append(attribute("nickname", .string))
+            case .derivation: d.attribute("age").derivation = "now()"
             }
         }
         #expect(hash(changed, "Person") != hash(base, "Person"))

@@ -319,7 +319,56 @@ struct CoreDataModelDecoder {
         if flags & 0x1 != 0 { attribute.maxValue = try oldBound(object, "NSMaxValueName", type) }
         if flags & 0x2 != 0 { attribute.minValue = try oldBound(object, "NSMinValueName", type) }
         try readValidation(object, into: attribute)
+        if object.classes.contains("NSDerivedAttributeDescription") {
+            attribute.derivation = derivation(object)
+        }
         return attribute
+    }
+
+    /// A derived attribute's expression and filtering predicate as Core
+    /// Data's `predicateFormat` writes them, which its version hash covers;
+    /// nil for an expression this reader cannot format (the hash then
+    /// differs from the store's, and the store still opens).
+    private func derivation(_ object: KeyedObject) -> String? {
+        // What is not understood here is left out, never refused.
+        let filter: KeyedObject?, expression: KeyedObject?
+        do {
+            filter = try object.object("NSFilteringPredicate")
+            expression = try object.object("NSDerivationExpression")
+        } catch {
+            return nil
+        }
+        guard filter == nil, let expression else { return nil }
+        return try? Self.predicateFormat(expression, depth: 0)
+    }
+
+    /// `predicateFormat` of the expressions derived attributes use: key
+    /// paths (`name`, `author.name`) and the built-in functions over them
+    /// (`count:(pages)`, `lowercase:(name)`, `now()`); nil for others.
+    private static func predicateFormat(_ object: KeyedObject, depth: Int) throws -> String? {
+        guard depth <= KeyedArchive.maximumDepth else { return nil }
+        switch object.className {
+        case "NSKeyPathExpression":
+            let arguments = try object.elements("NSArguments")
+            guard arguments.count == 1 else { return nil }
+            let specifier = try object.archive.object(at: arguments[0])
+            guard try object.object("NSOperand")?.className == "NSSelfExpression" else { return nil }
+            return try specifier.string("NSKeyPath")
+        case "NSKeyPathSpecifierExpression":
+            return try object.string("NSKeyPath")
+        case "NSFunctionExpression":
+            guard let selector = try object.string("NSSelectorName"),
+                  let operand = try object.object("NSOperand"), operand.className == "NSConstantValueExpression",
+                  try operand.string("NSConstantValueClassName") == "_NSPredicateUtilities" else { return nil }
+            var arguments: [String] = []
+            for uid in try object.elements("NSArguments") {
+                guard let argument = try predicateFormat(try object.archive.object(at: uid), depth: depth + 1) else { return nil }
+                arguments.append(argument)
+            }
+            return "\(selector)(\(arguments.joined(separator: ", ")))"
+        default:
+            return nil
+        }
     }
 
     /// A composite's elements (NSCompositeAttributeDescription, macOS 14):

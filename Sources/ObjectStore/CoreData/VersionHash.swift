@@ -9,6 +9,9 @@ import Foundation
 // attribute  = SHA-256(property · NSAttributeType as UInt32
 //              · 0x01 if it allows external storage
 //              · 0x01 if it preserves its value in history on deletion)
+// derived attribute = SHA-256(the derivation expression's predicateFormat
+//              · the filtering predicate's, if any): nothing else, not even
+//              the name (CoreDataPlus's `pagesCount`, `count:(pages)`)
 // relationship = SHA-256(property · destination name
 //              · inverse name, unless the relationship is its own inverse
 //              · maxCount as UInt32 · minCount as UInt32 · 0x01 0x00 if ordered)
@@ -183,14 +186,19 @@ struct VersionHasher {
         if let known = propertyHashes[ObjectIdentifier(property)] { return known }
         // Core Data does not mark a fetched property transient; mrq does.
         let isTransient = property.isTransient && !(property is FetchedPropertyDescription)
-        // Bit 4 is read-only, which only Core Data's derived attributes are
-        // and mrq does not model.
+        // Bit 4 is read-only, which only Core Data's derived attributes
+        // (hashed apart, below) and fetched properties are.
         let flags: UInt16 = (property.isOptional ? 1 : 0) | (isTransient ? 2 : 0)
         var base = Array(property.name.utf8)
         base += Self.littleEndian(flags)
         base += (property.versionHashModifier ?? "").utf8
         var bytes = sha256(base)
         switch property {
+        case let attribute as AttributeDescription where attribute.derivation != nil:
+            // A derived attribute (NSDerivedAttributeDescription) hashes
+            // its derivation's text only: Core Data computes the plain
+            // attribute's hash and then leaves it out.
+            bytes = sha256(Array((attribute.derivation ?? "").utf8))
         case let attribute as AttributeDescription:
             bytes += Self.littleEndian(UInt32(attribute.type.coreDataAttributeType))
             if attribute.allowsExternalBinaryDataStorage { bytes.append(1) }

@@ -229,6 +229,7 @@ struct PropertyArchive: Codable, Equatable {
     var preservesValueInHistoryOnDeletion: Bool?
     var isIndexed: Bool?
     var valueTransformerName: String?
+    var derivation: String?
     /// A composite's elements and the name Xcode gave its type.
     var elements: [PropertyArchive]?
     var compositeName: String?
@@ -267,6 +268,7 @@ struct PropertyArchive: Codable, Equatable {
             preservesValueInHistoryOnDeletion = a.preservesValueInHistoryOnDeletion ? true : nil
             isIndexed = a.isIndexed ? true : nil
             valueTransformerName = a.valueTransformerName
+            derivation = a.derivation
             if a.type == .composite {
                 elements = a.elements.map(PropertyArchive.init)
                 compositeName = a.compositeName
@@ -314,6 +316,7 @@ struct PropertyArchive: Codable, Equatable {
             a.preservesValueInHistoryOnDeletion = preservesValueInHistoryOnDeletion ?? false
             a.isIndexed = isIndexed ?? false
             a.valueTransformerName = valueTransformerName
+            a.derivation = derivation
             a.compositeName = compositeName
             a.elements = try (elements ?? []).map { element in
                 guard element.kind == .attribute, let attribute = try element.property(in: entity) as? AttributeDescription else {

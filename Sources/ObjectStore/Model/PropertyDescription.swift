@@ -95,6 +95,13 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     /// The value transformer a `Transformable` attribute names; mrq stores
     /// the value as opaque data and keeps the name for round trips.
     public var valueTransformerName: String?
+    /// For a Core Data derived attribute (`NSDerivedAttributeDescription`):
+    /// its derivation expression and filtering predicate as Core Data
+    /// formats them (`predicateFormat`), concatenated, such as
+    /// `count:(pages)`; Core Data computes the value on save. Its version
+    /// hash is the SHA-256 of this text alone. nil for a stored attribute,
+    /// or when mrq cannot format the expression.
+    public var derivation: String?
 
     /// For a `Composite` attribute: its elements, in order (an element may
     /// be a composite too). Empty for every other type.
