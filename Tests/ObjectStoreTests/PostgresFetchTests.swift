@@ -287,4 +287,44 @@ import struct Predicates.Predicate
         #expect(store.rowsReturned == before, "explain ran a statement")
         #expect(try postgres.count(for: FetchRequest(entityName: "Item", predicate: try Predicate(format: "note == 'x'"))) == 0)
     }
+
+    /// A `[c]` predicate with a limit reads the sorted rows in pages (the
+    /// first twice the window's end, at least 16 rows) until the residual
+    /// has filled the window, not every row of the widening filter; the
+    /// window is the one memory gives on every row.
+    @Test func caseInsensitiveFilterWithALimitReadsPages() throws {
+        let model = try DifferentialModel.make()
+        let coordinator = PersistentStoreCoordinator(model: model)
+        _ = try coordinator.addPersistentStore(type: .postgres, at: URL(string: try PostgresServer.shared().createSchema())!)
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        // 40 rows SQL lets through and memory rejects (not ASCII), then
+        // 10 matches, then 200 more matches.
+        let names = Array(repeating: "ABC\u{301}", count: 40) + Array(repeating: "aBc", count: 210)
+        for (i, name) in names.enumerated() {
+            let item = context.insertObject(forEntityName: "Item")
+            item["i32"] = .int(Int64(i))
+            item["name"] = .string(name)
+        }
+        try context.save()
+        let store = try #require(coordinator.backends.first as? PostgresStore)
+        for (limit, offset, most) in [(3, 1, 48), (2, 0, 48), (300, 0, 250), (5, 245, 250)] {
+            var request = FetchRequest(entityName: "Item", predicate: try Predicate(format: "name ==[c] 'abc'"))
+            request.sortDescriptors = [SortKey(keyPath: ["i32"], ascending: true)]
+            let every = try ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator).fetch(request)
+                .map { $0["i32"] }
+            request.fetchLimit = limit
+            request.fetchOffset = offset
+            let fresh = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+            let before = store.rowsReturned
+            let found = try fresh.fetch(request).map { $0["i32"] }
+            #expect(found == Array(every.dropFirst(offset).prefix(limit)), "limit \(limit) offset \(offset)")
+            #expect(store.rowsReturned - before <= most, "limit \(limit) offset \(offset): \(store.rowsReturned - before) rows read")
+        }
+        // Matches at once: one page.
+        var request = FetchRequest(entityName: "Item", predicate: try Predicate(format: "name BEGINSWITH[c] 'AB' AND i32 >= 40"))
+        request.fetchLimit = 2
+        let before = store.rowsReturned
+        #expect(try ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator).fetch(request).count == 2)
+        #expect(store.rowsReturned - before <= 16, "\(store.rowsReturned - before) rows read for limit 2")
+    }
 }

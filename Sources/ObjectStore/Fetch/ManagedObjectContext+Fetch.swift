@@ -207,6 +207,9 @@ extension ManagedObjectContext {
             if !pending { return objects }
         } else if let statement {
             let plan = statement.plan
+            if !statement.pending && plan.residual != nil && plan.order != nil && request.fetchLimit > 0 {
+                return try pagedMatches(statement, request: request, evaluator: evaluator)
+            }
             let inMemory = statement.worksInMemory
             // As faults, new objects keep their row for their first access:
             // one query in all, as Core Data's row cache gives.
@@ -267,6 +270,40 @@ extension ManagedObjectContext {
             objects = sortInMemory(objects, by: request.sortDescriptors)
         }
         return window(objects, limit: request.fetchLimit, offset: request.fetchOffset)
+    }
+
+    /// The window of a fetch whose predicate SQL says only in part (a
+    /// widening filter and a residual), read in pages of the sorted rows:
+    /// each page twice as many rows as the last (the first twice the
+    /// window's end), the residual checked on each, until the window is
+    /// full or the rows end; all in one read transaction, so the pages are
+    /// of one moment of the store.
+    private func pagedMatches(_ statement: FetchStatement, request: FetchRequest, evaluator: Evaluator) throws -> [ManagedObject] {
+        let plan = statement.plan
+        guard let residual = plan.residual else { return [] }
+        let offset = Swift.max(request.fetchOffset, 0)
+        let (wanted, tooMany) = offset.addingReportingOverflow(request.fetchLimit)
+        return try statement.store.readTransaction {
+            var matches: [ManagedObject] = []
+            var (read, page) = (0, tooMany ? Int.max : Swift.max(wanted.multipliedReportingOverflow(by: 2).partialValue, 16))
+            if page < 16 { page = Int.max }
+            while tooMany || matches.count < wanted {
+                var rows: [ManagedObject] = []
+                try statement.store.forEachSnapshot(sql: plan.selectRows(store: statement.store, limit: page, offset: read),
+                                                    bindings: plan.bindings, root: plan.root) { snapshot in
+                    rows.append(register(snapshot, asFaults: false))
+                }
+                for object in rows {
+                    try StatementInterrupt.check()
+                    if try evaluator.evaluate(residual, on: object) { matches.append(object) }
+                }
+                read += rows.count
+                if rows.count < page { break }
+                let next = page.multipliedReportingOverflow(by: 2)
+                page = next.overflow ? Int.max : next.partialValue
+            }
+            return window(matches, limit: request.fetchLimit, offset: offset)
+        }
     }
 
     /// `matchingIDs`, kept compact when SQL answers alone.
