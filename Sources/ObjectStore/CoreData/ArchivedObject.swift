@@ -304,25 +304,8 @@ struct ArchivedText {
         return ModelDateText.format(date)
     }
 
-    /// A string in double quotes, with `"`, `\` and control characters
-    /// escaped as in JSON.
-    static func appendQuoted(_ string: String, to out: inout String) {
-        out += "\""
-        for scalar in string.unicodeScalars {
-            switch scalar {
-            case "\"": out += "\\\""
-            case "\\": out += "\\\\"
-            case "\n": out += "\\n"
-            case "\r": out += "\\r"
-            case "\t": out += "\\t"
-            case _ where scalar.value < 0x20:
-                let hex = String(scalar.value, radix: 16)
-                out += "\\u" + String(repeating: "0", count: 4 - hex.count) + hex
-            default: out.unicodeScalars.append(scalar)
-            }
-        }
-        out += "\""
-    }
+    /// A string in double quotes, escaped as in JSON (see ``JSONText``).
+    static func appendQuoted(_ string: String, to out: inout String) { JSONText.appendQuoted(string, to: &out) }
 
     // MARK: JSON
 
