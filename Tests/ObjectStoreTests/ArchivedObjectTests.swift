@@ -313,7 +313,7 @@ enum ValueArchives {
     }
 
     @Test func testRandomTreesReadBackAsWritten() throws {
-        var generator = SeededGenerator(seed: 31)
+        var generator = SplitMix64(seed: 31)
         for round in 0..<200 {
             let (item, expected) = Self.randomTree(depth: 0, using: &generator)
             let binary = A.archive(.node(ArchiveNode.array([item])))
@@ -337,7 +337,7 @@ enum ValueArchives {
     }
 
     /// A random value tree as archive items, and what it decodes to.
-    static func randomTree(depth: Int, using generator: inout SeededGenerator) -> (ArchiveItem, ArchivedObject) {
+    static func randomTree(depth: Int, using generator: inout SplitMix64) -> (ArchiveItem, ArchivedObject) {
         let choice = Int.random(in: 0..<(depth > 3 ? 6 : 9), using: &generator)
         switch choice {
         case 0:
@@ -388,19 +388,6 @@ enum ValueArchives {
     }
 }
 
-/// A small deterministic generator (SplitMix64) for the random trees.
-struct SeededGenerator: RandomNumberGenerator {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
-    }
-}
-
 /// The fuzz target's seeds (Fuzz/archived, written by Python's plistlib,
 /// another writer than mrq's) decode to what they hold.
 @Suite struct ArchivedSeedTests {
@@ -444,7 +431,7 @@ struct SeededGenerator: RandomNumberGenerator {
     /// Bytes of real archives flipped at random: every one decodes to a
     /// value or an error, never a crash, and quickly.
     @Test func testFlippedBytesNeverFail() throws {
-        var generator = SeededGenerator(seed: 7)
+        var generator = SplitMix64(seed: 7)
         let start = Date()
         for name in Self.expected.keys.sorted() {
             let original = [UInt8](try Data(contentsOf: Self.folder.appendingPathComponent(name)))
