@@ -34,8 +34,8 @@ import Testing
                 let type: String
                 switch column.kind {
                 case .attribute(let attributeType): type = Self.catalogType[attributeType]! + (attributeType == .string ? " C" : "")
-                case .foreignKey: type = "bigint"
-                case .foreignEntity, .order: type = "integer"
+                case .foreignKey, .toManyKey: type = "bigint"
+                case .foreignEntity, .order, .toManyOrder: type = "integer"
                 }
                 expected[column.name.unquoted] = type
             }

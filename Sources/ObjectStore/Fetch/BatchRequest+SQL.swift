@@ -366,7 +366,7 @@ extension SQLStore {
                 for row in try sqlRows("SELECT \(join.sourceColumn), \(join.destinationColumn), \(code) FROM \(join.name) WHERE \(join.sourceColumn)\(isIn)", keys) {
                     add(row, sourceAt: 0, destinationAt: 1, codeAt: 2)
                 }
-            } else if let inverse = relationship.inverse, let columns = mapping.toOne(inverse.name, of: destination) {
+            } else if let columns = backReference(relationship, from: source) {
                 let table = mapping.table(for: destination)
                 let code = table.entityColumn?.quoted ?? "NULL"
                 for row in try sqlRows("SELECT \(columns.foreignKey), \(mapping.primaryKey), \(code) FROM \(table.name) WHERE \(columns.foreignKey)\(isIn)", keys) {
@@ -375,6 +375,15 @@ extension SQLStore {
             }
         }
         return result
+    }
+
+    /// The columns of the destination's table that point back at `source`:
+    /// a to-many's key (its inverse's, or Core Data's for one with no
+    /// inverse), or the foreign key of a to-one's inverse to-one.
+    private func backReference(_ relationship: RelationshipDescription, from source: EntityDescription) -> SchemaMapping.ToOneColumns? {
+        if relationship.isToMany { return mapping.toManyKey(relationship, of: source) }
+        guard let inverse = relationship.inverse, let destination = relationship.destination else { return nil }
+        return mapping.toOne(inverse.name, of: destination)
     }
 
     /// Removes the rows `ids` of `source` from the other side of
@@ -395,7 +404,7 @@ extension SQLStore {
             if let join = mapping.joinTable(relationship.name, of: source) {
                 rows = try sqlRows("DELETE FROM \(join.name) WHERE \(join.sourceColumn)\(isIn) RETURNING \(join.destinationColumn), \(join.destinationEntityColumn?.quoted ?? "NULL")", keys)
             } else if nullifying, relationship.isToMany || relationship.inverse?.isToOne == true,
-                      let inverse = relationship.inverse, let columns = mapping.toOne(inverse.name, of: destination) {
+                      let columns = backReference(relationship, from: source) {
                 let table = mapping.table(for: destination)
                 var sets = ["\(columns.foreignKey) = NULL"]
                 if let entity = columns.entity { sets.append("\(entity) = NULL") }

@@ -164,7 +164,7 @@ extension SQLiteStore {
             sql = "SELECT \(selectList(for: root)), j.\(join.sourceColumn) FROM \(join.name) j "
                 + "JOIN \(table.name) t ON t.\(mapping.primaryKey) = j.\(join.destinationColumn) "
                 + "WHERE j.\(join.sourceColumn) IN \(keys) ORDER BY j.\(join.sourceColumn), \(order)t.\(mapping.primaryKey)"
-        } else if let inverse = relationship.inverse, let columns = mapping.toOne(inverse.name, of: destination) {
+        } else if let columns = mapping.toManyKey(relationship, of: sourceEntity) {
             let fk = "t.\(columns.foreignKey)"
             let order = columns.order.map { "t.\($0), " } ?? ""
             sql = "SELECT \(selectList(for: root)), \(fk) FROM \(table.name) t "

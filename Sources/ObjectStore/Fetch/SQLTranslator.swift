@@ -471,7 +471,7 @@ struct SQLTranslator {
             return ToManyFrom(from: from, correlation: "\(joinAlias).\(join.sourceColumn) = \(ownerColumn)\(entityFilter)",
                               scope: inner, nullableOwner: nullableOwner)
         }
-        guard let inverse = relationship.inverse, let columns = mapping.toOne(inverse.name, of: destination) else {
+        guard let columns = mapping.toManyKey(relationship, of: owner) else {
             throw Untranslatable(reason: "to-many without a mapping")
         }
         return ToManyFrom(from: "\(destinationTable.name) \(alias)",

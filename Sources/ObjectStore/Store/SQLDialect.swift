@@ -18,8 +18,8 @@ package enum SQLDialect: Sendable {
         guard self == .postgres else { return column.sqlType }
         switch column.kind {
         case .attribute(let type): return Self.postgresType(type)
-        case .foreignKey: return "bigint"
-        case .foreignEntity, .order: return "integer"
+        case .foreignKey, .toManyKey: return "bigint"
+        case .foreignEntity, .order, .toManyOrder: return "integer"
         }
     }
 

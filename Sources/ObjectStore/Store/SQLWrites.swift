@@ -73,6 +73,10 @@ package struct SQLWrites {
         for relationship in entity.relationships where relationship.isManyToMany {
             if let join = mapping.joinTable(relationship.name, of: entity) {
                 try execute("DELETE FROM \(join.name) WHERE \(join.sourceColumn) = ?" + stillThere, [.int(id.primaryKey)] + rowValues)
+            } else if let key = mapping.toManyKey(relationship, of: entity), let destination = relationship.destination {
+                // Core Data's key of a to-many with no inverse: its rows
+                // stay (the delete rule has removed those it cascades to).
+                try execute(Self.releaseSQL(key, in: mapping.table(for: destination)) + stillThere, [.int(id.primaryKey)] + rowValues)
             }
         }
         if let expectedVersion {
@@ -113,14 +117,32 @@ package struct SQLWrites {
                 let marks = Array(repeating: "?", count: names.count).joined(separator: ", ")
                 try execute("INSERT INTO \(join.name) (\(names.map(\.quoted).joined(separator: ", "))) VALUES (\(marks))", values)
             }
-        } else if relationship.isOrdered, let inverse = relationship.inverse, let destinationEntity = relationship.destination,
-                  let columns = mapping.toOne(inverse.name, of: destinationEntity), let order = columns.order {
+        } else if let destinationEntity = relationship.destination, let columns = mapping.toManyKey(relationship, of: entity) {
             let table = mapping.table(for: destinationEntity)
+            if relationship.inverse == nil {
+                // No inverse to-one writes the key: the contents do. Rows
+                // that left are released, then every member claimed.
+                try execute(Self.releaseSQL(columns, in: table), [.int(source.primaryKey)])
+                for destination in destinations {
+                    try execute("UPDATE \(table.name) SET \(columns.foreignKey) = ? WHERE \(mapping.primaryKey) = ?",
+                                [.int(source.primaryKey), .int(destination.primaryKey)])
+                }
+            }
+            guard relationship.isOrdered, let order = columns.order else { return }
             for (position, destination) in destinations.enumerated() {
                 try execute("UPDATE \(table.name) SET \(order) = ? WHERE \(mapping.primaryKey) = ?",
                             [.int(Int64(position)), .int(destination.primaryKey)])
             }
         }
+    }
+
+    /// Clears the key (and position) of every row of `table` held by the
+    /// source bound as the one parameter, in a to-many stored as a key in
+    /// its destination's table. No version moves: the key is no property
+    /// of the row's own object.
+    private static func releaseSQL(_ columns: SchemaMapping.ToOneColumns, in table: SchemaMapping.Table) -> String {
+        let order = columns.order.map { ", \($0) = NULL" } ?? ""
+        return "UPDATE \(table.name) SET \(columns.foreignKey) = NULL\(order) WHERE \(columns.foreignKey) = ?"
     }
 }
 
@@ -148,7 +170,7 @@ extension SchemaMapping {
             let order = join.orderColumn.map { "j.\($0), " } ?? ""
             return "SELECT t.\(primaryKey), \(entityColumn) FROM \(join.name) j JOIN \(destinationTable.name) t ON t.\(primaryKey) = j.\(join.destinationColumn) WHERE j.\(join.sourceColumn) = ? ORDER BY \(order)t.\(primaryKey)"
         }
-        if let inverse = relationship.inverse, let columns = toOne(inverse.name, of: destination) {
+        if let columns = toManyKey(relationship, of: source) {
             let order = columns.order.map { "t.\($0), " } ?? ""
             return "SELECT t.\(primaryKey), \(entityColumn) FROM \(destinationTable.name) t WHERE t.\(columns.foreignKey) = ? ORDER BY \(order)t.\(primaryKey)"
         }

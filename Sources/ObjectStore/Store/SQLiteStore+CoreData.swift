@@ -131,7 +131,7 @@ enum CoreDataDDL {
                            "\(table.versionColumn) INTEGER"]
             columns += table.columns.map { "\($0.name) \($0.sqlType)" }
             statements.append("CREATE TABLE \(table.name) ( \(columns.joined(separator: ", ")) )")
-            for column in table.columns where column.kind == .foreignKey {
+            for column in table.columns where column.kind == .foreignKey || column.kind == .toManyKey {
                 indexes.append("CREATE INDEX \(table.name + "_" + column.name + "_INDEX") ON \(table.name) (\(column.name))")
             }
             if let root = model.entity(named: table.rootEntity), !root.subentities.isEmpty {

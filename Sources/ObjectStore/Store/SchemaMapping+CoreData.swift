@@ -23,6 +23,9 @@ import Predicates
 //   destination's entity number when the destination entity has
 //   sub-entities (n is its number), and `Z_FOK_<NAME>` the row's position
 //   when the inverse is an ordered to-many.
+// - A to-many with no inverse is a key column `Z<n><NAME>` in the
+//   destination's table (n is the source's number), after the
+//   destination's to-ones: what a hidden to-one inverse would hold.
 // - A many-to-many is a table `Z_<n><NAME>` of the side whose entity
 //   number is lower (an existing store's own table wins), with the two
 //   keys `Z_<n><INVERSE NAME>` (this side's rows) and `Z_<m><NAME>` (the
@@ -150,6 +153,18 @@ extension SchemaMapping {
         }
         func code(_ entity: EntityDescription) -> Int64 { storage.entityCodes[entity.name]! }
 
+        // A to-many with no inverse is a key column in its destination's
+        // table, `Z` + the source's number + the name in capitals (CoreDataPlus's
+        // Book.pages is ZPAGE.Z1PAGES), placed after the destination's own
+        // to-ones; join tables are for many-to-many only.
+        var toManyKeys: [ObjectIdentifier: [(source: EntityDescription, relationship: RelationshipDescription)]] = [:]
+        for entity in order {
+            for case let relationship as RelationshipDescription in entity.declaredProperties
+            where relationship.isToMany && relationship.inverse == nil && !relationship.isTransient {
+                guard let destination = relationship.destination else { continue }
+                toManyKeys[ObjectIdentifier(destination), default: []].append((entity, relationship))
+            }
+        }
         var hierarchies: [ObjectIdentifier: [EntityDescription]] = [:]
         for entity in order { hierarchies[ObjectIdentifier(entity.rootEntity), default: []].append(entity) }
         for root in order where root.parent == nil {
@@ -202,6 +217,25 @@ extension SchemaMapping {
                         storage.toOneColumns[entity.name, default: [:]][relationship.name] =
                             ToOneColumns(foreignKey: key, entity: entityColumn, order: orderColumn)
                     }
+                    for (source, relationship) in toManyKeys[ObjectIdentifier(entity)] ?? [] {
+                        let base = "\(code(source))\(relationship.name.uppercased())"
+                        let key = try unique("Z" + base)
+                        columns.append(Column(name: key, sqlType: "INTEGER", property: relationship.name,
+                                              entity: source.name, kind: .toManyKey))
+                        // Where a store has no position column for an
+                        // ordered one, the rows are read by key.
+                        var orderColumn: SQLIdentifier?
+                        let orderName = "Z_FOK_" + base
+                        if relationship.isOrdered,
+                           existing?.tables[Self.coreDataName(root.name)].map({ $0.contains(orderName) }) ?? true {
+                            let name = try unique(orderName)
+                            columns.append(Column(name: name, sqlType: "INTEGER", property: relationship.name,
+                                                  entity: source.name, kind: .toManyOrder))
+                            orderColumn = name
+                        }
+                        storage.toManyKeys[source.name, default: [:]][relationship.name] =
+                            ToOneColumns(foreignKey: key, entity: nil, order: orderColumn)
+                    }
                 }
             }
             storage.tables[root.name] = Table(
@@ -211,10 +245,9 @@ extension SchemaMapping {
 
         for entity in order {
             for case let relationship as RelationshipDescription in entity.declaredProperties
-            where relationship.isManyToMany && !relationship.isTransient {
-                guard let destination = relationship.destination else { continue }
-                let inverse = relationship.inverse
-                let inverseEntity = inverse?.entity ?? destination
+            where relationship.isManyToMany && relationship.inverse != nil && !relationship.isTransient {
+                guard let destination = relationship.destination, let inverse = relationship.inverse else { continue }
+                let inverseEntity = inverse.entity ?? destination
                 // The side with the lower entity number owns the table; a
                 // relationship of an entity to itself, the name that sorts
                 // first. An existing store says which where it has one
@@ -222,33 +255,30 @@ extension SchemaMapping {
                 // always follow the numbers (Viber's Contacts.data keeps
                 // Z_18VIBES for Vibe 6 ↔ Tag 18, Vibe being a sub-entity).
                 var isOwner: Bool
-                if let inverse, code(inverseEntity) == code(entity) {
+                if code(inverseEntity) == code(entity) {
                     isOwner = relationship.name <= inverse.name
                 } else {
-                    isOwner = inverse == nil || code(entity) < code(inverseEntity)
+                    isOwner = code(entity) < code(inverseEntity)
                 }
-                if let inverse, let tables = existing?.tables {
+                if let tables = existing?.tables {
                     let mine = "Z_\(code(entity))\(relationship.name.uppercased())"
                     let theirs = "Z_\(code(inverseEntity))\(inverse.name.uppercased())"
                     if tables[mine] == nil && tables[theirs] != nil { isOwner = false }
                     if tables[theirs] == nil && tables[mine] != nil { isOwner = true }
                 }
                 // Named from the owner: its entity, relationship and inverse.
-                let (ownerEntity, ownerName, otherEntity, otherName): (EntityDescription, String, EntityDescription, String?)
-                if isOwner {
-                    (ownerEntity, ownerName, otherEntity, otherName) = (entity, relationship.name, destination, inverse?.name)
-                } else {
-                    (ownerEntity, ownerName, otherEntity, otherName) = (inverseEntity, inverse!.name, entity, relationship.name)
-                }
+                let (ownerEntity, ownerName, otherEntity, otherName) = isOwner
+                    ? (entity, relationship.name, destination, inverse.name)
+                    : (inverseEntity, inverse.name, entity, relationship.name)
                 let ownerUpper = ownerName.uppercased()
-                let ownerKey = "Z_\(code(ownerEntity))\((otherName ?? ownerName + "Inverse").uppercased())"
+                let ownerKey = "Z_\(code(ownerEntity))\(otherName.uppercased())"
                 var otherKey = "Z_\(code(otherEntity))\(ownerUpper)"
                 // A relationship that is its own inverse (partners ↔
                 // partners) would name both columns alike: the second takes
                 // Core Data's numbered suffix.
                 if otherKey == ownerKey { otherKey += "1" }
-                let ownerOrdered = isOwner ? relationship.isOrdered : (inverse?.isOrdered ?? false)
-                let otherOrdered = isOwner ? (inverse?.isOrdered ?? false) : relationship.isOrdered
+                let ownerOrdered = isOwner ? relationship.isOrdered : inverse.isOrdered
+                let otherOrdered = isOwner ? inverse.isOrdered : relationship.isOrdered
                 let ownerOrder = ownerOrdered ? "Z_FOK_" + otherKey.dropFirst(2) : nil
                 let otherOrder = otherOrdered ? "Z_FOK_" + ownerKey.dropFirst(2) : nil
                 let join = JoinTable(

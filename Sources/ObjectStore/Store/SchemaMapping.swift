@@ -89,6 +89,12 @@ public struct SchemaMapping: Sendable {
             /// The position of this row in an ordered to-many whose
             /// inverse is this to-one.
             case order
+            /// In Core Data's layout, the key of the object whose to-many
+            /// with no inverse holds this row (`Z1PAGES`); ``Column/entity``
+            /// and ``Column/property`` name that to-many.
+            case toManyKey
+            /// The position of this row in such a to-many, when ordered.
+            case toManyOrder
         }
     }
 
@@ -146,6 +152,7 @@ public struct SchemaMapping: Sendable {
         var attributeColumns: [String: [String: AttributeColumn]] = [:]  // entity → attribute → column
         var toOneColumns: [String: [String: ToOneColumns]] = [:]  // entity → relationship
         var joinTables: [String: [String: JoinTable]] = [:]  // entity → relationship
+        var toManyKeys: [String: [String: ToOneColumns]] = [:]  // entity → relationship
         var entityCodes: [String: Int64] = [:]
         var entityNamesByCode: [Int64: String] = [:]
     }
@@ -341,6 +348,22 @@ public struct SchemaMapping: Sendable {
     public func joinTable(_ relationship: String, of entity: EntityDescription) -> JoinTable? {
         guard let owner = entity.relationship(named: relationship)?.entity else { return nil }
         return joinTables[owner.name]?[relationship]
+    }
+
+    /// The columns of the destination's table that say which object's
+    /// `relationship` (a to-many of `entity`) a row is in: its inverse
+    /// to-one's, or, in Core Data's layout, for a to-many with no inverse,
+    /// the key Core Data keeps there (`ZPAGE.Z1PAGES` for `Book.pages`).
+    /// Nil for a relationship kept in a join table.
+    ///
+    /// ```swift
+    /// mapping.toManyKey(pages, of: book)?.foreignKey   // Z1PAGES
+    /// ```
+    public func toManyKey(_ relationship: RelationshipDescription, of entity: EntityDescription) -> ToOneColumns? {
+        guard relationship.isToMany, let owner = entity.relationship(named: relationship.name)?.entity else { return nil }
+        if let key = storage.toManyKeys[owner.name]?[relationship.name] { return key }
+        guard let inverse = relationship.inverse, inverse.isToOne, let destination = relationship.destination else { return nil }
+        return toOne(inverse.name, of: destination)
     }
 
     /// Every join table once, with the columns its owner side uses.

@@ -186,7 +186,8 @@ package enum StoreMigrator {
                   let previous = try pairs.oldProperty(relationship, of: newEntity, in: oldEntity) as? RelationshipDescription,
                   previous.isToOne, let oldColumns = pairs.oldMapping.toOne(previous.name, of: oldEntity) else { return nil }
             return column.kind == .foreignKey ? oldColumns.foreignKey.quoted : oldColumns.order?.quoted
-        case .foreignEntity:
+        case .foreignEntity, .toManyKey, .toManyOrder:
+            // Core Data's layout only, which migrates by copying objects.
             return nil
         }
     }
