@@ -148,6 +148,39 @@ import Testing
         #expect(try Self.contents(reader) == ["Dune": [1, 3, 4], "Maus": [6]])
     }
 
+    /// Core Data keeps a derived attribute in step with triggers that call
+    /// functions of its own (SampleModel2V1.sqlite's `Book.pagesCount`, on
+    /// Z1PAGES): a save through mrq runs them instead of failing with "no
+    /// such function".
+    @Test func coreDataTriggersRunOnSave() throws {
+        let url = try Self.coreDataStore()
+        do {
+            let db = try Database(path: url.path)
+            try db.execute("""
+                CREATE TRIGGER Z_DA_ZPAGE_Book_title_PARAMETER_UPDATE_INCREMENT AFTER UPDATE OF Z1PAGES ON ZPAGE FOR EACH ROW \
+                WHEN (NEW.Z1PAGES NOT NULL) BEGIN UPDATE ZBOOK SET ZTITLE = ZTITLE || '+' WHERE Z_PK = NEW.Z1PAGES; \
+                SELECT NSCoreDataDATriggerUpdatedAffectedObjectValue('ZBOOK', Z_ENT, Z_PK, 'title', ZTITLE) FROM ZBOOK WHERE Z_PK = NEW.Z1PAGES; END
+                """)
+            try db.execute("""
+                CREATE TRIGGER Z_DA_ZBOOK_Book_title_SOURCE_INSERT AFTER INSERT ON ZBOOK FOR EACH ROW BEGIN \
+                UPDATE ZBOOK SET ZTITLE = ZTITLE || '*' WHERE Z_PK = NEW.Z_PK; \
+                SELECT NSCoreDataDATriggerInsertUpdatedAffectedObjectValue('ZBOOK', Z_ENT, Z_PK, 'title', ZTITLE) FROM ZBOOK WHERE Z_PK = NEW.Z_PK; END
+                """)
+        }
+        let model = try #require(try PersistentStoreCoordinator.storedModel(at: url))
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: url)
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let empty = try #require(try context.fetch(FetchRequest(entityName: "Book", predicate: try Predicate(format: "title == 'Empty'"))).first)
+        let page = try #require(try context.fetch(FetchRequest(entityName: "Page", predicate: try Predicate(format: "number == 5"))).first)
+        empty.add(page, toKey: "pages")
+        context.insertObject(forEntityName: "Book")["title"] = .string("New")
+        try context.save()
+        let db = try Database(path: url.path)
+        let titles = try db.rows("SELECT ZTITLE FROM ZBOOK ORDER BY Z_PK").map { $0[0] }
+        #expect(titles == [.string("Dune"), .string("Maus"), .string("Empty+"), .string("New*")])
+    }
+
     @Test func batchRequestsReadAndReleaseTheKey() throws {
         let url = try Self.coreDataStore()
         let model = try #require(try PersistentStoreCoordinator.storedModel(at: url))

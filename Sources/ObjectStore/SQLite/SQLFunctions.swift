@@ -9,7 +9,18 @@ import Predicates
 /// - `mrq_fold(text, options)`: the text folded by `[c]`/`[d]` options.
 /// - `mrq_string(op, text, pattern, options)`: 1 or 0; NULL when either
 ///   side is not text.
+///
+/// Also the functions Core Data's own triggers call (those that keep a
+/// derived attribute, such as CoreDataPlus's `Book.pagesCount`, in step):
+/// without them every write to such a table fails with "no such
+/// function". Core Data's tell its contexts the new value; mrq's do
+/// nothing and return NULL, the trigger's own UPDATE doing the work;
+/// innocuous, so that a schema SQLite does not trust may call them.
 enum SQLFunctions {
+    static let coreDataTriggerFunctions = [
+        "NSCoreDataDATriggerUpdatedAffectedObjectValue", "NSCoreDataDATriggerInsertUpdatedAffectedObjectValue",
+    ]
+
     static let operators: [Comparison.Operator] = [.beginsWith, .endsWith, .contains, .like, .matches]
 
     static func code(for op: Comparison.Operator) -> Int {
@@ -45,6 +56,11 @@ enum SQLFunctions {
                 sqlite3_result_error(context, "\(error)", -1)
             }
         }, nil, nil, nil)
+        for name in coreDataTriggerFunctions {
+            sqlite3_create_function_v2(db, name, -1, SQLITE_UTF8 | SQLITE_INNOCUOUS | SQLITE_DETERMINISTIC, nil, { context, _, _ in
+                sqlite3_result_null(context)
+            }, nil, nil, nil)
+        }
     }
 
     private static func text(_ value: OpaquePointer?) -> String? {
