@@ -197,6 +197,38 @@ import Testing
         #expect(try Self.keys(url) == [1: nil, 2: nil, 3: nil, 4: 2, 5: nil])
     }
 
+    /// An ordered one keeps its positions beside the key (`Z_FOK_1PAGES`,
+    /// as Core Data names a join table's); a store without that column
+    /// still opens and reads the members by key.
+    @Test func anOrderedOneKeepsItsOrderAndOpensWithoutAPositionColumn() throws {
+        let model = try ManagedObjectModel {
+            Entity("Book") {
+                Attribute("title", .string)
+                ToMany("pages", "Page", ordered: true)
+            }
+            Entity("Page") { Attribute("number", .integer32) }
+        }
+        let url = try S.store(model, keeping: try model.coreDataArchive()) { context in
+            let book = context.insertObject(forEntityName: "Book")
+            book["title"] = .string("Dune")
+            for number in [3, 1, 2] {
+                let page = context.insertObject(forEntityName: "Page")
+                page["number"] = .int(Int64(number))
+                book.add(page, toKey: "pages")
+            }
+        }
+        func numbers() throws -> [Value] {
+            let (context, _) = try S.open(url)
+            let book = try #require(try context.fetch(FetchRequest(entityName: "Book")).first)
+            return book.objects(forKey: "pages").map { $0["number"] }
+        }
+        #expect(try numbers() == [.int(3), .int(1), .int(2)])
+        let db = try Database(path: url.path)
+        #expect(try db.columns(of: "ZPAGE") == ["Z_PK", "Z_ENT", "Z_OPT", "ZNUMBER", "Z1PAGES", "Z_FOK_1PAGES"])
+        try db.execute("ALTER TABLE ZPAGE DROP COLUMN Z_FOK_1PAGES")
+        #expect(try Set(numbers()) == [.int(1), .int(2), .int(3)])
+    }
+
     @Test(arguments: SchemaMapping.Layout.allCases)
     func saveAsCarriesTheMembers(layout: SchemaMapping.Layout) throws {
         let url = try Self.coreDataStore()
