@@ -98,8 +98,9 @@ public struct SchemaMapping: Sendable {
         }
     }
 
-    /// The join table of a many-to-many relationship (or a to-many with no
-    /// inverse).
+    /// The join table of a many-to-many relationship (or, in mrq's layout,
+    /// of a to-many with no inverse: Core Data's keeps that as a key in the
+    /// destination's table, see ``toManyKey(_:of:)``).
     public struct JoinTable: Sendable {
         /// The join table's name in SQL.
         public let name: SQLIdentifier
