@@ -126,6 +126,43 @@ soak: deps
 		--filter 'ConcurrencyTests|SiblingSaveTests|SavingTests|OffQueueReleaseTests'
 	$(MAKE) fuzz FUZZ_SECONDS=60
 
+# The regression guard (issue 35). `make bench-compare BASE=<commit>` builds
+# mrq-bench in release against mrq at BASE (in .build/bench-base/<sha>, its
+# builds kept) and against the working tree, both with the working tree's
+# harness, then runs each workload of both in turn, ROUNDS rounds, and prints
+# per workload the ratio B/A of mrq's time to the C baseline of its own
+# process, its spread, and a flag when every round of one build is beyond
+# every round of the other. WORKLOADS: letters or names of a. insert,
+# b. fetch, c. filter, d. import, e. parse; SCALE: compare (50k people),
+# smoke, full or a number of people.
+BASE ?=
+WORKLOADS ?= a,b,c,d,e
+ROUNDS ?= 5
+SCALE ?= compare
+.PHONY: bench-compare
+bench-compare: deps
+	SWIFT=$(SWIFT) Benchmarks/compare.sh "$(BASE)" --workloads $(WORKLOADS) --rounds $(ROUNDS) --scale $(SCALE)
+
+# The instruction-count check: parse + translate, fetch 10k, insert 10k and
+# filter, each counted by valgrind's callgrind in the release build of
+# Benchmarks/, against Benchmarks/instructions-baseline.txt; it fails when a
+# path exceeds its count by more than INSTRUCTIONS_TOLERANCE percent.
+# Counts depend on the compiler and the machine: `make
+# bench-instructions-update` re-records them. CI runs it after bench-smoke.
+INSTRUCTIONS_TOLERANCE ?= 3
+INSTRUCTIONS_BASELINE := Benchmarks/instructions-baseline.txt
+.PHONY: bench-instructions bench-instructions-update valgrind
+valgrind:
+	@command -v valgrind >/dev/null || { echo "installing valgrind (for the instruction counts)"; $(SUDO) apt-get update -qq && $(SUDO) apt-get install -y -qq valgrind; }
+
+bench-instructions: deps valgrind
+	$(SWIFT) build -c release --package-path Benchmarks --scratch-path $(BENCH_SCRATCH) --product mrq-bench
+	$(BENCH_SCRATCH)/release/mrq-bench --instructions $(INSTRUCTIONS_BASELINE) --tolerance $(INSTRUCTIONS_TOLERANCE)
+
+bench-instructions-update: deps valgrind
+	$(SWIFT) build -c release --package-path Benchmarks --scratch-path $(BENCH_SCRATCH) --product mrq-bench
+	$(BENCH_SCRATCH)/release/mrq-bench --instructions $(INSTRUCTIONS_BASELINE) --update
+
 # Every workload once on a tenth of the data: a check for CI that the
 # suite still builds and runs, not a measurement.
 .PHONY: bench-smoke

@@ -342,3 +342,12 @@ int bench_c_counts(const char *path, const char *const *statements, int64_t coun
     sqlite3_close_v2(db);
     return SQLITE_OK;
 }
+
+// MARK: - Instruction counts
+
+__attribute__((noinline)) void bench_measure(void (*body)(void *), void *context) {
+    body(context);
+    // Keeps this a real call frame (no tail call), so callgrind sees the
+    // whole of body inside it.
+    __asm__ volatile("" ::: "memory");
+}

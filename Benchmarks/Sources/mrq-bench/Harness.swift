@@ -19,7 +19,27 @@ struct Scale: Sendable {
     static let smokeRun = Scale(name: "smoke", people: 20_000, importPeople: 10_000, naivePeople: 500,
                                 memoryRows: 100_000, parseIterations: 200, smoke: true)
 
-    static func named(_ name: String) -> Scale { name == "smoke" ? .smokeRun : .full }
+    /// `make bench-compare`'s default: a quarter of the full data, so
+    /// several rounds of both builds fit in a few minutes.
+    static let compare = Scale(name: "compare", people: 50_000, importPeople: 20_000, naivePeople: 1_000,
+                               memoryRows: 100_000, parseIterations: 500, smoke: false)
+    /// `make bench-instructions`: the 10k-row paths run under callgrind.
+    static let instructions = Scale(name: "instructions", people: 10_000, importPeople: 1_000, naivePeople: 100,
+                                    memoryRows: 1_000, parseIterations: 10, smoke: true)
+
+    /// The scale a name gives: smoke, compare, instructions, full, or a
+    /// number of people (the import half as many).
+    static func named(_ name: String) -> Scale {
+        switch name {
+        case "smoke": return .smokeRun
+        case "compare": return .compare
+        case "instructions": return .instructions
+        default:
+            guard let people = Int(name), people >= 100 else { return .full }
+            return Scale(name: name, people: people, importPeople: people / 2, naivePeople: min(people / 20, 10_000),
+                         memoryRows: 100_000, parseIterations: max(10, people / 100), smoke: false)
+        }
+    }
 
     func runs(_ n: Int) -> Int { smoke ? 1 : n }
 }

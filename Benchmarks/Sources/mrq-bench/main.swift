@@ -6,6 +6,8 @@ import Foundation
 //
 //   mrq-bench [--smoke] [--only insert,fetch,csv,json,first,...,pg-insert,pg-fetch,pg-filter,pg-import,pg-writers,bigvalue,corpus]
 //   mrq-bench --child WORKLOAD IMPL RUNS SCALE WORKDIR     (internal)
+//   mrq-bench --compare BASE-MRQ-BENCH [...]              (make bench-compare, Compare.swift)
+//   mrq-bench --instructions BASELINE-FILE [--update]     (make bench-instructions, Instructions.swift)
 
 typealias Implementation = (Scale, Fixtures, Int) throws -> Measurement
 
@@ -305,6 +307,8 @@ func runSuite(scale: Scale, only: Set<String>?) throws -> Bool {
 }
 
 let arguments = CommandLine.arguments
+// --compare, --instructions and their children (Compare.swift, Instructions.swift).
+if let status = compareModeMain(arguments, implementations: implementations) { exit(status) }
 if arguments.count > 1, arguments[1] == "--child" {
     guard arguments.count == 6, let implementation = implementations[arguments[2]], let runs = Int(arguments[3]) else {
         FileHandle.standardError.write("usage: mrq-bench --child WORKLOAD/IMPL RUNS SCALE WORKDIR\n".data(using: .utf8)!)

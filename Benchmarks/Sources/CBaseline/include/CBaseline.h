@@ -123,4 +123,9 @@ int bench_pg_score_sum(void *conn, double *sum);
 /// The libpq error message of the last failed bench_pg_ call, or "".
 const char *bench_pg_last_error(void);
 
+/// Calls `body(context)`: the one region `make bench-instructions` counts,
+/// by name (callgrind's --toggle-collect=bench_measure), so setup and
+/// teardown around it stay out of the count.
+void bench_measure(void (*body)(void *), void *context);
+
 #endif
