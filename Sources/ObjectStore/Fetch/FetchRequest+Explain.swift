@@ -115,7 +115,10 @@ extension ManagedObjectContext {
     /// The SQL a fetch request runs against the store, without running it:
     /// the statements `fetch`, `count(for:)` (for a `.count` result type)
     /// and `fetchRows` (for `.dictionary`) execute, taken from the code
-    /// they run, with what is done in memory after.
+    /// they run, with what is done in memory after. For objects, a batch
+    /// size and prefetching are part of the plan: the keys first, then
+    /// what each batch reads (its rows, then each prefetched
+    /// relationship's objects not loaded yet).
     ///
     /// ```swift
     /// let plan = try context.explain(request)
