@@ -71,6 +71,10 @@ package final class PostgresConnection: @unchecked Sendable {
 
     deinit { PQfinish(handle) }
 
+    /// The name `StatementObservers` knows the connection by: its
+    /// database's.
+    private var observedName: String { String(cString: PQdb(handle)) }
+
     /// The server's version as a number: 150018 for 15.18.
     package var serverVersion: Int { Int(PQserverVersion(handle)) }
 
@@ -123,6 +127,7 @@ package final class PostgresConnection: @unchecked Sendable {
         try reconnectIfLost()
         try sendPendingBegin()
         roundTrips += 1
+        if StatementObservers.isActive { StatementObservers.notify(observedName, sql: sql) }
         PQclear(try check(PQexec(handle, sql), sql: sql))
     }
 
@@ -155,6 +160,7 @@ package final class PostgresConnection: @unchecked Sendable {
             if let bytes = parameter.bytes { buffer += bytes }
         }
         roundTrips += 1
+        if StatementObservers.isActive { StatementObservers.notify(observedName, sql: sql) }
         let result = try buffer.withUnsafeBytes { bytes -> OpaquePointer? in
             let base = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
             let pointers: [UnsafePointer<CChar>?] = offsets.map { $0.map { base + $0 } }

@@ -120,6 +120,22 @@ import Testing
         }
     }
 
+    /// A query printed from a SQL cursor is explained as that cursor (it
+    /// showed the object fetch's SELECT, which never ran); one read as
+    /// objects lists its keys, each batch and each prefetch.
+    @Test func aQueryIsExplainedAsItIsPrinted() throws {
+        let shell = try shell()
+        #expect(shell.run("save").ok)
+        let cursor = shell.run("explain Person where age > 18 sort LastName")
+        #expect(cursor.text.contains("sql:\n" + #"  SELECT t."FirstName", "#), "\(cursor.text)")
+        #expect(cursor.text.contains(#"LEFT JOIN "Department" a1"#), "\(cursor.text)")
+        #expect(!cursor.text.contains(#"t."_opt""#), "\(cursor.text)")
+        let objects = shell.run("explain Department")
+        #expect(objects.text.contains("sql (1 of 3, the matching keys):"), "\(objects.text)")
+        #expect(objects.text.contains("sql (2 of 3, each batch of objects, by key):"), "\(objects.text)")
+        #expect(objects.text.contains("sql (3 of 3, the related objects of each batch, their keys as a JSON list):"), "\(objects.text)")
+    }
+
     /// Explain shows the SQL that runs: a count whose predicate SQL cannot
     /// say reads the rows and counts in memory, and explain says so (it
     /// showed a COUNT(*) before).

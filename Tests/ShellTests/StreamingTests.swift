@@ -30,8 +30,7 @@ import Testing
     /// elsewhere) print byte for byte the same, in every mode.
     @Test func theCursorPrintsWhatTheObjectsPrint() throws {
         let shell = try peopleShell()
-        #expect(shell.session.cursorPlan(for: FetchRequest(entityName: "Person"), entity: try #require(shell.session.model.entity(named: "Person")),
-                                         columns: .init(try #require(shell.session.model.entity(named: "Person")))) != nil)
+        #expect(try shell.session.rowPlan(for: FetchRequest(entityName: "Person")).method == .cursor)
         for mode in OutputMode.allCases {
             #expect(shell.run(".mode \(mode.rawValue)").ok)
             for query in Self.queries {
@@ -51,14 +50,12 @@ import Testing
     @Test func onlySQLReadyFetchesUseTheCursor() throws {
         let shell = try peopleShell()
         let session = shell.session
-        let person = try #require(session.model.entity(named: "Person"))
-        let department = try #require(session.model.entity(named: "Department"))
-        #expect(session.cursorPlan(for: FetchRequest(entityName: "Department"), entity: department, columns: .init(department)) == nil)
+        #expect(try session.rowPlan(for: FetchRequest(entityName: "Department")).method == .objects)
         var byDepartment = FetchRequest(entityName: "Person")
         byDepartment.sortDescriptors = [SortKey(keyPath: ["department"], ascending: true)]
-        #expect(session.cursorPlan(for: byDepartment, entity: person, columns: .init(person)) == nil)
+        #expect(try session.rowPlan(for: byDepartment).method == .objects)
         #expect(shell.run("insert Department { name: \"New\" }").ok)
-        #expect(session.cursorPlan(for: FetchRequest(entityName: "Person"), entity: person, columns: .init(person)) == nil)
+        #expect(try session.rowPlan(for: FetchRequest(entityName: "Person")).method == .objects)
     }
 
     // MARK: - Tables from their first page

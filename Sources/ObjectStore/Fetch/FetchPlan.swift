@@ -151,6 +151,13 @@ package struct FetchPlan {
         "SELECT COUNT(*) FROM \(from) WHERE (\(condition)) AND t.\(table.primaryKey) IN \(Self.keysIn(nextParameter("text"), dialect: dialect))"
     }
 
+    /// The whole rows of `root`'s table (its sub-entities' too) whose
+    /// primary key is among `marks` (`?,?,?`): the SELECT that loads a
+    /// batch of objects, or the related objects a batch prefetches.
+    package static func selectRows(byKeys marks: String, root: EntityDescription, mapping: SchemaMapping) -> String {
+        "SELECT \(mapping.selectList(for: root)) FROM \(mapping.table(for: root).name) t WHERE t.\(mapping.primaryKey) IN (\(marks))"
+    }
+
     /// `(SELECT …)`: the integers of the JSON list `parameter` holds.
     package static func keysIn(_ parameter: String, dialect: SQLDialect) -> String {
         dialect == .postgres ? "(SELECT CAST(value AS bigint) FROM json_array_elements_text(CAST(\(parameter) AS json)))"

@@ -37,9 +37,13 @@ public struct FetchExplanation: Sendable {
         /// The values bound to `?1`, `?2`, … (`$1`, `$2`, … in PostgreSQL)
         public let bindings: [Binding]
         /// What the statement is for: `count`, `rows`, `ids`, `keys`
-        /// (the saved matches of a dictionary fetch), `dictionaries`, or
+        /// (the saved matches of a dictionary fetch), `dictionaries`,
         /// `changed` (how many of the saved objects with unsaved changes a
-        /// count counted, to count them as they are now).
+        /// count counted, to count them as they are now), `batch` (a batch
+        /// of objects by key), `prefetch` (the related objects of a batch,
+        /// by key), `prefetch many` (a to-many's objects for a whole
+        /// batch, its keys as a JSON list) or `prefetch each` (a to-many's
+        /// keys for one object of the batch, run for each).
         public let purpose: String
 
         package init(sql: String, bindings: [Binding], purpose: String) {
@@ -111,7 +115,10 @@ extension ManagedObjectContext {
     /// The SQL a fetch request runs against the store, without running it:
     /// the statements `fetch`, `count(for:)` (for a `.count` result type)
     /// and `fetchRows` (for `.dictionary`) execute, taken from the code
-    /// they run, with what is done in memory after.
+    /// they run, with what is done in memory after. For objects, a batch
+    /// size and prefetching are part of the plan: the keys first, then
+    /// what each batch reads (its rows, then each prefetched
+    /// relationship's objects not loaded yet).
     ///
     /// ```swift
     /// let plan = try context.explain(request)
@@ -123,7 +130,9 @@ extension ManagedObjectContext {
             if request.resultType == .dictionary {
                 return try explainDictionaries(request, entity: entity)
             }
-            let wanting: FetchStatement.Kind = request.resultType == .count ? .count : request.resultType == .managedObjectID ? .ids : .rows
+            // Objects read a batch at a time are found by their IDs first.
+            let wanting: FetchStatement.Kind = request.resultType == .count ? .count
+                : request.resultType == .managedObjectID || request.fetchBatchSize > 0 ? .ids : .rows
             guard let statement = try fetchStatement(request, entity: entity, wanting: wanting) else {
                 // Names why there is no SQL: the entity's objects are in other stores.
                 _ = try persistentStoreCoordinator!.sqlBackend(for: entity, purpose: "explain")
@@ -146,11 +155,52 @@ extension ManagedObjectContext {
             case .none, .inMemory:
                 steps.append(.init(sql: statement.sql, bindings: values, purpose: purpose))
             }
+            if request.resultType == .managedObject {
+                steps += loadingSteps(request, entity: entity, store: statement.store)
+            }
             return FetchExplanation(steps: steps,
                                     residual: statement.plan.residual, sortsInMemory: statement.plan.order == nil,
                                     mergesPendingChanges: statement.pending, windowsInMemory: statement.worksInMemory,
                                     havingResidual: nil, engine: statement.store.dialect.engine)
         }
+    }
+
+    /// What a fetch of objects runs after its first statement, for each
+    /// batch (one batch without a batch size): the batch's rows by key
+    /// (with a batch size: the first statement found only keys), then the
+    /// objects each prefetched relationship reaches. Each runs only when
+    /// some object it loads is not loaded yet.
+    private func loadingSteps(_ request: FetchRequest, entity: EntityDescription,
+                              store: any SQLStore) -> [FetchExplanation.Step] {
+        let mapping = store.mapping
+        var steps: [FetchExplanation.Step] = []
+        func rows(of root: EntityDescription, purpose: String) {
+            steps.append(.init(sql: FetchPlan.selectRows(byKeys: "?, …", root: root, mapping: mapping),
+                               bindings: [.keysFoundBefore], purpose: purpose))
+        }
+        if request.fetchBatchSize > 0 { rows(of: entity.rootEntity, purpose: "batch") }
+        var done: Set<String> = []
+        for keyPath in request.relationshipKeyPathsForPrefetching {
+            var source = entity
+            var prefix = ""
+            for key in keyPath.split(separator: ".").map(String.init) {
+                prefix += (prefix.isEmpty ? "" : ".") + key
+                guard let owner = source.selfAndDescendants.first(where: { $0.relationship(named: key) != nil }),
+                      let relationship = owner.relationship(named: key), let destination = relationship.destination else { break }
+                source = destination
+                guard done.insert(prefix).inserted else { continue }
+                if relationship.isToOne {
+                    rows(of: destination.rootEntity, purpose: "prefetch")
+                } else if store.dialect == .sqlite {
+                    guard let sql = SQLiteStore.prefetchSQL(of: relationship, sourceEntity: owner, mapping: mapping) else { continue }
+                    steps.append(.init(sql: sql, bindings: [.keysFoundBefore], purpose: "prefetch many"))
+                } else if let sql = mapping.destinationsSQL(of: relationship, from: owner) {
+                    steps.append(.init(sql: sql, bindings: [.keysFoundBefore], purpose: "prefetch each"))
+                    rows(of: destination.rootEntity, purpose: "prefetch")
+                }
+            }
+        }
+        return steps
     }
 
     private func explainDictionaries(_ request: FetchRequest, entity: EntityDescription) throws -> FetchExplanation {

@@ -149,29 +149,38 @@ extension ManagedObjectContext {
 }
 
 extension SQLiteStore {
+    /// The SELECT of ``prefetchRows(of:sourceEntity:sources:)``: the
+    /// sources' keys bound to `?1` as a JSON list; nil for a relationship
+    /// stored nowhere (no inverse, no join table).
+    static func prefetchSQL(of relationship: RelationshipDescription, sourceEntity: EntityDescription,
+                            mapping: SchemaMapping) -> String? {
+        guard let destination = relationship.destination else { return nil }
+        let root = destination.rootEntity
+        let table = mapping.table(for: root)
+        let keys = "(SELECT value FROM json_each(?1))"
+        if let join = mapping.joinTable(relationship.name, of: sourceEntity) {
+            let order = join.orderColumn.map { "j.\($0), " } ?? ""
+            return "SELECT \(mapping.selectList(for: root)), j.\(join.sourceColumn) FROM \(join.name) j "
+                + "JOIN \(table.name) t ON t.\(mapping.primaryKey) = j.\(join.destinationColumn) "
+                + "WHERE j.\(join.sourceColumn) IN \(keys) ORDER BY j.\(join.sourceColumn), \(order)t.\(mapping.primaryKey)"
+        }
+        if let columns = mapping.toManyKey(relationship, of: sourceEntity) {
+            let fk = "t.\(columns.foreignKey)"
+            let order = columns.order.map { "t.\($0), " } ?? ""
+            return "SELECT \(mapping.selectList(for: root)), \(fk) FROM \(table.name) t "
+                + "WHERE \(fk) IN \(keys) ORDER BY \(fk), \(order)t.\(mapping.primaryKey)"
+        }
+        return nil
+    }
+
     /// The destination rows of a to-many relationship for many sources at
     /// once, each with its source's primary key, in each source's order
     /// (the ordered relationship's, else by primary key).
     func prefetchRows(of relationship: RelationshipDescription, sourceEntity: EntityDescription,
                       sources: [Int64]) throws -> [(owner: Int64, snapshot: Snapshot)] {
-        guard let destination = relationship.destination else { return [] }
-        let root = destination.rootEntity
+        guard let root = relationship.destination?.rootEntity,
+              let sql = Self.prefetchSQL(of: relationship, sourceEntity: sourceEntity, mapping: mapping) else { return [] }
         let table = mapping.table(for: root)
-        let keys = "(SELECT value FROM json_each(?1))"
-        let sql: String
-        if let join = mapping.joinTable(relationship.name, of: sourceEntity) {
-            let order = join.orderColumn.map { "j.\($0), " } ?? ""
-            sql = "SELECT \(selectList(for: root)), j.\(join.sourceColumn) FROM \(join.name) j "
-                + "JOIN \(table.name) t ON t.\(mapping.primaryKey) = j.\(join.destinationColumn) "
-                + "WHERE j.\(join.sourceColumn) IN \(keys) ORDER BY j.\(join.sourceColumn), \(order)t.\(mapping.primaryKey)"
-        } else if let columns = mapping.toManyKey(relationship, of: sourceEntity) {
-            let fk = "t.\(columns.foreignKey)"
-            let order = columns.order.map { "t.\($0), " } ?? ""
-            sql = "SELECT \(selectList(for: root)), \(fk) FROM \(table.name) t "
-                + "WHERE \(fk) IN \(keys) ORDER BY \(fk), \(order)t.\(mapping.primaryKey)"
-        } else {
-            return []
-        }
         let ownerColumn = Int32(3 + table.columns.count)
         let list = "[" + sources.map(String.init).joined(separator: ",") + "]"
         return try read { database in

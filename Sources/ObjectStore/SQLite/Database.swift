@@ -124,6 +124,21 @@ package final class Database: @unchecked Sendable {
         }
         sqlite3_busy_timeout(db, Int32(clamping: Int((busyTimeout * 1_000).rounded())))
         SQLFunctions.register(on: db)
+        if StatementObservers.isActive { watchStatements() }
+    }
+
+    /// Tells `StatementObservers` each statement as it starts running
+    /// (SQLite's statement trace: after the statement cache, so every run
+    /// is told), under the store's path.
+    private func watchStatements() {
+        sqlite3_trace_v2(handle, UInt32(SQLITE_TRACE_STMT), { _, context, _, text in
+            guard let context, let text else { return 0 }
+            let sql = String(cString: text.assumingMemoryBound(to: CChar.self))
+            // A trigger's program is told as a comment: not a statement run.
+            guard !sql.hasPrefix("--") else { return 0 }
+            StatementObservers.notify(Unmanaged<Database>.fromOpaque(context).takeUnretainedValue().path, sql: sql)
+            return 0
+        }, Unmanaged.passUnretained(self).toOpaque())
     }
 
     /// Puts a new store's file in WAL mode. Another connection laying out
@@ -180,6 +195,7 @@ package final class Database: @unchecked Sendable {
         if let lockedFile { LockingConnections.remove(lockedFile) }
         OpenConnections.remove(handle)
         statementCache.removeAll()
+        sqlite3_trace_v2(handle, 0, nil, nil)
         if foundLog && !hasWritten { mrq_keep_wal_on_close(handle) }
         sqlite3_close_v2(handle)
     }

@@ -496,11 +496,10 @@ package final class SQLiteStore: @unchecked Sendable {
         let byRoot = Dictionary(grouping: ids) { ObjectIdentifier($0.entity.rootEntity) }
         for group in byRoot.values {
             let root = group[0].entity.rootEntity
-            let table = mapping.table(for: root)
             for chunk in stride(from: 0, to: group.count, by: 500) {
                 let slice = group[chunk..<Swift.min(chunk + 500, group.count)]
                 let marks = Array(repeating: "?", count: slice.count).joined(separator: ",")
-                let sql = "SELECT \(selectList(for: root)) FROM \(table.name) t WHERE t.\(mapping.primaryKey) IN (\(marks))"
+                let sql = FetchPlan.selectRows(byKeys: marks, root: root, mapping: mapping)
                 result += try snapshots(sql: sql, bindings: slice.map { .int($0.primaryKey) }, root: root)
             }
         }

@@ -45,16 +45,18 @@ extension ShellSession {
         if !limits.isEmpty { out.section("core data:", limits.joined(separator: "\n")) }
     }
 
-    private func explain(_ statement: Statement, into out: inout Explanation) throws {
+    /// `shown`: the statement's objects are printed (read as
+    /// ``RowPlan`` says), not bound to a variable.
+    private func explain(_ statement: Statement, into out: inout Explanation, shown: Bool = true) throws {
         switch statement {
         case .query(let query) where isHistoryQuery(query), .count(let query) where isHistoryQuery(query):
             out.section("does:", "reads the store's persistent history (Core Data's ATRANSACTION and ACHANGE tables), "
                         + "one row per change; where, sort, limit and offset apply to those rows in memory")
         case .query(let query):
-            try explainFetch(query, does: "fetches the matching \(query.entity.text) objects", kind: "fetch", into: &out)
+            try explainFetch(query, does: "fetches the matching \(query.entity.text) objects", kind: "fetch", shown: shown, into: &out)
         case .first(var query):
             query.limit = 1
-            try explainFetch(query, does: "fetches the first matching \(query.entity.text)", kind: "first", into: &out)
+            try explainFetch(query, does: "fetches the first matching \(query.entity.text)", kind: "first", shown: shown, into: &out)
         case .count(let query):
             try explainFetch(query, does: "counts the matching \(query.entity.text) objects", kind: "count", into: &out)
         case .select(let select):
@@ -116,7 +118,7 @@ extension ShellSession {
         case .letBinding(let name, let value):
             out.section("does:", "binds $\(name.text) to the result of the statement below; a query binds its objects, "
                         + "'first …' one object, a count or an aggregate its value")
-            try explain(value, into: &out)
+            try explain(value, into: &out, shown: false)
         case .expression(let expression):
             out.section("does:", "evaluates the expression in memory and prints its value; no SQL runs")
             out.section("tree:", Predicate(.comparison(Comparison(.direct, .equal, expression, .constant(.null)))).treeDescription
@@ -125,7 +127,7 @@ extension ShellSession {
         case .templates:
             out.section("does:", "lists the model's fetch request templates and their $variables; no SQL runs")
         case .template(let template):
-            try explainTemplate(template, into: &out)
+            try explainTemplate(template, shown: shown, into: &out)
         case .explain:
             preconditionFailure("unwrapped by explain(_:)")
         }
@@ -135,11 +137,13 @@ extension ShellSession {
 
     /// A query's sections: what it does, the predicate, the fetch request,
     /// its SQL and what is done in memory, and the Swift call.
-    /// `then` adds sections before the Swift call.
-    private func explainFetch(_ query: Query, does: String, kind: String, into out: inout Explanation,
+    /// `then` adds sections before the Swift call. A fetch whose objects
+    /// are `shown` is explained as it runs: by its ``RowPlan``.
+    private func explainFetch(_ query: Query, does: String, kind: String, shown: Bool = false, into out: inout Explanation,
                               then: (inout Explanation) throws -> Void = { _ in }) throws {
         var (request, entity) = try self.request(for: query)
         if kind == "count" { request.resultType = .count }
+        if shown { request = try rowPlan(for: request).request }
         out.section("does:", does)
         predicateSections(query.predicate, into: &out)
         requestSection(request, entity: entity, into: &out)
@@ -218,6 +222,10 @@ extension ShellSession {
             text += "\nsort: " + request.sortDescriptors.map { "\($0.key) \($0.ascending ? "ascending" : "descending")" }.joined(separator: ", ")
         }
         if request.fetchLimit > 0 { text += "\nlimit: \(request.fetchLimit)" }
+        if request.fetchBatchSize > 0 { text += "\nbatch size: \(request.fetchBatchSize)" }
+        if !request.relationshipKeyPathsForPrefetching.isEmpty {
+            text += "\nprefetch: " + request.relationshipKeyPathsForPrefetching.joined(separator: ", ")
+        }
         if request.fetchOffset > 0 { text += "\noffset: \(request.fetchOffset)" }
         text += "\nincludes sub-entities: \(request.includesSubentities ? "yes" : "no"), includes pending changes: "
             + (request.resultType == .dictionary || !request.includesPendingChanges ? "no" : "yes")
@@ -235,7 +243,11 @@ extension ShellSession {
     private func sqlSections(_ plan: FetchExplanation, of request: FetchRequest? = nil, into out: inout Explanation) {
         let purposes = ["keys": "the keys of the saved objects that match", "ids": "the matching keys",
                         "changed": "the saved objects with unsaved changes it counted",
-                        "update": "for the keys found, 500 at a time", "delete": "for the keys found, 500 at a time"]
+                        "update": "for the keys found, 500 at a time", "delete": "for the keys found, 500 at a time",
+                        "batch": "each batch of objects, by key",
+                        "prefetch": "the related objects of each batch not loaded yet, by key",
+                        "prefetch many": "the related objects of each batch, their keys as a JSON list",
+                        "prefetch each": "for each object of the batch, its related objects' keys"]
         for (i, step) in plan.steps.enumerated() {
             var title = "sql:"
             if plan.steps.count > 1 {
@@ -248,7 +260,8 @@ extension ShellSession {
                     switch binding {
                     case .value(let value): return "\(mark) = \(Printer.format(Expression(.constant(value))))"
                     case .keysFoundBefore:
-                        return step.purpose == "dictionaries" || (plan.engine == .postgres && step.purpose == "update")
+                        return step.purpose == "dictionaries" || step.purpose == "prefetch many"
+                            || (plan.engine == .postgres && step.purpose == "update")
                             ? "\(mark) = the keys statement \(i) finds, as a JSON list"
                             : "\(mark)… = the keys statement \(i) finds"
                     case .keysOfPendingChanges:
@@ -418,10 +431,11 @@ extension ShellSession {
         out.section("does:", text)
     }
 
-    private func explainTemplate(_ template: TemplateFetch, into out: inout Explanation) throws {
+    private func explainTemplate(_ template: TemplateFetch, shown: Bool, into out: inout Explanation) throws {
         var (request, entity) = try templateRequest(template)
         let counts = request.resultType == .count
         if !counts { request.resultType = .managedObject }
+        if !counts && shown { request = try rowPlan(for: request).request }
         out.section("does:", counts ? "counts the \(entity.name) objects the template matches" : "fetches the \(entity.name) objects the template matches")
         let stored = model.fetchRequestTemplate(forName: template.name.text)?.predicate
         out.section("template:", "\(template.name.text): \(entity.name)" + (stored.map { " where \($0.format)" } ?? ""))

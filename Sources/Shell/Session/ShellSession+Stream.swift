@@ -77,37 +77,53 @@ extension ShellSession {
         var names: [String] { attributes.map(\.name) + relationships.map(\.name) }
 
         init(_ entity: EntityDescription) {
-            attributes = entity.attributes.filter { !$0.isTransient }
-            relationships = entity.relationships.filter { !$0.isTransient }
+            (attributes, relationships) = RowPlan.shownProperties(of: entity)
+        }
+
+        init(_ plan: RowPlan) {
+            (attributes, relationships) = (plan.attributes, plan.relationships)
         }
     }
 
     /// Prints the objects a query matches, each row as soon as it is
-    /// read: straight from a SQLite cursor when SQL answers the query
-    /// alone (no object made, memory flat), else as objects, a batch at
-    /// a time.
+    /// read, as ObjectStore plans it (see ``RowPlan``): straight from a
+    /// SQL cursor when SQL answers the query alone (no object made,
+    /// memory flat), else as objects, a batch at a time.
     func streamQuery(_ query: Query, output: OutputSink) throws {
-        var (request, entity) = try self.request(for: query)
-        let columns = ObjectColumns(entity)
-        if let plan = cursorPlan(for: request, entity: entity, columns: columns) {
-            request.resultType = .dictionary
-            request.propertiesToFetch = plan.properties
-            try streamResult(columns: columns.names, output: output) { stream in
-                var cells: [Cell] = []
-                cells.reserveCapacity(plan.cells.count)
-                try context.fetchRows(request) { row in
-                    for cell in plan.cells { cells.append(cell.value(in: row)) }
-                    try stream.add(cells)
-                    // Let go of the values before the next row is read: a
-                    // big one would otherwise be held while the next is.
-                    cells.removeAll(keepingCapacity: true)
-                }
-            }
-            return
+        try streamRows(try rowPlan(for: query), output: output)
+    }
+
+    /// How the objects of `query` are read to be shown (what runs, and
+    /// what `explain` shows).
+    func rowPlan(for query: Query) throws -> RowPlan {
+        try rowPlan(for: try self.request(for: query).0)
+    }
+
+    /// ObjectStore's plan for showing the objects `request` fetches.
+    func rowPlan(for request: FetchRequest) throws -> RowPlan {
+        try context.rowPlan(for: request) { keyCandidates(of: $0, via: $1) }
+    }
+
+    /// Prints the rows `plan` reads.
+    func streamRows(_ plan: RowPlan, output: OutputSink) throws {
+        let columns = ObjectColumns(plan)
+        guard plan.method == .cursor else {
+            return try streamObjects(try context.fetch(plan.request), columns: columns, output: output)
         }
-        request.fetchBatchSize = query.limit == 1 ? 0 : 500
-        request.relationshipKeyPathsForPrefetching = columns.relationships.map(\.name)
-        try streamObjects(try context.fetch(request), columns: columns, output: output)
+        try streamResult(columns: columns.names, output: output) { stream in
+            var values: [Value] = []
+            var cells: [Cell] = []
+            cells.reserveCapacity(columns.names.count)
+            try context.fetchRows(plan.request) { row in
+                plan.values(of: row, into: &values)
+                for value in values { cells.append(.value(value)) }
+                try stream.add(cells)
+                // Let go of the values before the next row is read: a
+                // big one would otherwise be held while the next is.
+                cells.removeAll(keepingCapacity: true)
+                values.removeAll(keepingCapacity: true)
+            }
+        }
     }
 
     /// Prints objects, one row each.
@@ -128,82 +144,5 @@ extension ShellSession {
             }
         }
         return row
-    }
-
-    // MARK: - Rows straight from SQL
-
-    /// How each shown column comes out of a dictionary fetch's row.
-    struct CursorPlan {
-        enum CellSource {
-            /// The value at this index.
-            case value(Int)
-            /// A to-one's key value: the first non-null of the candidate
-            /// key attributes' values at these indices, else the related
-            /// object's primary key at `key`; null when `key` is null.
-            case related(candidates: [Int], key: Int)
-
-            func value(in row: [Value]) -> Cell {
-                switch self {
-                case .value(let index):
-                    return .value(row[index])
-                case .related(let candidates, let key):
-                    if row[key].isNull { return .value(.null) }
-                    for index in candidates where !row[index].isNull { return .value(row[index]) }
-                    return .value(row[key])
-                }
-            }
-        }
-
-        var properties: [PropertyToFetch] = []
-        var cells: [CellSource] = []
-    }
-
-    /// The dictionary fetch that gives exactly the rows the objects would,
-    /// or nil when only objects can: unsaved changes (a dictionary fetch
-    /// reads the saved store), a store other than one SQLite file, to-many
-    /// columns, values stored outside their column (Core Data's external
-    /// binary data, composite attributes), a related key that depends on
-    /// the related object's sub-entity, or a sort by a relationship.
-    func cursorPlan(for request: FetchRequest, entity: EntityDescription, columns: ObjectColumns) -> CursorPlan? {
-        guard !context.hasChanges, coordinator.persistentStores.count == 1,
-              coordinator.persistentStores.first?.storeType == .sqlite else { return nil }
-        guard columns.relationships.allSatisfy(\.isToOne),
-              !columns.attributes.contains(where: { $0.allowsExternalBinaryDataStorage || $0.name.contains(".") || $0.type == .composite })
-        else { return nil }
-        for key in request.sortDescriptors {
-            guard let last = key.keyPath.last, destination(of: key.keyPath.dropLast(), from: entity)?.attribute(named: last) != nil
-            else { return nil }
-        }
-        var plan = CursorPlan()
-        for attribute in columns.attributes {
-            plan.cells.append(.value(plan.properties.count))
-            plan.properties.append(PropertyToFetch(keyPath: attribute.name))
-        }
-        for relationship in columns.relationships {
-            guard let destination = relationship.destination else { return nil }
-            let candidates = keyCandidates(of: destination, via: relationship)
-            guard destination.selfAndDescendants.allSatisfy({ keyCandidates(of: $0, via: relationship) == candidates }) else {
-                return nil
-            }
-            var indices: [Int] = []
-            for name in candidates {
-                indices.append(plan.properties.count)
-                plan.properties.append(PropertyToFetch(keyPath: relationship.name + "." + name))
-            }
-            plan.cells.append(.related(candidates: indices, key: plan.properties.count))
-            plan.properties.append(PropertyToFetch(keyPath: relationship.name))
-        }
-        return plan
-    }
-
-    /// The entity at the end of a path of to-one relationships.
-    private func destination(of path: ArraySlice<String>, from entity: EntityDescription) -> EntityDescription? {
-        var current = entity
-        for key in path {
-            guard let relationship = current.relationship(named: key), relationship.isToOne,
-                  let next = relationship.destination else { return nil }
-            current = next
-        }
-        return current
     }
 }

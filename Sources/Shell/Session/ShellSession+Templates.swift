@@ -53,14 +53,14 @@ extension ShellSession {
     /// `fetch Name with …`: the objects (or, for a count template, the
     /// count).
     func runTemplate(_ fetch: TemplateFetch, output: OutputSink) throws {
-        var (request, entity) = try templateRequest(fetch)
+        var (request, _) = try templateRequest(fetch)
         if request.resultType == .count {
             output.result(Renderer(options: resultOptions).render(scalar: .int(Int64(try context.count(for: request))), label: "count"))
             return
         }
         // Objects are shown whatever the template returns.
         request.resultType = .managedObject
-        try streamObjects(try context.fetch(request), columns: ObjectColumns(entity), output: output)
+        try streamRows(try rowPlan(for: request), output: output)
     }
 
     /// `; it needs $a, $b` after a missing variable.
