@@ -71,7 +71,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// ```
     ///
     /// `.inMemory` ignores `url`; `.sqlite` and `.xml` need one, and
-    /// `.postgres` (from `ObjectStorePostgres`) a `postgres://` URL.
+    /// `.postgres` (from `ObjectStorePostgres`, once its engine is
+    /// registered: see `register(_:)`) a `postgres://` URL.
     @discardableResult
     public func addPersistentStore(type: PersistentStoreType, configuration: String? = nil, at url: URL?,
                                    options: PersistentStoreOptions = PersistentStoreOptions()) throws -> any PersistentStore {
@@ -97,9 +98,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     }
 
     /// Adds a store of the type `url` names (see
-    /// `PersistentStoreType.forURL`): PostgreSQL for a `postgres://` URL,
-    /// XML for a `.xml` file, SQLite for any other file. Changing the URL
-    /// is all it takes to move a program from SQLite to PostgreSQL.
+    /// `PersistentStoreType.forURL`): XML for a `.xml` file, SQLite for
+    /// any other file, and the type of the registered engine claiming the
+    /// URL's scheme otherwise (PostgreSQL's for `postgres://`). Changing
+    /// the URL is all it takes to move a program from SQLite to PostgreSQL.
     ///
     /// ```swift
     /// try coordinator.addPersistentStore(at: URL(fileURLWithPath: "people.sqlite"))
@@ -136,7 +138,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             guard let url else { throw StoreError(.misuse, "an XML store needs a URL") }
             return try XMLStore(url: url, model: model, configuration: configuration, options: options)
         default:
-            return try StoreEngines.engine(for: type).open(url: url, model: model, configuration: configuration, options: options)
+            return try StoreEngines.engine(for: type).open(url: url, model: model, configuration: configuration, options: options).backend
         }
     }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Predicates
 import struct Predicates.Predicate
 
@@ -12,15 +11,16 @@ import struct Predicates.Predicate
 /// SQLite, XML and in-memory stores are ObjectStore's own. An engine that
 /// needs a system library of its own comes in a library of its own, which
 /// adds its type here: `.postgres` is in `ObjectStorePostgres` (libpq), so
-/// a SQLite-only program never links libpq. Naming such a type makes the
-/// coordinator able to open it.
+/// a SQLite-only program never links libpq. A coordinator opens such a
+/// type once the program registered its engine (see `StoreEngine`).
 public struct PersistentStoreType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The type's name: `sqlite`, `xml`, `inMemory`, `postgres`.
     public let rawValue: String
 
     /// The type named `rawValue`: one of ObjectStore's own, or of an
-    /// engine library this process has used (`postgres` once
-    /// `PersistentStoreType.postgres` has been named); nil otherwise.
+    /// engine the program registered (`postgres` once
+    /// `PersistentStoreCoordinator.register(PostgresEngine())` ran); nil
+    /// otherwise.
     public init?(rawValue: String) {
         guard Self.builtIn.contains(rawValue) || StoreEngines.engine(named: rawValue) != nil else { return nil }
         self.rawValue = rawValue
@@ -53,61 +53,20 @@ public struct PersistentStoreType: RawRepresentable, Hashable, Sendable, CustomS
         url.pathExtension.lowercased() == "xml" ? .xml : .sqlite
     }
 
-    /// The type a URL names: a `postgres://` or `postgresql://` URL is
-    /// PostgreSQL; a file is what its extension says (see `forFile`).
+    /// The type a URL names: a file is what its extension says (see
+    /// `forFile`); a URL of another scheme is the type of the engine
+    /// registered for that scheme (`postgres://` once PostgreSQL's is).
     ///
     /// ```swift
     /// PersistentStoreType.forURL(URL(string: "postgres://app@db.local/people")!)  // .postgres
     /// PersistentStoreType.forURL(URL(fileURLWithPath: "people.sqlite"))          // .sqlite
     /// ```
+    ///
+    /// A scheme no engine claims names a type of that name, which the
+    /// coordinator refuses to open, saying how to register its engine.
     public static func forURL(_ url: URL) -> PersistentStoreType {
-        isPostgresURL(url.scheme) ? PersistentStoreType(engine: "postgres") : forFile(url)
-    }
-
-    /// Whether `scheme` (or the text before `://`) is one libpq reads as
-    /// PostgreSQL's: `postgres` or `postgresql`, in any case.
-    static func isPostgresURL(_ scheme: String?) -> Bool {
-        guard let scheme = scheme?.lowercased() else { return false }
-        return scheme == "postgres" || scheme == "postgresql"
-    }
-}
-
-/// Opens the stores of an engine that lives in a library of its own.
-package protocol StoreEngine: Sendable {
-    /// Opens (creating or migrating as `options` allow) the store at `url`.
-    func open(url: URL?, model: ManagedObjectModel, configuration: String?,
-              options: PersistentStoreOptions) throws -> any StoreBackend
-    /// The schema layout of a store this engine opened.
-    func layout(of store: any PersistentStore) -> SchemaMapping.Layout?
-    /// The model the store at `url` was made with; nil when it holds none.
-    func storedModel(at url: URL) throws -> ManagedObjectModel?
-    /// What opening the store at `url` with `model` would migrate and
-    /// drop; nil when it matches the model or holds no store. Reads only.
-    func migrationPreview(at url: URL, model: ManagedObjectModel) throws -> MigrationPreview?
-}
-
-/// The engines registered by their libraries, by type name.
-package enum StoreEngines {
-    private static let engines = Mutex<[String: any StoreEngine]>([:])
-
-    /// Registers `engine` for `type`; returns `type`. An engine library
-    /// calls this from the initializer of its `PersistentStoreType`
-    /// constant, so naming the type registers it.
-    package static func register(_ engine: any StoreEngine, for type: PersistentStoreType) -> PersistentStoreType {
-        engines.withLock { $0[type.rawValue] = engine }
-        return type
-    }
-
-    /// The engine registered under `name`, if any.
-    package static func engine(named name: String) -> (any StoreEngine)? {
-        engines.withLock { $0[name] }
-    }
-
-    /// The engine of `type`, or an error naming the library to link.
-    package static func engine(for type: PersistentStoreType) throws -> any StoreEngine {
-        if let engine = engine(named: type.rawValue) { return engine }
-        let library = type.rawValue == "postgres" ? "ObjectStorePostgres" : "the library of the '\(type.rawValue)' store"
-        throw StoreError(.misuse, "a \(type.rawValue) store needs \(library) linked into this program (a dependency of its target)")
+        guard let scheme = url.scheme?.lowercased(), scheme != "file" else { return forFile(url) }
+        return StoreEngines.type(forScheme: scheme) ?? PersistentStoreType(engine: scheme)
     }
 }
 
@@ -126,6 +85,10 @@ public protocol PersistentStore: AnyObject, Sendable {
     var url: URL? { get }
     /// The model configuration whose entities the store holds; nil for all.
     var configurationName: String? { get }
+    /// Whose conventions the store follows: for a SQLite or PostgreSQL
+    /// store its table layout (mrq's or Core Data's), for an XML store its
+    /// format (`.mrq` for mrq's XML store format, `.coreData` for Apple's).
+    var layout: SchemaMapping.Layout? { get }
 }
 
 /// What a coordinator needs of a store: reading snapshots and writing
@@ -205,16 +168,5 @@ extension StoreBackend {
         guard let name = configurationName else { return true }
         guard model.configurations[name] != nil else { return true }
         return model.entities(forConfiguration: name).contains { $0 === entity }
-    }
-}
-
-extension PersistentStore {
-    /// Whose conventions the store's file follows: for a SQLite store its
-    /// table layout (mrq's or Core Data's), for an XML store its format
-    /// (`.mrq` for mrq's XML store format, `.coreData` for Apple's).
-    public var layout: SchemaMapping.Layout? {
-        if let xml = self as? XMLStore { return xml.format == .apple ? .coreData : .mrq }
-        if let sqlite = self as? SQLiteStore { return sqlite.mapping.layout }
-        return StoreEngines.engine(named: storeType.rawValue)?.layout(of: self)
     }
 }

@@ -80,6 +80,8 @@ public final class ShellSession: ShellSessionProtocol {
     /// (see `StoreOpening`); what opening did is in `openingReport`.
     public init(modelPath: String?, storePath: String, parameters: [(name: String, value: String)] = [],
                 renderOptions: RenderOptions = RenderOptions(), opening: StoreOpening.Options = .init()) throws {
+        // The shell opens every kind of store it links.
+        PersistentStoreCoordinator.register(PostgresEngine())
         self.renderOptions = renderOptions
         self.storePath = storePath
         self.baseDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
