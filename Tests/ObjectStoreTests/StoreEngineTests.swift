@@ -81,3 +81,50 @@ import ObjectStorePostgres
         #expect(PersistentStoreType.forURL(URL(fileURLWithPath: "people.xml")) == .xml)
     }
 }
+
+/// Issue 34, item 1: the coordinator holds engines and stores through
+/// their protocols; the shell and `mrq` ask the protocol for what they
+/// need instead of downcasting to a store or reaching its connection.
+@Suite struct StoreSeamTests {
+    static let root = URL(fileURLWithPath: #filePath)
+        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+
+    /// The Swift files under `folder` whose names start with `prefix`, with
+    /// the lines matching `pattern`.
+    static func lines(matching pattern: String, under folder: String, prefix: String = "") throws -> [String] {
+        let directory = root.appendingPathComponent(folder)
+        let regex = try Regex(pattern)
+        var found: [String] = []
+        let files = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String } ?? []
+        for file in files.sorted() where file.hasSuffix(".swift") && (file as NSString).lastPathComponent.hasPrefix(prefix) {
+            let text = try String(contentsOf: directory.appendingPathComponent(file), encoding: .utf8)
+            for (number, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+            where line.contains(regex) {
+                found.append("\(folder)/\(file):\(number + 1): \(line.trimmingCharacters(in: .whitespaces))")
+            }
+        }
+        return found
+    }
+
+    @Test func theCoordinatorNamesNoConcreteStore() throws {
+        let concrete = #"\b(SQLiteStore|XMLStore|PostgresStore)\b"#
+        #expect(try Self.lines(matching: concrete, under: "Sources/ObjectStore/Context", prefix: "PersistentStoreCoordinator") == [])
+        #expect(try Self.lines(matching: #"switch .*[Tt]ype\b|case \.sqlite|case \.xml"#,
+                               under: "Sources/ObjectStore/Context", prefix: "PersistentStoreCoordinator") == [])
+    }
+
+    @Test func theShellAndMrqNeitherDowncastToAStoreNorReachItsConnection() throws {
+        for folder in ["Sources/Shell", "Sources/mrq"] {
+            #expect(try Self.lines(matching: #"\bPostgresStore\b|as\?? SQLiteStore|\.database\b|coordinator\.store\b"#,
+                                   under: folder) == [])
+        }
+    }
+
+    @Test func noCTargetRegistersAnEngineWhenTheProgramLoads() throws {
+        let package = try String(contentsOf: Self.root.appendingPathComponent("Package.swift"), encoding: .utf8)
+        #expect(!package.contains("CPostgresEngine"))
+        for library in ["Sources/ObjectStore", "Sources/ObjectStorePostgres"] {
+            #expect(try Self.lines(matching: "@_cdecl", under: library) == [])
+        }
+    }
+}

@@ -22,7 +22,7 @@ public struct PersistentStoreType: RawRepresentable, Hashable, Sendable, CustomS
     /// `PersistentStoreCoordinator.register(PostgresEngine())` ran); nil
     /// otherwise.
     public init?(rawValue: String) {
-        guard Self.builtIn.contains(rawValue) || StoreEngines.engine(named: rawValue) != nil else { return nil }
+        guard StoreEngines.engine(named: rawValue) != nil else { return nil }
         self.rawValue = rawValue
     }
 
@@ -129,10 +129,57 @@ package protocol StoreBackend: PersistentStore {
     /// What the store has to say since last asked, for people: a database
     /// server's store that reconnected says so.
     func takeNotices() -> [String]
+    /// Whether a save spanning several stores prepares this store first:
+    /// SQLite's, whose transaction can still fail at commit without the
+    /// XML files having been touched.
+    var savesFirst: Bool { get }
+    /// Where the store is, as its engine found it: for a database server's
+    /// store, the server and database it connected to (never a password);
+    /// by default `url`.
+    var location: URL? { get }
+    /// Closes what the store keeps open beside its main connection (a
+    /// SQLite store's read connections): its coordinator let it go.
+    func closeReaders()
+    /// The store opened again for writing, when it was opened for reading
+    /// until its first write (`PersistentStoreOptions.readsUntilWritten`);
+    /// nil when it already writes.
+    func reopenedForWriting() throws -> (any StoreBackend)?
+    /// The store migrated in place to `model`, in one transaction; this one
+    /// is not to be used again. Only a SQLite store changes its model live.
+    func replacingModel(with model: ManagedObjectModel, allowsDataLoss: Bool) throws -> any StoreBackend
+    /// What `replacingModel` would migrate and drop; nil when nothing.
+    func migrationPreview(to model: ManagedObjectModel) throws -> MigrationPreview?
+    /// Copies the store to the file `url`, consistently (a migration's
+    /// backup); only a SQLite store has one file to copy.
+    func copy(to url: URL) throws
+    /// The persistent history the store keeps, oldest first (see
+    /// `PersistentStoreCoordinator.persistentHistory(after:)`).
+    func persistentHistory(after date: Date?) throws -> [HistoryTransaction]
+    /// The destination rows of a to-many relationship for many sources at
+    /// once, each with its source's primary key; nil when the store answers
+    /// one source at a time (`destinations(of:from:)`).
+    func prefetchRows(of relationship: RelationshipDescription, sourceEntity: EntityDescription,
+                      sources: [Int64]) throws -> [(owner: Int64, snapshot: Snapshot)]?
 }
 
 extension StoreBackend {
     package func takeNotices() -> [String] { [] }
+    package var location: URL? { url }
+    package var savesFirst: Bool { false }
+    package func closeReaders() {}
+    package func reopenedForWriting() throws -> (any StoreBackend)? { nil }
+    package func replacingModel(with model: ManagedObjectModel, allowsDataLoss: Bool) throws -> any StoreBackend {
+        throw StoreError.needsOneSQLiteStore("changing the model", found: [self])
+    }
+    package func migrationPreview(to model: ManagedObjectModel) throws -> MigrationPreview? {
+        throw StoreError.needsOneSQLiteStore("changing the model", found: [self])
+    }
+    package func copy(to url: URL) throws {
+        throw StoreError.needsOneSQLiteStore("backing up", found: [self])
+    }
+    package func persistentHistory(after date: Date?) throws -> [HistoryTransaction] { [] }
+    package func prefetchRows(of relationship: RelationshipDescription, sourceEntity: EntityDescription,
+                              sources: [Int64]) throws -> [(owner: Int64, snapshot: Snapshot)]? { nil }
     package func readingOneSnapshot<T>(_ body: () throws -> T) throws -> T { try body() }
     package func saveIntoEmptyStore(_ changes: StoreChanges) throws -> PermanentIDs { try save(changes) }
     package func listenForRemoteChanges(_ deliver: @escaping @Sendable (RemoteChangeNotification) -> Void) throws -> (any RemoteChangeListener)? {
@@ -168,5 +215,15 @@ extension StoreBackend {
         guard let name = configurationName else { return true }
         guard model.configurations[name] != nil else { return true }
         return model.entities(forConfiguration: name).contains { $0 === entity }
+    }
+}
+
+extension StoreError {
+    /// `purpose` needs one SQLite store and the coordinator has `found`.
+    static func needsOneSQLiteStore(_ purpose: String, for entity: EntityDescription? = nil,
+                                    found: [any StoreBackend]) -> StoreError {
+        let kinds = found.map(\.storeType.rawValue).joined(separator: ", ")
+        return StoreError(.misuse, "\(purpose) needs one SQLite store\(entity.map { " for \($0.name)" } ?? ""); "
+                          + (found.isEmpty ? "there is none" : "found: \(kinds)"))
     }
 }

@@ -55,10 +55,15 @@ extension PersistentStoreCoordinator {
     }
 }
 
-/// The engines the program registered, by type name and by URL scheme.
+/// ObjectStore's own engines and those the program registered, by type
+/// name and by URL scheme: every store is opened through one of them.
 enum StoreEngines {
     private struct Registry {
-        var byType: [String: any StoreEngine] = [:]
+        var byType: [String: any StoreEngine] = [
+            PersistentStoreType.sqlite.rawValue: SQLiteEngine(storeType: .sqlite),
+            PersistentStoreType.inMemory.rawValue: SQLiteEngine(storeType: .inMemory),
+            PersistentStoreType.xml.rawValue: XMLEngine(),
+        ]
         var byScheme: [String: PersistentStoreType] = [:]
     }
 

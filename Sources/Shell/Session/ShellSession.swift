@@ -370,7 +370,7 @@ public final class ShellSession: ShellSessionProtocol {
             if storePath != ":memory:" {
                 // Migrating is writing: the store is opened for it first.
                 try coordinator.openStoresForWriting()
-                report.append(try StoreOpening.backUp(URL(fileURLWithPath: storePath), through: coordinator.store.database))
+                report.append(try StoreOpening.backUp(URL(fileURLWithPath: storePath), through: coordinator))
             }
             report.append("migrated \(shown): " + preview.changes.joined(separator: "; "))
             allowsDataLoss = opening.migrateDroppingData
