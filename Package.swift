@@ -48,10 +48,9 @@ let package = Package(
             ]
         ),
         // The PostgreSQL store (`PersistentStoreType.postgres`): a library
-        // of its own, so that only a program that uses it needs libpq.
-        .target(name: "ObjectStorePostgres", dependencies: ["ObjectStore", "Predicates", "CLibPQ", "CPostgresEngine"]),
-        // Registers the PostgreSQL engine when a program linking it loads.
-        .target(name: "CPostgresEngine"),
+        // of its own, so that only a program that uses it needs libpq; a
+        // program registers its `PostgresEngine` explicitly.
+        .target(name: "ObjectStorePostgres", dependencies: ["ObjectStore", "Predicates", "CLibPQ"]),
         .target(name: "ActiveRecord", dependencies: ["ObjectStore", "Predicates"]),
         .target(name: "Shell", dependencies: ["ActiveRecord", "ObjectStore", "ObjectStorePostgres", "Predicates"]),
         .executableTarget(

@@ -31,7 +31,9 @@ public final class CoreDataStack: @unchecked Sendable {
         /// In the XDG data directory, under the app's name.
         case named(String)
         /// At this file URL (its folder is created when missing), or in
-        /// the PostgreSQL database a `postgres://` URL names.
+        /// the PostgreSQL database a `postgres://` URL names, once the
+        /// program registered `ObjectStorePostgres`'s engine
+        /// (`PersistentStoreCoordinator.register(PostgresEngine())`).
         case url(URL)
         /// In memory, gone when the stack is: for tests and previews.
         case inMemory

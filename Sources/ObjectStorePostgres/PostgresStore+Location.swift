@@ -6,5 +6,5 @@ extension PostgresStore {
     /// the URL it was opened with, filled in as libpq filled it in (from
     /// `PGHOST`, `PGPORT`, `PGUSER`, `PGDATABASE` and its defaults), so
     /// `postgres://` alone shows as `postgres://mrq@127.0.0.1:5432/people`.
-    package var serverURL: URL? { connection.location }
+    package var location: URL? { connection.location }
 }

@@ -31,6 +31,7 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
     package let model: ManagedObjectModel
     package let mapping: SchemaMapping
     package let configurationName: String?
+    package var layout: SchemaMapping.Layout? { mapping.layout }
     package var storeType: PersistentStoreType { .postgres }
     /// The URL the store was opened with, without a password.
     package let url: URL?

@@ -37,6 +37,7 @@ func policy(named name: String) -> MergePolicy? {
 }
 
 func writeConcurrently(url: URL, process: Int, changes: Int, perSave: Int, policy: MergePolicy) throws {
+    PersistentStoreCoordinator.register(PostgresEngine())
     let coordinator = PersistentStoreCoordinator(model: try tallyModel())
     var options = PersistentStoreOptions()
     options.postsRemoteChangeNotifications = true

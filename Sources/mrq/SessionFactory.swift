@@ -40,8 +40,10 @@ func openingDescription(_ session: ShellSession, options: CommandLineOptions) ->
     modelLine += " (\(model.entities.count) \(model.entities.count == 1 ? "entity" : "entities"))"
     // A PostgreSQL store says where it is as libpq found it (the PG*
     // variables fill in what the URL leaves out), never with a password.
+    let coordinator = session.coordinator
     let store = options.storePath == ":memory:" ? "in memory"
-        : (session.coordinator.persistentStores.first as? PostgresStore)?.serverURL.map(PostgresStoreURL.shown) ?? options.storePath
+        : coordinator.persistentStores.first?.storeType == .postgres
+        ? coordinator.storeLocation.map(PostgresStoreURL.shown) ?? options.storePath : options.storePath
     return [modelLine, "store \(store)\(options.opening.readOnly ? ", read-only" : "")"]
 }
 

@@ -299,7 +299,7 @@ final class ObjectWorld {
                 """)
         }
         if counted != expected.count { problems.append("count \(counted), evaluator \(expected.count): \(predicate.format)") }
-        if aggregate, context.persistentStoreCoordinator!.soleSQLiteStore(for: context.model.entity(named: "Item")!, includesSubentities: true) != nil {
+        if aggregate, context.persistentStoreCoordinator!.soleStore(for: context.model.entity(named: "Item")!, includesSubentities: true) is SQLiteStore {
             let count = try context.aggregate(.count, of: "", entity: "Item", where: predicate)
             if count != .int(Int64(expected.count)) { problems.append("COUNT(*) \(count), evaluator \(expected.count): \(predicate.format)") }
         }

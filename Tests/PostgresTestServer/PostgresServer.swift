@@ -42,8 +42,13 @@ package final class PostgresServer: Sendable {
     package static let prefix = "mrq-pg-"
 
     /// The server of this test process, started the first time it is asked
-    /// for; throws what starting it threw, every time.
-    package static func shared() throws -> PostgresServer { try started.get() }
+    /// for; throws what starting it threw, every time. The coordinators of
+    /// the tests asking for it open PostgreSQL stores: its engine is
+    /// registered here, as a program registers it when it starts.
+    package static func shared() throws -> PostgresServer {
+        PersistentStoreCoordinator.register(PostgresEngine())
+        return try started.get()
+    }
 
     private static let started = Result { try PostgresServer() }
 

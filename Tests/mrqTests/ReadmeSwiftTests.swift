@@ -11,6 +11,7 @@ import Testing
         import ActiveRecord
         import Foundation
         import ObjectStore
+        import ObjectStorePostgres
         import Predicates
         import struct Predicates.Expression
         import struct Predicates.Predicate

@@ -34,7 +34,7 @@ extension PersistentStoreCoordinator {
         return try saveLock.withLock {
             // SQLite first: its transactions are the part that can still fail
             // at commit without having touched the XML files.
-            let ordered = parts.sorted { ($0.0 is SQLiteStore ? 0 : 1) < ($1.0 is SQLiteStore ? 0 : 1) }
+            let ordered = parts.sorted { ($0.0.savesFirst ? 0 : 1) < ($1.0.savesFirst ? 0 : 1) }
             var prepared: [any PreparedSave] = []
             do {
                 for (store, part) in ordered { prepared.append(try store.prepareSave(part)) }

@@ -71,7 +71,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// ```
     ///
     /// `.inMemory` ignores `url`; `.sqlite` and `.xml` need one, and
-    /// `.postgres` (from `ObjectStorePostgres`) a `postgres://` URL.
+    /// `.postgres` (from `ObjectStorePostgres`, once its engine is
+    /// registered: see `register(_:)`) a `postgres://` URL.
     @discardableResult
     public func addPersistentStore(type: PersistentStoreType, configuration: String? = nil, at url: URL?,
                                    options: PersistentStoreOptions = PersistentStoreOptions()) throws -> any PersistentStore {
@@ -97,9 +98,10 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     }
 
     /// Adds a store of the type `url` names (see
-    /// `PersistentStoreType.forURL`): PostgreSQL for a `postgres://` URL,
-    /// XML for a `.xml` file, SQLite for any other file. Changing the URL
-    /// is all it takes to move a program from SQLite to PostgreSQL.
+    /// `PersistentStoreType.forURL`): XML for a `.xml` file, SQLite for
+    /// any other file, and the type of the registered engine claiming the
+    /// URL's scheme otherwise (PostgreSQL's for `postgres://`). Changing
+    /// the URL is all it takes to move a program from SQLite to PostgreSQL.
     ///
     /// ```swift
     /// try coordinator.addPersistentStore(at: URL(fileURLWithPath: "people.sqlite"))
@@ -113,31 +115,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     static func makeStore(type: PersistentStoreType, model: ManagedObjectModel, configuration: String?, url: URL?,
                           options: PersistentStoreOptions) throws -> any StoreBackend {
-        switch type {
-        case .sqlite, .inMemory:
-            var sqliteOptions = SQLiteStore.Options()
-            sqliteOptions.readOnly = options.readOnly || options.immutable
-            sqliteOptions.immutable = options.immutable
-            sqliteOptions.deleteOnModelMismatch = options.deleteOnModelMismatch
-            sqliteOptions.migratesAutomatically = options.migratesAutomatically
-            sqliteOptions.allowsMigrationDataLoss = options.allowsMigrationDataLoss
-            sqliteOptions.busyTimeout = options.busyTimeout
-            sqliteOptions.layout = options.layout
-            sqliteOptions.readsUntilWritten = options.readsUntilWritten
-            var path = ":memory:"
-            if type == .sqlite {
-                guard let url else { throw StoreError(.misuse, "a SQLite store needs a URL; use .inMemory for none") }
-                path = url.path
-            }
-            let store = try SQLiteStore(path: path, model: model, options: sqliteOptions)
-            store.configurationName = configuration
-            return store
-        case .xml:
-            guard let url else { throw StoreError(.misuse, "an XML store needs a URL") }
-            return try XMLStore(url: url, model: model, configuration: configuration, options: options)
-        default:
-            return try StoreEngines.engine(for: type).open(url: url, model: model, configuration: configuration, options: options)
-        }
+        try StoreEngines.engine(for: type).open(url: url, model: model, configuration: configuration, options: options).backend
     }
 
     /// The stores, in the order they were added.
@@ -153,9 +131,12 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// the last reference to the store goes. A store posting remote
     /// changes stops listening first (its thread ends before this returns).
     public func remove(_ store: any PersistentStore) {
-        lock.withLock { _stores.removeAll { $0 === store } }
+        let removed = lock.withLock { () -> (any StoreBackend)? in
+            guard let index = _stores.firstIndex(where: { $0 === store }) else { return nil }
+            return _stores.remove(at: index)
+        }
         remoteChanges.stopListening(to: store)
-        (store as? SQLiteStore)?.closeReaders()
+        removed?.closeReaders()
     }
 
     /// Puts `new` where `old` was (or last).
@@ -164,7 +145,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             if let index = _stores.firstIndex(where: { $0 === old }) { _stores[index] = new } else { _stores.append(new) }
         }
         remoteChanges.stopListening(to: old)
-        (old as? SQLiteStore)?.closeReaders()
+        old.closeReaders()
     }
 
     /// Whether at least one store is added.
@@ -179,18 +160,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// place, when the file is no longer the store that was read.
     package func openStoresForWriting() throws {
         try writerLock.withLock {
-            for case let store as SQLiteStore in backends where store.defersWriting {
-                var options = store.options
-                options.readsUntilWritten = false
-                let writer = try SQLiteStore(path: store.path, model: store.model, options: options)
-                guard writer.identifier == store.identifier else {
-                    throw StoreError(.conflict, """
-                        cannot write '\(store.path)': it is no longer the store that was read (its identifier changed \
-                        from \(store.identifier) to \(writer.identifier))
-                        """)
-                }
-                writer.configurationName = store.configurationName
-                replace(store, with: writer)
+            for store in backends {
+                if let writer = try store.reopenedForWriting() { replace(store, with: writer) }
             }
         }
     }
@@ -203,7 +174,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             return _stores
         }
         remoteChanges.stopAll()
-        for case let store as SQLiteStore in removed { store.closeReaders() }
+        for store in removed { store.closeReaders() }
     }
 
     // MARK: - Routing
@@ -214,36 +185,29 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
         lock.withLock { _stores.first { $0.identifier == identifier } }
     }
 
-    /// The single SQLite store, for what only SQL answers (dictionary
-    /// fetches, `explain`, model replacement).
-    package var store: SQLiteStore {
+    /// The coordinator's one store, for what changes a whole store (its
+    /// model, a backup); throws when it has none or several.
+    func soleBackend(purpose: String) throws -> any StoreBackend {
         let stores = backends
-        guard let first = stores.first else {
-            preconditionFailure("the coordinator has no persistent store: call addSQLiteStore first")
-        }
-        guard let sqlite = first as? SQLiteStore else {
-            preconditionFailure("this needs a SQLite store; the first store is \(first.storeType.rawValue)")
-        }
-        return sqlite
+        guard stores.count == 1 else { throw StoreError.needsOneSQLiteStore(purpose, found: stores) }
+        return stores[0]
     }
 
-    /// The SQLite store answering for `entity` (for any entity when nil),
-    /// for what only SQL answers; throws when another kind of store, or
-    /// several stores, hold it.
-    package func sqlStore(for entity: EntityDescription?, purpose: String) throws -> SQLiteStore {
-        let stores = entity.map { self.stores(for: $0) } ?? backends
-        guard stores.count == 1, let sqlite = stores[0] as? SQLiteStore else {
-            let kinds = stores.map(\.storeType.rawValue).joined(separator: ", ")
-            throw StoreError(.misuse, "\(purpose) needs one SQLite store\(entity.map { " for \($0.name)" } ?? ""); "
-                             + (stores.isEmpty ? "there is none" : "found: \(kinds)"))
-        }
-        return sqlite
+    /// The only store serving `entity`, if one alone does.
+    func soleStore(for entity: EntityDescription, includesSubentities: Bool = true) -> (any StoreBackend)? {
+        let stores = self.stores(for: entity, includesSubentities: includesSubentities)
+        return stores.count == 1 ? stores[0] : nil
     }
 
-    /// The only store serving `entity` when it is a SQLite store: SQL
-    /// answers the whole fetch there.
-    func soleSQLiteStore(for entity: EntityDescription, includesSubentities: Bool = true) -> SQLiteStore? {
-        soleSQLStore(for: entity, includesSubentities: includesSubentities) as? SQLiteStore
+    /// Where the first store is, as its engine found it (see
+    /// `StoreBackend.location`): a database server's store names the
+    /// server and database it connected to.
+    package var storeLocation: URL? { backends.first?.location }
+
+    /// Copies the coordinator's one store to the file `url`, consistently
+    /// (a migration's backup); throws unless it is a SQLite store.
+    package func copyStore(to url: URL) throws {
+        try soleBackend(purpose: "backing up").copy(to: url)
     }
 
     /// The stores holding objects of `entity` (or of its sub-entities).
@@ -314,14 +278,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The old coordinator and its contexts must not be used afterwards.
     public func replacingModel(with model: ManagedObjectModel, allowsDataLoss: Bool = false) throws -> PersistentStoreCoordinator {
         let coordinator = PersistentStoreCoordinator(model: model)
-        var options = SQLiteStore.Options()
-        options.migratesAutomatically = true
-        options.allowsMigrationDataLoss = allowsDataLoss
         try openStoresForWriting()
-        let old = try sqlStore(for: nil, purpose: "changing the model")
-        // Its read connections know the old schema, and it is not to be used again.
-        old.closeReaders()
-        let migrated = try SQLiteStore(database: old.database, model: model, options: options)
+        let migrated = try soleBackend(purpose: "changing the model").replacingModel(with: model, allowsDataLoss: allowsDataLoss)
         coordinator.lock.withLock { coordinator._stores = [migrated] }
         return coordinator
     }
@@ -340,10 +298,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// }
     /// ```
     public static func migrationPreview(at url: URL, model: ManagedObjectModel) throws -> MigrationPreview? {
-        let type = PersistentStoreType.forURL(url)
-        if type != .sqlite && type != .xml { return try StoreEngines.engine(for: type).migrationPreview(at: url, model: model) }
-        guard type == .sqlite, FileManager.default.fileExists(atPath: url.path) else { return nil }
-        return try SQLiteStore.pendingMigration(Database(path: url.path, readOnly: true), to: model)
+        try StoreEngines.engine(for: .forURL(url)).migrationPreview(at: url, model: model)
     }
 
     /// What changing this coordinator's SQLite store to `model` (see
@@ -356,7 +311,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     }
 
     package func migrationPreview(to model: ManagedObjectModel) throws -> MigrationPreview? {
-        try SQLiteStore.pendingMigration(sqlStore(for: nil, purpose: "changing the model").database, to: model)
+        try soleBackend(purpose: "changing the model").migrationPreview(to: model)
     }
 
     /// The model a store was made with; nil when there is no such file or
@@ -368,11 +323,7 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// let model = try PersistentStoreCoordinator.storedModel(at: URL(string: "postgres://app@db.local/people")!)
     /// ```
     public static func storedModel(at url: URL) throws -> ManagedObjectModel? {
-        switch PersistentStoreType.forURL(url) {
-        case .xml: return try XMLStore.storedModel(at: url)
-        case .sqlite, .inMemory: return try SQLiteStore.storedModel(atPath: url.path)
-        case let type: return try StoreEngines.engine(for: type).storedModel(at: url)
-        }
+        try StoreEngines.engine(for: .forURL(url)).storedModel(at: url)
     }
 }
 

@@ -113,9 +113,9 @@ extension ManagedObjectContext {
                 for (source, ids) in zip(unloaded, lists) { byOwner[source.objectID] = ids }
                 loaded = lists.flatMap { $0 }.map { object(with: $0) }
                 try fulfill(loaded)
-            } else if let store = persistentStoreCoordinator!.soleSQLiteStore(for: unloaded[0].entity) {
-                let rows = try store.prefetchRows(of: relationship, sourceEntity: unloaded[0].entity,
-                                                  sources: unloaded.map(\.objectID.primaryKey))
+            } else if let store = persistentStoreCoordinator!.soleStore(for: unloaded[0].entity),
+                      let rows = try store.prefetchRows(of: relationship, sourceEntity: unloaded[0].entity,
+                                                        sources: unloaded.map(\.objectID.primaryKey)) {
                 loaded = register(rows.map(\.snapshot))
                 var owners: [Int64: ObjectID] = [:]
                 for source in unloaded { owners[source.objectID.primaryKey] = source.objectID }
@@ -176,8 +176,8 @@ extension SQLiteStore {
     /// The destination rows of a to-many relationship for many sources at
     /// once, each with its source's primary key, in each source's order
     /// (the ordered relationship's, else by primary key).
-    func prefetchRows(of relationship: RelationshipDescription, sourceEntity: EntityDescription,
-                      sources: [Int64]) throws -> [(owner: Int64, snapshot: Snapshot)] {
+    package func prefetchRows(of relationship: RelationshipDescription, sourceEntity: EntityDescription,
+                              sources: [Int64]) throws -> [(owner: Int64, snapshot: Snapshot)]? {
         guard let root = relationship.destination?.rootEntity,
               let sql = Self.prefetchSQL(of: relationship, sourceEntity: sourceEntity, mapping: mapping) else { return [] }
         let table = mapping.table(for: root)

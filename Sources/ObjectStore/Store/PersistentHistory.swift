@@ -61,13 +61,7 @@ extension PersistentStoreCoordinator {
     /// without history tracking (every mrq store, and Core Data stores
     /// opened without `NSPersistentHistoryTrackingKey`) has none: empty.
     public func persistentHistory(after date: Date? = nil) throws -> [HistoryTransaction] {
-        var result: [HistoryTransaction] = []
-        for store in persistentStores {
-            guard let sqlite = store as? SQLiteStore else { continue }
-            // The changes, then the transactions, of one moment.
-            result += try sqlite.readTransaction { try sqlite.read { try sqlite.history($0, after: date) } }
-        }
-        return result
+        try backends.flatMap { try $0.persistentHistory(after: date) }
     }
 }
 

@@ -1,5 +1,4 @@
 import Foundation
-import Synchronization
 import Predicates
 import struct Predicates.Predicate
 
@@ -12,17 +11,18 @@ import struct Predicates.Predicate
 /// SQLite, XML and in-memory stores are ObjectStore's own. An engine that
 /// needs a system library of its own comes in a library of its own, which
 /// adds its type here: `.postgres` is in `ObjectStorePostgres` (libpq), so
-/// a SQLite-only program never links libpq. Naming such a type makes the
-/// coordinator able to open it.
+/// a SQLite-only program never links libpq. A coordinator opens such a
+/// type once the program registered its engine (see `StoreEngine`).
 public struct PersistentStoreType: RawRepresentable, Hashable, Sendable, CustomStringConvertible {
     /// The type's name: `sqlite`, `xml`, `inMemory`, `postgres`.
     public let rawValue: String
 
     /// The type named `rawValue`: one of ObjectStore's own, or of an
-    /// engine library this process has used (`postgres` once
-    /// `PersistentStoreType.postgres` has been named); nil otherwise.
+    /// engine the program registered (`postgres` once
+    /// `PersistentStoreCoordinator.register(PostgresEngine())` ran); nil
+    /// otherwise.
     public init?(rawValue: String) {
-        guard Self.builtIn.contains(rawValue) || StoreEngines.engine(named: rawValue) != nil else { return nil }
+        guard StoreEngines.engine(named: rawValue) != nil else { return nil }
         self.rawValue = rawValue
     }
 
@@ -53,61 +53,20 @@ public struct PersistentStoreType: RawRepresentable, Hashable, Sendable, CustomS
         url.pathExtension.lowercased() == "xml" ? .xml : .sqlite
     }
 
-    /// The type a URL names: a `postgres://` or `postgresql://` URL is
-    /// PostgreSQL; a file is what its extension says (see `forFile`).
+    /// The type a URL names: a file is what its extension says (see
+    /// `forFile`); a URL of another scheme is the type of the engine
+    /// registered for that scheme (`postgres://` once PostgreSQL's is).
     ///
     /// ```swift
     /// PersistentStoreType.forURL(URL(string: "postgres://app@db.local/people")!)  // .postgres
     /// PersistentStoreType.forURL(URL(fileURLWithPath: "people.sqlite"))          // .sqlite
     /// ```
+    ///
+    /// A scheme no engine claims names a type of that name, which the
+    /// coordinator refuses to open, saying how to register its engine.
     public static func forURL(_ url: URL) -> PersistentStoreType {
-        isPostgresURL(url.scheme) ? PersistentStoreType(engine: "postgres") : forFile(url)
-    }
-
-    /// Whether `scheme` (or the text before `://`) is one libpq reads as
-    /// PostgreSQL's: `postgres` or `postgresql`, in any case.
-    static func isPostgresURL(_ scheme: String?) -> Bool {
-        guard let scheme = scheme?.lowercased() else { return false }
-        return scheme == "postgres" || scheme == "postgresql"
-    }
-}
-
-/// Opens the stores of an engine that lives in a library of its own.
-package protocol StoreEngine: Sendable {
-    /// Opens (creating or migrating as `options` allow) the store at `url`.
-    func open(url: URL?, model: ManagedObjectModel, configuration: String?,
-              options: PersistentStoreOptions) throws -> any StoreBackend
-    /// The schema layout of a store this engine opened.
-    func layout(of store: any PersistentStore) -> SchemaMapping.Layout?
-    /// The model the store at `url` was made with; nil when it holds none.
-    func storedModel(at url: URL) throws -> ManagedObjectModel?
-    /// What opening the store at `url` with `model` would migrate and
-    /// drop; nil when it matches the model or holds no store. Reads only.
-    func migrationPreview(at url: URL, model: ManagedObjectModel) throws -> MigrationPreview?
-}
-
-/// The engines registered by their libraries, by type name.
-package enum StoreEngines {
-    private static let engines = Mutex<[String: any StoreEngine]>([:])
-
-    /// Registers `engine` for `type`; returns `type`. An engine library
-    /// calls this from the initializer of its `PersistentStoreType`
-    /// constant, so naming the type registers it.
-    package static func register(_ engine: any StoreEngine, for type: PersistentStoreType) -> PersistentStoreType {
-        engines.withLock { $0[type.rawValue] = engine }
-        return type
-    }
-
-    /// The engine registered under `name`, if any.
-    package static func engine(named name: String) -> (any StoreEngine)? {
-        engines.withLock { $0[name] }
-    }
-
-    /// The engine of `type`, or an error naming the library to link.
-    package static func engine(for type: PersistentStoreType) throws -> any StoreEngine {
-        if let engine = engine(named: type.rawValue) { return engine }
-        let library = type.rawValue == "postgres" ? "ObjectStorePostgres" : "the library of the '\(type.rawValue)' store"
-        throw StoreError(.misuse, "a \(type.rawValue) store needs \(library) linked into this program (a dependency of its target)")
+        guard let scheme = url.scheme?.lowercased(), scheme != "file" else { return forFile(url) }
+        return StoreEngines.type(forScheme: scheme) ?? PersistentStoreType(engine: scheme)
     }
 }
 
@@ -126,6 +85,10 @@ public protocol PersistentStore: AnyObject, Sendable {
     var url: URL? { get }
     /// The model configuration whose entities the store holds; nil for all.
     var configurationName: String? { get }
+    /// Whose conventions the store follows: for a SQLite or PostgreSQL
+    /// store its table layout (mrq's or Core Data's), for an XML store its
+    /// format (`.mrq` for mrq's XML store format, `.coreData` for Apple's).
+    var layout: SchemaMapping.Layout? { get }
 }
 
 /// What a coordinator needs of a store: reading snapshots and writing
@@ -166,10 +129,57 @@ package protocol StoreBackend: PersistentStore {
     /// What the store has to say since last asked, for people: a database
     /// server's store that reconnected says so.
     func takeNotices() -> [String]
+    /// Whether a save spanning several stores prepares this store first:
+    /// SQLite's, whose transaction can still fail at commit without the
+    /// XML files having been touched.
+    var savesFirst: Bool { get }
+    /// Where the store is, as its engine found it: for a database server's
+    /// store, the server and database it connected to (never a password);
+    /// by default `url`.
+    var location: URL? { get }
+    /// Closes what the store keeps open beside its main connection (a
+    /// SQLite store's read connections): its coordinator let it go.
+    func closeReaders()
+    /// The store opened again for writing, when it was opened for reading
+    /// until its first write (`PersistentStoreOptions.readsUntilWritten`);
+    /// nil when it already writes.
+    func reopenedForWriting() throws -> (any StoreBackend)?
+    /// The store migrated in place to `model`, in one transaction; this one
+    /// is not to be used again. Only a SQLite store changes its model live.
+    func replacingModel(with model: ManagedObjectModel, allowsDataLoss: Bool) throws -> any StoreBackend
+    /// What `replacingModel` would migrate and drop; nil when nothing.
+    func migrationPreview(to model: ManagedObjectModel) throws -> MigrationPreview?
+    /// Copies the store to the file `url`, consistently (a migration's
+    /// backup); only a SQLite store has one file to copy.
+    func copy(to url: URL) throws
+    /// The persistent history the store keeps, oldest first (see
+    /// `PersistentStoreCoordinator.persistentHistory(after:)`).
+    func persistentHistory(after date: Date?) throws -> [HistoryTransaction]
+    /// The destination rows of a to-many relationship for many sources at
+    /// once, each with its source's primary key; nil when the store answers
+    /// one source at a time (`destinations(of:from:)`).
+    func prefetchRows(of relationship: RelationshipDescription, sourceEntity: EntityDescription,
+                      sources: [Int64]) throws -> [(owner: Int64, snapshot: Snapshot)]?
 }
 
 extension StoreBackend {
     package func takeNotices() -> [String] { [] }
+    package var location: URL? { url }
+    package var savesFirst: Bool { false }
+    package func closeReaders() {}
+    package func reopenedForWriting() throws -> (any StoreBackend)? { nil }
+    package func replacingModel(with model: ManagedObjectModel, allowsDataLoss: Bool) throws -> any StoreBackend {
+        throw StoreError.needsOneSQLiteStore("changing the model", found: [self])
+    }
+    package func migrationPreview(to model: ManagedObjectModel) throws -> MigrationPreview? {
+        throw StoreError.needsOneSQLiteStore("changing the model", found: [self])
+    }
+    package func copy(to url: URL) throws {
+        throw StoreError.needsOneSQLiteStore("backing up", found: [self])
+    }
+    package func persistentHistory(after date: Date?) throws -> [HistoryTransaction] { [] }
+    package func prefetchRows(of relationship: RelationshipDescription, sourceEntity: EntityDescription,
+                              sources: [Int64]) throws -> [(owner: Int64, snapshot: Snapshot)]? { nil }
     package func readingOneSnapshot<T>(_ body: () throws -> T) throws -> T { try body() }
     package func saveIntoEmptyStore(_ changes: StoreChanges) throws -> PermanentIDs { try save(changes) }
     package func listenForRemoteChanges(_ deliver: @escaping @Sendable (RemoteChangeNotification) -> Void) throws -> (any RemoteChangeListener)? {
@@ -208,13 +218,12 @@ extension StoreBackend {
     }
 }
 
-extension PersistentStore {
-    /// Whose conventions the store's file follows: for a SQLite store its
-    /// table layout (mrq's or Core Data's), for an XML store its format
-    /// (`.mrq` for mrq's XML store format, `.coreData` for Apple's).
-    public var layout: SchemaMapping.Layout? {
-        if let xml = self as? XMLStore { return xml.format == .apple ? .coreData : .mrq }
-        if let sqlite = self as? SQLiteStore { return sqlite.mapping.layout }
-        return StoreEngines.engine(named: storeType.rawValue)?.layout(of: self)
+extension StoreError {
+    /// `purpose` needs one SQLite store and the coordinator has `found`.
+    static func needsOneSQLiteStore(_ purpose: String, for entity: EntityDescription? = nil,
+                                    found: [any StoreBackend]) -> StoreError {
+        let kinds = found.map(\.storeType.rawValue).joined(separator: ", ")
+        return StoreError(.misuse, "\(purpose) needs one SQLite store\(entity.map { " for \($0.name)" } ?? ""); "
+                          + (found.isEmpty ? "there is none" : "found: \(kinds)"))
     }
 }

@@ -79,7 +79,6 @@ extension PersistentStoreCoordinator {
     /// The only store serving `entity` when it answers in SQL: SQL
     /// answers the whole fetch there.
     func soleSQLStore(for entity: EntityDescription, includesSubentities: Bool = true) -> (any SQLStore)? {
-        let stores = self.stores(for: entity, includesSubentities: includesSubentities)
-        return stores.count == 1 ? stores[0] as? any SQLStore : nil
+        soleStore(for: entity, includesSubentities: includesSubentities) as? any SQLStore
     }
 }

@@ -4,6 +4,7 @@ import struct Predicates.Predicate
 
 extension SQLiteStore: StoreBackend {
     package var url: URL? { path == ":memory:" ? nil : URL(fileURLWithPath: path) }
+    package var layout: SchemaMapping.Layout? { mapping.layout }
 
     package func fetchSnapshots(_ request: FetchRequest, entity: EntityDescription, predicate: Predicate?,
                                 windowed: Bool) throws -> StoreFetch {

@@ -340,10 +340,20 @@ extension SQLiteStore {
 }
 
 extension ManagedObjectContext {
+    /// The SQLite store saving objects of `entity`: a save's statements
+    /// are shown for SQLite's save only.
+    private func explainedStore(for entity: EntityDescription) throws -> any SQLStore {
+        let stores = persistentStoreCoordinator!.stores(for: entity)
+        guard stores.count == 1, let store = stores[0] as? any SQLStore, store.dialect == .sqlite else {
+            throw StoreError.needsOneSQLiteStore("explain", for: entity, found: stores)
+        }
+        return store
+    }
+
     /// The statement a save runs to insert one object of `entity`, for
     /// `explain` (the parameters are bound per object).
     package func saveSQL(inserting entity: EntityDescription) throws -> String {
-        let store = try persistentStoreCoordinator!.sqlStore(for: entity, purpose: "explain")
+        let store = try explainedStore(for: entity)
         return SaveWriter.insertShape(for: entity, mapping: store.mapping).sql
     }
 
@@ -351,7 +361,7 @@ extension ManagedObjectContext {
     /// `entity` (the changed attributes' columns, a to-one's foreign key,
     /// and the row's version).
     package func saveSQL(updating entity: EntityDescription, keys: [String]) throws -> String {
-        let store = try persistentStoreCoordinator!.sqlStore(for: entity, purpose: "explain")
+        let store = try explainedStore(for: entity)
         let mapping = store.mapping
         var assignments: [String] = []
         for key in keys {
@@ -369,7 +379,7 @@ extension ManagedObjectContext {
 
     /// The statement a save runs to delete one object of `entity`.
     package func saveSQL(deleting entity: EntityDescription) throws -> String {
-        let store = try persistentStoreCoordinator!.sqlStore(for: entity, purpose: "explain")
+        let store = try explainedStore(for: entity)
         return SaveWriter.deleteSQL(store.mapping.table(for: entity), mapping: store.mapping)
     }
 }

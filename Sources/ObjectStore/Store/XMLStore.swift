@@ -26,6 +26,7 @@ package final class XMLStore: StoreBackend, @unchecked Sendable {
     package let model: ManagedObjectModel
     package let fileURL: URL
     package let configurationName: String?
+    package var layout: SchemaMapping.Layout? { format == .apple ? .coreData : .mrq }
     package var storeType: PersistentStoreType { .xml }
     package var url: URL? { fileURL }
     let readOnly: Bool

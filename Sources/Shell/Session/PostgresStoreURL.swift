@@ -23,7 +23,7 @@ package enum PostgresStoreURL {
     package static func parse(_ text: String) throws(ShellFiles.Problem) -> URL? {
         let scheme = text.prefix { $0 != ":" }
         guard text.dropFirst(scheme.count).hasPrefix("://"),
-              let bare = URL(string: scheme + "://"), PersistentStoreType.forURL(bare) == .postgres else { return nil }
+              PostgresEngine().urlSchemes.contains(scheme.lowercased()) else { return nil }
         guard let url = URL(string: text), let parts = URLComponents(url: url, resolvingAgainstBaseURL: false) else {
             throw ShellFiles.Problem(message: ShellDiagnostics.badPostgresURL(redactingPasswords(in: text)))
         }

@@ -80,6 +80,8 @@ public final class ShellSession: ShellSessionProtocol {
     /// (see `StoreOpening`); what opening did is in `openingReport`.
     public init(modelPath: String?, storePath: String, parameters: [(name: String, value: String)] = [],
                 renderOptions: RenderOptions = RenderOptions(), opening: StoreOpening.Options = .init()) throws {
+        // The shell opens every kind of store it links.
+        PersistentStoreCoordinator.register(PostgresEngine())
         self.renderOptions = renderOptions
         self.storePath = storePath
         self.baseDirectory = URL(fileURLWithPath: FileManager.default.currentDirectoryPath)
@@ -368,7 +370,7 @@ public final class ShellSession: ShellSessionProtocol {
             if storePath != ":memory:" {
                 // Migrating is writing: the store is opened for it first.
                 try coordinator.openStoresForWriting()
-                report.append(try StoreOpening.backUp(URL(fileURLWithPath: storePath), through: coordinator.store.database))
+                report.append(try StoreOpening.backUp(URL(fileURLWithPath: storePath), through: coordinator))
             }
             report.append("migrated \(shown): " + preview.changes.joined(separator: "; "))
             allowsDataLoss = opening.migrateDroppingData

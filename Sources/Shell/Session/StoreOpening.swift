@@ -151,7 +151,7 @@ public enum StoreOpening {
     /// Copies the store (with what its log holds) to a new file beside it,
     /// `NAME.before-migration.EXT` or `NAME.before-migration-2.EXT` …, and
     /// says where.
-    static func backUp(_ url: URL, through database: Database? = nil) throws -> String {
+    static func backUp(_ url: URL, through coordinator: PersistentStoreCoordinator? = nil) throws -> String {
         let directory = url.deletingLastPathComponent()
         let base = url.deletingPathExtension().lastPathComponent
         let ext = url.pathExtension.isEmpty ? "" : "." + url.pathExtension
@@ -161,8 +161,11 @@ public enum StoreOpening {
             backup = directory.appendingPathComponent("\(base).before-migration\(n == 1 ? "" : "-\(n)")\(ext)")
             n += 1
         } while FileManager.default.fileExists(atPath: backup.path)
-        let db = try database ?? Database(path: url.path)
-        try db.copy(to: backup.path)
+        if let coordinator {
+            try coordinator.copyStore(to: backup)
+        } else {
+            try Database(path: url.path).copy(to: backup.path)
+        }
         return "backed up \(url.lastPathComponent) to \(backup.lastPathComponent)"
     }
 }

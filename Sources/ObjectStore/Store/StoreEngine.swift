@@ -1,0 +1,95 @@
+import Foundation
+import Synchronization
+
+/// Opens the stores of one kind, for every coordinator of the program.
+///
+/// SQLite, XML and in-memory stores are ObjectStore's own and always
+/// there. An engine that needs a system library of its own comes in a
+/// library of its own, and a program that links it registers it once,
+/// before opening a store of its kind:
+///
+/// ```swift
+/// import ObjectStorePostgres
+/// PersistentStoreCoordinator.register(PostgresEngine())
+/// try coordinator.addPersistentStore(at: URL(string: "postgres:///people")!)
+/// ```
+///
+/// The engines are mrq's: the store an engine opens is one of the
+/// package's own.
+public protocol StoreEngine: Sendable {
+    /// The type of the stores it opens.
+    var storeType: PersistentStoreType { get }
+    /// The URL schemes naming its stores, in lowercase (`postgres`):
+    /// `PersistentStoreType.forURL` gives `storeType` for them.
+    var urlSchemes: Set<String> { get }
+    /// Opens (creating or migrating as `options` allow) the store at `url`
+    /// holding the entities of `configuration` (all for nil).
+    func open(url: URL?, model: ManagedObjectModel, configuration: String?,
+              options: PersistentStoreOptions) throws -> OpenedStore
+    /// The model the store at `url` was made with; nil when it holds none.
+    func storedModel(at url: URL) throws -> ManagedObjectModel?
+    /// What opening the store at `url` with `model` would migrate and
+    /// drop; nil when it matches the model or holds no store. Reads only.
+    func migrationPreview(at url: URL, model: ManagedObjectModel) throws -> MigrationPreview?
+}
+
+/// A store an engine opened, for the coordinator to hold (see
+/// `StoreEngine.open`).
+public struct OpenedStore {
+    package let backend: any StoreBackend
+
+    package init(_ backend: any StoreBackend) { self.backend = backend }
+}
+
+extension PersistentStoreCoordinator {
+    /// Makes every coordinator of the program able to open the stores of
+    /// `engine`: by its type, and by a URL of one of its schemes. Call it
+    /// once, when the program starts; registering an engine for a type
+    /// again replaces the earlier one.
+    ///
+    /// ```swift
+    /// PersistentStoreCoordinator.register(PostgresEngine())
+    /// ```
+    public static func register(_ engine: some StoreEngine) {
+        StoreEngines.register(engine)
+    }
+}
+
+/// ObjectStore's own engines and those the program registered, by type
+/// name and by URL scheme: every store is opened through one of them.
+enum StoreEngines {
+    private struct Registry {
+        var byType: [String: any StoreEngine] = [
+            PersistentStoreType.sqlite.rawValue: SQLiteEngine(storeType: .sqlite),
+            PersistentStoreType.inMemory.rawValue: SQLiteEngine(storeType: .inMemory),
+            PersistentStoreType.xml.rawValue: XMLEngine(),
+        ]
+        var byScheme: [String: PersistentStoreType] = [:]
+    }
+
+    private static let registry = Mutex(Registry())
+
+    static func register(_ engine: some StoreEngine) {
+        registry.withLock { registry in
+            registry.byType[engine.storeType.rawValue] = engine
+            for scheme in engine.urlSchemes { registry.byScheme[scheme.lowercased()] = engine.storeType }
+        }
+    }
+
+    /// The engine registered for the type named `name`, if any.
+    static func engine(named name: String) -> (any StoreEngine)? {
+        registry.withLock { $0.byType[name] }
+    }
+
+    /// The type of the engine registered for URLs of `scheme`, if any.
+    static func type(forScheme scheme: String) -> PersistentStoreType? {
+        registry.withLock { $0.byScheme[scheme.lowercased()] }
+    }
+
+    /// The engine of `type`, or an error saying how to register one.
+    static func engine(for type: PersistentStoreType) throws -> any StoreEngine {
+        if let engine = engine(named: type.rawValue) { return engine }
+        throw StoreError(.misuse, "no store engine is registered for '\(type.rawValue)' stores: "
+                         + "register it first, with PersistentStoreCoordinator.register(_:)")
+    }
+}
