@@ -37,21 +37,3 @@ public enum Value: Sendable, Hashable {
         return false
     }
 }
-
-extension Value {
-    /// An integer or a string hashes as itself, without the enum's
-    /// general hashing: dictionaries and sets keyed by values (an import's
-    /// objects by key value, a batch's wanted keys) hash on every row.
-    /// Equal values are of the same case, so they still hash alike.
-    public func _rawHashValue(seed: Int) -> Int {
-        switch self {
-        case .int(let i): return i._rawHashValue(seed: seed)
-        case .string(let s): return s._rawHashValue(seed: seed)
-        default:
-            var hasher = Hasher()
-            hasher.combine(seed)
-            hash(into: &hasher)
-            return hasher.finalize()
-        }
-    }
-}

@@ -10,7 +10,7 @@ final class JSONKey {
     /// Split at the dots; one element for a plain member name.
     let path: [String]
     /// The member position the key had in the last object that had it.
-    @exclusivity(unchecked) var hint = 0
+    var hint = 0
 
     init(_ text: String) {
         self.text = text
@@ -136,6 +136,9 @@ final class EntityPlan {
     let relationships: [RelationshipStep]
     /// The class of the objects last seen, and whether it adopts
     /// `ImportHooks` (a cast per object costs more than this check).
+    /// Asked for every object imported: its accesses skip the runtime's
+    /// exclusivity bookkeeping, as the rest of a plan's private state
+    /// (mrq-bench d. import).
     @exclusivity(unchecked) private var lastClass: ObjectIdentifier?
     @exclusivity(unchecked) private var lastClassHasHooks = false
 
@@ -152,7 +155,7 @@ final class EntityPlan {
     /// and per attribute step the member position and key that held its
     /// value (nil where absent). Rows of one document share their keys'
     /// order: the next row with the same keys reads each value straight
-    /// from its position.
+    /// from its position. Read for every row (mrq-bench d. import).
     @exclusivity(unchecked) private var layoutKeys: [String]?
     @exclusivity(unchecked) private var layoutPlaces: [MemberPlace] = []
 
@@ -188,7 +191,8 @@ final class EntityPlan {
     /// data, in the current import call, by object: the same data nested
     /// again, as a department is in every one of its people, would change
     /// nothing, and `isUnchanged` says so with one comparison instead of
-    /// importing it again.
+    /// importing it again. Asked for every object imported (mrq-bench
+    /// d. import).
     @exclusivity(unchecked) private var lastData: [ObjectIdentifier: JSONObject] = [:]
     @exclusivity(unchecked) private var lastDataGeneration = -1
 
@@ -233,17 +237,17 @@ final class KeyIndex {
     let entity: EntityDescription
     let step: AttributeStep
     var attribute: AttributeDescription { step.attribute }
-    @exclusivity(unchecked) var known: [Value: ManagedObject] = [:]
+    var known: [Value: ManagedObject] = [:]
     /// Values the current batch's prefetch asked the store for: one not
     /// in `known` is new, with no need to ask again.
-    @exclusivity(unchecked) var asked: Set<Value> = []
+    var asked: Set<Value> = []
     /// The import call (`Importer.generation`) whose pending objects
     /// `known` holds.
-    @exclusivity(unchecked) var pendingSeen = -1
+    var pendingSeen = -1
     /// Whether the store held saved objects of `entity` when the import
     /// call `generation` began: when it held none, none is asked for
     /// during that call (those it makes are in `known`).
-    @exclusivity(unchecked) var savedLook = (generation: -1, mayHaveSaved: true)
+    var savedLook = (generation: -1, mayHaveSaved: true)
 
     init(entity: EntityDescription, step: AttributeStep) {
         self.entity = entity

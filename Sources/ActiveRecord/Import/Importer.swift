@@ -25,17 +25,17 @@ import Predicates
 /// context are looked at once per import call, the store once per batch.
 ///
 /// Use an importer on its context's queue, one call at a time, as the
-/// context itself: its state skips the runtime's exclusivity checks.
+/// context itself.
 public final class Importer {
     /// The context the imported objects are made in; use the importer on its
     /// queue.
     public let context: ManagedObjectContext
     /// How the import treats what it reads.
-    @exclusivity(unchecked) public var options: ImportOptions
+    public var options: ImportOptions
     var dateFormatters = DateFormatterCache()
-    @exclusivity(unchecked) var plans: [ObjectIdentifier: EntityPlan] = [:]
+    var plans: [ObjectIdentifier: EntityPlan] = [:]
     /// Objects found or made, by entity and key value.
-    @exclusivity(unchecked) var keyIndexes: [KeyIndexID: KeyIndex] = [:]
+    var keyIndexes: [KeyIndexID: KeyIndex] = [:]
     /// Counts the calls to `importArray` and `importObject`: each one
     /// looks at the context's pending objects again.
     private var generation = 0

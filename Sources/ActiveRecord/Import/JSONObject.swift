@@ -18,9 +18,9 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// One reference, so that copying a JSON value (which the importer
     /// does for every member it reads) retains one object.
     private final class Storage: @unchecked Sendable {
-        @exclusivity(unchecked) var members: [Member]
+        var members: [Member]
         /// Positions by key, for objects too large to search member by member.
-        @exclusivity(unchecked) var positions: [String: Int]?
+        var positions: [String: Int]?
 
         init(_ members: [Member]) {
             self.members = members

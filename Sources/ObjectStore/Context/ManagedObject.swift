@@ -14,10 +14,27 @@ import Predicates
 /// relationship; it belongs to one context and is used on that context's
 /// queue only. Subclass it for typed properties (see `Managed`).
 open class ManagedObject: CustomStringConvertible {
-    //
-    // An object is used on its context's queue only, one access at a time:
-    // its state skips the runtime's exclusivity bookkeeping, which would
-    // otherwise cost more than the accesses themselves.
+    /// The object's own state, read and written through the accessors
+    /// below.
+    private struct Record {
+        var objectID: ObjectID
+        var hearing: ChangeHearing?
+        var values: [Value]
+        var relationshipSlots: [RelationshipSlot]
+        var committed: Snapshot?
+        var version: Int64 = 0
+        var isFault: Bool
+        var state: State = .clean
+        var changeOrder = 0
+        var changedRelationshipSet = SlotSet()
+        var hasAwokenFromInsert = false
+    }
+    // An object is used on its context's queue only, one access at a time,
+    // and every read and write of a property goes through this state: its
+    // accesses skip the runtime's exclusivity bookkeeping, which would
+    // otherwise cost more than the accesses themselves (mrq-bench b. fetch,
+    // a. insert, d. import).
+    @exclusivity(unchecked) private var record: Record
 
     /// The entity the object is an instance of (Core Data's `entity`).
     public let entity: EntityDescription
@@ -25,7 +42,10 @@ open class ManagedObject: CustomStringConvertible {
     /// insertion until the save that gives it its row, a permanent one after.
     /// Keep the ID, not the object, to find the object again in another
     /// context with `ManagedObjectContext.object(with:)`.
-    @exclusivity(unchecked) public internal(set) var objectID: ObjectID
+    public internal(set) final var objectID: ObjectID {
+        get { record.objectID }
+        set { record.objectID = newValue }
+    }
     /// The context that owns the object, or nil once the object has left
     /// it: its delete was saved, its unsaved insert was deleted or undone,
     /// or the context was reset. The context is held weakly, as in Core
@@ -42,7 +62,10 @@ open class ManagedObject: CustomStringConvertible {
     /// The context's `hearing`: whether it must hear of every change of an
     /// object already in its change set, read without loading the weak
     /// reference (which costs more than the rest of a write).
-    @exclusivity(unchecked) private var hearing: ChangeHearing?
+    private final var hearing: ChangeHearing? {
+        get { record.hearing }
+        set { record.hearing = newValue }
+    }
 
     /// Whether the object is in `context`, without loading the weak
     /// reference: each context shares its own `hearing` with its objects.
@@ -60,33 +83,59 @@ open class ManagedObject: CustomStringConvertible {
     }
 
     /// Attribute values in `entity.attributes` order.
-    @exclusivity(unchecked) var values: [Value]
+    final var values: [Value] {
+        get { record.values }
+        _modify { yield &record.values }
+    }
     /// Relationship contents in `entity.relationships` order.
-    @exclusivity(unchecked) var relationshipSlots: [RelationshipSlot]
+    final var relationshipSlots: [RelationshipSlot] {
+        get { record.relationshipSlots }
+        _modify { yield &record.relationshipSlots }
+    }
     /// The values as last read from or written to the parent store.
-    @exclusivity(unchecked) var committed: Snapshot?
-    @exclusivity(unchecked) var version: Int64 = 0
-    @exclusivity(unchecked) package internal(set) var isFault: Bool
-    @exclusivity(unchecked) var state: State = .clean
+    final var committed: Snapshot? {
+        get { record.committed }
+        _modify { yield &record.committed }
+    }
+    final var version: Int64 {
+        get { record.version }
+        set { record.version = newValue }
+    }
+    package internal(set) final var isFault: Bool {
+        get { record.isFault }
+        set { record.isFault = newValue }
+    }
+    final var state: State {
+        get { record.state }
+        set { record.state = newValue }
+    }
     /// Order of first change in the context, for stable change lists; 0
     /// while the object is not in its context's change set.
-    @exclusivity(unchecked) var changeOrder = 0
+    final var changeOrder: Int {
+        get { record.changeOrder }
+        set { record.changeOrder = newValue }
+    }
     /// Relationships changed since the last save.
-    @exclusivity(unchecked) var changedRelationshipSet = SlotSet()
+    final var changedRelationshipSet: SlotSet {
+        get { record.changedRelationshipSet }
+        _modify { yield &record.changedRelationshipSet }
+    }
     /// Whether `awakeFromInsert` ran: it runs once in an object's life,
     /// not again when an undone insert is redone.
-    @exclusivity(unchecked) var hasAwokenFromInsert = false
+    final var hasAwokenFromInsert: Bool {
+        get { record.hasAwokenFromInsert }
+        set { record.hasAwokenFromInsert = newValue }
+    }
 
     enum State { case clean, inserted, updated, deleted }
 
     /// Creates an object of `entity`; the context, if any, inserts it.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         self.entity = entity
-        self.objectID = ObjectID.temporary(for: entity)
-        // Shared with the entity until first written (copy on write).
-        self.values = entity.defaultValues
-        self.relationshipSlots = entity.emptySlots
-        self.isFault = false
+        // Values shared with the entity until first written (copy on write).
+        self.record = Record(
+            objectID: ObjectID.temporary(for: entity), values: entity.defaultValues,
+            relationshipSlots: entity.emptySlots, isFault: false)
         if let context { context.insert(self) }
     }
 
@@ -98,14 +147,11 @@ open class ManagedObject: CustomStringConvertible {
     /// these for fetched rows and relationship destinations.
     public required init(fault id: ObjectID, context: ManagedObjectContext) {
         self.entity = id.entity
-        self.objectID = id
-        self.values = []
-        self.relationshipSlots = id.entity.faultSlots
-        self.isFault = true
-        self.managedObjectContext = context
-        self.hearing = context.hearing
         // A fault stands for a saved object: it was inserted long ago.
-        self.hasAwokenFromInsert = true
+        self.record = Record(
+            objectID: id, hearing: context.hearing, values: [], relationshipSlots: id.entity.faultSlots,
+            isFault: true, hasAwokenFromInsert: true)
+        self.managedObjectContext = context
     }
 
     /// A typed subclass names its entity: its class name by default.

@@ -26,15 +26,14 @@ public struct ObjectsDidChangeNotification {
 
 /// What a context collects between two `processPendingChanges()`.
 ///
-/// Used on its context's queue only: its state skips the runtime's
-/// exclusivity checks (every change of every object asks it).
+/// Used on its context's queue only.
 final class ChangeTracker {
-    @exclusivity(unchecked) var pending: [ObjectIdentifier: ManagedObject] = [:]
-    @exclusivity(unchecked) var order: [ObjectIdentifier] = []
-    @exclusivity(unchecked) var observers: [(UUID, (ObjectsDidChangeNotification) -> Void)] = []
-    @exclusivity(unchecked) var isProcessing = false
+    var pending: [ObjectIdentifier: ManagedObject] = [:]
+    var order: [ObjectIdentifier] = []
+    var observers: [(UUID, (ObjectsDidChangeNotification) -> Void)] = []
+    var isProcessing = false
     /// The next notification says that every object may have changed.
-    @exclusivity(unchecked) var invalidatedAll = false
+    var invalidatedAll = false
 }
 
 extension ManagedObjectContext {

@@ -47,7 +47,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// conflicts; `.error` (the default, as in Core Data) refuses the save.
     public var mergePolicy: MergePolicy = .error
     /// Records changes for undo and redo; nil (the default) records nothing.
-    @exclusivity(unchecked) public var undoManager: UndoManager? {
+    public var undoManager: UndoManager? {
         didSet {
             hearing.update(self)
             renamedIDs = PermanentIDs()
@@ -56,7 +56,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Hears how far the save under way has written (`save(progress:)`).
     var saveProgress: ((Int, Int) throws -> Void)?
     /// What `undoingAsOneAction` records while it runs.
-    @exclusivity(unchecked) var bulkUndo: BulkUndoRecording?
+    var bulkUndo: BulkUndoRecording?
     /// Temporary IDs and the permanent ones saves gave them, kept while an
     /// undo manager may name them (see `currentID`).
     var renamedIDs = PermanentIDs()
@@ -72,10 +72,17 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Every object this context holds, by ID (clean ones unretained).
     let registered = ObjectRegistry()
     /// Objects with pending changes (inserted, updated or deleted).
-    @exclusivity(unchecked) var changed = ChangeSet()
+    var changed: ChangeSet {
+        get { changeSet }
+        _modify { yield &changeSet }
+    }
+    // Used on the context's queue only, and asked on every insert, delete
+    // and first change of an object: its accesses skip the runtime's
+    // exclusivity bookkeeping (mrq-bench a. insert, d. import).
+    @exclusivity(unchecked) private var changeSet = ChangeSet()
     /// Contents of to-many relationships changed since the last save, kept
     /// as they were before the first change (for rollback).
-    @exclusivity(unchecked) var committedToMany: [ObjectIdentifier: [Int: ObjectIDSet]] = [:]
+    var committedToMany: [ObjectIdentifier: [Int: ObjectIDSet]] = [:]
     var observers: [UUID: @Sendable (ContextDidSaveNotification) -> Void] = [:]
     /// New objects a save merged into others by a uniqueness constraint,
     /// with the object each became (see `resolve(_:checkpoint:)`); for the
@@ -90,7 +97,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     private var classCache: [ObjectIdentifier: ManagedObject.Type] = [:]
 
     /// The last answer of `objectClass(for:)`: inserts and fetches ask for
-    /// the same entity many times in a row.
+    /// the same entity many times in a row; asked for every object made,
+    /// its accesses skip the runtime's exclusivity bookkeeping (mrq-bench
+    /// a. insert, b. fetch).
     @exclusivity(unchecked) private var lastClass: (entity: ObjectIdentifier, type: ManagedObject.Type)?
 
     func objectClass(for entity: EntityDescription) -> ManagedObject.Type {
@@ -618,14 +627,21 @@ struct ChangeSet {
 /// it already counts as changed: when it records undo or has observers of
 /// its changes.
 final class ChangeHearing: @unchecked Sendable {
-    @exclusivity(unchecked) private(set) var everyChange = false
+    var everyChange: Bool { heard.everyChange }
     /// While changes are undone as one action, objects whose (temporary)
     /// primary key is below this were made meanwhile: undoing takes them
     /// out whole, so none of their changes needs a word. `Int64.min`
     /// otherwise.
-    @exclusivity(unchecked) var bornBelow = Int64.min
+    var bornBelow: Int64 {
+        get { heard.bornBelow }
+        set { heard.bornBelow = newValue }
+    }
+    // Written on the context's queue, read on every write of every object
+    // in its change set: its accesses skip the runtime's exclusivity
+    // bookkeeping (mrq-bench a. insert, d. import).
+    @exclusivity(unchecked) private var heard = (everyChange: false, bornBelow: Int64.min)
 
     func update(_ context: ManagedObjectContext) {
-        everyChange = context.undoManager != nil || !context.changeTracker.observers.isEmpty
+        heard.everyChange = context.undoManager != nil || !context.changeTracker.observers.isEmpty
     }
 }

@@ -76,13 +76,6 @@ public struct ObjectID: Hashable, Sendable, CustomStringConvertible {
         hasher.combine(hashWord)
     }
 
-    /// Hashes one word with the seed: dictionaries and sets of IDs (the
-    /// context's identity map above all) skip the general hasher's
-    /// per-call setup.
-    public func _rawHashValue(seed: Int) -> Int {
-        hashWord._rawHashValue(seed: seed)
-    }
-
     /// Core Data's URI form: `x-coredata://STORE/Entity/pN`, or
     /// `x-coredata:///Entity/tN` while temporary.
     public var uriRepresentation: URL {

@@ -47,20 +47,24 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public internal(set) unowned(safe) var parent: EntityDescription?
     /// The entities that inherit directly from this one, in model order
     /// (Core Data's `subentities`).
-    @exclusivity(unchecked) public internal(set) var subentities: [EntityDescription] = []
+    public internal(set) var subentities: [EntityDescription] {
+        get { layout.subentities }
+        _modify { yield &layout.subentities }
+    }
     /// The model the entity belongs to, once it is part of one; held
     /// weakly.
     public internal(set) weak var model: ManagedObjectModel?
     /// Every attribute, inherited ones first, in a fixed order: the slot
     /// order of an object's values.
-    ///
-    /// The resolved properties below are written once, by the model's
-    /// `init`, and only read afterwards (from any thread): their accesses
-    /// skip the runtime's exclusivity bookkeeping, which every object
-    /// access would otherwise pay.
-    @exclusivity(unchecked) public internal(set) var attributes: [AttributeDescription] = []
+    public internal(set) var attributes: [AttributeDescription] {
+        get { layout.attributes }
+        set { layout.attributes = newValue }
+    }
     /// Every relationship, inherited ones first.
-    @exclusivity(unchecked) public internal(set) var relationships: [RelationshipDescription] = []
+    public internal(set) var relationships: [RelationshipDescription] {
+        get { layout.relationships }
+        set { layout.relationships = newValue }
+    }
     /// Every fetched property, inherited ones first.
     public internal(set) var fetchedProperties: [FetchedPropertyDescription] = []
     /// Every composite attribute, inherited ones first. A composite has no
@@ -77,17 +81,58 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     public var relationshipIndex: [String: Int] {
         Dictionary(uniqueKeysWithValues: relationships.enumerated().map { ($1.name, $0) })
     }
-    @exclusivity(unchecked) var attributeSlots = SlotLookup()
-    @exclusivity(unchecked) var relationshipSlots = SlotLookup()
+    var attributeSlots: SlotLookup {
+        get { layout.attributeSlots }
+        set { layout.attributeSlots = newValue }
+    }
+    var relationshipSlots: SlotLookup {
+        get { layout.relationshipSlots }
+        set { layout.relationshipSlots = newValue }
+    }
     /// Relationship slots of a fault: to-many ones not loaded, to-one nil.
-    @exclusivity(unchecked) package internal(set) var faultSlots: [RelationshipSlot] = []
+    package internal(set) var faultSlots: [RelationshipSlot] {
+        get { layout.faultSlots }
+        set { layout.faultSlots = newValue }
+    }
     /// Relationship slots of a new object: every one empty.
-    @exclusivity(unchecked) package internal(set) var emptySlots: [RelationshipSlot] = []
+    package internal(set) var emptySlots: [RelationshipSlot] {
+        get { layout.emptySlots }
+        set { layout.emptySlots = newValue }
+    }
     /// The default value of every attribute, in slot order.
-    @exclusivity(unchecked) package internal(set) var defaultValues: [Value] = []
+    package internal(set) var defaultValues: [Value] {
+        get { layout.defaultValues }
+        set { layout.defaultValues = newValue }
+    }
     /// Each attribute's type, in slot order: read on every write of a value
     /// without going through (and retaining) its description.
-    @exclusivity(unchecked) package internal(set) var attributeTypes: [AttributeType] = []
+    package internal(set) var attributeTypes: [AttributeType] {
+        get { layout.attributeTypes }
+        set { layout.attributeTypes = newValue }
+    }
+
+    /// What the model resolves for the entity: written by
+    /// `ManagedObjectModel.init` (through the accessors above and below)
+    /// before the model is used, then only read, from any thread, on every
+    /// access of every object.
+    private struct Layout {
+        var subentities: [EntityDescription] = []
+        var attributes: [AttributeDescription] = []
+        var relationships: [RelationshipDescription] = []
+        var attributeSlots = SlotLookup()
+        var relationshipSlots = SlotLookup()
+        var faultSlots: [RelationshipSlot] = []
+        var emptySlots: [RelationshipSlot] = []
+        var defaultValues: [Value] = []
+        var attributeTypes: [AttributeType] = []
+        var root: Unmanaged<EntityDescription>?
+        var family: (members: [EntityDescription], range: Range<Int>)?
+    }
+    // Written once, then read-only: its accesses skip the runtime's
+    // exclusivity bookkeeping, which every object's property access and
+    // every ObjectID hash would otherwise pay (mrq-bench b. fetch,
+    // a. insert, d. import).
+    @exclusivity(unchecked) private var layout = Layout()
 
     /// The slot of the attribute named `name`.
     @inline(__always)
@@ -132,7 +177,10 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// Set by the model once inheritance is resolved: every `ObjectID`
     /// hash reads the root, so it must not walk the chain each time. The
     /// model owns its entities, so the reference needs no retain.
-    @exclusivity(unchecked) var resolvedRoot: Unmanaged<EntityDescription>?
+    var resolvedRoot: Unmanaged<EntityDescription>? {
+        get { layout.root }
+        set { layout.root = newValue }
+    }
 
     /// This entity and every entity below it, depth first, sub-entities in
     /// model order.
@@ -145,7 +193,10 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// set by the model once inheritance is resolved: one array per
     /// hierarchy, shared by its entities, so that a chain of n levels holds
     /// n entries rather than n²/2.
-    @exclusivity(unchecked) var resolvedFamily: (members: [EntityDescription], range: Range<Int>)?
+    var resolvedFamily: (members: [EntityDescription], range: Range<Int>)? {
+        get { layout.family }
+        set { layout.family = newValue }
+    }
 
     /// Whether `other` is this entity or one of its descendants.
     public func isKind(of other: EntityDescription) -> Bool {

@@ -6,16 +6,15 @@ import Predicates
 public class PropertyDescription: @unchecked Sendable {
     /// The property's name, unique in its entity and the entity's parents.
     public let name: String
-    // Properties are set while a model is built and only read once it is
-    // frozen, on every save and access: the hot ones skip the runtime's
-    // exclusivity bookkeeping.
+    // Properties are set while a model is built and only read once a
+    // model holds them: don't change one after that.
     /// Whether the property may be nil (or, for a to-many, empty) when the
     /// object is saved (Core Data's `isOptional`).
-    @exclusivity(unchecked) public var isOptional: Bool
+    public var isOptional: Bool
     /// Whether the property lives in memory only: never stored, never
     /// validated, and not part of the store's schema (Core Data's
     /// `isTransient`).
-    @exclusivity(unchecked) public var isTransient: Bool
+    public var isTransient: Bool
     /// The property's user info (Core Data's `userInfo`): MagicalRecord's
     /// import reads `mappedKeyName`, `relatedByAttribute`, `dateFormat` and
     /// `useDefaultValueWhenNotPresent` here.
@@ -50,32 +49,32 @@ public class PropertyDescription: @unchecked Sendable {
 /// ```
 public final class AttributeDescription: PropertyDescription, @unchecked Sendable {
     /// The attribute's type (Core Data's `attributeType`).
-    @exclusivity(unchecked) public var type: AttributeType
+    public var type: AttributeType
     /// The value a new object starts with; `.null` for none (Core Data's
     /// `defaultValue`).
-    @exclusivity(unchecked) public var defaultValue: Value
+    public var defaultValue: Value
     /// The smallest value a save accepts for a number or date, or the
     /// shortest length (`.int`) for a string or binary value; nil for no
     /// minimum.
-    @exclusivity(unchecked) public var minValue: Value?
+    public var minValue: Value?
     /// The largest value a save accepts for a number or date, or the longest
     /// length (`.int`) for a string or binary value; nil for no maximum.
-    @exclusivity(unchecked) public var maxValue: Value?
+    public var maxValue: Value?
     /// A regular expression a string value must match as a whole.
-    @exclusivity(unchecked) public var regularExpression: String? {
+    public var regularExpression: String? {
         didSet { compiledRegularExpression = Self.compile(regularExpression) }
     }
     /// The expression compiled to match a whole string; nil when there is
     /// none or it does not compile.
-    @exclusivity(unchecked) private(set) var compiledRegularExpression: NSRegularExpression?
+    private(set) var compiledRegularExpression: NSRegularExpression?
     /// Predicates (format strings) the value must satisfy, each with its
     /// message.
-    @exclusivity(unchecked) public var validationPredicates: [(format: String, message: String)] {
+    public var validationPredicates: [(format: String, message: String)] {
         didSet { compiledValidationPredicates = validationPredicates.map { try? Predicates.Predicate(format: $0.format) } }
     }
     /// The validation predicates parsed once; nil for one that does not
     /// parse (reported as failing, with its text).
-    @exclusivity(unchecked) private(set) var compiledValidationPredicates: [Predicates.Predicate?] = []
+    private(set) var compiledValidationPredicates: [Predicates.Predicate?] = []
     /// Whether Core Data may keep large values of this binary attribute in
     /// files beside the store (Core Data's
     /// `allowsExternalBinaryDataStorage`). In a store of Core Data's layout
@@ -117,7 +116,7 @@ public final class AttributeDescription: PropertyDescription, @unchecked Sendabl
     public var compositeName: String?
     /// A composite's elements as the model resolved them into slots
     /// (`resolveComposite(in:)`); empty until then.
-    @exclusivity(unchecked) package internal(set) var compositeSlots: [AttributeDescription] = []
+    package internal(set) var compositeSlots: [AttributeDescription] = []
 
     /// What this attribute is stored as: itself, or for a composite the
     /// attributes of its elements.
@@ -211,18 +210,18 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
     public var inverseName: String?
     /// Whether the relationship holds any number of destinations rather than
     /// at most one (Core Data's `isToMany`).
-    @exclusivity(unchecked) public var isToMany: Bool
+    public var isToMany: Bool
     /// Whether a to-many keeps its destinations in order (Core Data's
     /// `isOrdered`, an `NSOrderedSet`).
-    @exclusivity(unchecked) public var isOrdered: Bool
+    public var isOrdered: Bool
     /// What deleting the source does to the destinations (Core Data's
     /// `deleteRule`).
-    @exclusivity(unchecked) public var deleteRule: DeleteRule
+    public var deleteRule: DeleteRule
     /// The fewest objects a to-many must hold (0 for none); a to-one has 0
     /// when optional and 1 when required.
-    @exclusivity(unchecked) public var minCount: Int
+    public var minCount: Int
     /// 0 means unbounded; a to-one has 1.
-    @exclusivity(unchecked) public var maxCount: Int
+    public var maxCount: Int
     /// A to-one's `minCount` as its model file states it: old Xcode models
     /// say 1 even for optional to-ones, new ones leave it out (0) even for
     /// required ones. mrq checks a to-one by its optionality (and sets
@@ -242,7 +241,7 @@ public final class RelationshipDescription: PropertyDescription, @unchecked Send
     /// The inverse's name and kind, as the model resolved them: read on
     /// every change of the relationship, where loading the weak `inverse`
     /// costs more than the rest.
-    @exclusivity(unchecked) package internal(set) var resolvedInverse: (name: String, isToMany: Bool)?
+    package internal(set) var resolvedInverse: (name: String, isToMany: Bool)?
 
     /// Whether the relationship holds at most one destination.
     public var isToOne: Bool { !isToMany }
