@@ -590,15 +590,34 @@ package struct KeyedObject {
             let b = [UInt8](bytes)
             return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
         case "NSURL":
-            guard let relative = try string("NS.relative") else { throw error("NS.relative", "missing") }
-            let base = try string("NS.base").flatMap { URL(string: $0) }
-            guard let url = URL(string: relative, relativeTo: base) else { throw error("NS.relative", "'\(relative)' is not a URL") }
-            return .url(url.absoluteURL)
+            return .url(try urlValue(depth: 0))
         case "NSDecimalNumber", "NSDecimalNumberPlaceholder":
             return .decimal(try decimalValue())
         default:
             return nil
         }
+    }
+
+    /// How deep an NSURL's base may be an NSURL with a base of its own.
+    static let maximumURLDepth = 16
+
+    /// An NSURL's `NS.relative` resolved against `NS.base`: nil, a string,
+    /// or itself an NSURL (as Foundation archives a URL made relative to
+    /// another), followed at most `maximumURLDepth` deep.
+    private func urlValue(depth: Int) throws -> URL {
+        guard let relative = try string("NS.relative") else { throw error("NS.relative", "missing") }
+        let base: URL?
+        if let raw = fields["NS.base"], KeyedArchive.uid(raw) != nil, let uid = try reference("NS.base"),
+           archive.isObject(uid), case let object = try archive.object(at: uid), object.classes.contains("NSURL") {
+            guard depth < Self.maximumURLDepth else {
+                throw error("NS.base", "URLs based on URLs nest more than \(Self.maximumURLDepth) deep")
+            }
+            base = try object.urlValue(depth: depth + 1)
+        } else {
+            base = try string("NS.base").flatMap { URL(string: $0) }
+        }
+        guard let url = URL(string: relative, relativeTo: base) else { throw error("NS.relative", "'\(relative)' is not a URL") }
+        return url.absoluteURL
     }
 
     /// An NSDecimalNumber's fields: `NS.exponent`, `NS.length`,
