@@ -112,6 +112,32 @@ enum ValueArchives {
         #expect(decode(.node(url))?.description == "https://example.com/docs/a/b.txt")
     }
 
+    /// A chain of `depth` NSURLs, each the base of the next, the first
+    /// based on nothing.
+    static func urlChain(_ depth: Int) -> ArchiveNode {
+        var url = A.node(["NSURL", "NSObject"], [("NS.base", .object(.null)), ("NS.relative", .object(.string("https://example.com/")))])
+        for level in 1..<depth {
+            url = A.node(["NSURL", "NSObject"], [("NS.base", .object(.node(url))), ("NS.relative", .object(.string("d\(level)/")))])
+        }
+        return url
+    }
+
+    @Test func testAURLWhoseBaseHasABaseReadsAsOneURL() throws {
+        let url = Self.urlChain(3)
+        let expected = URL(string: "https://example.com/d1/d2/")!
+        let archive = try KeyedArchive(A.archive(.node(url)))
+        #expect(try archive.value(at: archive.topReference()) == .url(expected))
+        #expect(decode(.node(url)) == .url(expected))
+    }
+
+    @Test func testURLBasesNestingPastTheLimitAreRefusedNamingTheKey() throws {
+        let archive = try KeyedArchive(A.archive(.node(Self.urlChain(KeyedObject.maximumURLDepth + 2))))
+        let error = #expect(throws: KeyedArchiveError.self) { try archive.value(at: archive.topReference()) }
+        #expect(error?.description.contains("key 'NS.base': URLs based on URLs nest more than 16 deep") == true)
+        let deepest = try KeyedArchive(A.archive(.node(Self.urlChain(KeyedObject.maximumURLDepth + 1))))
+        #expect(try deepest.value(at: deepest.topReference()).kind == "a URL")
+    }
+
     @Test func testValuesOfRangesPointsSizesAndRects() throws {
         let root = ArchiveNode.array([
             A.nsValue(4, [("NS.rangeval.location", .int(2)), ("NS.rangeval.length", .int(5))]),

@@ -42,6 +42,24 @@ import Predicates
         #expect(raw.isEmpty, "\(what) shows raw control characters: \(text.debugDescription)", sourceLocation: sourceLocation)
     }
 
+    /// An entity named like a keyword (Core Data allows `Like`) is
+    /// counted once escaped, and the refusal of the bare name says how.
+    @Test func anEntityNamedLikeAKeywordIsCountedEscapedAndTheErrorSaysHow() throws {
+        let like = EntityDescription(name: "Like")
+        like.add(AttributeDescription(name: "label", type: .string))
+        let session = try ShellSession(modelPath: nil, storePath: ":memory:")
+        try session.replaceModel(with: try ManagedObjectModel(entities: [like]))
+        session.context.insertObject(forEntityName: "Like")["label"] = "x"
+        try session.context.save()
+        let bare = Self.run(session, "count Like")
+        #expect(bare.errors.contains(
+            "expected an entity name after 'count', found the keyword 'Like': write '#Like' for an entity of that name"), "\(bare.both)")
+        let escaped = Self.run(session, "count #Like")
+        #expect(escaped.errors.isEmpty && escaped.text.filter(\.isNumber) == "1", "\(escaped.both)")
+        let symbol = Self.run(session, "count (")
+        #expect(symbol.errors.contains("expected an entity name after 'count'") && !symbol.errors.contains("keyword"), "\(symbol.both)")
+    }
+
     /// `.save-as … coredata` of a model whose names carry `ATTACH` writes
     /// the copy and nothing else; the copy, read back with no model, is
     /// refused naming the entity, and is left as it was.

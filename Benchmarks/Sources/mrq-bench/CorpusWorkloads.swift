@@ -170,6 +170,47 @@ enum CorpusWorkloads {
         return Measurement(times: times, rows: rows, checksum: checksum, peakKB: 0, note: "\(where_): \(shape)")
     }
 
+    /// The same counts as whole commands, as a user runs them: the
+    /// `sqlite3` CLI (read-only) running the hand-written count of every
+    /// entity, against `mrq --read-only` with no model (so the one the
+    /// store keeps) and one `count` of every entity. Each run is its own
+    /// process, so both pay their start-up; the first run's output is
+    /// read and its counts summed, to check the two agree.
+    static func command(_ tool: ShellOutputWorkloads.Tool, _ fixtures: Fixtures) throws -> (String, [String])? {
+        let url = store(fixtures)
+        let model = try opened(url).0
+        switch tool {
+        case .sqlite3:
+            guard let cli = ShellOutputWorkloads.sqlite3CLI() else { return nil }
+            return (cli, ["-readonly", url.path, try countStatements(url, model).map { $0 + ";" }.joined(separator: "\n")])
+        case .mrq:
+            guard let binary = MRQWorkloads.mrqBinary() else { return nil }
+            // `#` escapes a name that is a keyword (an entity called Like).
+            return (binary.path, ["--store", url.path, "--read-only"] + model.entities.flatMap { ["-c", "count #\($0.name)"] })
+        }
+    }
+
+    static func wholeCommand(_ tool: ShellOutputWorkloads.Tool, _ fixtures: Fixtures, runs: Int) throws -> Measurement {
+        guard let (program, arguments) = try command(tool, fixtures) else { return ShellOutputWorkloads.skipped(tool) }
+        let process = Process()
+        process.executableURL = URL(fileURLWithPath: program)
+        process.arguments = arguments
+        let pipe = Pipe()
+        process.standardOutput = pipe
+        process.standardError = FileHandle.nullDevice
+        try process.run()
+        let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+        process.waitUntilExit()
+        guard process.terminationStatus == 0 else { throw BenchError("\(program) failed (status \(process.terminationStatus))") }
+        let counts = output.split(separator: "\n").compactMap { Int64($0.trimmingCharacters(in: .whitespaces)) }
+        var m = Measurement(times: [], rows: Int64(counts.count), checksum: counts.reduce(0, +), peakKB: 0)
+        for _ in 0..<runs {
+            m.times.append(try ShellOutputWorkloads.run(program, arguments, toDevNull: true).seconds)
+        }
+        m.note = tool == .mrq ? "whole process: start-up, model from the cache, open, counts" : "whole process"
+        return m
+    }
+
     static func opened(_ url: URL) throws -> (ManagedObjectModel, PersistentStoreCoordinator) {
         guard let model = try PersistentStoreCoordinator.storedModel(at: url) else {
             throw BenchError("\(url.path) keeps no model")

@@ -69,6 +69,8 @@ let implementations: [String: Implementation] = [
     "bigvalue/json": { try BigValueWorkloads.print(format: "json", $0, $1, runs: $2) },
     "corpus/c": { try CorpusWorkloads.c($0, $1, runs: $2) },
     "corpus/mrq": { try CorpusWorkloads.mrq($0, $1, runs: $2) },
+    "corpus/sqlite3": { try CorpusWorkloads.wholeCommand(.sqlite3, $1, runs: $2) },
+    "corpus/shell": { try CorpusWorkloads.wholeCommand(.mrq, $1, runs: $2) },
 ]
 
 enum Target {
@@ -155,9 +157,14 @@ let rows: [Row] = [
         target: .megabytes(64 + BigValueWorkloads.limit * 100), compare: false),
     Row(workload: "v. big value out", key: "bigvalue/json", label: "json", runs: 3,
         target: .megabytes(64 + BigValueWorkloads.limit * 100), compare: false),
-    Row(workload: "w. corpus's largest model", key: "corpus/c", label: "raw C, every entity's count (baseline)", runs: 9, target: .none),
+    Row(workload: "w. corpus's largest model", key: "corpus/c",
+        label: "sqlite3 C API in process: open the file, one count per entity (baseline)", runs: 9, target: .none),
     Row(workload: "w. corpus's largest model", key: "corpus/mrq", label: "mrq: model from the cache, hashes checked, counts",
         runs: 9, target: .ratio(2)),
+    Row(workload: "w. corpus's largest model", key: "corpus/sqlite3", label: "sqlite3 CLI, whole process, the same counts",
+        runs: 9, target: .none),
+    Row(workload: "w. corpus's largest model", key: "corpus/shell", label: "mrq --read-only -c 'count …' ×entities, whole process",
+        runs: 9, target: .none),
 ]
 
 /// Issue 19's target for 8 tasks, besides at most 4× one task's time in
@@ -287,8 +294,10 @@ func runSuite(scale: Scale, only: Set<String>?) throws -> Bool {
             notes.append(String(format: "fitted: %@ at full size, Importer %.0f× faster (%@)", formatTime(fitted), fitted / importer.time, how))
         }
         if row.compare && m.skipped == nil { notes.append("\(m.rows) rows") }
-        if row.key == "shellimport/mrq", m.skipped == nil, let sqlite = results["shellimport/sqlite3"], sqlite.skipped == nil {
-            notes.append(String(format: "%.2f× the sqlite3 CLI", m.time / sqlite.time))
+        for (key, cli) in [("shellimport/mrq", "shellimport/sqlite3"), ("corpus/shell", "corpus/sqlite3")] where row.key == key {
+            if m.skipped == nil, let sqlite = results[cli], sqlite.skipped == nil {
+                notes.append(String(format: "%.2f× the sqlite3 CLI", m.time / sqlite.time))
+            }
         }
         lines.append([row.workload, row.label, m.skipped == nil ? "\(m.times.count)" : "-",
                       m.skipped == nil ? formatTime(m.time) : "-",
@@ -296,7 +305,7 @@ func runSuite(scale: Scale, only: Set<String>?) throws -> Bool {
                       m.peakKB > 0 ? String(format: "%.0f MB", Double(m.peakKB) / 1024) : "-",
                       status, notes.joined(separator: "; ")])
     }
-    print("mrq benchmarks, \(scale.name) scale: \(scale.people) people (a, b, c, f, i, j, k, m, p), import of \(scale.importPeople) (d), \(scale.importPeople) people (n, o), \(scale.memoryRows) rows (g); medians, ×C = ratio to the baseline of the same run (raw SQLite C; the sqlite3 CLI for i, j, k; the Importer for m; raw libpq C for q-u, on a throwaway PostgreSQL server, \(scale.importPeople) people, \(PGWorkloads.writers) writers × \(PGWorkloads.updatesPerWriter(scale)) updates); peak RSS of the measured process (i, j, k, m: of the program run; p: 1 task's time, timed in turn with each)\n")
+    print("mrq benchmarks, \(scale.name) scale: \(scale.people) people (a, b, c, f, i, j, k, m, p), import of \(scale.importPeople) (d), \(scale.importPeople) people (n, o), \(scale.memoryRows) rows (g); medians, ×C = ratio to the baseline of the same run (raw SQLite C; the sqlite3 CLI for i, j, k; the Importer for m; for w, the sqlite3 C API opening the file in process, and the CLI rows as whole processes; raw libpq C for q-u, on a throwaway PostgreSQL server, \(scale.importPeople) people, \(PGWorkloads.writers) writers × \(PGWorkloads.updatesPerWriter(scale)) updates); peak RSS of the measured process (i, j, k, m: of the program run; p: 1 task's time, timed in turn with each)\n")
     let header = ["workload", "implementation", "runs", "median", "×C", "peak RSS", "target", "notes"]
     let widths = header.indices.map { i in ([header] + lines).map { $0[i].count }.max()! }
     for line in [header] + lines {

@@ -239,7 +239,6 @@ struct ArchiveReader {
 
     /// The classes read by meaning; nil for the others.
     private mutating func known(_ object: KeyedObject, classes: Set<String>, depth: Int) throws -> ArchivedObject? {
-        if object.className == "NSURL" { return try url(object) }
         if let scalar = try object.scalarValue() {
             try archive.work.hand(scalar, "object \(object.index) (\(object.className))")
             return ArchivedObject(scalar)
@@ -256,21 +255,6 @@ struct ArchiveReader {
     }
 
     // MARK: Classes read by meaning
-
-    /// NSURL: `NS.relative` against `NS.base`, which Apple's archiver
-    /// writes as another NSURL (a string is read too).
-    private func url(_ object: KeyedObject) throws -> ArchivedObject? {
-        guard let relative = try object.string("NS.relative") else { throw object.error("NS.relative", "missing") }
-        var base: URL?
-        switch try object.value("NS.base") {
-        case .url(let url)?: base = url
-        case .string(let text)?: base = URL(string: text)
-        case nil, .null?: base = nil
-        case let other?: throw object.error("NS.base", "expected a URL, found \(other.kind)")
-        }
-        guard let url = URL(string: relative, relativeTo: base) else { throw object.error("NS.relative", "'\(relative)' is not a URL") }
-        return .url(url.absoluteURL)
-    }
 
     private func range(_ location: Int, _ length: Int) -> ArchivedObject {
         .object(className: "NSRange", fields: [.init("location", .int(Int64(location))), .init("length", .int(Int64(length)))])

@@ -40,9 +40,11 @@ enum BinaryPropertyList {
         let tableStart: Int
         /// Objects already read, by index: a plist may point at one object
         /// from many places, and reading it again each time could take
-        /// exponential time.
-        var done: [Int: Any] = [:]
-        var visiting: Set<Int> = []
+        /// exponential time. `slots[i]` is where object `i` is in `values`
+        /// (-1: not read yet; -2: being read, so met again it contains
+        /// itself): four bytes an object, and no more objects than bytes.
+        var slots: [Int32]
+        var values: [Any] = []
 
         init(bytes: [UInt8]) throws {
             guard bytes.count >= magic.count + 32, bytes.starts(with: magic) else {
@@ -63,13 +65,19 @@ enum BinaryPropertyList {
             else {
                 throw KeyedArchiveError("binary property list: its trailer (\(countValue) objects, top \(topValue), table at \(tableValue)) does not fit its \(bytes.count) bytes")
             }
+            guard countValue <= UInt64(Int32.max) else {
+                throw KeyedArchiveError("binary property list: \(countValue) objects are more than mrq reads")
+            }
             count = Int(countValue)
             top = Int(topValue)
             tableStart = Int(tableValue)
+            slots = Array(repeating: -1, count: count)
         }
 
         private func unsigned(_ at: Int, _ size: Int) -> UInt64 {
-            bytes[at..<at + size].reduce(0) { $0 << 8 | UInt64($1) }
+            var value: UInt64 = 0
+            for i in at..<at + size { value = value << 8 | UInt64(bytes[i]) }
+            return value
         }
 
         /// The start of object `index`, checked to lie among the objects.
@@ -122,14 +130,15 @@ enum BinaryPropertyList {
         }
 
         mutating func object(_ index: Int, depth: Int) throws -> Any {
-            if let known = done[index] { return known }
+            let slot = slots[index]
+            if slot >= 0 { return values[Int(slot)] }
             guard depth <= BinaryPropertyList.maximumDepth else {
                 throw KeyedArchiveError("binary property list: containers nest more than \(BinaryPropertyList.maximumDepth) deep")
             }
-            guard visiting.insert(index).inserted else {
+            guard slot == -1 else {
                 throw KeyedArchiveError("binary property list: object \(index) contains itself")
             }
-            defer { visiting.remove(index) }
+            slots[index] = -2
             let start = try offset(of: index)
             let marker = bytes[start]
             let value: Any
@@ -174,10 +183,11 @@ enum BinaryPropertyList {
             case 0x5:
                 let (n, content) = try length(marker, at: start, index)
                 try check(content, n, index)
-                guard let string = String(bytes: bytes[content..<content + n], encoding: .ascii) else {
+                let text = bytes[content..<content + n]
+                guard text.allSatisfy({ $0 < 0x80 }) else {
                     throw KeyedArchiveError("binary property list: object \(index) is an ASCII string that is not ASCII")
                 }
-                value = string
+                value = String(decoding: text, as: UTF8.self)
             case 0x6:
                 let (n, content) = try length(marker, at: start, index)
                 let (size, overflow) = n.multipliedReportingOverflow(by: 2)
@@ -194,15 +204,17 @@ enum BinaryPropertyList {
                 value = PlistUID(value: Int(uid))
             case 0xA:
                 let (n, content) = try length(marker, at: start, index)
+                let references = try references(n, at: content, index)
                 var array: [Any] = []
-                for reference in try references(n, at: content, index) {
+                array.reserveCapacity(references.count)
+                for reference in references {
                     array.append(try object(reference, depth: depth + 1))
                 }
                 value = array
             case 0xD:
                 let (n, content) = try length(marker, at: start, index)
                 let refs = try references(2 * n, at: content, index)
-                var dictionary: [String: Any] = [:]
+                var dictionary: [String: Any] = Dictionary(minimumCapacity: n)
                 for i in 0..<n {
                     guard let key = try object(refs[i], depth: depth + 1) as? String else {
                         throw KeyedArchiveError("binary property list: dictionary \(index) has a key that is not a string")
@@ -215,7 +227,8 @@ enum BinaryPropertyList {
             default:
                 throw KeyedArchiveError("binary property list: object \(index) has marker \(marker), which mrq does not read")
             }
-            done[index] = value
+            slots[index] = Int32(values.count)
+            values.append(value)
             return value
         }
     }

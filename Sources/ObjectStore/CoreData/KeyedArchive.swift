@@ -25,6 +25,9 @@ package struct KeyedArchive {
     /// What reading the archive has cost so far, and may cost: see
     /// ``ArchiveWork``.
     package let work: ArchiveWork
+    /// The class records read so far, by UID: an archive names a few
+    /// dozen classes for thousands of objects.
+    private let classRecords = ClassRecords()
 
     /// How deep `value(at:)` follows collections inside collections.
     static let maximumDepth = 256
@@ -110,10 +113,14 @@ package struct KeyedArchive {
             throw KeyedArchiveError("object \(index): '$class' is \(Self.describe(classValue)), not a UID")
         }
         try check(classIndex, from: "object \(index), key '$class'")
+        if let (name, chain) = classRecords.byIndex[classIndex] {
+            return KeyedObject(archive: self, index: index, className: name, classes: chain, fields: fields)
+        }
         guard let record = objects[classIndex] as? [String: Any], let name = record["$classname"] as? String else {
             throw KeyedArchiveError("object \(index): its class (object \(classIndex)) has no '$classname'")
         }
         let chain = (record["$classes"] as? [Any])?.compactMap { $0 as? String } ?? [name]
+        classRecords.byIndex[classIndex] = (name, chain)
         return KeyedObject(archive: self, index: index, className: name, classes: chain, fields: fields)
     }
 
@@ -133,9 +140,10 @@ package struct KeyedArchive {
         return try value(at: index, visiting: &visiting, from: "a reference")
     }
 
-    private func value(at index: Int, visiting: inout Set<Int>, from place: String) throws -> ArchivedValue {
+    // Places are built only for an error: most values are read without one.
+    private func value(at index: Int, visiting: inout Set<Int>, from place: @autoclosure () -> String) throws -> ArchivedValue {
         if index == 0 { return .null }
-        try check(index, from: place)
+        try check(index, from: place())
         let raw = objects[index]
         if !(raw is [String: Any]) {
             try work.visit("object \(index)")
@@ -158,22 +166,22 @@ package struct KeyedArchive {
             throw KeyedArchiveError("object \(index) (\(object.className)) contains itself")
         }
         defer { visiting.remove(index) }
-        let here = "object \(index) (\(object.className))"
+        func here() -> String { "object \(index) (\(object.className))" }
         if object.isDictionary {
             let pairs = try object.dictionaryPairs()
             return .dictionary(try pairs.map { pair in
-                (try value(at: pair.key, visiting: &visiting, from: "\(here), a key"),
-                 try value(at: pair.value, visiting: &visiting, from: "\(here), a value"))
+                (try value(at: pair.key, visiting: &visiting, from: "\(here()), a key"),
+                 try value(at: pair.value, visiting: &visiting, from: "\(here()), a value"))
             })
         }
-        let elements = try object.collectionElements().map { try value(at: $0, visiting: &visiting, from: "\(here), an element") }
+        let elements = try object.collectionElements().map { try value(at: $0, visiting: &visiting, from: "\(here()), an element") }
         return object.isSet ? .set(elements) : .array(elements)
     }
 
     /// Throws unless `index` is a UID of an object in the archive.
-    func check(_ index: Int, from place: String) throws {
+    func check(_ index: Int, from place: @autoclosure () -> String) throws {
         guard index >= 0, index < objects.count else {
-            throw KeyedArchiveError("\(place): UID \(index) is past the last object (\(objects.count - 1))")
+            throw KeyedArchiveError("\(place()): UID \(index) is past the last object (\(objects.count - 1))")
         }
     }
 
@@ -233,10 +241,12 @@ package struct KeyedArchive {
         #if canImport(Darwin)
         if CFGetTypeID(number) == CFBooleanGetTypeID() { return .bool(number.boolValue) }
         #endif
-        switch String(cString: number.objCType) {
-        case "d", "f":
+        // objCType is one character: compared in place, not made a String.
+        let type = number.objCType
+        switch type[0] == 0 || type[1] != 0 ? 0 : UInt8(bitPattern: type[0]) {
+        case UInt8(ascii: "d"), UInt8(ascii: "f"):
             return .double(number.doubleValue)
-        case "Q":
+        case UInt8(ascii: "Q"):
             // An unsigned integer past Int64.max: keep it as a real rather
             // than wrap it.
             return Int64(exactly: number.uint64Value).map(ArchivedValue.int) ?? .double(number.doubleValue)
@@ -264,6 +274,12 @@ package struct KeyedArchive {
         let nsError = error as NSError
         return (nsError.userInfo[NSDebugDescriptionErrorKey] as? String) ?? nsError.localizedDescription
     }
+}
+
+/// The class records of one archive already read: its name and its
+/// chain of classes, by the record's UID.
+private final class ClassRecords {
+    var byIndex: [Int: (name: String, classes: [String])] = [:]
 }
 
 /// A value an archive holds: what `KeyedArchive.value(at:)` returns.
@@ -574,15 +590,34 @@ package struct KeyedObject {
             let b = [UInt8](bytes)
             return .uuid(UUID(uuid: (b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7], b[8], b[9], b[10], b[11], b[12], b[13], b[14], b[15])))
         case "NSURL":
-            guard let relative = try string("NS.relative") else { throw error("NS.relative", "missing") }
-            let base = try string("NS.base").flatMap { URL(string: $0) }
-            guard let url = URL(string: relative, relativeTo: base) else { throw error("NS.relative", "'\(relative)' is not a URL") }
-            return .url(url.absoluteURL)
+            return .url(try urlValue(depth: 0))
         case "NSDecimalNumber", "NSDecimalNumberPlaceholder":
             return .decimal(try decimalValue())
         default:
             return nil
         }
+    }
+
+    /// How deep an NSURL's base may be an NSURL with a base of its own.
+    static let maximumURLDepth = 16
+
+    /// An NSURL's `NS.relative` resolved against `NS.base`: nil, a string,
+    /// or itself an NSURL (as Foundation archives a URL made relative to
+    /// another), followed at most `maximumURLDepth` deep.
+    private func urlValue(depth: Int) throws -> URL {
+        guard let relative = try string("NS.relative") else { throw error("NS.relative", "missing") }
+        let base: URL?
+        if let raw = fields["NS.base"], KeyedArchive.uid(raw) != nil, let uid = try reference("NS.base"),
+           archive.isObject(uid), case let object = try archive.object(at: uid), object.classes.contains("NSURL") {
+            guard depth < Self.maximumURLDepth else {
+                throw error("NS.base", "URLs based on URLs nest more than \(Self.maximumURLDepth) deep")
+            }
+            base = try object.urlValue(depth: depth + 1)
+        } else {
+            base = try string("NS.base").flatMap { URL(string: $0) }
+        }
+        guard let url = URL(string: relative, relativeTo: base) else { throw error("NS.relative", "'\(relative)' is not a URL") }
+        return url.absoluteURL
     }
 
     /// An NSDecimalNumber's fields: `NS.exponent`, `NS.length`,

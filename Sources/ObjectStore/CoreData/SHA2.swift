@@ -10,9 +10,10 @@ func sha256(_ message: [UInt8]) -> [UInt8] {
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
     )
     let padded = SHA2Padding.pad(message, blockSize: 64, lengthSize: 8)
-    var w = [UInt32](repeating: 0, count: 64)
-    let k = sha256Constants
-    padded.withUnsafeBufferPointer { bytes in
+    var schedule = [UInt32](repeating: 0, count: 64)
+    // Over buffers: every index below is in range by construction, and
+    // checking each one costs about as much as the rounds.
+    sha256Constants.withUnsafeBufferPointer { k in schedule.withUnsafeMutableBufferPointer { w in padded.withUnsafeBufferPointer { bytes in
         for block in stride(from: 0, to: bytes.count, by: 64) {
             for t in 0..<16 {
                 let i = block + 4 * t
@@ -35,7 +36,7 @@ func sha256(_ message: [UInt8]) -> [UInt8] {
             }
             h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e, h.5 &+ f, h.6 &+ g, h.7 &+ hh)
         }
-    }
+    } } }
     return SHA2Padding.bigEndian([h.0, h.1, h.2, h.3, h.4, h.5, h.6, h.7])
 }
 

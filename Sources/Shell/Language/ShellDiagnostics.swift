@@ -7,6 +7,9 @@ enum ShellDiagnostics {
     }
     static func expected(_ what: String, found: String) -> String { "expected \(what), found \(found)" }
     static func expectedEntity(after word: String) -> String { "expected an entity name after '\(word)'" }
+    static func keywordAsEntity(_ keyword: String, after word: String) -> String {
+        "expected an entity name after '\(word)', found the keyword '\(keyword)': write '#\(keyword)' for an entity of that name"
+    }
     static func expectedNumber(after word: String) -> String { "expected a whole number after '\(word)'" }
     static func unexpectedAfterStatement(_ found: String) -> String { "unexpected \(found) after the end of the statement" }
     static func sqlHabit(_ what: String, fixed: String) -> String { "\(what); write \(fixed)" }

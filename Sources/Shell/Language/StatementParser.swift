@@ -210,6 +210,12 @@ public struct StatementParser {
     mutating func parseEntityName(after word: String) throws(SyntaxError) -> Name {
         let token = parser.peek()
         guard token.kind == .identifier else {
+            // A keyword spelled as a name (an entity called Like or In)
+            // is one once escaped.
+            let text = token.text(in: parser.source)
+            if text.first?.isLetter == true, text.allSatisfy({ $0.isLetter || $0.isNumber || $0 == "_" }) {
+                throw SyntaxError(message: ShellDiagnostics.keywordAsEntity(text, after: word), range: token.range)
+            }
             throw SyntaxError(message: ShellDiagnostics.expectedEntity(after: word), range: token.range)
         }
         parser.advance()
