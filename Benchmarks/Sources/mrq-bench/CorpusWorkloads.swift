@@ -186,7 +186,7 @@ enum CorpusWorkloads {
         case .mrq:
             guard let binary = MRQWorkloads.mrqBinary() else { return nil }
             // `#` escapes a name that is a keyword (an entity called Like).
-            return (binary.path, ["--store", url.path, "--read-only"] + model.entities.flatMap { ["-c", "count #\($0.name)"] })
+            return (binary.path, ["--store", url.path, "--read-only", "--format", "csv"] + model.entities.flatMap { ["-c", "count #\($0.name)"] })
         }
     }
 

@@ -182,21 +182,7 @@ func report(_ measurement: Measurement) {
 /// Parent side: runs one implementation in its own process, so its peak
 /// RSS is its own.
 func runChild(_ arguments: [String]) throws -> Measurement {
-    let process = Process()
-    process.executableURL = URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath()
-    process.arguments = arguments
-    var environment = ProcessInfo.processInfo.environment
-    environment["MRQ_BENCH_CHILD"] = "1"
-    process.environment = environment
-    let pipe = Pipe()
-    process.standardOutput = pipe
-    try process.run()
-    let output = pipe.fileHandleForReading.readDataToEndOfFile()
-    process.waitUntilExit()
-    let text = String(decoding: output, as: UTF8.self)
-    guard process.terminationStatus == 0,
-          let line = text.split(separator: "\n").last(where: { $0.hasPrefix("RESULT ") }) else {
-        throw BenchError("child \(arguments.joined(separator: " ")) failed (status \(process.terminationStatus)): \(text.suffix(400))")
-    }
-    return try JSONDecoder().decode(Measurement.self, from: Data(line.dropFirst(7).utf8))
+    let line = try runTool(URL(fileURLWithPath: CommandLine.arguments[0]).resolvingSymlinksInPath(), arguments,
+                           prefix: "RESULT ")
+    return try JSONDecoder().decode(Measurement.self, from: Data(line.utf8))
 }

@@ -1,4 +1,6 @@
 import Foundation
+import ObjectStore
+import ObjectStorePostgres
 
 // mrq's benchmark suite: each implementation of each workload runs in its
 // own process (so its peak RSS is its own), several times; the table shows
@@ -229,6 +231,7 @@ func runSuite(scale: Scale, only: Set<String>?) throws -> Bool {
             }
         } catch {
             lines.append([row.workload, row.label, "\(runs)", "error", "", "", "", "FAILED: \(error)"])
+            failedRows.append(row.key)
             allMet = false
             continue
         }
@@ -315,6 +318,14 @@ func runSuite(scale: Scale, only: Set<String>?) throws -> Bool {
     return allMet
 }
 
+// Every process of the suite (parent and children) may open PostgreSQL
+// stores: the engine is registered before anything runs.
+PersistentStoreCoordinator.register(PostgresEngine())
+
+/// Rows that failed with an error (a missed target is a finding; an error
+/// fails the run, so the smoke run in CI catches a suite that rotted).
+nonisolated(unsafe) var failedRows: [String] = []
+
 let arguments = CommandLine.arguments
 // --compare, --instructions and their children (Compare.swift, Instructions.swift).
 if let status = compareModeMain(arguments, implementations: implementations) { exit(status) }
@@ -348,6 +359,10 @@ do {
     let met = try runSuite(scale: scale, only: only)
     // Missed targets are findings, not failures; only errors fail the run.
     _ = met
+    if !failedRows.isEmpty {
+        print("error: \(failedRows.count) workload rows failed: \(failedRows.joined(separator: ", "))")
+        exit(70)
+    }
 } catch {
     print("error: \(error)")
     exit(70)
