@@ -102,7 +102,7 @@ import Testing
             #expect(conflict.values == [.int(1)])
             #expect(conflict.objectIDs == [duplicate.objectID])
             #expect(conflict.existingObjectID != nil)
-            #expect(error.description.hasPrefix("uniqueness constraint conflict: Person.personID = 1 (a saved object and the stored x-coredata://"),
+            #expect(error.description.hasPrefix("uniqueness constraint conflict: Person.personID = 1 (a saved object and the stored Person (row "),
                     "\(error)")
         }
         #expect(duplicate.isInserted && context.hasChanges, "the failed save keeps the context as it was")

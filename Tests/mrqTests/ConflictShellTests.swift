@@ -68,6 +68,8 @@ struct ConflictShellTests {
         #expect(!refused.ok)
         #expect(refused.out.contains("save refused, nothing written: uniqueness constraint conflict: Person.personID = 7"),
                 "\(refused.out)")
+        // The stored row by entity and row number, not by an x-coredata URI.
+        #expect(refused.out.contains("and the stored Person (row ") && !refused.out.contains("x-coredata"), "\(refused.out)")
         #expect(refused.out.contains(".merge-policy mergeByPropertyObjectTrump") && refused.out.contains("rollback"),
                 "\(refused.out)")
         #expect(!refused.out.contains("saved 1 change"), "\(refused.out)")

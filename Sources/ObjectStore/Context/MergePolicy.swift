@@ -167,7 +167,11 @@ public struct ConstraintConflictError: Error, CustomStringConvertible {
             let values = conflict.values.map(ConflictText.literal)
             let value = values.count == 1 ? values[0] : "(" + values.joined(separator: ", ") + ")"
             var holders = conflict.objectIDs.count == 1 ? "a saved object" : "\(conflict.objectIDs.count) saved objects"
-            if let existing = conflict.existingObjectID { holders += " and the stored \(existing)" }
+            // The stored row by entity and row number: its URI says no more
+            // and buries the key in a line of text.
+            if let existing = conflict.existingObjectID {
+                holders += " and the stored \(existing.entity.name) (row \(existing.primaryKey))"
+            }
             return "\(conflict.entity).\(keys) = \(value) (\(holders))"
         }
         return "uniqueness constraint conflict: " + ConflictText.list(shown, total: conflicts.count)
