@@ -161,24 +161,18 @@ struct CoreDataCorpusTests {
     func everyEntityCountsWhatHandWrittenSQLCounts(store: URL) throws {
         guard try CoreDataCorpus.hasModelCache(store) else { return }
         let name = CoreDataCorpus.name(store)
-        let before = CoreDataCorpus.fingerprint(store)
-        defer { #expect(CoreDataCorpus.fingerprint(store) == before, "counting \(name) changed its files") }
-        let (model, coordinator) = try Self.open(store)
-        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
-        let copy = try CoreDataCorpus.copy(store)
-        defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
-        let db = try Database(path: copy.path)
-        let entities = try CoreDataCorpus.EntityTable(db)
-        for entity in model.entities {
-            let family = entities.family(of: entity)
-            var expected = Value.int(0)
-            if !family.isEmpty {
-                let table = try CoreDataCorpus.table(entities.root(of: entity))
-                let marks = Array(repeating: "?", count: family.count).joined(separator: ",")
-                expected = try db.scalar("SELECT count(*) FROM \(table) WHERE Z_ENT IN (\(marks))", family.map(Value.int)) ?? .null
+        try Self.withContextAndCopy(store, doing: "counting") { model, context, db, entities in
+            for entity in model.entities {
+                let family = entities.family(of: entity)
+                var expected = Value.int(0)
+                if !family.isEmpty {
+                    let table = try CoreDataCorpus.table(entities.root(of: entity))
+                    let marks = Array(repeating: "?", count: family.count).joined(separator: ",")
+                    expected = try db.scalar("SELECT count(*) FROM \(table) WHERE Z_ENT IN (\(marks))", family.map(Value.int)) ?? .null
+                }
+                let counted = try context.count(for: FetchRequest(entityName: entity.name))
+                #expect(expected == .int(Int64(counted)), "\(name): count \(entity.name)")
             }
-            let counted = try context.count(for: FetchRequest(entityName: entity.name))
-            #expect(expected == .int(Int64(counted)), "\(name): count \(entity.name)")
         }
     }
 
@@ -189,35 +183,29 @@ struct CoreDataCorpusTests {
     func toOnePathsMatchHandWrittenJoins(store: URL) throws {
         guard try CoreDataCorpus.hasModelCache(store) else { return }
         let name = CoreDataCorpus.name(store)
-        let before = CoreDataCorpus.fingerprint(store)
-        defer { #expect(CoreDataCorpus.fingerprint(store) == before, "fetching from \(name) changed its files") }
-        let (model, coordinator) = try Self.open(store)
-        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
-        let copy = try CoreDataCorpus.copy(store)
-        defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
-        let db = try Database(path: copy.path)
-        let entities = try CoreDataCorpus.EntityTable(db)
-        var checked = 0
-        for entity in model.entities.sorted(by: { $0.name < $1.name }) where entity.parent == nil && checked < 20 {
-            let family = entities.family(of: entity)
-            guard !family.isEmpty else { continue }
-            let table = try CoreDataCorpus.table(entity.name)
-            let columns = Set(try db.rows("SELECT name FROM pragma_table_info(?)", [.string(table.unquoted)]).map { $0[0] })
-            for relationship in entity.relationships.sorted(by: { $0.name < $1.name })
-            where relationship.isToOne && !relationship.isTransient && checked < 20 {
-                guard let destination = relationship.destination?.rootEntity else { continue }
-                let key = try SQLIdentifier("Z" + relationship.name.uppercased())
-                let target = try CoreDataCorpus.table(destination.name)
-                guard columns.contains(.string(key.unquoted)), try db.tableExists(target.unquoted) else { continue }
-                let marks = Array(repeating: "?", count: family.count).joined(separator: ",")
-                let expected = try db.scalar("""
-                    SELECT count(*) FROM \(table) e WHERE e.Z_ENT IN (\(marks)) AND e.\(key) IS NOT NULL
-                    AND EXISTS (SELECT 1 FROM \(target) d WHERE d.Z_PK = e.\(key))
-                    """, family.map(Value.int))
-                let predicate = try Predicate(format: "%K != nil", .keyPath(relationship.name))
-                let counted = try context.count(for: FetchRequest(entityName: entity.name, predicate: predicate))
-                #expect(expected == .int(Int64(counted)), "\(name): \(entity.name) where \(relationship.name) != nil")
-                checked += 1
+        try Self.withContextAndCopy(store, doing: "fetching from") { model, context, db, entities in
+            var checked = 0
+            for entity in model.entities.sorted(by: { $0.name < $1.name }) where entity.parent == nil && checked < 20 {
+                let family = entities.family(of: entity)
+                guard !family.isEmpty else { continue }
+                let table = try CoreDataCorpus.table(entity.name)
+                let columns = Set(try db.rows("SELECT name FROM pragma_table_info(?)", [.string(table.unquoted)]).map { $0[0] })
+                for relationship in entity.relationships.sorted(by: { $0.name < $1.name })
+                where relationship.isToOne && !relationship.isTransient && checked < 20 {
+                    guard let destination = relationship.destination?.rootEntity else { continue }
+                    let key = try SQLIdentifier("Z" + relationship.name.uppercased())
+                    let target = try CoreDataCorpus.table(destination.name)
+                    guard columns.contains(.string(key.unquoted)), try db.tableExists(target.unquoted) else { continue }
+                    let marks = Array(repeating: "?", count: family.count).joined(separator: ",")
+                    let expected = try db.scalar("""
+                        SELECT count(*) FROM \(table) e WHERE e.Z_ENT IN (\(marks)) AND e.\(key) IS NOT NULL
+                        AND EXISTS (SELECT 1 FROM \(target) d WHERE d.Z_PK = e.\(key))
+                        """, family.map(Value.int))
+                    let predicate = try Predicate(format: "%K != nil", .keyPath(relationship.name))
+                    let counted = try context.count(for: FetchRequest(entityName: entity.name, predicate: predicate))
+                    #expect(expected == .int(Int64(counted)), "\(name): \(entity.name) where \(relationship.name) != nil")
+                    checked += 1
+                }
             }
         }
     }
@@ -240,6 +228,24 @@ struct CoreDataCorpusTests {
 
     /// The model the store keeps, and a coordinator with the store opened
     /// read-only, as `mrq --read-only` opens it.
+    /// Runs `body` with the store opened read-only with its own model, a
+    /// context on it, and a copy of its file (with its entity table) for
+    /// hand-written SQL; afterwards the store's files must be unchanged.
+    static func withContextAndCopy(
+        _ store: URL, doing what: String,
+        _ body: (ManagedObjectModel, ManagedObjectContext, Database, CoreDataCorpus.EntityTable) throws -> Void
+    ) throws {
+        let name = CoreDataCorpus.name(store)
+        let before = CoreDataCorpus.fingerprint(store)
+        defer { #expect(CoreDataCorpus.fingerprint(store) == before, "\(what) \(name) changed its files") }
+        let (model, coordinator) = try open(store)
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let copy = try CoreDataCorpus.copy(store)
+        defer { try? FileManager.default.removeItem(at: copy.deletingLastPathComponent()) }
+        let db = try Database(path: copy.path)
+        try body(model, context, db, try CoreDataCorpus.EntityTable(db))
+    }
+
     static func open(_ store: URL) throws -> (ManagedObjectModel, PersistentStoreCoordinator) {
         let model = try #require(try PersistentStoreCoordinator.storedModel(at: store), "\(CoreDataCorpus.name(store))")
         let coordinator = PersistentStoreCoordinator(model: model)
