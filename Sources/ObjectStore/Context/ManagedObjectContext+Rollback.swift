@@ -43,7 +43,8 @@ extension ManagedObjectContext {
             object.state = .clean
         }
         registered.removeAll()
-        forgetCheckedDestinations()
+        goneIDs.removeAll()
+        checkedDestinations.removeAll()
         changed.removeAll()
         committedToMany.removeAll()
         undoManager?.removeAllActions()
@@ -56,7 +57,6 @@ extension ManagedObjectContext {
         precondition(object.managedObjectContext === self, "the object belongs to another context")
         guard !object.objectID.isTemporaryID else { return }
         goneIDs.remove(object.objectID)
-        presentIDs.remove(object.objectID)
         noteObjectChange(object)
         if !mergeChanges || !object.hasChanges {
             // Out of the change set even when clean (an undone change
