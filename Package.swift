@@ -77,8 +77,15 @@ let package = Package(
         // Store folders as evidence arrives (hot journals, copied logs, odd
         // files beside the store), made by code; a library of the tests.
         .target(name: "EvidenceFixtures", dependencies: ["ObjectStore"], path: "Tests/EvidenceFixtures"),
+        // What the store's tests and PostgreSQL's share: models built in
+        // code, the differential model and predicate generator, the crash
+        // worker; a library of the tests.
+        .target(name: "StoreTestSupport", dependencies: ["ObjectStore", "ObjectStorePostgres", "Predicates", "PostgresTestServer"], path: "Tests/StoreTestSupport"),
         .testTarget(name: "PredicatesTests", dependencies: ["Predicates"]),
-        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "ObjectStorePostgres", "Predicates", "PostgresTestServer", "EvidenceFixtures"], exclude: ["Fixtures"]),
+        .testTarget(name: "ObjectStoreTests", dependencies: ["ObjectStore", "ObjectStorePostgres", "Predicates", "StoreTestSupport", "EvidenceFixtures"], exclude: ["Fixtures"]),
+        // The PostgreSQL store's own tests; each starts or shares a
+        // throwaway cluster on loopback.
+        .testTarget(name: "PostgresTests", dependencies: ["ObjectStore", "ObjectStorePostgres", "Predicates", "StoreTestSupport"]),
         .testTarget(name: "ActiveRecordTests", dependencies: ["ActiveRecord", "ObjectStore", "ObjectStorePostgres", "PostgresTestServer"]),
         .testTarget(name: "ShellTests", dependencies: ["Shell", "PostgresTestServer"], exclude: ["Transcripts"]),
         .testTarget(name: "mrqTests", dependencies: ["Shell", "ObjectStore", "PostgresTestServer", "EvidenceFixtures"]),

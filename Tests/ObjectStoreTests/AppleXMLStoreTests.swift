@@ -98,13 +98,6 @@ import Testing
 
         """
 
-    /// A fresh directory, removed by the caller.
-    static func directory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("apple-xml-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
     static func open(_ url: URL, _ model: ManagedObjectModel,
                      layout: SchemaMapping.Layout = .mrq) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
         let coordinator = PersistentStoreCoordinator(model: model)
@@ -126,7 +119,7 @@ import Testing
     // MARK: - Reading
 
     @Test func aFileWrittenAsCoreDataWritesOneOpensAndAnswersQueries() throws {
-        let dir = try Self.directory()
+        let dir = try ModelFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("people.xml")
         try Self.fixture.write(to: url, atomically: true, encoding: .utf8)
@@ -158,7 +151,7 @@ import Testing
     }
 
     @Test func savingKeepsTheFormatTheNumbersTheUUIDAndTheMetadata() throws {
-        let dir = try Self.directory()
+        let dir = try ModelFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("people.xml")
         try Self.fixture.write(to: url, atomically: true, encoding: .utf8)
@@ -206,45 +199,7 @@ import Testing
 
     // MARK: - Round trip
 
-    /// Every attribute type, a to-one, a one-to-many kept in order, a
-    /// many-to-many, an ordered many-to-many, a to-many with no inverse, a
-    /// to-one with no inverse, a sub-entity, and two names that differ
-    /// only in case (unless `caseTwins` is false: a SQLite store cannot
-    /// hold those).
-    static func everything(caseTwins: Bool = true) throws -> ManagedObjectModel {
-        let item = EntityDescription(name: "Item")
-        let types: [(String, AttributeType)] = [
-            ("small", .integer16), ("medium", .integer32), ("large", .integer64), ("price", .decimal),
-            ("ratio", .double), ("weight", .float), ("title", .string), ("flag", .boolean), ("when", .date),
-            ("blob", .binary), ("thing", .transformable), ("uid", .uuid), ("link", .uri),
-        ] + (caseTwins ? [("Title", .string)] : [])
-        for (name, type) in types { item.add(AttributeDescription(name: name, type: type)) }
-        item.add(AttributeDescription(name: "scratch", type: .string, isTransient: true))
-        let size = AttributeDescription(name: "size", type: .composite)
-        size.elements = [AttributeDescription(name: "width", type: .double), AttributeDescription(name: "unit", type: .string)]
-        item.add(size)
-        item.add(RelationshipDescription(name: "owner", destination: "Owner", inverse: "items"))
-        item.add(RelationshipDescription(name: "labels", destination: "Label", inverse: "items", isToMany: true))
-        item.add(RelationshipDescription(name: "related", destination: "Item", isToMany: true))
-        item.add(RelationshipDescription(name: "playlists", destination: "Playlist", inverse: "tracks", isToMany: true))
-        let special = EntityDescription(name: "SpecialItem", parent: "Item")
-        special.add(AttributeDescription(name: "grade", type: .integer16))
-        let owner = EntityDescription(name: "Owner")
-        owner.add(AttributeDescription(name: "name", type: .string))
-        owner.add(RelationshipDescription(name: "items", destination: "Item", inverse: "owner", isToMany: true, isOrdered: true))
-        owner.add(RelationshipDescription(name: "favourite", destination: "Item"))
-        let label = EntityDescription(name: "Label")
-        label.add(AttributeDescription(name: "name", type: .string))
-        label.add(RelationshipDescription(name: "items", destination: "Item", inverse: "labels", isToMany: true))
-        let playlist = EntityDescription(name: "Playlist")
-        playlist.add(AttributeDescription(name: "name", type: .string))
-        playlist.add(RelationshipDescription(name: "tracks", destination: "Item", inverse: "playlists", isToMany: true, isOrdered: true))
-        let upper = EntityDescription(name: "OWNER")
-        upper.add(AttributeDescription(name: "name", type: .string))
-        return try ManagedObjectModel(entities: [item, special, owner, label, playlist] + (caseTwins ? [upper] : []))
-    }
-
-    /// Objects of `everything()` using every value and relationship kind.
+    /// Objects of `ModelFixtures.everyKind()` using every value and relationship kind.
     static func populate(_ context: ManagedObjectContext) throws {
         var items: [ManagedObject] = []
         for i in 0..<6 {
@@ -318,10 +273,10 @@ import Testing
     }
 
     @Test func everyAttributeTypeAndRelationshipKindRoundTrips() throws {
-        let dir = try Self.directory()
+        let dir = try ModelFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("everything.xml")
-        let model = try Self.everything()
+        let model = try ModelFixtures.everyKind()
         let (first, context) = try Self.open(url, model, layout: .coreData)
         try Self.populate(context)
         let written = try Self.dump(context, model)
@@ -357,10 +312,10 @@ import Testing
     }
 
     @Test func aSavedStoreHasExactlyTheElementsAndAttributesOfTheRealFormat() throws {
-        let dir = try Self.directory()
+        let dir = try ModelFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("everything.xml")
-        let model = try Self.everything()
+        let model = try ModelFixtures.everyKind()
         try Self.populate(try Self.open(url, model, layout: .coreData).1)
 
         final class Collector: NSObject, XMLParserDelegate {
@@ -462,7 +417,7 @@ import Testing
 
     @Test(arguments: malformed.indices) func aMalformedFileIsAnErrorThatSaysWhereAndChangesNothing(_ index: Int) throws {
         let (name, edit, kind, message) = Self.malformed[index]
-        let dir = try Self.directory()
+        let dir = try ModelFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("bad.xml")
         let text = edit(Self.fixture)
@@ -482,7 +437,7 @@ import Testing
     }
 
     @Test func aStringXMLCannotHoldFailsTheSaveAndKeepsTheFile() throws {
-        let dir = try Self.directory()
+        let dir = try ModelFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("people.xml")
         try Self.fixture.write(to: url, atomically: true, encoding: .utf8)
@@ -502,7 +457,7 @@ import Testing
     // MARK: - Both formats
 
     @Test func eachFormatStaysItselfAcrossSaves() throws {
-        let dir = try Self.directory()
+        let dir = try ModelFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let model = try TestModels.people()
         func root(_ url: URL) throws -> String {
@@ -553,7 +508,7 @@ import Testing
     }
 
     @Test func idsOfAnotherFormGetNewNumbersAndAreWrittenBackAsNumbers() throws {
-        let dir = try Self.directory()
+        let dir = try ModelFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("ids.xml")
         let text = Self.fixture.replacingOccurrences(of: "z104", with: "ada").replacingOccurrences(of: "z107", with: "t-1")
@@ -576,7 +531,7 @@ import Testing
     /// after its last element: a large store of either format would not
     /// reopen.
     @Test func aStoreOverTenMegabytesReopensInEitherFormat() throws {
-        let dir = try Self.directory()
+        let dir = try ModelFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let model = try TestModels.people()
         let big = String(repeating: "0123456789abcdef", count: 65_536)
@@ -594,7 +549,7 @@ import Testing
     }
 
     @Test func aFileCutShortIsAnErrorInEitherFormat() throws {
-        let dir = try Self.directory()
+        let dir = try ModelFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let model = try TestModels.people()
         for (name, layout, end) in [("mrq.xml", SchemaMapping.Layout.mrq, "</mrq-store>"), ("apple.xml", .coreData, "</database>")] {
@@ -618,7 +573,7 @@ import Testing
     }
 
     @Test func aRootOfAnotherKindIsNamed() throws {
-        let dir = try Self.directory()
+        let dir = try ModelFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let url = dir.appendingPathComponent("other.xml")
         try "<?xml version=\"1.0\"?>\n<plist version=\"1.0\"><dict/></plist>\n".write(to: url, atomically: true, encoding: .utf8)

@@ -225,7 +225,7 @@ import PostgresTestServer
         let url = try PostgresServer.shared().createDatabase()
         let model = try TestModels.people()
         do {
-            let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try PostgresStoreTests.coordinator(model, url: url))
+            let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try PersistentStoreCoordinator.onPostgres(model, url: url))
             let department = context.insertObject(forEntityName: "Department")
             department["name"] = .string("R&D")
             for name in ["Ada", "Bo"] {
@@ -247,7 +247,7 @@ import PostgresTestServer
             Issue.record("no key for Ada")
             return
         }
-        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try PostgresStoreTests.coordinator(model, url: url))
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try PersistentStoreCoordinator.onPostgres(model, url: url))
         let error = #expect(throws: StoreError.self) { _ = try context.fetch(FetchRequest(entityName: "Person")) }
         #expect(error?.message == "row \(pk) of \(table.name.unquoted), \(entityColumn.unquoted) is \(tag), the number of Tag, which is not Person or an entity below it",
                 "\(String(describing: error))")

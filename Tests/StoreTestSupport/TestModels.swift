@@ -3,9 +3,9 @@ import Foundation
 import Predicates
 
 /// Models built in code for the store and context tests.
-enum TestModels {
+package enum TestModels {
     /// Department ←→> Person, with a Manager sub-entity and a many-to-many Tag.
-    static func people(configurations: [String: [String]] = [:]) throws -> ManagedObjectModel {
+    package static func people(configurations: [String: [String]] = [:]) throws -> ManagedObjectModel {
         let department = EntityDescription(name: "Department")
         department.add(AttributeDescription(name: "name", type: .string, isOptional: false))
         department.add(AttributeDescription(name: "budget", type: .double, defaultValue: .double(0)))
@@ -50,7 +50,7 @@ enum TestModels {
     /// | 7 | Sable | 45 | 3.5 | Operations | – | no |
     /// | 8 | Kim | 50 | 4.0 | Operations | 8 | yes |
     /// | 9 | Lee | 55 | – | Operations | 9 | yes |
-    static func seededPeople() throws -> ManagedObjectContext {
+    package static func seededPeople() throws -> ManagedObjectContext {
         let model = try TestModels.people()
         let context = ManagedObjectContext(concurrencyType: .confined, coordinator: try TestModels.coordinator(model))
         let eng = context.insertObject(forEntityName: "Department")
@@ -72,13 +72,13 @@ enum TestModels {
         return ManagedObjectContext(concurrencyType: .confined, coordinator: context.persistentStoreCoordinator!)
     }
 
-    static func coordinator(_ model: ManagedObjectModel, path: String? = nil, migrating: Bool = false) throws -> PersistentStoreCoordinator {
+    package static func coordinator(_ model: ManagedObjectModel, path: String? = nil, migrating: Bool = false) throws -> PersistentStoreCoordinator {
         let coordinator = PersistentStoreCoordinator(model: model)
         try coordinator.addSQLiteStore(at: path.map { URL(fileURLWithPath: $0) }, migratesAutomatically: migrating)
         return coordinator
     }
 
-    static func temporaryStorePath() -> String {
+    package static func temporaryStorePath() -> String {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mrq-tests-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory.appendingPathComponent("store.sqlite").path

@@ -40,7 +40,7 @@ import Testing
     static func open(_ url: String, migrating: Bool = false) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
         var options = PersistentStoreOptions()
         options.migratesAutomatically = migrating
-        let coordinator = try PostgresStoreTests.coordinator(try model(), url: url, options: options)
+        let coordinator = try PersistentStoreCoordinator.onPostgres(try model(), url: url, options: options)
         return (coordinator, ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator))
     }
 

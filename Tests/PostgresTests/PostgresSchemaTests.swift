@@ -23,7 +23,7 @@ import Testing
     /// catalog gives it, is what the mapping says in PostgreSQL's terms.
     @Test func testTablesAndColumnsInPostgreSQLTypes() throws {
         let connection = try PostgresConnectionTests.connect()
-        let model = try ModelBuilderTests.everything()
+        let model = try ModelFixtures.builtEverything()
         let mapping = try SchemaMapping(model: model)
         _ = try Self.prepare(model, on: connection)
 
@@ -75,7 +75,7 @@ import Testing
     /// keys; the constraints' are unique, and enforced.
     @Test func testIndexesAndUniquenessConstraints() throws {
         let connection = try PostgresConnectionTests.connect()
-        let model = try ModelBuilderTests.everything()
+        let model = try ModelFixtures.builtEverything()
         let mapping = try SchemaMapping(model: model)
         _ = try Self.prepare(model, on: connection)
 
@@ -110,7 +110,7 @@ import Testing
 
     @Test func testMetadataKeepsFingerprintIdentifierAndModel() throws {
         let connection = try PostgresConnectionTests.connect()
-        let model = try ModelBuilderTests.everything()
+        let model = try ModelFixtures.builtEverything()
         let identifier = try Self.prepare(model, on: connection)
         #expect(UUID(uuidString: identifier) != nil)
         #expect(try connection.scalar("SELECT value FROM _mrq_metadata WHERE key = 'fingerprint'")

@@ -7,13 +7,6 @@ import Testing
 /// `PersistentStoreType.postgres` through a coordinator and contexts,
 /// against the test server.
 @Suite struct PostgresStoreTests {
-    static func coordinator(_ model: ManagedObjectModel, url: String, options: PersistentStoreOptions = PersistentStoreOptions())
-        throws -> PersistentStoreCoordinator {
-        let coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addPersistentStore(type: .postgres, at: URL(string: url)!, options: options)
-        return coordinator
-    }
-
     // MARK: - The same answers as SQLite
 
     /// One world: a store and a context on it, the objects found by key.
@@ -80,7 +73,7 @@ import Testing
     func testRandomChangesReadBackAsFromSQLite(seed: UInt64) throws {
         let model = try TestModels.people()
         let sqlite = World(try TestModels.coordinator(model))
-        let postgres = World(try Self.coordinator(model, url: try PostgresServer.shared().createDatabase()))
+        let postgres = World(try PersistentStoreCoordinator.onPostgres(model, url: try PostgresServer.shared().createDatabase()))
         var random = SplitMix64(seed: seed)
         var people = 0, departments = 0, tags = 0
         func pick(_ prefix: String, _ count: Int) -> String? {
@@ -185,8 +178,8 @@ import Testing
     @Test func testConcurrentChangesAreMergedOrRefusedNeverLost() throws {
         let url = try PostgresServer.shared().createDatabase()
         let model = try TestModels.people()
-        let first = World(try Self.coordinator(model, url: url))
-        let second = World(try Self.coordinator(model, url: url))
+        let first = World(try PersistentStoreCoordinator.onPostgres(model, url: url))
+        let second = World(try PersistentStoreCoordinator.onPostgres(model, url: url))
         let ada = first.context.insertObject(forEntityName: "Person")
         ada["firstName"] = .string("Ada")
         ada["age"] = .int(36)
@@ -202,7 +195,7 @@ import Testing
         #expect(throws: MergeConflictError.self) { try second.context.save() }
         second.context.mergePolicy = .mergeByPropertyObjectTrump
         try second.context.save()
-        let fresh = World(try Self.coordinator(model, url: url))
+        let fresh = World(try PersistentStoreCoordinator.onPostgres(model, url: url))
         let stored = try #require(try fresh.find("Person", "firstName", "Ada"))
         #expect(stored["age"] == .int(37) && stored["lastName"] == .string("Lovelace"))
 
@@ -227,14 +220,14 @@ import Testing
     @Test func testConcurrentWritersLoseNoUpdate() throws {
         let url = try PostgresServer.shared().createDatabase()
         let model = try TestModels.people()
-        let setup = World(try Self.coordinator(model, url: url))
+        let setup = World(try PersistentStoreCoordinator.onPostgres(model, url: url))
         for name in ["a", "b"] { setup.context.insertObject(forEntityName: "Department")["name"] = .string(name) }
         try setup.context.save()
         let writers = 4, rounds = 15
         let failures = Failures()
         DispatchQueue.concurrentPerform(iterations: writers) { writer in
             do {
-                let world = World(try Self.coordinator(model, url: url))
+                let world = World(try PersistentStoreCoordinator.onPostgres(model, url: url))
                 world.context.mergePolicy = .error
                 for round in 0..<rounds {
                     guard let department = try world.find("Department", "name", round % 2 == 0 ? "a" : "b") else {
@@ -257,7 +250,7 @@ import Testing
             }
         }
         #expect(failures.all.isEmpty, "\(failures.all)")
-        let check = World(try Self.coordinator(model, url: url))
+        let check = World(try PersistentStoreCoordinator.onPostgres(model, url: url))
         check.context.mergePolicy = .error
         let budgets = try ["a", "b"].map { try check.find("Department", "name", $0)?["budget"] }
         #expect(budgets == [.double(Double(writers * ((rounds + 1) / 2))), .double(Double(writers * (rounds / 2)))])
@@ -297,12 +290,12 @@ import Testing
         var options = PersistentStoreOptions()
         options.readOnly = true
         let model = try TestModels.people()
-        let empty = #expect(throws: StoreError.self) { try Self.coordinator(model, url: url, options: options) }
+        let empty = #expect(throws: StoreError.self) { try PersistentStoreCoordinator.onPostgres(model, url: url, options: options) }
         #expect(empty?.kind == .readOnly)
-        let writer = World(try Self.coordinator(model, url: url))
+        let writer = World(try PersistentStoreCoordinator.onPostgres(model, url: url))
         writer.context.insertObject(forEntityName: "Tag")["label"] = .string("t")
         try writer.context.save()
-        let reader = World(try Self.coordinator(model, url: url, options: options))
+        let reader = World(try PersistentStoreCoordinator.onPostgres(model, url: url, options: options))
         #expect(try reader.dump().count == 1)
         reader.context.insertObject(forEntityName: "Tag")["label"] = .string("u")
         let refused = #expect(throws: StoreError.self) { try reader.context.save() }
@@ -319,7 +312,7 @@ import Testing
         let url = URL(string: try PostgresServer.shared().createDatabase())!
         let copy = try coordinator.migratePersistentStore(coordinator.persistentStores[0], to: url, type: .postgres)
         #expect(copy.storeType == .postgres)
-        #expect(try World(try Self.coordinator(model, url: url.absoluteString)).dump() == before)
+        #expect(try World(try PersistentStoreCoordinator.onPostgres(model, url: url.absoluteString)).dump() == before)
         let again = try TestModels.seededPeople().persistentStoreCoordinator!
         let refused = #expect(throws: StoreError.self) {
             try again.migratePersistentStore(again.persistentStores[0], to: url, type: .postgres)
@@ -332,14 +325,14 @@ import Testing
     @Test func testAnotherModelAndTheStoresURL() throws {
         let server = try PostgresServer.shared()
         let url = try server.createDatabase()
-        _ = World(try Self.coordinator(try TestModels.people(), url: url))
+        _ = World(try PersistentStoreCoordinator.onPostgres(try TestModels.people(), url: url))
         let other = try ManagedObjectModel { Entity("Note") { Attribute("text", .string) } }
-        let refused = #expect(throws: StoreError.self) { try Self.coordinator(other, url: url) }
+        let refused = #expect(throws: StoreError.self) { try PersistentStoreCoordinator.onPostgres(other, url: url) }
         #expect(refused?.kind == .modelMismatch)
         var options = PersistentStoreOptions()
         options.deleteOnModelMismatch = true
         let withPassword = url.replacingOccurrences(of: "mrq@", with: "mrq:secret@")
-        let replaced = try Self.coordinator(other, url: withPassword, options: options)
+        let replaced = try PersistentStoreCoordinator.onPostgres(other, url: withPassword, options: options)
         #expect(replaced.persistentStores[0].url?.absoluteString == url)
         let world = World(replaced)
         world.context.insertObject(forEntityName: "Note")["text"] = .string("kept")

@@ -6,7 +6,7 @@ import Testing
 
 /// `migratePersistentStore` between SQLite (both layouts) and PostgreSQL,
 /// both ways, on random stores of a model with every attribute type and
-/// every relationship kind (`AppleXMLStoreTests.everything()` without the
+/// every relationship kind (`ModelFixtures.everyKind()` without the
 /// names that differ only in case, which SQLite cannot tell apart: to-one,
 /// ordered one-to-many, many-to-many, ordered many-to-many, to-one and
 /// self-referencing to-many without inverse, a sub-entity).
@@ -18,8 +18,8 @@ import Testing
     /// left as they were.
     @Test(arguments: [1, 2, 3, 4] as [UInt64])
     func testEveryObjectMovesBetweenSQLiteAndPostgreSQLBothWays(seed: UInt64) throws {
-        let model = try AppleXMLStoreTests.everything(caseTwins: false)
-        let dir = try AppleXMLStoreTests.directory()
+        let model = try ModelFixtures.everyKind(caseTwins: false)
+        let dir = try ModelFixtures.temporaryDirectory()
         defer { try? FileManager.default.removeItem(at: dir) }
         let server = try PostgresServer.shared()
         var random = SplitMix64(seed: seed)
@@ -63,7 +63,7 @@ import Testing
     /// objects, writes nothing and keeps its own store; and contexts on
     /// the copy go on saving into PostgreSQL.
     @Test func testCopiesIntoOneDatabaseAtOnceCopyOnce() throws {
-        let model = try AppleXMLStoreTests.everything(caseTwins: false)
+        let model = try ModelFixtures.everyKind(caseTwins: false)
         let url = URL(string: try PostgresServer.shared().createDatabase())!
         let contexts = try (1...2).map { seed in
             var random = SplitMix64(seed: 100 + UInt64(seed))
@@ -99,7 +99,7 @@ import Testing
         // A database holding a store of another model is no place to copy to.
         let other = try ManagedObjectModel { Entity("Note") { Attribute("text", .string) } }
         let elsewhere = try PostgresServer.shared().createDatabase()
-        _ = try PostgresStoreTests.coordinator(other, url: elsewhere)
+        _ = try PersistentStoreCoordinator.onPostgres(other, url: elsewhere)
         let mismatch = #expect(throws: StoreError.self) {
             try contexts[loser].persistentStoreCoordinator!.migratePersistentStore(
                 contexts[loser].persistentStoreCoordinator!.persistentStores[0], to: URL(string: elsewhere)!, type: .postgres)

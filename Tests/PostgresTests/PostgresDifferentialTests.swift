@@ -21,7 +21,7 @@ import struct Predicates.Predicate
         let model = try DifferentialModel.make()
         var total = 0, wholeInSQL = 0, failures = 0
         for set in 0..<6 {
-            let seed = DifferentialFetchTests.baseSeed &+ 77 &+ UInt64(shard) &* 1_000_003 &+ UInt64(set)
+            let seed = SeededRandom.baseSeed &+ 77 &+ UInt64(shard) &* 1_000_003 &+ UInt64(set)
             var random = SeededRandom(seed: seed)
             var copy = random
             let sqlite = try DifferentialModel.populate(model, random: &random)
