@@ -108,9 +108,9 @@ import ObjectStorePostgres
 
     @Test func theCoordinatorNamesNoConcreteStore() throws {
         let concrete = #"\b(SQLiteStore|XMLStore|PostgresStore)\b"#
-        #expect(try Self.lines(matching: concrete, under: "Sources/ObjectStore/Context", prefix: "PersistentStoreCoordinator") == [])
+        #expect(try Self.lines(matching: concrete, under: "Sources/ObjectStore/Coordinator", prefix: "PersistentStoreCoordinator") == [])
         #expect(try Self.lines(matching: #"switch .*[Tt]ype\b|case \.sqlite|case \.xml"#,
-                               under: "Sources/ObjectStore/Context", prefix: "PersistentStoreCoordinator") == [])
+                               under: "Sources/ObjectStore/Coordinator", prefix: "PersistentStoreCoordinator") == [])
     }
 
     @Test func theShellAndMrqNeitherDowncastToAStoreNorReachItsConnection() throws {
