@@ -93,7 +93,7 @@ import ObjectStorePostgres
     /// the lines matching `pattern`.
     static func lines(matching pattern: String, under folder: String, prefix: String = "") throws -> [String] {
         let directory = root.appendingPathComponent(folder)
-        let regex = try Regex(pattern)
+        let regex = try Regex(pattern).wordBoundaryKind(.simple)
         var found: [String] = []
         let files = FileManager.default.enumerator(atPath: directory.path)?.compactMap { $0 as? String } ?? []
         for file in files.sorted() where file.hasSuffix(".swift") && (file as NSString).lastPathComponent.hasPrefix(prefix) {

@@ -59,11 +59,8 @@ extension PersistentStoreCoordinator {
 /// name and by URL scheme: every store is opened through one of them.
 enum StoreEngines {
     private struct Registry {
-        var byType: [String: any StoreEngine] = [
-            PersistentStoreType.sqlite.rawValue: SQLiteEngine(storeType: .sqlite),
-            PersistentStoreType.inMemory.rawValue: SQLiteEngine(storeType: .inMemory),
-            PersistentStoreType.xml.rawValue: XMLEngine(),
-        ]
+        var byType: [String: any StoreEngine] = Dictionary(
+            builtInEngines.map { ($0.storeType.rawValue, $0) }, uniquingKeysWith: { first, _ in first })
         var byScheme: [String: PersistentStoreType] = [:]
     }
 
