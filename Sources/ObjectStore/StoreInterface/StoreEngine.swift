@@ -31,6 +31,15 @@ public protocol StoreEngine: Sendable {
     /// What opening the store at `url` with `model` would migrate and
     /// drop; nil when it matches the model or holds no store. Reads only.
     func migrationPreview(at url: URL, model: ManagedObjectModel) throws -> MigrationPreview?
+    /// Why the file at `url` holds no store although it exists ("it is
+    /// empty (0 bytes)"), for a refusal that says so; nil when it holds a
+    /// store, is missing, or the engine cannot tell. Reads only.
+    func emptiness(at url: URL) throws -> String?
+}
+
+extension StoreEngine {
+    /// No engine can tell an empty file unless it says so.
+    public func emptiness(at url: URL) throws -> String? { nil }
 }
 
 /// A store an engine opened, for the coordinator to hold (see
@@ -42,6 +51,18 @@ public struct OpenedStore {
 }
 
 extension PersistentStoreCoordinator {
+    /// Why the file at `url` holds no store although it exists, as its
+    /// engine tells (a SQLite file: "it is empty (0 bytes)", "it is a
+    /// SQLite database with no tables"); nil for a store, a missing file,
+    /// or a file the engine cannot tell. Reads only.
+    ///
+    /// ```swift
+    /// if let reason = try PersistentStoreCoordinator.emptiness(ofStoreAt: url) { print("not a store: \(reason)") }
+    /// ```
+    public static func emptiness(ofStoreAt url: URL) throws -> String? {
+        try StoreEngines.engine(for: .forURL(url)).emptiness(at: url)
+    }
+
     /// Makes every coordinator of the program able to open the stores of
     /// `engine`: by its type, and by a URL of one of its schemes. Call it
     /// once, when the program starts; registering an engine for a type

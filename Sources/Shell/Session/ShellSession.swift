@@ -98,7 +98,7 @@ public final class ShellSession: ShellSessionProtocol {
                     model = stored
                 } else {
                     if postgresURL == nil, let storeURL, !opening.createsEmptyStore,
-                       PersistentStoreType.forFile(storeURL) != .xml, let reason = try SQLiteStore.emptiness(atPath: storeURL.path) {
+                       let reason = try PersistentStoreCoordinator.emptiness(ofStoreAt: storeURL) {
                         throw LocatedError(ShellDiagnostics.cannotOpenStore(storePath, because: reason + ", not a store"), .unknown)
                     }
                     model = try ManagedObjectModel(entities: [])

@@ -36,6 +36,10 @@ struct SQLiteEngine: StoreEngine {
         guard storeType != .inMemory, FileManager.default.fileExists(atPath: url.path) else { return nil }
         return try SQLiteStore.pendingMigration(Database(path: url.path, readOnly: true), to: model)
     }
+
+    func emptiness(at url: URL) throws -> String? {
+        storeType == .inMemory ? nil : try SQLiteStore.emptiness(atPath: url.path)
+    }
 }
 
 extension SQLiteStore {
