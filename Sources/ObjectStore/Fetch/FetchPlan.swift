@@ -10,7 +10,11 @@ package struct FetchPlan {
     package let root: EntityDescription
     package let from: String
     package let condition: String
+    /// Whether `condition` leaves rows out (else it is SQL's true).
+    let restricts: Bool
     package let bindings: [Value]
+    /// How many values the statement binds before the plan's own.
+    let parametersBefore: Int
     /// nil when some sort key cannot be expressed in SQL.
     package let order: String?
     /// Whether `order` sorts as `sortInMemory` does, so that SQL's sorted
@@ -28,13 +32,18 @@ package struct FetchPlan {
     /// Whose SQL the plan is written in.
     let dialect: SQLDialect
 
-    package init(request: FetchRequest, entity: EntityDescription, store: any SQLStore, predicate: Predicate?) throws {
+    /// The plan of `request` over `entity` in `store`, its parameters
+    /// numbered after the statement's `parametersBefore` values (an
+    /// UPDATE's, for a plan that becomes its WHERE).
+    package init(request: FetchRequest, entity: EntityDescription, store: any SQLStore, predicate: Predicate?,
+                 parametersBefore: Int = 0) throws {
         self.entity = entity
+        self.parametersBefore = parametersBefore
         dialect = store.dialect
         self.root = entity.rootEntity
         let mapping = store.mapping
         table = mapping.table(for: entity)
-        var translator = SQLTranslator(store: store, entity: entity)
+        var translator = SQLTranslator(store: store, entity: entity, parametersBefore: parametersBefore)
         translator.objectVariables = request.objectVariables
         var condition = Self.entityFilter(entity: entity, table: table, includesSubentities: request.includesSubentities,
                                           mapping: mapping)
@@ -47,6 +56,7 @@ package struct FetchPlan {
             residual = rest
         }
         self.residual = residual
+        restricts = condition != nil
         self.condition = condition ?? translator.trueSQL
         var orderParts: [String] = []
         var orderable = true
@@ -137,7 +147,7 @@ package struct FetchPlan {
             // With no WHERE at all SQLite counts the b-tree's cells page by
             // page (OP_Count) instead of stepping every row; even `WHERE 1`
             // turns that off and makes counting a big table twice as slow.
-            if condition == "1" || condition == "TRUE" { return "SELECT COUNT(*) FROM \(from)" }
+            if !restricts { return "SELECT COUNT(*) FROM \(from)" }
             return "SELECT COUNT(*) FROM \(from) WHERE \(condition)"
         }
         let window = Self.window(limit: limit, offset: offset, dialect: dialect)
@@ -166,7 +176,8 @@ package struct FetchPlan {
 
     /// The parameter after the plan's own values (in PostgreSQL, of `type`).
     private func nextParameter(_ type: String) -> String {
-        dialect == .postgres ? "CAST($\(bindings.count + 1) AS \(type))" : "?\(bindings.count + 1)"
+        let number = parametersBefore + bindings.count + 1
+        return dialect == .postgres ? "CAST($\(number) AS \(type))" : "?\(number)"
     }
 
     static func window(limit: Int, offset: Int, dialect: SQLDialect = .sqlite) -> String {

@@ -11,27 +11,27 @@ extension SQLTranslator {
         func number(_ d: Double) -> Operand {
             if d.rounded() == d, abs(d) < 9.223_372_036_854_775_808e18 {
                 let i = Int64(d)
-                return Operand(sql: bind(.int(i)), category: .number, constant: value, kind: .integer(exact: i.magnitude <= 1 << 53))
+                return bound(.int(i), category: .number, constant: value, kind: .integer(exact: i.magnitude <= 1 << 53))
             }
-            return Operand(sql: bind(.double(d)), category: .number, constant: value, kind: .double(constant: true))
+            return bound(.double(d), category: .number, constant: value, kind: .double(constant: true))
         }
         switch value {
         case .null: return Operand(sql: "NULL", category: .unknown, constant: value)
-        case .int(let i): return Operand(sql: bind(value), category: .number, constant: value, kind: .integer(exact: i.magnitude <= 1 << 53))
-        case .bool: return Operand(sql: bind(value), category: .boolean, constant: value, kind: .integer(exact: true))
+        case .int(let i): return bound(value, category: .number, constant: value, kind: .integer(exact: i.magnitude <= 1 << 53))
+        case .bool: return bound(value, category: .boolean, constant: value, kind: .integer(exact: true))
         case .double(let d): return number(d)
         case .decimal(let d): return number(NSDecimalNumber(decimal: d).doubleValue)
-        case .uuid(let u): return Operand(sql: bind(.uuid(u)), category: .uuid, constant: value)
-        case .url(let u): return Operand(sql: bind(.string(u.absoluteString)), category: .url, constant: value)
+        case .uuid(let u): return bound(.uuid(u), category: .uuid, constant: value)
+        case .url(let u): return bound(.string(u.absoluteString), category: .url, constant: value)
         case .date(let d):
             guard PostgresTimestamp.date(microseconds: PostgresTimestamp.microseconds(d)) == d else {
                 throw Untranslatable(reason: "a date finer than PostgreSQL's microseconds")
             }
-            return Operand(sql: bind(value), category: .date, constant: value)
+            return bound(value, category: .date, constant: value)
         case .string(let s):
             if s.utf8.contains(0) { throw Untranslatable(reason: "PostgreSQL text cannot hold U+0000") }
-            return Operand(sql: bind(value), category: .string, constant: value)
-        case .data: return Operand(sql: bind(value), category: .data, constant: value)
+            return bound(value, category: .string, constant: value)
+        case .data: return bound(value, category: .data, constant: value)
         }
     }
 
@@ -72,7 +72,7 @@ extension SQLTranslator {
         var undecided: [String] = []
         func fold(_ side: inout Operand) throws {
             if let constant = side.constant {
-                guard case .string(let text) = constant, let n = parameterNumber(side.sql) else {
+                guard case .string(let text) = constant, let n = side.parameter else {
                     throw Untranslatable(reason: "[c] and [d] on a constant that is no string")
                 }
                 let folded = StringMatching.fold(text, options)
@@ -132,7 +132,7 @@ extension SQLTranslator {
     /// expressions differ).
     mutating func postgresLike(_ c: Comparison, _ text: Operand, _ pattern: Operand) throws -> String {
         if c.op == .matches { return try postgresMatches(text, pattern) }
-        guard case .string(let source)? = pattern.constant, let n = parameterNumber(pattern.sql) else {
+        guard case .string(let source)? = pattern.constant, let n = pattern.parameter else {
             throw Untranslatable(reason: "LIKE with a pattern that is no constant")
         }
         return "\(text.sql) LIKE \(rebind(n, .string(Self.likePattern(source))))"
@@ -144,7 +144,7 @@ extension SQLTranslator {
     /// where the two agree; other rows come back for the evaluator to
     /// decide. Any other pattern is evaluated in memory.
     mutating func postgresMatches(_ text: Operand, _ pattern: Operand) throws -> String {
-        guard case .string(let source)? = pattern.constant, let n = parameterNumber(pattern.sql), polarity != nil,
+        guard case .string(let source)? = pattern.constant, let n = pattern.parameter, polarity != nil,
               Self.readsAlike(source), (try? NSRegularExpression(pattern: "(?:" + source + ")\\z")) != nil else {
             throw Untranslatable(reason: "MATCHES with a pattern PostgreSQL may read otherwise is evaluated in memory")
         }

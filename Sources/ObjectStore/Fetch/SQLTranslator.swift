@@ -102,6 +102,10 @@ struct SQLTranslator {
         /// this store can be the object.
         var object: ObjectID?
         var kind: NumberKind = .unknown
+        /// For a bound constant whose SQL is its parameter alone: the
+        /// number of that parameter among the translator's bindings, so
+        /// that it can be bound again otherwise (folded, as a pattern).
+        var parameter: Int?
         var isNullConstant: Bool { constant?.isNull ?? false }
     }
 
@@ -118,6 +122,10 @@ struct SQLTranslator {
     /// key, compared with a to-one's foreign key.
     var objectVariables: [String: ObjectVariable] = [:]
     private(set) var bindings: [Value] = []
+    /// How many values the statement binds before this translator's own:
+    /// its parameters are numbered after those (an UPDATE's values come
+    /// before the WHERE condition's).
+    let parametersBefore: Int
     private var aliasCounter = 0
     /// How deep the SQL written so far nests at this point.
     private var nesting = 0
@@ -148,7 +156,8 @@ struct SQLTranslator {
     /// and refuses one deeper than 1,000.
     static let groupSize = 32
 
-    init(store: any SQLStore, entity: EntityDescription) {
+    init(store: any SQLStore, entity: EntityDescription, parametersBefore: Int = 0) {
+        self.parametersBefore = parametersBefore
         self.storeNumber = store.storeNumber
         self.dialect = store.dialect
         self.mapping = store.mapping
@@ -185,11 +194,20 @@ struct SQLTranslator {
         return parameter(bindings.count)
     }
 
+    /// `value` bound as a constant operand: its parameter, remembered
+    /// (see `Operand.parameter`).
+    mutating func bound(_ value: Value, category: Category, constant: Value?, kind: NumberKind = .unknown) -> Operand {
+        let sql = bind(value)
+        return Operand(sql: sql, category: category, constant: constant, kind: kind, parameter: bindings.count)
+    }
+
     /// The SQL for the `n`th bound value: `?n` in SQLite; in PostgreSQL
     /// `$n` cast to the value's type, so that the server never has to
-    /// guess it (`length($1)` is ambiguous, `$1 IN (…)` untyped).
+    /// guess it (`length($1)` is ambiguous, `$1 IN (…)` untyped). Numbered
+    /// after the statement's `parametersBefore`.
     func parameter(_ n: Int) -> String {
-        guard isPostgres else { return "?" + String(n) }
+        let number = n + parametersBefore
+        guard isPostgres else { return "?" + String(number) }
         let type: String
         switch bindings[n - 1] {
         case .int, .bool: type = "bigint"
@@ -199,28 +217,13 @@ struct SQLTranslator {
         case .uuid: type = "uuid"
         case .string, .url, .null: type = "text"
         }
-        return "CAST($\(n) AS \(type))"
+        return "CAST($\(number) AS \(type))"
     }
 
     /// Binds `value` instead as the `n`th value; returns its SQL.
     mutating func rebind(_ n: Int, _ value: Value) -> String {
         bindings[n - 1] = value
         return parameter(n)
-    }
-
-    /// The number of the bound value `sql` stands for, if it is one.
-    func parameterNumber(_ sql: String) -> Int? {
-        let digits: Substring
-        if isPostgres {
-            guard sql.hasPrefix("CAST($") else { return nil }
-            digits = sql.dropFirst(6).prefix { $0.isNumber }
-        } else {
-            guard sql.hasPrefix("?") else { return nil }
-            digits = sql.dropFirst()
-            guard digits.allSatisfy(\.isNumber) else { return nil }
-        }
-        guard let n = Int(digits), n >= 1, n <= bindings.count else { return nil }
-        return n
     }
 
     // MARK: - Predicates
@@ -302,7 +305,10 @@ struct SQLTranslator {
             }
         }
         let rest: Predicate? = residual.isEmpty ? nil : residual.count == 1 ? residual[0] : Predicate(.and(residual))
-        return (parts.isEmpty ? nil : Self.grouped(parts[...], separator: " AND "), rest)
+        // Only TRUEPREDICATE: no condition at all, so that a count needs
+        // no WHERE (see `FetchPlan.selectCount`).
+        let alwaysTrue = conjuncts.allSatisfy { if case .constant(true) = $0.kind { return true }; return false }
+        return (parts.isEmpty || alwaysTrue ? nil : Self.grouped(parts[...], separator: " AND "), rest)
     }
 
     /// The condition for one conjunct, or nil (with bindings and joins as
@@ -590,9 +596,8 @@ struct SQLTranslator {
                 a.category = .string
                 if isPostgres { a.sql = "upper(CAST(\(a.sql) AS text))" }
             } else if op == .equal || op == .notEqual, case .string(let text)? = b.constant, let uuid = UUID(uuidString: text),
-                      let n = parameterNumber(b.sql) {
-                bindings[n - 1] = storedForm(of: uuid)
-                b = Operand(sql: parameter(n), category: .uuid, constant: .uuid(uuid))
+                      let n = b.parameter {
+                b = Operand(sql: rebind(n, storedForm(of: uuid)), category: .uuid, constant: .uuid(uuid), parameter: n)
             }
         }
         try adjust(&lhs, &rhs)
@@ -876,11 +881,11 @@ struct SQLTranslator {
         case .constant(let value):
             if isPostgres { return try postgresConstant(value) }
             switch value {
-            case .decimal(let d): return Operand(sql: bind(.double(NSDecimalNumber(decimal: d).doubleValue)), category: .number, constant: value)
-            case .uuid(let u): return Operand(sql: bind(storedForm(of: u)), category: .uuid, constant: value)
-            case .url(let u): return Operand(sql: bind(.string(u.absoluteString)), category: .url, constant: value)
+            case .decimal(let d): return bound(.double(NSDecimalNumber(decimal: d).doubleValue), category: .number, constant: value)
+            case .uuid(let u): return bound(storedForm(of: u), category: .uuid, constant: value)
+            case .url(let u): return bound(.string(u.absoluteString), category: .url, constant: value)
             case .null: return Operand(sql: "NULL", category: .unknown, constant: value)
-            default: return Operand(sql: bind(value), category: Self.category(of: value), constant: value)
+            default: return bound(value, category: Self.category(of: value), constant: value)
             }
         case .keyPath(let path):
             if path.count == 1, scope === root, let named = namedColumns[path[0]] {
@@ -921,7 +926,7 @@ struct SQLTranslator {
             return Operand(sql: "(-\(value.sql))", category: .number, kind: value.kind)
         case .function(.now, []):
             if isPostgres { return try postgresConstant(.date(Date())) }
-            return Operand(sql: bind(.date(Date())), category: .date, constant: .date(Date()))
+            return bound(.date(Date()), category: .date, constant: .date(Date()))
         case .collection(let op, let base, let key):
             return try collection(op, base: base, key: key, in: scope)
         case .subquery:
@@ -930,7 +935,7 @@ struct SQLTranslator {
             if case .constant(let v) = inner.kind, let seconds = v.numericValue {
                 let date = Date(timeIntervalSinceReferenceDate: seconds)
                 if isPostgres { return try postgresConstant(.date(date)) }
-                return Operand(sql: bind(.date(date)), category: .date, constant: .date(date))
+                return bound(.date(date), category: .date, constant: .date(date))
             }
             throw Untranslatable(reason: "CAST of a non-constant")
         default:

@@ -55,6 +55,6 @@ package struct MigrationConnection {
     /// The place of a bound value for `column` in a select list: typed as
     /// the column on PostgreSQL, which would otherwise take it for text.
     func parameter(for column: SchemaMapping.Column) -> String {
-        dialect.typed("?", as: dialect.type(of: column))
+        dialect.typed("?", as: dialect.castType(of: column))
     }
 }

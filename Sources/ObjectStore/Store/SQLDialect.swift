@@ -13,8 +13,18 @@ package enum SQLDialect: Sendable {
 
     /// The type of a column of `table` in this dialect: SQLite's affinity
     /// as the mapping names it, or the PostgreSQL type that holds the
-    /// values exactly.
+    /// values exactly, with its collation. Strings compare and sort by
+    /// code point (`COLLATE "C"`), as mrq's evaluator and SQLite do,
+    /// whatever the database's locale.
     func type(of column: SchemaMapping.Column) -> String {
+        guard self == .postgres else { return column.sqlType }
+        if case .attribute(.string) = column.kind { return castType(of: column) + " COLLATE \"C\"" }
+        return castType(of: column)
+    }
+
+    /// The type a bound value for `column` is cast to: the column's type
+    /// without its collation (a cast takes none).
+    func castType(of column: SchemaMapping.Column) -> String {
         guard self == .postgres else { return column.sqlType }
         switch column.kind {
         case .attribute(let type): return Self.postgresType(type)
@@ -23,18 +33,17 @@ package enum SQLDialect: Sendable {
         }
     }
 
-    /// `sql`, a bound value, typed as `type` (a column type of this
-    /// dialect) in PostgreSQL, which would otherwise guess it (text, in a
-    /// select list or VALUES); unchanged in SQLite. A cast takes no
-    /// collation: the type's is left out.
+    /// `sql`, a bound value, typed as `type` (a type of this dialect
+    /// without collation, see `castType(of:)`) in PostgreSQL, which would
+    /// otherwise guess it (text, in a select list or VALUES); unchanged in
+    /// SQLite.
     func typed(_ sql: String, as type: String) -> String {
         guard self == .postgres else { return sql }
-        return "CAST(\(sql) AS \(type.replacingOccurrences(of: " COLLATE \"C\"", with: "")))"
+        return "CAST(\(sql) AS \(type))"
     }
 
-    /// The PostgreSQL type of an attribute's column. Strings compare and
-    /// sort by code point (`COLLATE "C"`), as mrq's evaluator and SQLite
-    /// do, whatever the database's locale.
+    /// The PostgreSQL type of an attribute's values, as a cast names it
+    /// (a string column adds its collation, see `type(of:)`).
     static func postgresType(_ type: AttributeType) -> String {
         switch type {
         case .integer16: return "smallint"
@@ -44,7 +53,7 @@ package enum SQLDialect: Sendable {
         case .double, .float: return "double precision"
         case .date: return "timestamptz"
         case .decimal: return "numeric"
-        case .string: return "text COLLATE \"C\""
+        case .string: return "text"
         case .uuid: return "uuid"
         case .uri, .objectID: return "text"
         case .binary, .transformable, .undefined, .composite: return "bytea"
