@@ -5,7 +5,7 @@ import struct Predicates.Predicate
 
 // Reading in SQL: the plans of the SQLite store, in PostgreSQL's dialect.
 extension PostgresStore: SQLStore {
-    package var dialect: SQLDialect { .postgres }
+    package var dialect: SQLDialect { PostgresDialect() }
 
     package func fetchSnapshots(_ request: FetchRequest, entity: EntityDescription, predicate: Predicate?,
                                 windowed: Bool) throws -> StoreFetch {
@@ -129,7 +129,7 @@ extension PostgresStore {
     /// the plan's values.
     private func batchUpdateOfKeys(entity: EntityDescription, plan: BatchUpdatePlan) -> String {
         batchUpdateSQL(entity: entity, plan: plan,
-                       keys: FetchPlan.keysIn("CAST($\(plan.bindings.count + 1) AS text)", dialect: .postgres))
+                       keys: dialect.keysIn(dialect.parameter(plan.bindings.count + 1, type: "text")))
     }
 
     private func batchUpdateSQL(entity: EntityDescription, plan: BatchUpdatePlan, keys: String) -> String {

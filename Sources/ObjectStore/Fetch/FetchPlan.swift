@@ -75,7 +75,7 @@ package struct FetchPlan {
                     break
                 }
                 if !Self.sortsAsInMemory.contains(type) { matchesMemory = false }
-                orderParts.append(Self.orderTerm(sql, type: type, ascending: key.ascending, dialect: dialect))
+                orderParts.append(dialect.orderTerm(sql, type: type, ascending: key.ascending))
             } catch is SQLTranslator.Untranslatable {
                 orderable = false
                 break
@@ -95,14 +95,6 @@ package struct FetchPlan {
         var from = table.name.quoted + " t"
         for join in translator.joins { from += " " + join }
         self.from = from
-    }
-
-    /// `sql` as an ORDER BY term: in PostgreSQL with nil first (as SQLite
-    /// and `ValueOrdering` sort) and text by code point.
-    static func orderTerm(_ sql: String, type: AttributeType?, ascending: Bool, dialect: SQLDialect) -> String {
-        guard dialect == .postgres else { return sql + (ascending ? "" : " DESC") }
-        let text = type == .string || type == .uri ? sql + " COLLATE \"C\"" : sql
-        return text + (ascending ? " NULLS FIRST" : " DESC NULLS LAST")
     }
 
     /// The types SQLite sorts in `ValueOrdering`'s order as stored.
@@ -131,14 +123,14 @@ package struct FetchPlan {
     package func selectRows(store: any SQLStore, limit: Int, offset: Int, limitBound: Bool = false) -> String {
         var sql = "SELECT \(store.mapping.selectList(for: root)) FROM \(from) WHERE \(condition)"
         if let order { sql += " ORDER BY \(order)" }
-        sql += limitBound ? " LIMIT \(nextParameter("bigint"))" : Self.window(limit: limit, offset: offset, dialect: dialect)
+        sql += limitBound ? " LIMIT \(nextParameter(dialect.integer))" : dialect.window(limit: limit, offset: offset)
         return sql
     }
 
     func selectIDs(limit: Int, offset: Int) -> String {
         var sql = "SELECT t.\(table.primaryKey), \(table.entityColumn.map { "t.\($0)" } ?? "NULL") FROM \(from) WHERE \(condition)"
         if let order { sql += " ORDER BY \(order)" }
-        sql += Self.window(limit: limit, offset: offset, dialect: dialect)
+        sql += dialect.window(limit: limit, offset: offset)
         return sql
     }
 
@@ -150,15 +142,15 @@ package struct FetchPlan {
             if !restricts { return "SELECT COUNT(*) FROM \(from)" }
             return "SELECT COUNT(*) FROM \(from) WHERE \(condition)"
         }
-        let window = Self.window(limit: limit, offset: offset, dialect: dialect)
-        return "SELECT COUNT(*) FROM (SELECT 1 FROM \(from) WHERE \(condition)\(window))" + (dialect == .postgres ? " AS w" : "")
+        let window = dialect.window(limit: limit, offset: offset)
+        return "SELECT COUNT(*) FROM (SELECT 1 FROM \(from) WHERE \(condition)\(window))" + dialect.derivedTableName
     }
 
     /// How many of the rows whose keys are bound, as a JSON list, to the
     /// parameter after the plan's own match.
     /// The keys come as one JSON list: one statement for any number.
     func selectCountAmongKeys() -> String {
-        "SELECT COUNT(*) FROM \(from) WHERE (\(condition)) AND t.\(table.primaryKey) IN \(Self.keysIn(nextParameter("text"), dialect: dialect))"
+        "SELECT COUNT(*) FROM \(from) WHERE (\(condition)) AND t.\(table.primaryKey) IN \(dialect.keysIn(nextParameter("text")))"
     }
 
     /// The whole rows of `root`'s table (its sub-entities' too) whose
@@ -168,21 +160,8 @@ package struct FetchPlan {
         "SELECT \(mapping.selectList(for: root)) FROM \(mapping.table(for: root).name) t WHERE t.\(mapping.primaryKey) IN (\(marks))"
     }
 
-    /// `(SELECT …)`: the integers of the JSON list `parameter` holds.
-    package static func keysIn(_ parameter: String, dialect: SQLDialect) -> String {
-        dialect == .postgres ? "(SELECT CAST(value AS bigint) FROM json_array_elements_text(CAST(\(parameter) AS json)))"
-            : "(SELECT value FROM json_each(\(parameter)))"
-    }
-
     /// The parameter after the plan's own values (in PostgreSQL, of `type`).
     private func nextParameter(_ type: String) -> String {
-        let number = parametersBefore + bindings.count + 1
-        return dialect == .postgres ? "CAST($\(number) AS \(type))" : "?\(number)"
-    }
-
-    static func window(limit: Int, offset: Int, dialect: SQLDialect = .sqlite) -> String {
-        if limit > 0 { return " LIMIT \(limit)" + (offset > 0 ? " OFFSET \(offset)" : "") }
-        if offset > 0 { return dialect == .postgres ? " OFFSET \(offset)" : " LIMIT -1 OFFSET \(offset)" }
-        return ""
+        dialect.parameter(parametersBefore + bindings.count + 1, type: type)
     }
 }
