@@ -4,7 +4,7 @@ import Predicates
 
 /// A store's tables in a PostgreSQL database, from the same
 /// `SchemaMapping` as a SQLite store's, in PostgreSQL's types (see
-/// `SQLDialect.postgresType`).
+/// `PostgresDialect`).
 ///
 /// Beside the tables of the mapping, `_mrq_metadata` (as in a SQLite
 /// store) keeps the mapping's fingerprint, the store's identifier and the
@@ -143,7 +143,7 @@ enum PostgresSchema {
 
     /// The connection as a migration runs on it.
     private static func migrationConnection(_ connection: PostgresConnection) -> MigrationConnection {
-        MigrationConnection(dialect: .postgres, path: connection.target, execute: { sql, values in
+        MigrationConnection(dialect: PostgresDialect(), path: connection.target, execute: { sql, values in
             if values.isEmpty { try connection.execute(sql) } else { try connection.execute(sql, values) }
         }, rows: { try connection.rows($0) }, tableExists: { try tableExists($0, on: connection) })
     }
@@ -151,7 +151,7 @@ enum PostgresSchema {
     /// Makes the tables of a new store and its metadata; returns its identifier.
     private static func create(_ connection: PostgresConnection, mapping: SchemaMapping, model: ManagedObjectModel,
                                fingerprint: String) throws -> String {
-        for statement in try SchemaBuilder.createStatements(mapping: mapping, model: model, dialect: .postgres) {
+        for statement in try SchemaBuilder.createStatements(mapping: mapping, model: model, dialect: PostgresDialect()) {
             try connection.execute(statement)
         }
         let identifier = UUID().uuidString

@@ -5,7 +5,7 @@ import struct Predicates.Predicate
 
 // Reading in SQL: the plans of the SQLite store, in PostgreSQL's dialect.
 extension PostgresStore: SQLStore {
-    package var dialect: SQLDialect { .postgres }
+    package var dialect: SQLDialect { PostgresDialect() }
 
     package func fetchSnapshots(_ request: FetchRequest, entity: EntityDescription, predicate: Predicate?,
                                 windowed: Bool) throws -> StoreFetch {
@@ -97,7 +97,8 @@ extension PostgresStore {
                      coordinator: PersistentStoreCoordinator) throws -> [ObjectID] {
         let plan = try batchUpdatePlan(entity: entity, properties: properties)
         return try writeTransaction {
-            let fetch = try FetchPlan(request: matching, entity: entity, store: self, predicate: matching.predicate)
+            let fetch = try FetchPlan(request: matching, entity: entity, store: self, predicate: matching.predicate,
+                                  parametersBefore: plan.bindings.count)
             var ids: [ObjectID]
             if let whole = batchUpdateInOne(entity: entity, plan: plan, fetch: fetch) {
                 ids = try objectIDs(sql: whole, bindings: plan.bindings + fetch.bindings, root: entity.rootEntity)
@@ -116,18 +117,19 @@ extension PostgresStore {
     }
 
     /// The one statement of a batch update when SQL says the whole
-    /// predicate and computes every value; else nil.
+    /// predicate and computes every value; else nil. `fetch` numbers its
+    /// parameters after the plan's.
     private func batchUpdateInOne(entity: EntityDescription, plan: BatchUpdatePlan, fetch: FetchPlan) -> String? {
         guard fetch.residual == nil && plan.inMemory.isEmpty else { return nil }
         let select = "(SELECT t.\(mapping.primaryKey) FROM \(fetch.from) WHERE \(fetch.condition))"
-        return batchUpdateSQL(entity: entity, plan: plan, keys: Self.shiftingParameters(select, by: plan.bindings.count))
+        return batchUpdateSQL(entity: entity, plan: plan, keys: select)
     }
 
     /// The UPDATE of the rows whose keys are bound, as a JSON list, after
     /// the plan's values.
     private func batchUpdateOfKeys(entity: EntityDescription, plan: BatchUpdatePlan) -> String {
         batchUpdateSQL(entity: entity, plan: plan,
-                       keys: FetchPlan.keysIn("CAST($\(plan.bindings.count + 1) AS text)", dialect: .postgres))
+                       keys: dialect.keysIn(dialect.parameter(plan.bindings.count + 1, type: "text")))
     }
 
     private func batchUpdateSQL(entity: EntityDescription, plan: BatchUpdatePlan, keys: String) -> String {
@@ -140,7 +142,8 @@ extension PostgresStore {
     /// the matching keys and the UPDATE of those keys.
     package func explainBatchUpdate(entity: EntityDescription, plan: BatchUpdatePlan, matching: FetchRequest,
                                     keys: FetchExplanation) throws -> FetchExplanation {
-        let fetch = try FetchPlan(request: matching, entity: entity, store: self, predicate: matching.predicate)
+        let fetch = try FetchPlan(request: matching, entity: entity, store: self, predicate: matching.predicate,
+                                  parametersBefore: plan.bindings.count)
         if let whole = batchUpdateInOne(entity: entity, plan: plan, fetch: fetch) {
             return FetchExplanation(steps: [.init(sql: whole, bindings: (plan.bindings + fetch.bindings).map { .value($0) }, purpose: "update")],
                                     residual: nil, sortsInMemory: false, mergesPendingChanges: false, windowsInMemory: false,
@@ -148,30 +151,5 @@ extension PostgresStore {
         }
         return keys.adding(.init(sql: batchUpdateOfKeys(entity: entity, plan: plan),
                                  bindings: plan.bindings.map { .value($0) } + [.keysFoundBefore], purpose: "update"))
-    }
-
-    /// `sql` with each parameter `$n` renumbered `$(n + count)`, quoted
-    /// identifiers left alone: a plan's SQL after other values.
-    static func shiftingParameters(_ sql: String, by count: Int) -> String {
-        guard count > 0 else { return sql }
-        var result = ""
-        var quoted = false
-        var characters = sql.makeIterator()
-        var pending = characters.next()
-        while let character = pending {
-            pending = characters.next()
-            if character == "\"" { quoted.toggle() }
-            guard !quoted, character == "$", let first = pending, ("0"..."9").contains(first) else {
-                result.append(character)
-                continue
-            }
-            var digits = ""
-            while let digit = pending, ("0"..."9").contains(digit) {
-                digits.append(digit)
-                pending = characters.next()
-            }
-            result += Int(digits).map { "$\($0 + count)" } ?? "$" + digits
-        }
-        return result
     }
 }

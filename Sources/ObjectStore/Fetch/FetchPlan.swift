@@ -10,7 +10,11 @@ package struct FetchPlan {
     package let root: EntityDescription
     package let from: String
     package let condition: String
+    /// Whether `condition` leaves rows out (else it is SQL's true).
+    let restricts: Bool
     package let bindings: [Value]
+    /// How many values the statement binds before the plan's own.
+    let parametersBefore: Int
     /// nil when some sort key cannot be expressed in SQL.
     package let order: String?
     /// Whether `order` sorts as `sortInMemory` does, so that SQL's sorted
@@ -28,13 +32,18 @@ package struct FetchPlan {
     /// Whose SQL the plan is written in.
     let dialect: SQLDialect
 
-    package init(request: FetchRequest, entity: EntityDescription, store: any SQLStore, predicate: Predicate?) throws {
+    /// The plan of `request` over `entity` in `store`, its parameters
+    /// numbered after the statement's `parametersBefore` values (an
+    /// UPDATE's, for a plan that becomes its WHERE).
+    package init(request: FetchRequest, entity: EntityDescription, store: any SQLStore, predicate: Predicate?,
+                 parametersBefore: Int = 0) throws {
         self.entity = entity
+        self.parametersBefore = parametersBefore
         dialect = store.dialect
         self.root = entity.rootEntity
         let mapping = store.mapping
         table = mapping.table(for: entity)
-        var translator = SQLTranslator(store: store, entity: entity)
+        var translator = SQLTranslator(store: store, entity: entity, parametersBefore: parametersBefore)
         translator.objectVariables = request.objectVariables
         var condition = Self.entityFilter(entity: entity, table: table, includesSubentities: request.includesSubentities,
                                           mapping: mapping)
@@ -47,6 +56,7 @@ package struct FetchPlan {
             residual = rest
         }
         self.residual = residual
+        restricts = condition != nil
         self.condition = condition ?? translator.trueSQL
         var orderParts: [String] = []
         var orderable = true
@@ -65,7 +75,7 @@ package struct FetchPlan {
                     break
                 }
                 if !Self.sortsAsInMemory.contains(type) { matchesMemory = false }
-                orderParts.append(Self.orderTerm(sql, type: type, ascending: key.ascending, dialect: dialect))
+                orderParts.append(dialect.orderTerm(sql, type: type, ascending: key.ascending))
             } catch is SQLTranslator.Untranslatable {
                 orderable = false
                 break
@@ -85,14 +95,6 @@ package struct FetchPlan {
         var from = table.name.quoted + " t"
         for join in translator.joins { from += " " + join }
         self.from = from
-    }
-
-    /// `sql` as an ORDER BY term: in PostgreSQL with nil first (as SQLite
-    /// and `ValueOrdering` sort) and text by code point.
-    static func orderTerm(_ sql: String, type: AttributeType?, ascending: Bool, dialect: SQLDialect) -> String {
-        guard dialect == .postgres else { return sql + (ascending ? "" : " DESC") }
-        let text = type == .string || type == .uri ? sql + " COLLATE \"C\"" : sql
-        return text + (ascending ? " NULLS FIRST" : " DESC NULLS LAST")
     }
 
     /// The types SQLite sorts in `ValueOrdering`'s order as stored.
@@ -121,14 +123,14 @@ package struct FetchPlan {
     package func selectRows(store: any SQLStore, limit: Int, offset: Int, limitBound: Bool = false) -> String {
         var sql = "SELECT \(store.mapping.selectList(for: root)) FROM \(from) WHERE \(condition)"
         if let order { sql += " ORDER BY \(order)" }
-        sql += limitBound ? " LIMIT \(nextParameter("bigint"))" : Self.window(limit: limit, offset: offset, dialect: dialect)
+        sql += limitBound ? " LIMIT \(nextParameter(dialect.integer))" : dialect.window(limit: limit, offset: offset)
         return sql
     }
 
     func selectIDs(limit: Int, offset: Int) -> String {
         var sql = "SELECT t.\(table.primaryKey), \(table.entityColumn.map { "t.\($0)" } ?? "NULL") FROM \(from) WHERE \(condition)"
         if let order { sql += " ORDER BY \(order)" }
-        sql += Self.window(limit: limit, offset: offset, dialect: dialect)
+        sql += dialect.window(limit: limit, offset: offset)
         return sql
     }
 
@@ -137,18 +139,18 @@ package struct FetchPlan {
             // With no WHERE at all SQLite counts the b-tree's cells page by
             // page (OP_Count) instead of stepping every row; even `WHERE 1`
             // turns that off and makes counting a big table twice as slow.
-            if condition == "1" || condition == "TRUE" { return "SELECT COUNT(*) FROM \(from)" }
+            if !restricts { return "SELECT COUNT(*) FROM \(from)" }
             return "SELECT COUNT(*) FROM \(from) WHERE \(condition)"
         }
-        let window = Self.window(limit: limit, offset: offset, dialect: dialect)
-        return "SELECT COUNT(*) FROM (SELECT 1 FROM \(from) WHERE \(condition)\(window))" + (dialect == .postgres ? " AS w" : "")
+        let window = dialect.window(limit: limit, offset: offset)
+        return "SELECT COUNT(*) FROM (SELECT 1 FROM \(from) WHERE \(condition)\(window))" + dialect.derivedTableName
     }
 
     /// How many of the rows whose keys are bound, as a JSON list, to the
     /// parameter after the plan's own match.
     /// The keys come as one JSON list: one statement for any number.
     func selectCountAmongKeys() -> String {
-        "SELECT COUNT(*) FROM \(from) WHERE (\(condition)) AND t.\(table.primaryKey) IN \(Self.keysIn(nextParameter("text"), dialect: dialect))"
+        "SELECT COUNT(*) FROM \(from) WHERE (\(condition)) AND t.\(table.primaryKey) IN \(dialect.keysIn(nextParameter("text")))"
     }
 
     /// The whole rows of `root`'s table (its sub-entities' too) whose
@@ -158,20 +160,8 @@ package struct FetchPlan {
         "SELECT \(mapping.selectList(for: root)) FROM \(mapping.table(for: root).name) t WHERE t.\(mapping.primaryKey) IN (\(marks))"
     }
 
-    /// `(SELECT …)`: the integers of the JSON list `parameter` holds.
-    package static func keysIn(_ parameter: String, dialect: SQLDialect) -> String {
-        dialect == .postgres ? "(SELECT CAST(value AS bigint) FROM json_array_elements_text(CAST(\(parameter) AS json)))"
-            : "(SELECT value FROM json_each(\(parameter)))"
-    }
-
     /// The parameter after the plan's own values (in PostgreSQL, of `type`).
     private func nextParameter(_ type: String) -> String {
-        dialect == .postgres ? "CAST($\(bindings.count + 1) AS \(type))" : "?\(bindings.count + 1)"
-    }
-
-    static func window(limit: Int, offset: Int, dialect: SQLDialect = .sqlite) -> String {
-        if limit > 0 { return " LIMIT \(limit)" + (offset > 0 ? " OFFSET \(offset)" : "") }
-        if offset > 0 { return dialect == .postgres ? " OFFSET \(offset)" : " LIMIT -1 OFFSET \(offset)" }
-        return ""
+        dialect.parameter(parametersBefore + bindings.count + 1, type: type)
     }
 }

@@ -191,7 +191,7 @@ extension ManagedObjectContext {
                 guard done.insert(prefix).inserted else { continue }
                 if relationship.isToOne {
                     rows(of: destination.rootEntity, purpose: "prefetch")
-                } else if store.dialect == .sqlite {
+                } else if store is SQLiteStore {
                     guard let sql = SQLiteStore.prefetchSQL(of: relationship, sourceEntity: owner, mapping: mapping) else { continue }
                     steps.append(.init(sql: sql, bindings: [.keysFoundBefore], purpose: "prefetch many"))
                 } else if let sql = mapping.destinationsSQL(of: relationship, from: owner) {
@@ -219,7 +219,3 @@ extension ManagedObjectContext {
     }
 }
 
-extension SQLDialect {
-    /// The engine an explanation names.
-    var engine: FetchExplanation.Engine { self == .postgres ? .postgres : .sqlite }
-}

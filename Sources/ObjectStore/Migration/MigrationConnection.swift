@@ -28,14 +28,16 @@ package struct MigrationConnection {
 
     /// A SQLite store's connection.
     init(_ db: Database) {
-        self.init(dialect: .sqlite, path: db.path, execute: { sql, values in
+        self.init(dialect: SQLiteDialect(), path: db.path, execute: { sql, values in
             if values.isEmpty { try db.execute(sql) } else { try db.execute(sql, values) }
         }, rows: { try db.rows($0) }, tableExists: { try db.tableExists($0) })
     }
 
-    func execute(_ sql: String, _ values: [Value] = []) throws { try run(sql, values) }
+    /// Runs one statement with `values` bound to its `?` parameters.
+    package func execute(_ sql: String, _ values: [Value] = []) throws { try run(sql, values) }
 
-    func rows(_ sql: String) throws -> [[Value]] { try query(sql) }
+    /// The rows a query returns.
+    package func rows(_ sql: String) throws -> [[Value]] { try query(sql) }
 
     /// The first value of a query's first row (a count, or a look for one row).
     func scalar(_ sql: String) throws -> Value? { try query(sql).first?.first }
@@ -46,15 +48,12 @@ package struct MigrationConnection {
     /// key is there already.
     func insertIgnoringDuplicates(into table: SQLIdentifier, columns: [SQLIdentifier], select: String) -> String {
         let list = columns.map(\.quoted).joined(separator: ", ")
-        switch dialect {
-        case .sqlite: return "INSERT OR IGNORE INTO \(table) (\(list)) \(select)"
-        case .postgres: return "INSERT INTO \(table) (\(list)) \(select) ON CONFLICT DO NOTHING"
-        }
+        return dialect.insertIgnoringDuplicates(into: table, list: list, select: select)
     }
 
     /// The place of a bound value for `column` in a select list: typed as
     /// the column on PostgreSQL, which would otherwise take it for text.
     func parameter(for column: SchemaMapping.Column) -> String {
-        dialect.typed("?", as: dialect.type(of: column))
+        dialect.typed("?", as: dialect.castType(of: column))
     }
 }

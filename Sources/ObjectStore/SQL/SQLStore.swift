@@ -46,7 +46,7 @@ package protocol SQLStore: StoreBackend {
 }
 
 extension SQLiteStore: SQLStore {
-    package var dialect: SQLDialect { .sqlite }
+    package var dialect: SQLDialect { SQLiteDialect() }
 
     /// The fetch of the matching keys, then the UPDATE for those keys, 500
     /// at a time.

@@ -21,7 +21,7 @@ extension SQLTranslator {
         }
         // PostgreSQL stops with an error where an integer overflows; the
         // evaluator goes on in doubles: arithmetic runs in memory there.
-        if isPostgres { throw Untranslatable(reason: "arithmetic is evaluated in memory on PostgreSQL") }
+        try dialect.checkArithmetic()
         let level = try group(top)
         if level == 2 { return try division(expression, in: scope) }
         var links: [(ArithmeticOperator, Expression)] = []
@@ -136,8 +136,7 @@ extension SQLTranslator {
             // Key-value coding's @avg counts a nil as 0 (see the
             // evaluator's `keyValueAverage`); SQL's AVG would skip it.
             let zeroed = "COALESCE(\(column), 0)"
-            sql = isPostgres ? "(SELECT \(Self.postgresAverage(zeroed)) FROM \(from)\(joins) WHERE \(correlation))"
-                : "(SELECT AVG(\(zeroed)) FROM \(from)\(joins) WHERE \(correlation))"
+            sql = "(SELECT \(dialect.average(of: zeroed)) FROM \(from)\(joins) WHERE \(correlation))"
         }
         return Operand(sql: sql, category: category, kind: kind)
     }

@@ -19,10 +19,14 @@ import struct Predicates.Expression
 /// SQL pre-filter. Null follows the evaluator: `!=` is true against nil,
 /// every other operator false; under NOT, conditions are made two-valued so
 /// SQL's unknown never leaks.
-struct SQLTranslator {
+package struct SQLTranslator {
     /// A part that SQL cannot express with the evaluator's meaning.
-    struct Untranslatable: Error {
-        let reason: String
+    package struct Untranslatable: Error {
+        package let reason: String
+
+        package init(reason: String) {
+            self.reason = reason
+        }
     }
 
     /// A key that the entity does not have: a real error, not a fallback.
@@ -55,7 +59,8 @@ struct SQLTranslator {
         }
     }
 
-    enum Category { case number, string, date, data, boolean, uuid, url, object, unknown }
+    /// What kind of value an operand holds.
+    package enum Category { case number, string, date, data, boolean, uuid, url, object, unknown }
 
     /// What a number holds, where PostgreSQL compares it otherwise than
     /// the evaluator: PostgreSQL compares a bigint with a double in
@@ -64,7 +69,7 @@ struct SQLTranslator {
     /// constants within 2^53); a double `constant` is never an integer
     /// below 2^63 (those are bound as integers), so no rounding of the
     /// integer side changes its comparison with it.
-    enum NumberKind: Equatable {
+    package enum NumberKind: Equatable {
         case integer(exact: Bool)
         case double(constant: Bool)
         case unknown
@@ -79,7 +84,7 @@ struct SQLTranslator {
         }
 
         /// Whether PostgreSQL compares the two as the evaluator does.
-        func comparesExactly(with other: NumberKind) -> Bool {
+        package func comparesExactly(with other: NumberKind) -> Bool {
             switch (self, other) {
             case (.integer, .integer), (.double, .double): return true
             case (.integer(let exact), .double(let constant)), (.double(let constant), .integer(let exact)): return exact || constant
@@ -89,11 +94,11 @@ struct SQLTranslator {
     }
 
     /// A translated scalar: its SQL, and what kind of value it holds.
-    struct Operand {
-        var sql: String
-        var category: Category
+    package struct Operand {
+        package var sql: String
+        package var category: Category
         /// A bound constant (for null checks and type decisions).
-        var constant: Value?
+        package var constant: Value?
         /// For an object (a to-one's foreign key, an object variable): the
         /// entity it belongs to.
         var entity: EntityDescription?
@@ -101,15 +106,30 @@ struct SQLTranslator {
         /// variable): its ID. Its primary key is bound only when a row of
         /// this store can be the object.
         var object: ObjectID?
-        var kind: NumberKind = .unknown
-        var isNullConstant: Bool { constant?.isNull ?? false }
+        package var kind: NumberKind = .unknown
+        /// For a bound constant whose SQL is its parameter alone: the
+        /// number of that parameter among the translator's bindings, so
+        /// that it can be bound again otherwise (folded, as a pattern).
+        package var parameter: Int?
+        package var isNullConstant: Bool { constant?.isNull ?? false }
+
+        package init(sql: String, category: Category, constant: Value? = nil, entity: EntityDescription? = nil,
+                     object: ObjectID? = nil, kind: NumberKind = .unknown, parameter: Int? = nil) {
+            self.sql = sql
+            self.category = category
+            self.constant = constant
+            self.entity = entity
+            self.object = object
+            self.kind = kind
+            self.parameter = parameter
+        }
     }
 
     let storeNumber: StoreNumber
-    /// Whose SQL to write: SQLite's or PostgreSQL's.
-    let dialect: SQLDialect
+    /// Whose SQL to write: the store's engine's.
+    package let dialect: SQLDialect
     /// Read once: the translator looks columns up at every key path.
-    let mapping: SchemaMapping
+    package let mapping: SchemaMapping
     let root: Scope
     /// Names that stand for SQL expressions in the root scope: the fetched
     /// properties of a dictionary request, for its HAVING predicate.
@@ -117,7 +137,11 @@ struct SQLTranslator {
     /// The request's object variables: `$d` reads as the object's primary
     /// key, compared with a to-one's foreign key.
     var objectVariables: [String: ObjectVariable] = [:]
-    private(set) var bindings: [Value] = []
+    package private(set) var bindings: [Value] = []
+    /// How many values the statement binds before this translator's own:
+    /// its parameters are numbered after those (an UPDATE's values come
+    /// before the WHERE condition's).
+    let parametersBefore: Int
     private var aliasCounter = 0
     /// How deep the SQL written so far nests at this point.
     private var nesting = 0
@@ -126,10 +150,10 @@ struct SQLTranslator {
     /// false under one NOT (or NONE), nil where SQL must be exact
     /// (SUBQUERY, outside `split`). PostgreSQL's `[c]` and `[d]` are exact
     /// only on ASCII rows and let the rest through (or out) here.
-    var polarity: Bool?
+    package var polarity: Bool?
     /// Whether the conjunct being written let rows through for memory to
     /// decide (so `split` keeps it in the residual too).
-    var approximated = false
+    package var approximated = false
 
     /// How deep the SQL may nest (parentheses, NOT, functions, subqueries).
     /// SQLite's parser keeps a stack of 100 entries, which about 30 nested
@@ -148,28 +172,17 @@ struct SQLTranslator {
     /// and refuses one deeper than 1,000.
     static let groupSize = 32
 
-    init(store: any SQLStore, entity: EntityDescription) {
+    init(store: any SQLStore, entity: EntityDescription, parametersBefore: Int = 0) {
+        self.parametersBefore = parametersBefore
         self.storeNumber = store.storeNumber
         self.dialect = store.dialect
         self.mapping = store.mapping
         self.root = Scope(alias: "t", entity: entity)
     }
 
-    var isPostgres: Bool { dialect == .postgres }
     /// The condition that always holds, and the one that never does.
-    var trueSQL: String { isPostgres ? "TRUE" : "1" }
-    var falseSQL: String { isPostgres ? "FALSE" : "0" }
-
-    /// `sql` made two-valued: false where SQL says unknown.
-    func twoValued(_ sql: String) -> String {
-        isPostgres ? "COALESCE(\(sql), FALSE)" : "IFNULL(\(sql), 0)"
-    }
-
-    /// `a IS b` (equal, nil equal to nil), or its negation.
-    func same(_ a: String, _ b: String, _ equal: Bool) -> String {
-        if isPostgres { return "\(a) IS \(equal ? "NOT " : "")DISTINCT FROM \(b)" }
-        return equal ? "\(a) IS \(b)" : "\(a) IS NOT \(b)"
-    }
+    var trueSQL: String { dialect.trueSQL }
+    var falseSQL: String { dialect.falseSQL }
 
     var joins: [String] { root.joins }
 
@@ -185,42 +198,24 @@ struct SQLTranslator {
         return parameter(bindings.count)
     }
 
-    /// The SQL for the `n`th bound value: `?n` in SQLite; in PostgreSQL
-    /// `$n` cast to the value's type, so that the server never has to
-    /// guess it (`length($1)` is ambiguous, `$1 IN (…)` untyped).
+    /// `value` bound as a constant operand: its parameter, remembered
+    /// (see `Operand.parameter`).
+    package mutating func bound(_ value: Value, category: Category, constant: Value?, kind: NumberKind = .unknown) -> Operand {
+        let sql = bind(value)
+        return Operand(sql: sql, category: category, constant: constant, kind: kind, parameter: bindings.count)
+    }
+
+    /// The SQL for the `n`th bound value, as the dialect writes it
+    /// (`?n`, or `$n` cast to the value's type), numbered after the
+    /// statement's `parametersBefore`.
     func parameter(_ n: Int) -> String {
-        guard isPostgres else { return "?" + String(n) }
-        let type: String
-        switch bindings[n - 1] {
-        case .int, .bool: type = "bigint"
-        case .double, .decimal: type = "double precision"
-        case .date: type = "timestamptz"
-        case .data: type = "bytea"
-        case .uuid: type = "uuid"
-        case .string, .url, .null: type = "text"
-        }
-        return "CAST($\(n) AS \(type))"
+        dialect.parameter(n + parametersBefore, of: bindings[n - 1])
     }
 
     /// Binds `value` instead as the `n`th value; returns its SQL.
-    mutating func rebind(_ n: Int, _ value: Value) -> String {
+    package mutating func rebind(_ n: Int, _ value: Value) -> String {
         bindings[n - 1] = value
         return parameter(n)
-    }
-
-    /// The number of the bound value `sql` stands for, if it is one.
-    func parameterNumber(_ sql: String) -> Int? {
-        let digits: Substring
-        if isPostgres {
-            guard sql.hasPrefix("CAST($") else { return nil }
-            digits = sql.dropFirst(6).prefix { $0.isNumber }
-        } else {
-            guard sql.hasPrefix("?") else { return nil }
-            digits = sql.dropFirst()
-            guard digits.allSatisfy(\.isNumber) else { return nil }
-        }
-        guard let n = Int(digits), n >= 1, n <= bindings.count else { return nil }
-        return n
     }
 
     // MARK: - Predicates
@@ -255,7 +250,7 @@ struct SQLTranslator {
             return try conditions(parts, separator: " OR ", in: scope, twoValued: twoValued)
         case .comparison(let comparison):
             let sql = try self.comparison(comparison, in: scope)
-            return twoValued ? self.twoValued(sql) : sql
+            return twoValued ? dialect.twoValued(sql) : sql
         }
     }
 
@@ -302,7 +297,10 @@ struct SQLTranslator {
             }
         }
         let rest: Predicate? = residual.isEmpty ? nil : residual.count == 1 ? residual[0] : Predicate(.and(residual))
-        return (parts.isEmpty ? nil : Self.grouped(parts[...], separator: " AND "), rest)
+        // Only TRUEPREDICATE: no condition at all, so that a count needs
+        // no WHERE (see `FetchPlan.selectCount`).
+        let alwaysTrue = conjuncts.allSatisfy { if case .constant(true) = $0.kind { return true }; return false }
+        return (parts.isEmpty || alwaysTrue ? nil : Self.grouped(parts[...], separator: " AND "), rest)
     }
 
     /// The condition for one conjunct, or nil (with bindings and joins as
@@ -318,7 +316,7 @@ struct SQLTranslator {
             aliasCounter = savedJoins.1
             root.joinAliases = savedAliases
         }
-        polarity = isPostgres ? true : nil
+        polarity = dialect.approximates ? true : nil
         approximated = false
         defer { polarity = nil }
         do {
@@ -423,7 +421,7 @@ struct SQLTranslator {
         case .none:
             return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(to.correlation) AND \(test))"
         case .all:
-            return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(to.correlation) AND NOT \(twoValued(test)))"
+            return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(to.correlation) AND NOT \(dialect.twoValued(test)))"
         }
     }
 
@@ -501,11 +499,10 @@ struct SQLTranslator {
         var rhs = try operand(c.rhs, in: rhsScope)
         try reconcile(&lhs, &rhs, op: c.op)
         try checkCategories(lhs, rhs, op: c.op)
-        guard isPostgres else { return try compared(c, lhs, rhs, options: c.options) }
-        let undecided = try postgresFolding(&lhs, &rhs, c)
-        let options = undecided == nil ? c.options : []
-        try checkPostgres(lhs, rhs, c, options: options)
-        return postgresApproximation(try compared(c, lhs, rhs, options: options), undecided: undecided ?? [])
+        let dialect = self.dialect
+        let prepared = try dialect.prepare(&lhs, &rhs, c, in: &self)
+        let sql = try compared(c, lhs, rhs, options: prepared.options)
+        return dialect.approximation(sql, undecided: prepared.undecided ?? [], in: &self)
     }
 
     /// `lhs op rhs` once the operands are read and reconciled, with
@@ -524,50 +521,39 @@ struct SQLTranslator {
                 guard lhs.category == rhs.category, let a = lhs.entity, let b = rhs.entity, a.rootEntity === b.rootEntity else {
                     throw Untranslatable(reason: "object comparison")
                 }
-                return same(lhs.sql, rhs.sql, c.op == .equal)
+                return dialect.same(lhs.sql, rhs.sql, c.op == .equal)
             }
             // IS, not =: nil == nil holds in the evaluator.
             let (l, r) = folded(lhs, rhs, options)
-            return same(l, r, c.op == .equal)
+            return dialect.same(l, r, c.op == .equal)
         case .less, .lessEqual, .greater, .greaterEqual:
             if lhs.isNullConstant || rhs.isNullConstant { return falseSQL }
             if lhs.category == .object || rhs.category == .object || lhs.category == .data {
                 throw Untranslatable(reason: "ordering of objects or data")
             }
             let (l, r) = folded(lhs, rhs, options)
-            return "\(l) \(c.op.rawValue) \(ordered(r, lhs))"
+            return "\(l) \(c.op.rawValue) \(dialect.ordered(r, lhs))"
         case .beginsWith, .endsWith, .contains:
             guard lhs.category == .string || lhs.category == .unknown, rhs.category == .string else {
                 throw Untranslatable(reason: "string operator on a non-string")
             }
-            if isPostgres { return postgresStringOperator(c.op, lhs.sql, rhs.sql) }
-            if !options.isEmpty {
-                return "mrq_string(\(stringOpCode(c.op)), \(lhs.sql), \(rhs.sql), \(options.rawValue))"
-            }
-            switch c.op {
-            case .beginsWith: return "(length(\(rhs.sql)) > 0 AND substr(\(lhs.sql), 1, length(\(rhs.sql))) = \(rhs.sql))"
-            case .endsWith: return "(length(\(rhs.sql)) > 0 AND length(\(lhs.sql)) >= length(\(rhs.sql)) AND substr(\(lhs.sql), -length(\(rhs.sql))) = \(rhs.sql))"
-            default: return "(length(\(rhs.sql)) > 0 AND instr(\(lhs.sql), \(rhs.sql)) > 0)"
-            }
+            return dialect.stringOperator(c.op, lhs.sql, rhs.sql, options: options)
         case .like, .matches:
             guard lhs.category == .string || lhs.category == .unknown, rhs.category == .string else {
                 throw Untranslatable(reason: "string operator on a non-string")
             }
-            if isPostgres { return try postgresLike(c, lhs, rhs) }
-            return "mrq_string(\(stringOpCode(c.op)), \(lhs.sql), \(rhs.sql), \(options.rawValue))"
+            let dialect = self.dialect
+            return try dialect.like(c, lhs, rhs, options: options, in: &self)
         case .between, .in, .utiConformsTo, .utiEquals:
             throw Untranslatable(reason: "\(c.op.rawValue) is translated before")
         }
     }
 
-    private func stringOpCode(_ op: Comparison.Operator) -> Int {
-        SQLFunctions.code(for: op)
-    }
-
     /// Applies `[c] [d] [n]` folding to both sides when asked.
     private func folded(_ lhs: Operand, _ rhs: Operand, _ options: Comparison.Options) -> (String, String) {
-        guard !isPostgres, !options.isEmpty, lhs.category == .string || rhs.category == .string else { return (lhs.sql, rhs.sql) }
-        return ("mrq_fold(\(lhs.sql), \(options.rawValue))", "mrq_fold(\(rhs.sql), \(options.rawValue))")
+        guard !options.isEmpty, lhs.category == .string || rhs.category == .string,
+              let l = dialect.folded(lhs.sql, options), let r = dialect.folded(rhs.sql, options) else { return (lhs.sql, rhs.sql) }
+        return (l, r)
     }
 
     /// URIs and UUIDs with strings, as the evaluator compares them: a URI
@@ -588,21 +574,14 @@ struct SQLTranslator {
                     throw Untranslatable(reason: "a string operator on a UUID held as bytes")
                 }
                 a.category = .string
-                if isPostgres { a.sql = "upper(CAST(\(a.sql) AS text))" }
+                a.sql = dialect.uuidText(a.sql)
             } else if op == .equal || op == .notEqual, case .string(let text)? = b.constant, let uuid = UUID(uuidString: text),
-                      let n = parameterNumber(b.sql) {
-                bindings[n - 1] = storedForm(of: uuid)
-                b = Operand(sql: parameter(n), category: .uuid, constant: .uuid(uuid))
+                      let n = b.parameter {
+                b = Operand(sql: rebind(n, dialect.stored(uuid, layout: mapping.layout)), category: .uuid, constant: .uuid(uuid), parameter: n)
             }
         }
         try adjust(&lhs, &rhs)
         if !stringOperator { try adjust(&rhs, &lhs) }
-    }
-
-    /// A UUID as its column holds it.
-    private func storedForm(of uuid: UUID) -> Value {
-        if isPostgres { return .uuid(uuid) }
-        return mapping.layout == .coreData ? .data(bytes(of: uuid)) : .string(uuid.uuidString)
     }
 
     /// SQLite compares across types by its own rules (and column affinity
@@ -638,16 +617,13 @@ struct SQLTranslator {
         try reconcile(&copy, &high, op: .lessEqual)
         try checkCategories(value, low, op: .greaterEqual)
         try checkCategories(value, high, op: .lessEqual)
-        if isPostgres {
-            try checkPostgres(value, low, c, options: c.options)
-            try checkPostgres(value, high, c, options: c.options)
-            return "\(value.sql) BETWEEN \(ordered(low.sql, value)) AND \(ordered(high.sql, value))"
+        try dialect.checkComparable(value, low, options: c.options)
+        try dialect.checkComparable(value, high, options: c.options)
+        if !c.options.isEmpty && value.category == .string, let v = dialect.folded(value.sql, c.options),
+           let l = dialect.folded(low.sql, c.options), let h = dialect.folded(high.sql, c.options) {
+            return "\(v) BETWEEN \(l) AND \(h)"
         }
-        if !c.options.isEmpty && value.category == .string {
-            let v = "mrq_fold(\(value.sql), \(c.options.rawValue))"
-            return "\(v) BETWEEN mrq_fold(\(low.sql), \(c.options.rawValue)) AND mrq_fold(\(high.sql), \(c.options.rawValue))"
-        }
-        return "\(value.sql) BETWEEN \(low.sql) AND \(high.sql)"
+        return "\(value.sql) BETWEEN \(dialect.ordered(low.sql, value)) AND \(dialect.ordered(high.sql, value))"
     }
 
     private mutating func membership(_ c: Comparison, in scope: Scope, rhsScope: Scope) throws -> String {
@@ -670,8 +646,10 @@ struct SQLTranslator {
             if value.category == .url, elements.allSatisfy({ if case .constant(.string) = $0.kind { return true }; return false }) {
                 value.category = .string
             }
-            let folds = !isPostgres && !c.options.isEmpty && value.category == .string
-            var head = folds ? "mrq_fold(\(value.sql), \(c.options.rawValue))" : value.sql
+            let dialect = self.dialect
+            let folds = !c.options.isEmpty && value.category == .string
+            let fold: (String) -> String? = { folds ? dialect.folded($0, c.options) : nil }
+            var head = fold(value.sql) ?? value.sql
             var items: [String] = []
             var undecided: [String] = []
             for element in elements {
@@ -680,15 +658,12 @@ struct SQLTranslator {
                 var subject = value
                 try reconcile(&subject, &item, op: .equal)
                 try checkCategories(subject, item, op: .equal)
-                if isPostgres {
-                    // [c] [d]: the subject lowered, each item folded.
-                    let folding = try postgresFolding(&subject, &item, c)
-                    if let folding { (head, undecided) = (subject.sql, folding) }
-                    try checkPostgres(subject, item, c, options: folding == nil ? c.options : [])
-                }
-                items.append(folds ? "mrq_fold(\(item.sql), \(c.options.rawValue))" : item.sql)
+                // PostgreSQL's [c] [d]: the subject lowered, each item folded.
+                let prepared = try dialect.prepare(&subject, &item, c, in: &self)
+                if let folding = prepared.undecided { (head, undecided) = (subject.sql, folding) }
+                items.append(fold(item.sql) ?? item.sql)
             }
-            return postgresApproximation("\(head) IN (\(items.joined(separator: ", ")))", undecided: undecided)
+            return dialect.approximation("\(head) IN (\(items.joined(separator: ", ")))", undecided: undecided, in: &self)
         default:
             // `needle IN haystack` where the haystack is a string: substring.
             let mark = bindings.count
@@ -856,7 +831,7 @@ struct SQLTranslator {
         }
     }
 
-    private static func category(of value: Value) -> Category {
+    static func category(of value: Value) -> Category {
         switch value {
         case .null: return .unknown
         case .bool: return .boolean
@@ -874,14 +849,8 @@ struct SQLTranslator {
         defer { nesting -= 1 }
         switch expression.kind {
         case .constant(let value):
-            if isPostgres { return try postgresConstant(value) }
-            switch value {
-            case .decimal(let d): return Operand(sql: bind(.double(NSDecimalNumber(decimal: d).doubleValue)), category: .number, constant: value)
-            case .uuid(let u): return Operand(sql: bind(storedForm(of: u)), category: .uuid, constant: value)
-            case .url(let u): return Operand(sql: bind(.string(u.absoluteString)), category: .url, constant: value)
-            case .null: return Operand(sql: "NULL", category: .unknown, constant: value)
-            default: return Operand(sql: bind(value), category: Self.category(of: value), constant: value)
-            }
+            let dialect = self.dialect
+            return try dialect.constant(value, in: &self)
         case .keyPath(let path):
             if path.count == 1, scope === root, let named = namedColumns[path[0]] {
                 return Operand(sql: named.sql, category: named.category, kind: named.kind)
@@ -890,8 +859,7 @@ struct SQLTranslator {
             case .attribute(let sql, let type):
                 if type == .decimal { throw Untranslatable(reason: "decimal attributes compare exactly only in memory") }
                 // Booleans compare with numbers, as 0 and 1, as in SQLite.
-                let read = isPostgres && type == .boolean ? "CAST(\(sql) AS integer)" : sql
-                return Operand(sql: read, category: Self.category(of: type), kind: .of(type))
+                return Operand(sql: dialect.column(sql, of: type), category: Self.category(of: type), kind: .of(type))
             case .toOne(let sql, let destination):
                 return Operand(sql: sql, category: .object, entity: destination)
             }
@@ -917,11 +885,11 @@ struct SQLTranslator {
             let value = try operand(inner, in: scope)
             guard value.category == .number else { throw Untranslatable(reason: "negating a non-number") }
             // -Int64.min is an error in PostgreSQL, a double in the evaluator.
-            if isPostgres && value.kind == .integer(exact: false) { throw Untranslatable(reason: "negating a 64-bit integer") }
+            try dialect.checkNegation(of: value)
             return Operand(sql: "(-\(value.sql))", category: .number, kind: value.kind)
         case .function(.now, []):
-            if isPostgres { return try postgresConstant(.date(Date())) }
-            return Operand(sql: bind(.date(Date())), category: .date, constant: .date(Date()))
+            let dialect = self.dialect
+            return try dialect.constant(.date(Date()), in: &self)
         case .collection(let op, let base, let key):
             return try collection(op, base: base, key: key, in: scope)
         case .subquery:
@@ -929,8 +897,8 @@ struct SQLTranslator {
         case .cast(let inner, .date):
             if case .constant(let v) = inner.kind, let seconds = v.numericValue {
                 let date = Date(timeIntervalSinceReferenceDate: seconds)
-                if isPostgres { return try postgresConstant(.date(date)) }
-                return Operand(sql: bind(.date(date)), category: .date, constant: .date(date))
+                let dialect = self.dialect
+                return try dialect.constant(.date(date), in: &self)
             }
             throw Untranslatable(reason: "CAST of a non-constant")
         default:

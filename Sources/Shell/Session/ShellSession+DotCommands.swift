@@ -232,7 +232,7 @@ extension ShellSession {
     /// Whether `path` is the open store's file or one of its companions
     /// (`-wal`, `-shm`, `-journal`).
     func namesStoreFile(_ path: String) -> Bool {
-        guard storePath != ":memory:", !isPostgres else { return false }
+        guard storePath != ":memory:", coordinator.persistentStores.first?.url?.isFileURL == true else { return false }
         func real(_ path: String) -> String { URL(fileURLWithPath: path).resolvingSymlinksInPath().standardizedFileURL.path }
         let target = real(path)
         return ["", "-wal", "-shm", "-journal"].contains { real(storePath + $0) == target }

@@ -404,9 +404,6 @@ public final class ShellSession: ShellSessionProtocol {
         storePath = type == .postgres ? url.absoluteString : url.path
     }
 
-    /// Whether the open store is a PostgreSQL database rather than a file.
-    var isPostgres: Bool { postgresURL != nil }
-
     /// The URL of the open PostgreSQL store, as it was opened.
     var postgresURL: URL? {
         coordinator.persistentStores.first.flatMap { $0.storeType == .postgres ? $0.url : nil }

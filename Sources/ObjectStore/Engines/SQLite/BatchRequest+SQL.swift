@@ -111,9 +111,7 @@ extension SQLStore {
     }
 
     /// How a batch statement names its keys, as `explain` shows it.
-    var keysShown: String { dialect == .postgres ? " = ANY(CAST($1 AS bigint[]))" : " IN (?, …)" }
-
-    private static var anyKey: String { " = ANY(CAST(? AS bigint[]))" }
+    var keysShown: String { dialect.keysShown }
 
     package func batchUpdatePlan(entity: EntityDescription, properties: [String: BatchValue]) throws -> BatchUpdatePlan {
         var attributes: [(AttributeDescription, SchemaMapping.AttributeColumn, BatchValue)] = []
@@ -168,7 +166,7 @@ extension SQLStore {
         let objects = ids.map { scratch.object(with: $0) }
         try scratch.fulfill(objects)
         // PostgreSQL types a VALUES column from its rows: each is cast.
-        let row = "(" + ([dialect.typed("?", as: "bigint")] + plan.inMemory.map { dialect.typed("?", as: SQLDialect.postgresType($0.0.type)) })
+        let row = "(" + ([dialect.typed("?", as: dialect.integer)] + plan.inMemory.map { dialect.typed("?", as: dialect.castType(of: $0.0.type)) })
             .joined(separator: ", ") + ")"
         let sets = plan.inMemory.enumerated().map { n, item in "\(item.1.name) = v.column\(n + 2)" }
             .joined(separator: ", ")
@@ -200,8 +198,8 @@ extension SQLStore {
     /// A constant for `attribute`'s column, bound: in PostgreSQL as the
     /// column's type (a boolean column takes no bigint).
     private func bind(_ value: Value, for attribute: AttributeDescription, _ translator: inout SQLTranslator) -> String {
-        let sql = translator.bind(value)
-        return dialect == .postgres ? dialect.typed("$\(translator.bindings.count)", as: SQLDialect.postgresType(attribute.type)) : sql
+        _ = translator.bind(value)
+        return dialect.parameter(translator.parametersBefore + translator.bindings.count, type: dialect.castType(of: attribute.type))
     }
 
     /// The SQL for a numeric expression over the row's own columns, or nil
@@ -210,7 +208,7 @@ extension SQLStore {
     private static func sqlExpression(_ expression: Expression, for attribute: AttributeDescription,
                                       translator: inout SQLTranslator) -> String? {
         guard [.integer16, .integer32, .integer64, .double, .float].contains(attribute.type) else { return nil }
-        if translator.isPostgres && attribute.type.integerRange != nil { return nil }
+        if !translator.dialect.castsToIntegerByTruncating && attribute.type.integerRange != nil { return nil }
         var attempt = translator
         guard let operand = try? attempt.operand(expression, in: attempt.root),
               operand.category == .number, attempt.joins.isEmpty else { return nil }
@@ -295,7 +293,7 @@ extension SQLStore {
     /// relationship with a rule to run; nil otherwise.
     private func deleteMatching(entity: EntityDescription, matching: FetchRequest) throws -> BatchDeleteOutcome? {
         let kinds = matching.includesSubentities ? entity.selfAndDescendants : [entity]
-        guard dialect == .postgres, kinds.allSatisfy({ $0.relationships.allSatisfy(\.isTransient) }) else { return nil }
+        guard dialect.deletesWithReturning, kinds.allSatisfy({ $0.relationships.allSatisfy(\.isTransient) }) else { return nil }
         let plan = try FetchPlan(request: matching, entity: entity, store: self, predicate: matching.predicate)
         guard plan.residual == nil else { return nil }
         let table = mapping.table(for: entity)
@@ -323,14 +321,7 @@ extension SQLStore {
     /// values it binds: in PostgreSQL once, every key in one array; in
     /// SQLite once per 500 keys.
     private func forKeys(_ ids: [ObjectID], _ body: (String, [Value]) throws -> Void) throws {
-        guard !ids.isEmpty else { return }
-        if dialect == .postgres {
-            return try body(Self.anyKey, [.string("{" + ids.map { String($0.primaryKey) }.joined(separator: ",") + "}")])
-        }
-        for start in stride(from: 0, to: ids.count, by: chunkSize) {
-            let chunk = ids[start..<min(start + chunkSize, ids.count)]
-            try body(" IN (" + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")", chunk.map { .int($0.primaryKey) })
-        }
+        for list in dialect.keyLists(ids.map(\.primaryKey), chunkSize: chunkSize) { try body(list.sql, list.values) }
     }
 
     private func id(pk: Value, code: Value?, in destination: EntityDescription) -> ObjectID? {

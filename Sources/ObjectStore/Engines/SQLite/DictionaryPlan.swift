@@ -71,7 +71,7 @@ package struct DictionaryPlan {
         keysBinding = keys == nil ? nil : translator.bindings.count
         if let keys {
             let list = "[" + keys.map(String.init).joined(separator: ",") + "]"
-            conditions.append("t.\(store.mapping.primaryKey) IN \(FetchPlan.keysIn(translator.bind(.string(list)), dialect: dialect))")
+            conditions.append("t.\(store.mapping.primaryKey) IN \(dialect.keysIn(translator.bind(.string(list))))")
         } else if let predicate = request.predicate {
             let (sql, rest) = try translator.split(predicate)
             if let sql { conditions.append(sql) }
@@ -113,9 +113,9 @@ package struct DictionaryPlan {
         // its select list: DISTINCT without aggregates is GROUP BY every
         // column there (the same rows: equal ones, nil with nil, collapse),
         // and DISTINCT over aggregates is sorted outside it, by alias.
-        let postgres = dialect == .postgres
-        let wrapsDistinct = postgres && distinct && hasAggregates
-        if postgres && distinct && !hasAggregates { groupSQL = columns.map(\.sql) }
+        let noBareColumns = dialect.groupsDistinctRows
+        let wrapsDistinct = noBareColumns && distinct && hasAggregates
+        if noBareColumns && distinct && !hasAggregates { groupSQL = columns.map(\.sql) }
         let keys = distinct ? columns.filter { !$0.isAggregate }.map(\.sql) : groupSQL + columns.filter { !$0.isAggregate }.map(\.sql)
 
         // HAVING, over the fetched names.
@@ -160,16 +160,16 @@ package struct DictionaryPlan {
                     }
                     // Every row of the group has the same value: any
                     // aggregate of it is that value.
-                    if postgres { sql = type(decoding) == .boolean ? "bool_and(\(sql))" : "MIN(\(sql))" }
+                    if noBareColumns { sql = dialect.aggregate(.min, of: sql, type: type(decoding) ?? .undefined) }
                 }
             }
-            order.append(FetchPlan.orderTerm(sql, type: type(decoding), ascending: key.ascending, dialect: dialect))
+            order.append(dialect.orderTerm(sql, type: type(decoding), ascending: key.ascending))
         }
         if grouped {
             // By position; in PostgreSQL by the expression (or the alias),
             // which can take a collation.
             order += columns.enumerated().map { i, column in
-                postgres ? FetchPlan.orderTerm(wrapsDistinct ? alias(i) : column.sql, type: type(column.decoding), ascending: true, dialect: dialect)
+                noBareColumns ? dialect.orderTerm(wrapsDistinct ? alias(i) : column.sql, type: type(column.decoding), ascending: true)
                     : String(i + 1)
             }
         } else {
@@ -177,7 +177,7 @@ package struct DictionaryPlan {
         }
 
         let joins = translator.joins.joined(separator: " ")
-        var sql = "SELECT \(distinct && !(postgres && !hasAggregates) ? "DISTINCT " : "")"
+        var sql = "SELECT \(distinct && !(noBareColumns && !hasAggregates) ? "DISTINCT " : "")"
         sql += columns.enumerated().map { i, column in column.sql + (wrapsDistinct ? " AS \(alias(i))" : "") }.joined(separator: ", ")
         sql += " FROM \(store.mapping.table(for: entity).name) t" + (joins.isEmpty ? "" : " " + joins)
         sql += " WHERE " + (conditions.isEmpty ? translator.trueSQL : conditions.joined(separator: " AND "))
@@ -186,7 +186,7 @@ package struct DictionaryPlan {
         if wrapsDistinct { sql = "SELECT \(columns.indices.map(alias).joined(separator: ", ")) FROM (\(sql)) AS d" }
         sql += " ORDER BY " + order.joined(separator: ", ")
         windowInSQL = havingResidual == nil
-        if windowInSQL { sql += FetchPlan.window(limit: request.fetchLimit, offset: request.fetchOffset, dialect: dialect) }
+        if windowInSQL { sql += dialect.window(limit: request.fetchLimit, offset: request.fetchOffset) }
         self.sql = sql
         bindings = translator.bindings
     }
@@ -253,7 +253,6 @@ package struct DictionaryPlan {
 
     private static func column(for property: PropertyToFetch, entity: EntityDescription,
                                translator: inout SQLTranslator, dialect: SQLDialect) throws -> Column {
-        let postgres = dialect == .postgres
         if let expression = property.expression {
             let operand: SQLTranslator.Operand
             do {
@@ -286,39 +285,23 @@ package struct DictionaryPlan {
         func refuse() -> StoreError {
             error("cannot take the \(function.rawValue) of '\(property.keyPath)'" + (type.map { " (\($0.rawValue))" } ?? " (a relationship)"))
         }
-        let sql: String
         let result: Decoding
         switch function {
         case .count:
-            sql = "COUNT(\(column))"
-            result = .integer
+            return Column(name: property.name, sql: "COUNT(\(column))", decoding: .integer, isAggregate: true)
         case .sum:
-            guard let type else { throw refuse() }
-            if type.isInteger || type == .boolean {
-                // PostgreSQL sums bigints as numeric and booleans not at all.
-                sql = postgres ? "CAST(COALESCE(SUM(CAST(\(column) AS bigint)), 0) AS bigint)" : "COALESCE(SUM(\(column)), 0)"
-                result = .integer
-            } else if type == .double || type == .float {
-                sql = postgres ? "COALESCE(SUM(\(column)), 0)" : "TOTAL(\(column))"
-                result = .double
-            } else {
-                throw refuse()
-            }
+            guard let type, type.isInteger || type == .boolean || type == .double || type == .float else { throw refuse() }
+            result = type == .double || type == .float ? .double : .integer
         case .average:
             guard let type, type.isInteger || type == .boolean || type == .double || type == .float else { throw refuse() }
-            sql = postgres ? SQLTranslator.postgresAverage(column) : "AVG(\(column))"
             result = .double
         case .min, .max:
             // Decimals are text in the store, so SQLite would order them
             // as text; transformable data has no order.
             guard let type, type != .decimal, type != .transformable, type != .objectID else { throw refuse() }
-            if postgres && type == .boolean {
-                sql = "\(function == .min ? "bool_and" : "bool_or")(\(column))"
-            } else {
-                sql = "\(function == .min ? "MIN" : "MAX")(\(column))"
-            }
             result = .attribute(type)
         }
+        let sql = dialect.aggregate(function, of: column, type: type ?? .undefined)
         return Column(name: property.name, sql: sql, decoding: result, isAggregate: true)
     }
 

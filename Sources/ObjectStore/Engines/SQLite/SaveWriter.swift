@@ -344,7 +344,7 @@ extension ManagedObjectContext {
     /// are shown for SQLite's save only.
     private func explainedStore(for entity: EntityDescription) throws -> any SQLStore {
         let stores = persistentStoreCoordinator!.stores(for: entity)
-        guard stores.count == 1, let store = stores[0] as? any SQLStore, store.dialect == .sqlite else {
+        guard stores.count == 1, let store = stores[0] as? SQLiteStore else {
             throw StoreError.needsOneSQLiteStore("explain", for: entity, found: stores)
         }
         return store

@@ -36,8 +36,7 @@ package enum StoreMigrator {
         }
         let oldMapping = try SchemaMapping(model: old)
         try rebuild(db, old: old, oldMapping: oldMapping, new: model, newMapping: mapping, plan: plan)
-        // PostgreSQL's metadata keeps the archive in a bytea column of its own.
-        let archive = db.dialect == .postgres ? "data" : "value"
+        let archive = db.dialect.metadataArchiveColumn
         try db.execute("UPDATE \(SQLiteStore.metadataTable) SET value = ? WHERE key = 'fingerprint'",
                        [.string(try SchemaBuilder.fingerprint(mapping: mapping, model: model))])
         try db.execute("UPDATE \(SQLiteStore.metadataTable) SET \(archive) = ? WHERE key = 'model'", [.data(model.archived())])
@@ -59,13 +58,7 @@ package enum StoreMigrator {
     private static func rebuild(_ db: MigrationConnection, old: ManagedObjectModel, oldMapping: SchemaMapping,
                                 new: ManagedObjectModel, newMapping: SchemaMapping, plan _: MigrationPlan) throws {
         let pairs = try MigrationLinks(old: old, oldMapping: oldMapping, new: new)
-        if db.dialect == .sqlite {
-            // Drop every index (SQLite's names would clash with the new
-            // tables'): they are recreated for the new layout at the end.
-            for row in try db.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
-                if case .string(let name) = row[0] { try db.execute("DROP INDEX \(try quoteIdentifier(name))") }
-            }
-        }
+        try db.dialect.prepareRebuild(db)
         for table in newMapping.allTables {
             try copyRows(db, into: table, pairs: pairs, new: new, newMapping: newMapping)
         }
@@ -75,27 +68,7 @@ package enum StoreMigrator {
         try copyJoinRows(db, pairs: pairs, new: new, newMapping: newMapping)
         try moveChangedLinks(db, pairs: pairs, new: new, newMapping: newMapping)
         try repairLinks(db, new: new, newMapping: newMapping)
-        let names = newMapping.allTables.map(\.name) + newMapping.allJoinTables.map(\.name)
-        switch db.dialect {
-        case .sqlite:
-            // Swap: drop every old table, then rename the new ones in.
-            for row in try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_mrq_%'") {
-                if case .string(let name) = row[0] { try db.execute("DROP TABLE \(try quoteIdentifier(name))") }
-            }
-            for name in names { try db.execute("ALTER TABLE \(temporary(name)) RENAME TO \(name)") }
-        case .postgres:
-            // A schema may hold other tables than the store's: only the
-            // old mapping's go. Each new table's key sequence then starts
-            // past the keys its rows kept.
-            // One statement: the old tables' foreign keys name each other.
-            let old = oldMapping.allTables.map(\.name) + oldMapping.allJoinTables.map(\.name)
-            if !old.isEmpty { try db.execute("DROP TABLE IF EXISTS \(old.map(\.quoted).joined(separator: ", "))") }
-            for name in names { try db.execute("ALTER TABLE \(temporary(name)) RENAME TO \(name)") }
-            for table in newMapping.allTables {
-                try db.execute("SELECT setval(pg_get_serial_sequence(?, ?), COALESCE(MAX(\(table.primaryKey)), 0) + 1, false) "
-                               + "FROM \(table.name)", [.string(table.name.quoted), .string(table.primaryKey.unquoted)])
-            }
-        }
+        try db.dialect.swapInRebuiltTables(db, old: oldMapping, new: newMapping, temporary: temporary)
         // The old tables' indexes went with them (SQLite's were dropped first).
         for statement in try SchemaBuilder.indexes(mapping: newMapping, model: new) {
             try db.execute(statement)

@@ -1,8 +1,8 @@
 import Foundation
 
-/// How PostgreSQL's timestamps count time, for the store and for the SQL
-/// translator's PostgreSQL dialect (which keeps in memory a date constant
-/// a timestamp cannot hold exactly).
+/// How PostgreSQL's timestamps count time, for the store and for its
+/// dialect (which keeps in memory a date constant a timestamp cannot hold
+/// exactly).
 package enum PostgresTimestamp {
     /// Seconds from PostgreSQL's epoch (2000-01-01) to Foundation's (2001-01-01).
     package static let epochOffset: Int64 = 31_622_400

@@ -1,0 +1,148 @@
+import Foundation
+import Predicates
+
+/// SQLite's SQL: the reference the other dialects differ from, and the
+/// dialect of both SQLite layouts and the in-memory store.
+///
+/// ```swift
+/// SQLiteDialect().window(limit: 0, offset: 5)   // " LIMIT -1 OFFSET 5"
+/// ```
+package struct SQLiteDialect: SQLDialect {
+    package init() {}
+
+    package var engine: FetchExplanation.Engine { .sqlite }
+
+    // MARK: Schema
+
+    package func type(of column: SchemaMapping.Column) -> String { column.sqlType }
+    package func castType(of column: SchemaMapping.Column) -> String { column.sqlType }
+    package func castType(of type: AttributeType) -> String { SchemaMapping.sqlType(type) }
+    package func typed(_ sql: String, as type: String) -> String { sql }
+    package var integer: String { "INTEGER" }
+    package var smallInteger: String { "INTEGER" }
+    /// SQLite's INTEGER PRIMARY KEY is the row id.
+    package func primaryKeyColumn(_ name: SQLIdentifier) -> String { "\(name) INTEGER PRIMARY KEY" }
+    package var joinTableOptions: String { " WITHOUT ROWID" }
+    package func insertIgnoringDuplicates(into table: SQLIdentifier, list: String, select: String) -> String {
+        "INSERT OR IGNORE INTO \(table) (\(list)) \(select)"
+    }
+    package var metadataArchiveColumn: String { "value" }
+
+    /// Drops every index: SQLite's names would clash with the new tables'.
+    /// They are recreated for the new layout at the end.
+    package func prepareRebuild(_ db: MigrationConnection) throws {
+        for row in try db.rows("SELECT name FROM sqlite_master WHERE type = 'index' AND sql IS NOT NULL") {
+            if case .string(let name) = row[0] { try db.execute("DROP INDEX \(try quoteIdentifier(name))") }
+        }
+    }
+
+    /// Drops every old table, then renames the new ones in.
+    package func swapInRebuiltTables(_ db: MigrationConnection, old: SchemaMapping, new: SchemaMapping,
+                                     temporary: (SQLIdentifier) -> SQLIdentifier) throws {
+        for row in try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%' AND name NOT LIKE '_mrq_%'") {
+            if case .string(let name) = row[0] { try db.execute("DROP TABLE \(try quoteIdentifier(name))") }
+        }
+        for name in new.allTables.map(\.name) + new.allJoinTables.map(\.name) {
+            try db.execute("ALTER TABLE \(temporary(name)) RENAME TO \(name)")
+        }
+    }
+
+    // MARK: Statements
+
+    package func parameter(_ number: Int, of value: Value) -> String { "?" + String(number) }
+    package func parameter(_ number: Int, type: String) -> String { "?" + String(number) }
+
+    package func window(limit: Int, offset: Int) -> String {
+        if limit > 0 { return " LIMIT \(limit)" + (offset > 0 ? " OFFSET \(offset)" : "") }
+        return offset > 0 ? " LIMIT -1 OFFSET \(offset)" : ""
+    }
+
+    package func orderTerm(_ sql: String, type: AttributeType?, ascending: Bool) -> String {
+        ascending ? sql : sql + " DESC"
+    }
+
+    package func keysIn(_ parameter: String) -> String { "(SELECT value FROM json_each(\(parameter)))" }
+    package var derivedTableName: String { "" }
+    package var keysShown: String { " IN (?, …)" }
+
+    /// ` IN (?, ?, …)`, once per `chunkSize` keys.
+    package func keyLists(_ keys: [Int64], chunkSize: Int) -> [(sql: String, values: [Value])] {
+        stride(from: 0, to: keys.count, by: chunkSize).map { start in
+            let chunk = keys[start..<min(start + chunkSize, keys.count)]
+            return (" IN (" + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")", chunk.map { .int($0) })
+        }
+    }
+
+    package var deletesWithReturning: Bool { false }
+    package var groupsDistinctRows: Bool { false }
+
+    package func aggregate(_ function: PropertyToFetch.Function, of column: String, type: AttributeType) -> String {
+        switch function {
+        case .sum: return type == .double || type == .float ? "TOTAL(\(column))" : "COALESCE(SUM(\(column)), 0)"
+        case .average: return "AVG(\(column))"
+        case .min: return "MIN(\(column))"
+        case .max: return "MAX(\(column))"
+        case .count: return "COUNT(\(column))"
+        }
+    }
+
+    package var castsToIntegerByTruncating: Bool { true }
+
+    // MARK: Translator
+
+    package var trueSQL: String { "1" }
+    package var falseSQL: String { "0" }
+    package func twoValued(_ sql: String) -> String { "IFNULL(\(sql), 0)" }
+    package func same(_ a: String, _ b: String, _ equal: Bool) -> String { equal ? "\(a) IS \(b)" : "\(a) IS NOT \(b)" }
+    package var approximates: Bool { false }
+
+    package func constant(_ value: Value, in translator: inout SQLTranslator) throws -> SQLTranslator.Operand {
+        switch value {
+        case .decimal(let d):
+            return translator.bound(.double(NSDecimalNumber(decimal: d).doubleValue), category: .number, constant: value)
+        case .uuid(let u): return translator.bound(stored(u, layout: translator.mapping.layout), category: .uuid, constant: value)
+        case .url(let u): return translator.bound(.string(u.absoluteString), category: .url, constant: value)
+        case .null: return SQLTranslator.Operand(sql: "NULL", category: .unknown, constant: value)
+        default: return translator.bound(value, category: SQLTranslator.category(of: value), constant: value)
+        }
+    }
+
+    /// 16 bytes in Core Data's layout, the uppercase string in mrq's.
+    package func stored(_ uuid: UUID, layout: SchemaMapping.Layout) -> Value {
+        layout == .coreData ? .data(bytes(of: uuid)) : .string(uuid.uuidString)
+    }
+
+    package func column(_ sql: String, of type: AttributeType) -> String { sql }
+    package func checkArithmetic() throws {}
+    package func checkNegation(of operand: SQLTranslator.Operand) throws {}
+    package func average(of column: String) -> String { "AVG(\(column))" }
+
+    package func folded(_ sql: String, _ options: Comparison.Options) -> String? {
+        "mrq_fold(\(sql), \(options.rawValue))"
+    }
+
+    package func prepare(_ lhs: inout SQLTranslator.Operand, _ rhs: inout SQLTranslator.Operand, _ c: Comparison,
+                         in translator: inout SQLTranslator) throws -> (options: Comparison.Options, undecided: [String]?) {
+        (c.options, nil)
+    }
+
+    package func approximation(_ sql: String, undecided: [String], in translator: inout SQLTranslator) -> String { sql }
+    package func ordered(_ sql: String, _ subject: SQLTranslator.Operand) -> String { sql }
+    package func uuidText(_ sql: String) -> String { sql }
+    package func checkComparable(_ lhs: SQLTranslator.Operand, _ rhs: SQLTranslator.Operand, options: Comparison.Options) throws {}
+
+    package func stringOperator(_ op: Comparison.Operator, _ text: String, _ needle: String, options: Comparison.Options) -> String {
+        if !options.isEmpty { return "mrq_string(\(SQLFunctions.code(for: op)), \(text), \(needle), \(options.rawValue))" }
+        switch op {
+        case .beginsWith: return "(length(\(needle)) > 0 AND substr(\(text), 1, length(\(needle))) = \(needle))"
+        case .endsWith:
+            return "(length(\(needle)) > 0 AND length(\(text)) >= length(\(needle)) AND substr(\(text), -length(\(needle))) = \(needle))"
+        default: return "(length(\(needle)) > 0 AND instr(\(text), \(needle)) > 0)"
+        }
+    }
+
+    package func like(_ c: Comparison, _ text: SQLTranslator.Operand, _ pattern: SQLTranslator.Operand, options: Comparison.Options,
+                      in translator: inout SQLTranslator) throws -> String {
+        "mrq_string(\(SQLFunctions.code(for: c.op)), \(text.sql), \(pattern.sql), \(options.rawValue))"
+    }
+}
