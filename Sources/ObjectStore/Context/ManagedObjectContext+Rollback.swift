@@ -43,6 +43,8 @@ extension ManagedObjectContext {
             object.state = .clean
         }
         registered.removeAll()
+        goneIDs.removeAll()
+        checkedDestinations.removeAll()
         changed.removeAll()
         committedToMany.removeAll()
         undoManager?.removeAllActions()
@@ -54,6 +56,7 @@ extension ManagedObjectContext {
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         precondition(object.managedObjectContext === self, "the object belongs to another context")
         guard !object.objectID.isTemporaryID else { return }
+        goneIDs.remove(object.objectID)
         noteObjectChange(object)
         if !mergeChanges || !object.hasChanges {
             // Out of the change set even when clean (an undone change

@@ -337,7 +337,8 @@ extension ManagedObjectContext {
         return start..<(limit > 0 ? Swift.min(start + limit, count) : count)
     }
 
-    /// Loads a batch of faults in one query.
+    /// Loads a batch of faults in one query; those whose row is gone are
+    /// marked so.
     func fulfill(_ objects: [ManagedObject]) throws {
         let faults = objects.filter(\.isFault)
         guard !faults.isEmpty else { return }
@@ -350,6 +351,9 @@ extension ManagedObjectContext {
         for snapshot in snapshots {
             if let object = registered[snapshot.id], object.isFault { fill(object, from: snapshot) }
         }
+        // The rows not found are gone: their objects read as such now
+        // rather than one query each later.
+        for object in faults where object.isFault { markGone(object) }
     }
 }
 

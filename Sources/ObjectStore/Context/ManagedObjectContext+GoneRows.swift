@@ -1,0 +1,153 @@
+import Foundation
+
+/// To-one keys naming rows that are gone.
+///
+/// A row deleted behind mrq's back (from `sqlite3` or `psql`, or missing
+/// from a Core Data store) leaves the keys that named it. Such a key reads
+/// as nil: the relationship has no destination, in `object(forKey:)`,
+/// `value(forKey:)`, the typed accessors, the evaluator (so `department ==
+/// nil` holds in memory as in SQL, see `SQLTranslator`) and key paths
+/// through it. Where the store guarantees its keys (a PostgreSQL store
+/// with its foreign keys), they are taken unchecked.
+///
+/// A key is checked when its destination is first handed out with no row
+/// in hand; the destinations of the other objects of the context that
+/// hold the same relationship are checked in the same query (up to
+/// `destinationBatch`), so reading the department of each of a thousand
+/// people costs a query or two, not a thousand.
+///
+/// A save leaves a dangling key as it is unless the relationship is set:
+/// opening and reading write nothing, and a change to another property
+/// writes only that property. Setting the relationship (to an object or to
+/// nil) writes the new key; the gone object's inverse is not touched.
+extension ManagedObjectContext {
+    /// How many destinations one query checks.
+    static let destinationBatch = 500
+
+    /// `id`'s object as the destination of `source`'s to-one at `index`:
+    /// nil when its row is gone.
+    func destination(_ id: ObjectID, of source: ManagedObject, relationship index: Int) -> ManagedObject? {
+        if !goneIDs.isEmpty, goneIDs.contains(id) {
+            // Still gone unless its row came back since (a merge or a
+            // refresh filled it, or an ancestor's delete was undone).
+            guard let object = registered[id], object.committed != nil || object.isFault || object.hasChanges else {
+                return nil
+            }
+            goneIDs.remove(id)
+        }
+        if id.isTemporaryID { return unsavedDestination(id) }
+        let object = self.object(with: id)
+        guard object.isFault, object.committed == nil, !id.isTemporaryID,
+              keysMayDangle(source.entity.relationships[index], in: source.entity, destination: id) else { return object }
+        checkDestinations(startingWith: object, of: source.entity, relationship: index)
+        return goneIDs.contains(id) ? nil : object
+    }
+
+    /// An unsaved object as a destination: this context's, or an
+    /// ancestor's; nil when none holds it any more (its insert undone or
+    /// rolled back).
+    private func unsavedDestination(_ id: ObjectID) -> ManagedObject? {
+        if let object = registered[id], !object.isFault { return object }
+        guard parent != nil, let snapshot = try? snapshotFromSource(id) else { return nil }
+        let object = self.object(with: id)
+        if object.isFault { fill(object, from: snapshot) }
+        return object
+    }
+
+    /// Whether the to-one's keys may name rows that are gone (see
+    /// `StoreBackend.enforcesKeys`), once per relationship.
+    private func keysMayDangle(_ relationship: RelationshipDescription, in entity: EntityDescription,
+                               destination: ObjectID) -> Bool {
+        let key = ObjectIdentifier(relationship)
+        if let known = keysMayDangle[key] { return known }
+        var mayDangle = true
+        if let coordinator = persistentStoreCoordinator, let store = try? coordinator.backend(for: destination) {
+            mayDangle = !store.enforcesKeys(of: relationship, in: entity)
+        }
+        keysMayDangle[key] = mayDangle
+        return mayDangle
+    }
+
+    /// Looks up `first`'s row and those of the other unchecked
+    /// destinations of the relationship among the registered objects, in
+    /// one query: the rows found are registered (as faults holding their
+    /// row), the others marked gone.
+    private func checkDestinations(startingWith first: ManagedObject, of entity: EntityDescription, relationship index: Int) {
+        var ids = [first.objectID]
+        var seen: Set<ObjectID> = [first.objectID]
+        for source in registered.values where source.entity === entity || source.entity.isKind(of: entity) {
+            if ids.count >= Self.destinationBatch { break }
+            let slot: ObjectID?
+            if source.isFault {
+                slot = source.committed.flatMap { index < $0.links.count ? $0.toOneID(at: index) : nil }
+            } else if index < source.relationshipSlots.count, case .toOne(let id) = source.relationshipSlots[index] {
+                slot = id
+            } else {
+                slot = nil
+            }
+            guard let id = slot, !id.isTemporaryID, !seen.contains(id), !goneIDs.contains(id) else { continue }
+            if let registered = registered[id], !registered.isFault || registered.committed != nil { continue }
+            seen.insert(id)
+            ids.append(id)
+        }
+        let snapshots: [Snapshot]
+        do {
+            snapshots = try snapshotsFromSource(ids)
+        } catch {
+            // Unknown: hand the objects out as before, faults whose row
+            // may yet be read.
+            MRLog.error("cannot look up the rows of \(ids.count) objects: \(error)")
+            return
+        }
+        var found = Set<ObjectID>()
+        var kept: [ManagedObject] = []
+        kept.reserveCapacity(snapshots.count)
+        for snapshot in snapshots {
+            // A row of another entity than the key's fits no object's
+            // slots: gone, as `fill` reads it.
+            if let existing = registered[snapshot.id],
+               !(snapshot.id.entity === existing.entity || snapshot.id.entity.isKind(of: existing.entity)) { continue }
+            found.insert(snapshot.id)
+            kept.append(register(snapshot, asFaults: true))
+        }
+        for id in ids where !found.contains(id) {
+            markGone(self.object(with: id))
+        }
+        checkedDestinations = kept
+    }
+
+    /// The rows of `ids` this context's source holds, in batches: from the
+    /// parent context (its current state) or the stores.
+    func snapshotsFromSource(_ ids: [ObjectID]) throws -> [Snapshot] {
+        guard let parent else { return try persistentStoreCoordinator?.snapshots(for: ids) ?? [] }
+        return try parent.performAndWait { try parent.snapshotsForChild(ids) }
+    }
+
+    /// This context's current state of the objects, for a child: what it
+    /// holds, and what its own source holds of the rest in one go.
+    private func snapshotsForChild(_ ids: [ObjectID]) throws -> [Snapshot] {
+        var result: [Snapshot] = []
+        var unknown: [ObjectID] = []
+        for id in ids {
+            if let object = registered[id], !(object.isFault && object.committed == nil) {
+                if let snapshot = try snapshotForChild(id) { result.append(snapshot) }
+            } else if !goneIDs.contains(id) && !id.isTemporaryID {
+                unknown.append(id)
+            }
+        }
+        if !unknown.isEmpty { result += try snapshotsFromSource(unknown) }
+        return result
+    }
+
+    /// Leaves `object` empty (every attribute nil) and known to be gone.
+    func markGone(_ object: ManagedObject) {
+        object.values = object.entity.attributes.map { _ in .null }
+        object.relationshipSlots = object.entity.emptySlots
+        object.committed = nil
+        object.isFault = false
+        if !object.objectID.isTemporaryID { goneIDs.insert(object.objectID) }
+    }
+
+    /// Whether `id` names a row known to be gone.
+    package func isGone(_ id: ObjectID) -> Bool { goneIDs.contains(id) }
+}
