@@ -37,7 +37,7 @@ extension ManagedObjectContext {
         }
         if id.isTemporaryID { return unsavedDestination(id) }
         let object = self.object(with: id)
-        guard object.isFault, object.committed == nil, !id.isTemporaryID,
+        guard object.isFault, object.committed == nil, !id.isTemporaryID, !presentIDs.contains(id),
               keysMayDangle(source.entity.relationships[index], in: source.entity, destination: id) else { return object }
         checkDestinations(startingWith: object, of: source.entity, relationship: index)
         return goneIDs.contains(id) ? nil : object
@@ -71,12 +71,32 @@ extension ManagedObjectContext {
     /// Looks up `first`'s row and those of the other unchecked
     /// destinations of the relationship among the registered objects, in
     /// one query: the rows found are registered (as faults holding their
-    /// row), the others marked gone.
+    /// row) and remembered as present, the others marked gone.
+    ///
+    /// The sources are scanned from where the last check of the
+    /// relationship stopped (see `DestinationScan`), so reading the
+    /// destination of each of n objects costs n / `destinationBatch`
+    /// queries and one pass over the sources in all, not one per check.
     private func checkDestinations(startingWith first: ManagedObject, of entity: EntityDescription, relationship index: Int) {
         var ids = [first.objectID]
         var seen: Set<ObjectID> = [first.objectID]
-        for source in registered.values where source.entity === entity || source.entity.isKind(of: entity) {
-            if ids.count >= Self.destinationBatch { break }
+        let key = DestinationScan.Key(entity: ObjectIdentifier(entity), relationship: index)
+        var scan = destinationScans[key] ?? DestinationScan()
+        var refilled = false
+        while ids.count < Self.destinationBatch {
+            if scan.next == scan.sources.count {
+                // Out of sources: once per check, take the registered
+                // objects as they are now (some came since).
+                if refilled { break }
+                refilled = true
+                scan = DestinationScan(sources: registered.values.compactMap {
+                    $0.entity === entity || $0.entity.isKind(of: entity) ? $0.objectID : nil
+                })
+                if scan.sources.isEmpty { break }
+            }
+            let sourceID = scan.sources[scan.next]
+            scan.next += 1
+            guard let source = registered[sourceID] else { continue }
             let slot: ObjectID?
             if source.isFault {
                 slot = source.committed.flatMap { index < $0.links.count ? $0.toOneID(at: index) : nil }
@@ -85,11 +105,13 @@ extension ManagedObjectContext {
             } else {
                 slot = nil
             }
-            guard let id = slot, !id.isTemporaryID, !seen.contains(id), !goneIDs.contains(id) else { continue }
+            guard let id = slot, !id.isTemporaryID, !seen.contains(id), !goneIDs.contains(id),
+                  !presentIDs.contains(id) else { continue }
             if let registered = registered[id], !registered.isFault || registered.committed != nil { continue }
             seen.insert(id)
             ids.append(id)
         }
+        destinationScans[key] = scan
         let snapshots: [Snapshot]
         do {
             snapshots = try snapshotsFromSource(ids)
@@ -108,6 +130,7 @@ extension ManagedObjectContext {
             if let existing = registered[snapshot.id],
                !(snapshot.id.entity === existing.entity || snapshot.id.entity.isKind(of: existing.entity)) { continue }
             found.insert(snapshot.id)
+            presentIDs.insert(snapshot.id)
             kept.append(register(snapshot, asFaults: true))
         }
         for id in ids where !found.contains(id) {
@@ -145,9 +168,33 @@ extension ManagedObjectContext {
         object.relationshipSlots = object.entity.emptySlots
         object.committed = nil
         object.isFault = false
-        if !object.objectID.isTemporaryID { goneIDs.insert(object.objectID) }
+        if !object.objectID.isTemporaryID {
+            goneIDs.insert(object.objectID)
+            presentIDs.remove(object.objectID)
+        }
+    }
+
+    /// Forgets which destinations were checked: after a reset or a
+    /// refresh of everything, rows may have gone since.
+    func forgetCheckedDestinations() {
+        goneIDs.removeAll()
+        presentIDs.removeAll()
+        destinationScans.removeAll()
+        checkedDestinations.removeAll()
     }
 
     /// Whether `id` names a row known to be gone.
     package func isGone(_ id: ObjectID) -> Bool { goneIDs.contains(id) }
+}
+
+/// Where the checks of one to-one's destinations have got in the sources
+/// (the registered objects of its entity, as they were when the scan
+/// began): each check goes on from `next`.
+struct DestinationScan {
+    struct Key: Hashable {
+        let entity: ObjectIdentifier
+        let relationship: Int
+    }
+    var sources: [ObjectID] = []
+    var next = 0
 }

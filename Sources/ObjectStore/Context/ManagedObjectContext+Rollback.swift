@@ -43,8 +43,7 @@ extension ManagedObjectContext {
             object.state = .clean
         }
         registered.removeAll()
-        goneIDs.removeAll()
-        checkedDestinations.removeAll()
+        forgetCheckedDestinations()
         changed.removeAll()
         committedToMany.removeAll()
         undoManager?.removeAllActions()
@@ -57,6 +56,7 @@ extension ManagedObjectContext {
         precondition(object.managedObjectContext === self, "the object belongs to another context")
         guard !object.objectID.isTemporaryID else { return }
         goneIDs.remove(object.objectID)
+        presentIDs.remove(object.objectID)
         noteObjectChange(object)
         if !mergeChanges || !object.hasChanges {
             // Out of the change set even when clean (an undone change

@@ -97,6 +97,11 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// The last batch of to-one destinations found to exist, held so that
     /// the reads after the one that looked them up find them registered.
     var checkedDestinations: [ManagedObject] = []
+    /// To-one destinations whose rows a check found (they are not checked
+    /// again while the context lives; see `forgetCheckedDestinations`).
+    var presentIDs = Set<ObjectID>()
+    /// How far the checks of each to-one have scanned their sources.
+    var destinationScans: [DestinationScan.Key: DestinationScan] = [:]
     /// Whether a to-one's keys are checked, by relationship.
     var keysMayDangle: [ObjectIdentifier: Bool] = [:]
     private var childContexts: [ObjectIdentifier: Weak] = [:]
