@@ -37,7 +37,9 @@ extension ManagedObjectContext {
         }
         if id.isTemporaryID { return unsavedDestination(id) }
         let object = self.object(with: id)
-        guard object.isFault, object.committed == nil, !id.isTemporaryID, !presentIDs.contains(id),
+        // A root context trusts a row it found (as it trusts an object it
+        // holds); a child does not: its parent may have deleted it since.
+        guard object.isFault, object.committed == nil, !id.isTemporaryID, parent != nil || !presentIDs.contains(id),
               keysMayDangle(source.entity.relationships[index], in: source.entity, destination: id) else { return object }
         checkDestinations(startingWith: object, of: source.entity, relationship: index)
         return goneIDs.contains(id) ? nil : object
@@ -130,7 +132,7 @@ extension ManagedObjectContext {
             if let existing = registered[snapshot.id],
                !(snapshot.id.entity === existing.entity || snapshot.id.entity.isKind(of: existing.entity)) { continue }
             found.insert(snapshot.id)
-            presentIDs.insert(snapshot.id)
+            if parent == nil { presentIDs.insert(snapshot.id) }
             kept.append(register(snapshot, asFaults: true))
         }
         for id in ids where !found.contains(id) {
