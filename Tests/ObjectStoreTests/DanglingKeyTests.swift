@@ -160,6 +160,41 @@ import Testing
         #expect(everyone.filter { $0.object(forKey: "department") != nil }.count == 1)
     }
 
+    /// In a child, a destination reads its parent's state when it is
+    /// read, as any fault does: checking the keys of the child's other
+    /// objects does not keep their destinations' rows as they were then
+    /// (ChainFetchTests saw a child sort by a rank its parent had changed
+    /// since, or not, as objects happened to be released).
+    @Test(arguments: Engine.allCases)
+    func testAChildReadsADestinationAsItsParentHoldsItNow(_ engine: Engine) throws {
+        let store = try Self.store(engine)
+        let root = try store.open()
+        let child = ManagedObjectContext(concurrencyType: .confined, parent: root)
+        let people = try Self.people(child)
+        let p1 = try #require(people["p1"]), p4 = try #require(people["p4"])
+        // Checks p1's department, and those of the child's other people.
+        #expect(p1.object(forKey: "department") == nil)
+        let a = try #require(Self.people(root)["p4"]?.object(forKey: "department"))
+        a["name"] = .string("A2")
+        #expect(p4.object(forKey: "department")?["name"] == .string("A2"))
+    }
+
+    /// A destination its parent deleted reads as nil in a child; once the
+    /// parent rolls the delete back, the child reads it again (when it no
+    /// longer holds the emptied object, as for any object it read).
+    @Test(arguments: Engine.allCases)
+    func testAChildSeesADestinationItsParentRestored(_ engine: Engine) throws {
+        let store = try Self.store(engine)
+        let root = try store.open()
+        let child = ManagedObjectContext(concurrencyType: .confined, parent: root)
+        let p4 = try #require(Self.people(child)["p4"])
+        let a = try #require(Self.people(root)["p4"]?.object(forKey: "department"))
+        root.delete(a)
+        #expect(p4.object(forKey: "department") == nil)
+        root.rollback()
+        #expect(p4.object(forKey: "department")?["name"] == .string("A"))
+    }
+
     /// A save leaves a dangling key as it is unless the relationship is
     /// set: opening and reading never write, and a change to another
     /// property does not either.

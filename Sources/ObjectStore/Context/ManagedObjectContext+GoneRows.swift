@@ -14,7 +14,10 @@ import Foundation
 /// in hand; the destinations of the other objects of the context that
 /// hold the same relationship are checked in the same query (up to
 /// `destinationBatch`), so reading the department of each of a thousand
-/// people costs a query or two, not a thousand.
+/// people costs a query or two, not a thousand. That is in a root context,
+/// whose source is the store; a child reads a destination from its parent
+/// when it hands it out, as firing its fault would, since rows looked up
+/// ahead would be the parent's state of that moment, not of their read.
 ///
 /// A save leaves a dangling key as it is unless the relationship is set:
 /// opening and reading write nothing, and a change to another property
@@ -29,18 +32,29 @@ extension ManagedObjectContext {
     func destination(_ id: ObjectID, of source: ManagedObject, relationship index: Int) -> ManagedObject? {
         if !goneIDs.isEmpty, goneIDs.contains(id) {
             // Still gone unless its row came back since (a merge or a
-            // refresh filled it, or an ancestor's delete was undone).
-            guard let object = registered[id], object.committed != nil || object.isFault || object.hasChanges else {
+            // refresh filled it, or an ancestor's delete was undone). A
+            // child knows it only while it holds the emptied object, as
+            // it knows any object it read: its parent may have it again.
+            if let object = registered[id] {
+                guard object.committed != nil || object.isFault || object.hasChanges else { return nil }
+            } else if parent == nil {
                 return nil
             }
             goneIDs.remove(id)
         }
         if id.isTemporaryID { return unsavedDestination(id) }
         let object = self.object(with: id)
-        // A root context trusts a row it found (as it trusts an object it
-        // holds); a child does not: its parent may have deleted it since.
-        guard object.isFault, object.committed == nil, !id.isTemporaryID, parent != nil || !presentIDs.contains(id),
+        guard object.isFault, object.committed == nil,
               keysMayDangle(source.entity.relationships[index], in: source.entity, destination: id) else { return object }
+        if parent != nil {
+            // A child reads the destination as its parent holds it now,
+            // as any fault does; rows looked up ahead for other objects
+            // would be the parent's state of the moment they were read.
+            fulfillFault(object)
+            return goneIDs.contains(id) ? nil : object
+        }
+        // A root trusts a row it found, as it trusts an object it holds.
+        guard !presentIDs.contains(id) else { return object }
         checkDestinations(startingWith: object, of: source.entity, relationship: index)
         return goneIDs.contains(id) ? nil : object
     }
@@ -72,7 +86,7 @@ extension ManagedObjectContext {
 
     /// Looks up `first`'s row and those of the other unchecked
     /// destinations of the relationship among the registered objects, in
-    /// one query: the rows found are registered (as faults holding their
+    /// one query (in a root context, whose source is the store): the rows found are registered (as faults holding their
     /// row) and remembered as present, the others marked gone.
     ///
     /// The sources are scanned from where the last check of the
@@ -132,7 +146,7 @@ extension ManagedObjectContext {
             if let existing = registered[snapshot.id],
                !(snapshot.id.entity === existing.entity || snapshot.id.entity.isKind(of: existing.entity)) { continue }
             found.insert(snapshot.id)
-            if parent == nil { presentIDs.insert(snapshot.id) }
+            presentIDs.insert(snapshot.id)
             kept.append(register(snapshot, asFaults: true))
         }
         for id in ids where !found.contains(id) {
