@@ -207,7 +207,7 @@ extension ManagedObjectContext {
             if !pending { return objects }
         } else if let statement {
             let plan = statement.plan
-            if !statement.pending && plan.residual != nil && plan.order != nil && request.fetchLimit > 0 {
+            if statement.readsInPages(request) {
                 return try pagedMatches(statement, request: request, evaluator: evaluator)
             }
             let inMemory = statement.worksInMemory
@@ -389,6 +389,13 @@ struct FetchStatement {
     let merge: Merge
 
     var bindings: [Value] { plan.bindings }
+
+    /// Whether a root context reads the rows in pages until the window is
+    /// full (see `pagedMatches`): the rows come sorted, a residual decides
+    /// which match, and a limit ends the reading.
+    func readsInPages(_ request: FetchRequest) -> Bool {
+        !pending && plan.residual != nil && plan.order != nil && request.fetchLimit > 0
+    }
 
     /// Whether unsaved changes are merged into the answer.
     var pending: Bool {
