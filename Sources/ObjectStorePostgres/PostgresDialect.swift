@@ -153,6 +153,7 @@ package struct PostgresDialect: SQLDialect {
     package var trueSQL: String { "TRUE" }
     package var falseSQL: String { "FALSE" }
     package func twoValued(_ sql: String) -> String { "COALESCE(\(sql), FALSE)" }
+    package func keptKey(_ key: String, present: String) -> String { present }
     package func same(_ a: String, _ b: String, _ equal: Bool) -> String { "\(a) IS \(equal ? "NOT " : "")DISTINCT FROM \(b)" }
     /// `[c]` and `[d]` are exact only on ASCII rows and let the rest
     /// through (or out) for memory to decide.

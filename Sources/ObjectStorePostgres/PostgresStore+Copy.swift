@@ -38,8 +38,45 @@ extension PostgresStore {
                         copy into an empty one (a new database, or a schema of its own with options=-csearch_path%3DNAME in the URL)
                         """)
                 }
+                let missing = Self.missingRequiredValues(changes)
+                if !missing.isEmpty {
+                    throw StoreError(.validation, """
+                        cannot copy into the PostgreSQL store at \(url?.absoluteString ?? connection.target), whose columns \
+                        refuse an empty required value: \(missing.joined(separator: "; ")); give those rows a value and \
+                        save (or make the property optional in the model), then copy again
+                        """)
+                }
                 return try PostgresSaveWriter(store: self, changes: changes).write()
             }
+        }
+    }
+
+    /// The required attributes and to-ones (NOT NULL columns here) that
+    /// rows of `changes` leave empty, with how many rows, by entity:
+    /// `2 Person rows have no name (Person.name is required)`.
+    static func missingRequiredValues(_ changes: StoreChanges) -> [String] {
+        var counts: [[String]: Int] = [:]
+        var order: [[String]] = []
+        func count(_ entity: EntityDescription, _ name: String) {
+            let key = [entity.name, name]
+            if counts[key] == nil { order.append(key) }
+            counts[key, default: 0] += 1
+        }
+        for row in changes.inserted {
+            let entity = row.id.entity
+            for (i, attribute) in entity.attributes.enumerated()
+            where !attribute.isOptional && !attribute.isTransient && attribute.type != .composite && i < row.values.count
+                && row.values[i].isNull {
+                count(entity, attribute.name)
+            }
+            for (i, relationship) in entity.relationships.enumerated()
+            where relationship.isToOne && !relationship.isOptional && !relationship.isTransient && row.toOneID(at: i) == nil {
+                count(entity, relationship.name)
+            }
+        }
+        return order.map { key in
+            let (entity, property, n) = (key[0], key[1], counts[key] ?? 0)
+            return "\(n) \(entity) row\(n == 1 ? " has" : "s have") no \(property) (\(entity).\(property) is required)"
         }
     }
 

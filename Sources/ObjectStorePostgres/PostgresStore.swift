@@ -54,6 +54,10 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
     package var roundTrips: Int { connection.roundTrips }
     /// Each table's key sequence, by table name, found at first use.
     private var sequences: [SQLIdentifier: String] = [:]
+    /// The single-column foreign keys of the store's tables, as
+    /// `table column referenced-table`, read at first use (see
+    /// `enforcesKeys`).
+    private var foreignKeys: Set<[String]>?
 
     init(url: URL, model: ManagedObjectModel, configuration: String?, options: PersistentStoreOptions) throws {
         guard options.layout == .mrq else {
@@ -106,6 +110,38 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
                                                 : "nothing of it was written"
             throw StoreError(error.kind, "\(error.message); \(outcome); reconnected to PostgreSQL (\(connection.target)): "
                              + "the changes are kept, save again", sql: error.sql)
+        }
+    }
+
+    /// Whether a foreign key constraint on the to-one's column guarantees
+    /// that its keys name rows of the destination's table: true on a store
+    /// mrq made with its constraints, false on one made before them or
+    /// whose constraints a DBA dropped (its keys are then checked).
+    package func enforcesKeys(of relationship: RelationshipDescription, in entity: EntityDescription) -> Bool {
+        guard let destination = relationship.destination,
+              let columns = mapping.toOne(relationship.name, of: entity) else { return false }
+        let key = [mapping.table(for: entity).name.unquoted, columns.foreignKey.unquoted,
+                   mapping.table(for: destination).name.unquoted]
+        return withLock {
+            if foreignKeys == nil {
+                do {
+                    let rows = try connection.reading {
+                        try connection.rows("""
+                            SELECT t.relname::text, a.attname::text, r.relname::text FROM pg_constraint c
+                            JOIN pg_class t ON t.oid = c.conrelid JOIN pg_class r ON r.oid = c.confrelid
+                            JOIN pg_namespace n ON n.oid = t.relnamespace
+                            JOIN pg_attribute a ON a.attrelid = c.conrelid AND a.attnum = c.conkey[1]
+                            WHERE c.contype = 'f' AND n.nspname = current_schema() AND cardinality(c.conkey) = 1
+                            """)
+                    }
+                    foreignKeys = Set(rows.map { $0.map { if case .string(let s) = $0 { return s } else { return "" } } })
+                } catch {
+                    // Unknown: check the keys, which is right either way.
+                    MRLog.error("cannot read the foreign keys of \(connection.target): \(error)")
+                    return false
+                }
+            }
+            return foreignKeys?.contains(key) ?? false
         }
     }
 

@@ -143,6 +143,31 @@ import Testing
         #expect(stored.name == .string("Ada King") && stored.age == .int(71))
     }
 
+    /// A deleted-row conflict over a to-one names the relationship with
+    /// their value (gone) and yours (the destination by its unique key):
+    /// it named the relationship alone.
+    @Test(arguments: engines)
+    func aToOneChangeOfARowAnotherWriterDeletedNamesBothValues(type: PersistentStoreType) throws {
+        let writers = try Writers(type)
+        defer { writers.remove() }
+        let a = Writers.context(writers.a)
+        let b = Writers.context(writers.b)
+        let sales = b.insertObject(forEntityName: "Department")
+        sales["code"] = .string("SAL")
+        try b.save()
+        let bAda = try #require(try b.fetch(FetchRequest(entityName: "Person")).first)
+        a.delete(try #require(try a.fetch(FetchRequest(entityName: "Person")).first))
+        try a.save()
+        bAda.setObject(sales, forKey: "department")
+        do {
+            try b.save()
+            Issue.record("an update of a deleted row should be refused")
+        } catch let error as MergeConflictError {
+            #expect(error.description == "merge conflict: Person personID = 1 was deleted in the store, so your change "
+                + "cannot be written: department is gone there, Department code = \"SAL\" yours", "\(error)")
+        }
+    }
+
     @Test(arguments: engines)
     func anUpdateOfARowAnotherWriterDeletedIsRefused(type: PersistentStoreType) throws {
         let writers = try Writers(type)
@@ -162,7 +187,8 @@ import Testing
             #expect(conflict.isDeletedInStore)
             #expect(conflict.properties == [.init(key: "age", cached: .int(70), persisted: nil, object: .int(80))])
             #expect(error.description
-                == "merge conflict: Person personID = 1 was deleted in the store, so your change to age cannot be written",
+                == "merge conflict: Person personID = 1 was deleted in the store, so your change cannot be written: "
+                + "age is gone there, 80 yours",
                     "\(error)")
         }
         #expect(try writers.count() == 0, "nothing was brought back")

@@ -345,7 +345,9 @@ import Testing
                         let members = reference.members(c, uid).map { reference.resolves(c, $0) ? $0 : -1 }.sorted()
                         expected[uid] = Seen(b: values.b, members: members)
                     } else {
-                        let team = values.team.map { reference.resolves(c, $0) ? $0 : -1 }
+                        // A to-one whose row is gone reads as nil (a
+                        // to-many's member as an empty object, -1).
+                        let team = values.team.flatMap { reference.resolves(c, $0) ? $0 : nil }
                         expected[uid] = Seen(a: values.a, b: values.b, team: team)
                     }
                 }

@@ -174,6 +174,34 @@ import Testing
         #expect(try connection.scalar("SELECT count(*) FROM \"Department\"") == .int(1))
     }
 
+    /// A store copied into PostgreSQL whose rows leave a required value
+    /// empty (written by another program) is refused before any write,
+    /// naming the entity, the property and how many rows, and how to go
+    /// on; it gave PostgreSQL's raw 23502 message.
+    @Test func testACopyOfRowsMissingARequiredValueSaysWhichAndHowMany() throws {
+        let path = TestModels.temporaryStorePath()
+        let model = try Self.model()
+        let coordinator = try TestModels.coordinator(model, path: path)
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        for name in ["Ada", "Bob", "Cy"] {
+            let person = context.insertObject(forEntityName: "Person")
+            person["name"] = .string(name)
+        }
+        try context.save()
+        try Database(path: path).execute("UPDATE \"Person\" SET name = NULL WHERE name <> 'Cy'")
+        let url = try PostgresServer.shared().createDatabase()
+        let store = try #require(coordinator.persistentStores.first)
+        do {
+            try coordinator.migratePersistentStore(store, to: URL(string: url)!, type: .postgres)
+            Issue.record("a copy of rows without a required value should be refused")
+        } catch let error as StoreError {
+            #expect(error.message.contains("2 Person rows have no name (Person.name is required); give those rows a value"),
+                    "\(error.message)")
+            #expect(!error.message.contains("23502"), "\(error.message)")
+        }
+        #expect(try PostgresConnection(url).scalar("SELECT count(*) FROM \"Person\"") == .int(0))
+    }
+
     /// The same on SQLite, its foreign keys played by triggers (a
     /// connection's `PRAGMA foreign_keys` is its own).
     @Test func testADBAsPlainForeignKeysDoNotBreakSavesOnSQLite() throws {

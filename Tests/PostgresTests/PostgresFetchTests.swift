@@ -319,6 +319,15 @@ import struct Predicates.Predicate
             let found = try fresh.fetch(request).map { $0["i32"] }
             #expect(found == Array(every.dropFirst(offset).prefix(limit)), "limit \(limit) offset \(offset)")
             #expect(store.rowsReturned - before <= most, "limit \(limit) offset \(offset): \(store.rowsReturned - before) rows read")
+            // A dictionary fetch (the shell's query) reads the keys of
+            // the window the same way, then the rows of those keys.
+            request.resultType = .dictionary
+            request.propertiesToFetch = [PropertyToFetch(keyPath: "i32")]
+            let beforeRows = store.rowsReturned
+            let rows = try fresh.fetchDictionaries(request).map { $0["i32"] ?? .null }
+            #expect(rows == Array(every.dropFirst(offset).prefix(limit)), "dictionaries, limit \(limit) offset \(offset)")
+            #expect(store.rowsReturned - beforeRows <= most + limit,
+                    "dictionaries, limit \(limit) offset \(offset): \(store.rowsReturned - beforeRows) rows read")
         }
         // Matches at once: one page.
         var request = FetchRequest(entityName: "Item", predicate: try Predicate(format: "name BEGINSWITH[c] 'AB' AND i32 >= 40"))

@@ -153,4 +153,22 @@ import Testing
         let pending = shell.run("explain count Person where age > 1")
         #expect(pending.text.contains("in memory:\n  unsaved changes merged"), "\(pending.text)")
     }
+
+    /// A limited query whose predicate SQL says only in part reads the
+    /// sorted rows in pages until enough match, and explain says so (it
+    /// said only that the limit applied in memory, as if every row were
+    /// read).
+    @Test func aLimitedQueryWithAResidualSaysItReadsInPages() throws {
+        let shell = try shell()
+        #expect(shell.run("save").ok)
+        let paged = shell.run("explain Person where age / personID > 1 sort age limit 2 offset 1")
+        #expect(paged.text.contains("read in pages of the sorted rows (the first 16 rows, then each page twice the last) until 3 match"),
+                "\(paged.text)")
+        // Cy (5), Ada (30), Bob (70): the window is Ada and Bob.
+        let window = shell.run("Person where age / personID > 1 sort age limit 2 offset 1")
+        #expect(window.ok && window.text.contains("Ada") && window.text.contains("Bob") && !window.text.contains("Cy"), "\(window.text)")
+        for unpaged in ["explain Person where age / personID > 1 sort age", "explain Person where age > 1 sort age limit 2"] {
+            #expect(!shell.run(unpaged).text.contains("read in pages"), "\(unpaged)")
+        }
+    }
 }

@@ -130,7 +130,7 @@ struct ConflictShellTests {
         #expect(Self.run(a, "delete Person where personID == 1\nsave").ok)
         let refused = Self.run(b, "save")
         #expect(!refused.ok)
-        #expect(refused.out.contains("Person personID = 1 was deleted in the store, so your change to age cannot be written"),
+        #expect(refused.out.contains("Person personID = 1 was deleted in the store, so your change cannot be written: age is gone there"),
                 "\(refused.out)")
         #expect(!refused.out.contains("saved 1 change"), "\(refused.out)")
         // Taking theirs writes nothing, and says so.

@@ -89,4 +89,22 @@ struct ReadmeCommandTests {
             #expect(result.output == expected, "README block differs:\n\(TextDiff.lines(expected: expected, actual: result.output))")
         }
     }
+
+    /// Issue 33: the README points at nothing outside the repository and
+    /// quotes no test count that goes stale: every link is a web address,
+    /// an anchor or a file of the repository, and no absolute path of a
+    /// machine appears.
+    @Test func theReadmeStaysInsideTheRepository() throws {
+        let readme = try String(contentsOf: MRQBinary.packageRoot.appendingPathComponent("README.md"), encoding: .utf8)
+        for match in readme.matches(of: /\]\(([^)\s]+)\)/) {
+            let link = String(match.1)
+            if link.hasPrefix("https://") || link.hasPrefix("http://") || link.hasPrefix("#") { continue }
+            #expect(!link.hasPrefix("/") && !link.contains(".."), "\(link)")
+            #expect(FileManager.default.fileExists(atPath: MRQBinary.packageRoot.appendingPathComponent(link).path), "\(link)")
+        }
+        for machinePath in ["/work/", "/home/", "/Users/", "/tmp/"] {
+            #expect(!readme.contains(machinePath), "\(machinePath)")
+        }
+        #expect(readme.firstMatch(of: /\b\d+ tests\b/) == nil)
+    }
 }

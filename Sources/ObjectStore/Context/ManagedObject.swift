@@ -351,14 +351,16 @@ open class ManagedObject: CustomStringConvertible {
 
     // MARK: - Relationship access
 
-    /// The destination of a to-one relationship.
+    /// The destination of a to-one relationship; nil when it has none,
+    /// and when its key names a row that is gone (deleted behind mrq's
+    /// back, in a store without a foreign key to prevent it).
     public func object(forKey key: String) -> ManagedObject? {
         guard let index = entity.relationshipSlot(named: key), entity.relationships[index].isToOne else {
             preconditionFailure("entity \(entity.name) has no to-one relationship '\(key)'")
         }
         willAccessValues()
         guard case .toOne(let id?) = relationshipSlots[index] else { return nil }
-        return managedObjectContext?.object(with: id)
+        return managedObjectContext?.destination(id, of: self, relationship: index)
     }
 
     /// Sets a to-one relationship; the inverse follows.

@@ -140,8 +140,9 @@ extension ManagedObjectContext {
         let relationship = object.entity.relationships[index]
         guard case .toOne(let oldID) = object.relationshipSlots[index], oldID != destination?.objectID else { return }
         if let inverse = relationship.resolvedInverse {
-            if let oldID {
-                let old = self.object(with: oldID)
+            // A gone destination's inverse is left alone: its row is not
+            // there to update.
+            if let oldID, let old = self.destination(oldID, of: object, relationship: index) {
                 if let inverseIndex = old.entity.relationshipSlot(named: inverse.name) {
                     if inverse.isToMany {
                         primitiveRemove(old, inverseIndex, object.objectID)
@@ -266,7 +267,9 @@ extension ManagedObjectContext {
 
     func destinations(of object: ManagedObject, relationship index: Int) -> [ManagedObject] {
         switch object.relationshipSlots[index] {
-        case .toOne(let id): return id.map { [self.object(with: $0)] } ?? []
+        case .toOne(let id):
+            // A gone destination has no inverse to clear, nor row to delete.
+            return id.flatMap { destination($0, of: object, relationship: index) }.map { [$0] } ?? []
         case .toMany, .toManyFault: return toManyIDs(object, relationship: index).ids.map { self.object(with: $0) }
         }
     }

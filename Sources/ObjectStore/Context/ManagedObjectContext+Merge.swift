@@ -239,7 +239,14 @@ extension ManagedObjectContext {
             guard case .toOne(let mine) = object.relationshipSlots[i], mine != committed.toOneID(at: i) else { continue }
             let stored = current?.toOneID(at: i)
             if current != nil, stored == committed.toOneID(at: i) || stored == mine { continue }
-            func shown(_ id: ObjectID?) -> Value { id.map { .string(Self.name(of: $0, values: nil)) } ?? .null }
+            // A destination by its unique key where this context holds
+            // its values, else by its row.
+            func shown(_ id: ObjectID?) -> Value {
+                id.map { id in
+                    let held = registered[id].flatMap { $0.isFault ? $0.committed?.values : $0.values }
+                    return .string(Self.name(of: id, values: held))
+                } ?? .null
+            }
             properties.append(.init(key: relationship.name, cached: shown(committed.toOneID(at: i)),
                                     persisted: current.map { _ in shown(stored) }, object: shown(mine)))
         }

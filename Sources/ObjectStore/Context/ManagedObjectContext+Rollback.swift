@@ -43,6 +43,7 @@ extension ManagedObjectContext {
             object.state = .clean
         }
         registered.removeAll()
+        forgetCheckedDestinations()
         changed.removeAll()
         committedToMany.removeAll()
         undoManager?.removeAllActions()
@@ -54,6 +55,8 @@ extension ManagedObjectContext {
     public func refresh(_ object: ManagedObject, mergeChanges: Bool) {
         precondition(object.managedObjectContext === self, "the object belongs to another context")
         guard !object.objectID.isTemporaryID else { return }
+        goneIDs.remove(object.objectID)
+        presentIDs.remove(object.objectID)
         noteObjectChange(object)
         if !mergeChanges || !object.hasChanges {
             // Out of the change set even when clean (an undone change

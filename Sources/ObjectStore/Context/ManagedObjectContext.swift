@@ -90,6 +90,20 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     var absorbed: [(temporary: ObjectID, survivor: ManagedObject)] = []
     /// Changes not yet sent as an objects-did-change notification.
     let changeTracker = ChangeTracker()
+    /// Objects whose row a to-one key names but no store holds (deleted
+    /// behind mrq's back): they read as nil through the relationship (see
+    /// `ManagedObjectContext+GoneRows.swift`).
+    var goneIDs = Set<ObjectID>()
+    /// The last batch of to-one destinations found to exist, held so that
+    /// the reads after the one that looked them up find them registered.
+    var checkedDestinations: [ManagedObject] = []
+    /// To-one destinations whose rows a check found (they are not checked
+    /// again while the context lives; see `forgetCheckedDestinations`).
+    var presentIDs = Set<ObjectID>()
+    /// How far the checks of each to-one have scanned their sources.
+    var destinationScans: [DestinationScan.Key: DestinationScan] = [:]
+    /// Whether a to-one's keys are checked, by relationship.
+    var keysMayDangle: [ObjectIdentifier: Bool] = [:]
     private var childContexts: [ObjectIdentifier: Weak] = [:]
     private let childLock = NSLock()
 
@@ -378,10 +392,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
             MRLog.error("cannot fulfil fault \(object.objectID): \(error)")
         }
         // The row is gone: Core Data raises here; mrq leaves the object
-        // empty (every attribute nil), never without values to read.
-        object.values = object.entity.attributes.map { _ in .null }
-        object.relationshipSlots = object.entity.emptySlots
-        object.isFault = false
+        // empty (every attribute nil), never without values to read, and
+        // a to-one naming it reads as nil.
+        markGone(object)
     }
 
     func fill(_ object: ManagedObject, from snapshot: Snapshot) {
@@ -392,9 +405,7 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         // slots come first).
         guard snapshot.id.entity === object.entity || snapshot.id.entity.isKind(of: object.entity) else {
             MRLog.error("cannot fulfil fault \(object.objectID): its row is a \(snapshot.id.entity.name), not a \(object.entity.name)")
-            object.values = object.entity.attributes.map { _ in .null }
-            object.relationshipSlots = object.entity.emptySlots
-            object.isFault = false
+            markGone(object)
             return
         }
         object.values = snapshot.values

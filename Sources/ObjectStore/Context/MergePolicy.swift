@@ -111,9 +111,15 @@ public struct MergeConflictError: Error, CustomStringConvertible {
         let shown = conflicts.prefix(ConflictText.shown).map { conflict -> String in
             let name = conflict.objectName
             if conflict.isDeletedInStore {
-                let changed = conflict.properties.map(\.key)
+                let changed = conflict.properties.map { property in
+                    // A to-one's value is its destination's name, unquoted.
+                    let isToOne = conflict.objectID.entity.relationshipSlot(named: property.key) != nil
+                    var mine = ConflictText.literal(property.object)
+                    if isToOne, case .string(let name) = property.object { mine = name }
+                    return "\(property.key) is gone there, \(mine) yours"
+                }
                 return "\(name) was deleted in \(place)"
-                    + (changed.isEmpty ? "" : ", so your change to \(changed.joined(separator: ", ")) cannot be written")
+                    + (changed.isEmpty ? "" : ", so your change cannot be written: \(changed.joined(separator: "; "))")
             }
             let changed = "\(name) changed in \(place) (\(conflict.keys.joined(separator: ", ")))"
             guard !conflict.properties.isEmpty else { return changed }

@@ -65,6 +65,11 @@ public struct FetchExplanation: Sendable {
     public let mergesPendingChanges: Bool
     /// Whether the limit and offset are applied in memory.
     public let windowsInMemory: Bool
+    /// Whether the first statement is run in pages of its sorted rows,
+    /// each twice as long as the last, until the residual has let through
+    /// enough rows for the limit and offset (its SQL is shown without the
+    /// LIMIT and OFFSET each page adds).
+    public let readsInPages: Bool
     /// The part of a dictionary fetch's HAVING predicate evaluated in
     /// memory on its rows.
     public let havingResidual: Predicate?
@@ -72,12 +77,13 @@ public struct FetchExplanation: Sendable {
     public let engine: Engine
 
     package init(steps: [Step], residual: Predicate?, sortsInMemory: Bool, mergesPendingChanges: Bool,
-                 windowsInMemory: Bool, havingResidual: Predicate?, engine: Engine) {
+                 windowsInMemory: Bool, havingResidual: Predicate?, engine: Engine, readsInPages: Bool = false) {
         self.steps = steps
         self.residual = residual
         self.sortsInMemory = sortsInMemory
         self.mergesPendingChanges = mergesPendingChanges
         self.windowsInMemory = windowsInMemory
+        self.readsInPages = readsInPages
         self.havingResidual = havingResidual
         self.engine = engine
     }
@@ -95,7 +101,7 @@ public struct FetchExplanation: Sendable {
     package func adding(_ step: Step) -> FetchExplanation {
         FetchExplanation(steps: steps + [step], residual: residual, sortsInMemory: sortsInMemory,
                          mergesPendingChanges: mergesPendingChanges, windowsInMemory: windowsInMemory,
-                         havingResidual: havingResidual, engine: engine)
+                         havingResidual: havingResidual, engine: engine, readsInPages: readsInPages)
     }
 
     /// The last (main) statement's SQL.
@@ -161,7 +167,8 @@ extension ManagedObjectContext {
             return FetchExplanation(steps: steps,
                                     residual: statement.plan.residual, sortsInMemory: statement.plan.order == nil,
                                     mergesPendingChanges: statement.pending, windowsInMemory: statement.worksInMemory,
-                                    havingResidual: nil, engine: statement.store.dialect.engine)
+                                    havingResidual: nil, engine: statement.store.dialect.engine,
+                                    readsInPages: parent == nil && statement.readsInPages(request))
         }
     }
 
@@ -215,7 +222,7 @@ extension ManagedObjectContext {
         }, purpose: "dictionaries"))
         return FetchExplanation(steps: steps, residual: first?.plan.residual, sortsInMemory: false, mergesPendingChanges: false,
                                 windowsInMemory: plan.havingResidual != nil, havingResidual: plan.havingResidual,
-                                engine: store.dialect.engine)
+                                engine: store.dialect.engine, readsInPages: first.map { $0.statement.readsInPages($0.request) } ?? false)
     }
 }
 

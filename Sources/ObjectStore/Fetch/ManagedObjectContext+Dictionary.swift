@@ -100,7 +100,7 @@ extension ManagedObjectContext {
             return try store.readTransaction {
                 let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: persistentStoreCoordinator!)
                 let keys = try scratch.fetchObjectIDs(matches.request).map(\.primaryKey)
-                let restricted = try DictionaryPlan(request: request, entity: entity, store: store, restrictedTo: keys)
+                let restricted = try DictionaryPlan(request: matches.rowsRequest, entity: entity, store: store, restrictedTo: keys)
                 return try Self.rows(of: restricted, request, store: store, body)
             }
         }
@@ -193,10 +193,27 @@ extension ManagedObjectContext {
         matching.includesPendingChanges = false
         matching.objectVariables = request.objectVariables
         let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: persistentStoreCoordinator!)
+        // One row per object, sorted and limited: the keys of the window
+        // alone, read in pages of the sorted rows (see `pagedMatches`),
+        // not every match; the rows of those keys then take no offset.
+        if request.fetchLimit > 0, request.propertiesToGroupBy?.isEmpty ?? true, !request.returnsDistinctResults,
+           !plan.columns.contains(where: \.isAggregate) {
+            var window = matching
+            window.sortDescriptors = request.sortDescriptors
+            window.fetchLimit = request.fetchLimit
+            window.fetchOffset = request.fetchOffset
+            if let statement = try scratch.performAndWait({ try scratch.fetchStatement(window, entity: entity, wanting: .ids) }),
+               statement.readsInPages(window) {
+                var rows = request
+                rows.fetchOffset = 0
+                return (SavedMatches(request: window, statement: statement, rowsRequest: rows),
+                        try DictionaryPlan(request: rows, entity: entity, store: store, restrictedTo: []))
+            }
+        }
         guard let statement = try scratch.performAndWait({ try scratch.fetchStatement(matching, entity: entity, wanting: .ids) }) else {
             throw DictionaryPlan.error("a dictionary fetch needs a single SQLite or PostgreSQL store")
         }
-        return (SavedMatches(request: matching, statement: statement),
+        return (SavedMatches(request: matching, statement: statement, rowsRequest: request),
                 try DictionaryPlan(request: request, entity: entity, store: store, restrictedTo: []))
     }
 
@@ -204,6 +221,8 @@ extension ManagedObjectContext {
     struct SavedMatches {
         let request: FetchRequest
         let statement: FetchStatement
+        /// The request the rows of the keys found are read by.
+        let rowsRequest: FetchRequest
         var sql: String { statement.sql }
         var bindings: [Value] { statement.bindings }
         var plan: FetchPlan { statement.plan }

@@ -207,7 +207,7 @@ extension ManagedObjectContext {
             if !pending { return objects }
         } else if let statement {
             let plan = statement.plan
-            if !statement.pending && plan.residual != nil && plan.order != nil && request.fetchLimit > 0 {
+            if statement.readsInPages(request) {
                 return try pagedMatches(statement, request: request, evaluator: evaluator)
             }
             let inMemory = statement.worksInMemory
@@ -337,7 +337,8 @@ extension ManagedObjectContext {
         return start..<(limit > 0 ? Swift.min(start + limit, count) : count)
     }
 
-    /// Loads a batch of faults in one query.
+    /// Loads a batch of faults in one query; those whose row is gone are
+    /// marked so.
     func fulfill(_ objects: [ManagedObject]) throws {
         let faults = objects.filter(\.isFault)
         guard !faults.isEmpty else { return }
@@ -350,6 +351,9 @@ extension ManagedObjectContext {
         for snapshot in snapshots {
             if let object = registered[snapshot.id], object.isFault { fill(object, from: snapshot) }
         }
+        // The rows not found are gone: their objects read as such now
+        // rather than one query each later.
+        for object in faults where object.isFault { markGone(object) }
     }
 }
 
@@ -385,6 +389,13 @@ struct FetchStatement {
     let merge: Merge
 
     var bindings: [Value] { plan.bindings }
+
+    /// Whether a root context reads the rows in pages until the window is
+    /// full (see `pagedMatches`): the rows come sorted, a residual decides
+    /// which match, and a limit ends the reading.
+    func readsInPages(_ request: FetchRequest) -> Bool {
+        !pending && plan.residual != nil && plan.order != nil && request.fetchLimit > 0
+    }
 
     /// Whether unsaved changes are merged into the answer.
     var pending: Bool {

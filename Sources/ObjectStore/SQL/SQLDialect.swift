@@ -94,6 +94,10 @@ package protocol SQLDialect: Sendable {
     var falseSQL: String { get }
     /// `sql` made two-valued: false where SQL says unknown.
     func twoValued(_ sql: String) -> String
+    /// The condition under which a to-one's key column `key` is shown as
+    /// it is, given `present`, the condition that its row exists: a key
+    /// naming a row that is gone reads as nil.
+    func keptKey(_ key: String, present: String) -> String
     /// `a IS b` (equal, nil equal to nil), or its negation.
     func same(_ a: String, _ b: String, _ equal: Bool) -> String
     /// Whether the translator lets rows through for memory to decide

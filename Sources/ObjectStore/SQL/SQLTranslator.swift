@@ -106,6 +106,10 @@ package struct SQLTranslator {
         /// variable): its ID. Its primary key is bound only when a row of
         /// this store can be the object.
         var object: ObjectID?
+        /// For a to-one's foreign key that may name a row that is gone:
+        /// the condition that its row exists (an EXISTS), which stands for
+        /// `IS NOT NULL`.
+        var presence: String?
         package var kind: NumberKind = .unknown
         /// For a bound constant whose SQL is its parameter alone: the
         /// number of that parameter among the translator's bindings, so
@@ -114,12 +118,13 @@ package struct SQLTranslator {
         package var isNullConstant: Bool { constant?.isNull ?? false }
 
         package init(sql: String, category: Category, constant: Value? = nil, entity: EntityDescription? = nil,
-                     object: ObjectID? = nil, kind: NumberKind = .unknown, parameter: Int? = nil) {
+                     object: ObjectID? = nil, presence: String? = nil, kind: NumberKind = .unknown, parameter: Int? = nil) {
             self.sql = sql
             self.category = category
             self.constant = constant
             self.entity = entity
             self.object = object
+            self.presence = presence
             self.kind = kind
             self.parameter = parameter
         }
@@ -178,7 +183,13 @@ package struct SQLTranslator {
         self.dialect = store.dialect
         self.mapping = store.mapping
         self.root = Scope(alias: "t", entity: entity)
+        self.enforcesKeys = { [store] in store.enforcesKeys(of: $0, in: $1) }
     }
+
+    /// Whether the store guarantees a to-one's keys name rows (see
+    /// `StoreBackend.enforcesKeys`); where it does not, a key whose row is
+    /// gone is nil, as the evaluator reads it.
+    let enforcesKeys: (RelationshipDescription, EntityDescription) -> Bool
 
     /// The condition that always holds, and the one that never does.
     var trueSQL: String { dialect.trueSQL }
@@ -451,9 +462,10 @@ package struct SQLTranslator {
             ownerColumn = "\(variableScope.alias).\(mapping.primaryKey)"
         } else {
             let resolved = try resolve(prefix, in: scope)
-            guard case .toOne(let sql, _) = resolved else { throw Untranslatable(reason: "path before to-many") }
-            ownerColumn = sql
-            nullableOwner = sql
+            guard case .toOne(let sql, _, let presence) = resolved else { throw Untranslatable(reason: "path before to-many") }
+            // A key whose row is gone owns nothing: nil, as in memory.
+            ownerColumn = presence.map { "CASE WHEN \($0) THEN \(sql) END" } ?? sql
+            nullableOwner = ownerColumn
         }
         let alias = newAlias()
         let inner = Scope(alias: alias, entity: destination, variables: scope.variables)
@@ -514,6 +526,7 @@ package struct SQLTranslator {
             if lhs.isNullConstant || rhs.isNullConstant {
                 let other = lhs.isNullConstant ? rhs : lhs
                 if lhs.isNullConstant && rhs.isNullConstant { return c.op == .equal ? trueSQL : falseSQL }
+                if let presence = other.presence { return c.op == .equal ? "NOT \(presence)" : presence }
                 return c.op == .equal ? "\(other.sql) IS NULL" : "\(other.sql) IS NOT NULL"
             }
             if lhs.category == .object || rhs.category == .object {
@@ -741,7 +754,9 @@ package struct SQLTranslator {
 
     enum Resolved {
         case attribute(String, AttributeType)
-        case toOne(String, EntityDescription)
+        /// The foreign key, the destination, and the condition that the
+        /// key's row exists when the store does not guarantee it.
+        case toOne(String, EntityDescription, presence: String?)
     }
 
     /// A to-one key path: joins as needed, then the column.
@@ -756,7 +771,9 @@ package struct SQLTranslator {
         if let first = components.first, let variableScope = scope.variables[first] {
             current = variableScope
             components.removeFirst()
-            if components.isEmpty { return .toOne("\(variableScope.alias).\(mapping.primaryKey)", variableScope.entity) }
+            if components.isEmpty {
+                return .toOne("\(variableScope.alias).\(mapping.primaryKey)", variableScope.entity, presence: nil)
+            }
         }
         var alias = current.alias
         var entity = current.entity
@@ -790,7 +807,14 @@ package struct SQLTranslator {
                 throw Untranslatable(reason: "to-many in a scalar key path")
             }
             let fk = "\(alias).\(columns.foreignKey)"
-            if isLast { return .toOne(fk, destination) }
+            if isLast {
+                guard !enforcesKeys(relationship, entity) else { return .toOne(fk, destination, presence: nil) }
+                // One alias (no other is `k`): the same key path writes the
+                // same SQL, which a grouped dictionary fetch compares.
+                let presence = "EXISTS (SELECT 1 FROM \(mapping.table(for: destination).name) k "
+                    + "WHERE k.\(mapping.primaryKey) = \(fk))"
+                return .toOne(fk, destination, presence: presence)
+            }
             prefix += (prefix.isEmpty ? "" : ".") + key
             if let existing = current.joinAliases[prefix] {
                 alias = existing.alias
@@ -860,8 +884,8 @@ package struct SQLTranslator {
                 if type == .decimal { throw Untranslatable(reason: "decimal attributes compare exactly only in memory") }
                 // Booleans compare with numbers, as 0 and 1, as in SQLite.
                 return Operand(sql: dialect.column(sql, of: type), category: Self.category(of: type), kind: .of(type))
-            case .toOne(let sql, let destination):
-                return Operand(sql: sql, category: .object, entity: destination)
+            case .toOne(let sql, let destination, let presence):
+                return Operand(sql: sql, category: .object, entity: destination, presence: presence)
             }
         case .variable(let name):
             if let variableScope = scope.variables[name] {

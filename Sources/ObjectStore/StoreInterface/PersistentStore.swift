@@ -102,6 +102,11 @@ package protocol StoreBackend: PersistentStore {
                         windowed: Bool) throws -> StoreFetch
     /// The current rows of the given objects (missing rows are left out).
     func snapshots(for ids: [ObjectID]) throws -> [Snapshot]
+    /// Whether the store itself guarantees that every key of the to-one
+    /// `relationship` of `entity` names a row (a foreign key constraint
+    /// does): then a key is taken for its row unchecked. Else a key may
+    /// name a row deleted behind mrq's back, which reads as nil.
+    func enforcesKeys(of relationship: RelationshipDescription, in entity: EntityDescription) -> Bool
     /// The rows of `entity` (sub-entities included) whose `attribute` is one of `values`.
     func snapshots(of entity: EntityDescription, where attribute: String, in values: [Value]) throws -> [Snapshot]
     /// The destinations of a to-many relationship, in order when ordered.
@@ -180,6 +185,9 @@ extension StoreBackend {
     package func persistentHistory(after date: Date?) throws -> [HistoryTransaction] { [] }
     package func prefetchRows(of relationship: RelationshipDescription, sourceEntity: EntityDescription,
                               sources: [Int64]) throws -> [(owner: Int64, snapshot: Snapshot)]? { nil }
+    /// No engine but PostgreSQL has foreign keys: SQLite files (mrq's and
+    /// Core Data's layouts) have none, nor do XML files.
+    package func enforcesKeys(of relationship: RelationshipDescription, in entity: EntityDescription) -> Bool { false }
     package func readingOneSnapshot<T>(_ body: () throws -> T) throws -> T { try body() }
     package func saveIntoEmptyStore(_ changes: StoreChanges) throws -> PermanentIDs { try save(changes) }
     package func listenForRemoteChanges(_ deliver: @escaping @Sendable (RemoteChangeNotification) -> Void) throws -> (any RemoteChangeListener)? {

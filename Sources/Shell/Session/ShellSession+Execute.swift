@@ -411,12 +411,16 @@ extension ShellSession {
     // MARK: - Rendering objects
 
     /// How a related object is shown: its `relatedByAttribute` (or
-    /// `<entity>ID`, `name`, `title`) value, else its primary key.
+    /// `<entity>ID`, `name`, `title`) value, else its primary key; null
+    /// for an object whose row is gone.
     func keyValue(_ object: ManagedObject, via relationship: RelationshipDescription? = nil) -> Value {
         for name in keyCandidates(of: object.entity, via: relationship) {
             let value = object[name]
             if !value.isNull { return value }
         }
+        // A row that is gone (deleted behind mrq's back) has no key to
+        // show: its number would pass for one.
+        if object.managedObjectContext?.isGone(object.objectID) == true { return .null }
         return .int(object.objectID.primaryKey)
     }
 

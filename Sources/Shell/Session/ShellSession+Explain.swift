@@ -281,7 +281,11 @@ extension ShellSession {
             memory.append("unsaved changes merged: matching inserted objects added, deleted ones left out, changed ones tested again")
         }
         if plan.sortsInMemory { memory.append("sorted in memory: a sort key is not a column") }
-        if plan.windowsInMemory, let request, request.fetchLimit > 0 || request.fetchOffset > 0 {
+        if plan.readsInPages, let request {
+            let end = request.fetchLimit + max(request.fetchOffset, 0)
+            memory.append("read in pages of the sorted rows (the first \(max(2 * end, 16)) rows, then each page twice the last)"
+                + " until \(end) match; limit and offset applied in memory")
+        } else if plan.windowsInMemory, let request, request.fetchLimit > 0 || request.fetchOffset > 0 {
             memory.append("limit and offset applied in memory")
         }
         if let having = plan.havingResidual { memory.append("having \(having.format): evaluated on the rows SQL returns") }

@@ -306,14 +306,21 @@ package struct DictionaryPlan {
     }
 
     /// The SQL of a key path through to-one relationships: an attribute's
-    /// column, or a to-one's foreign key (the destination's primary key).
+    /// column, or a to-one's foreign key (the destination's primary key,
+    /// null when no row has it).
     static func plainSQL(_ keyPath: String, entity: EntityDescription, translator: inout SQLTranslator,
                          use: String) throws -> (sql: String, decoding: Decoding) {
         let path = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         do {
             switch try translator.resolve(path, in: translator.root) {
             case .attribute(let sql, let type): return (sql, .attribute(type))
-            case .toOne(let sql, _): return (sql, .integer)
+            case .toOne(let sql, _, let presence):
+                // A key whose row is gone reads as nil, as the object's
+                // relationship does; a SQLite value that is no key at all
+                // is shown as the file holds it.
+                guard let presence else { return (sql, .integer) }
+                let kept = translator.dialect.keptKey(sql, present: presence)
+                return ("CASE WHEN \(kept) THEN \(sql) END", .integer)
             }
         } catch let reason as SQLTranslator.Untranslatable {
             throw error("cannot \(use) '\(keyPath)': \(reason.reason)")

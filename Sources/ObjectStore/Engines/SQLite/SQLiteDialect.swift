@@ -93,6 +93,9 @@ package struct SQLiteDialect: SQLDialect {
     package var trueSQL: String { "1" }
     package var falseSQL: String { "0" }
     package func twoValued(_ sql: String) -> String { "IFNULL(\(sql), 0)" }
+    /// A value that is no key at all (text in a key column) is shown as
+    /// the file holds it.
+    package func keptKey(_ key: String, present: String) -> String { "(typeof(\(key)) <> 'integer' OR \(present))" }
     package func same(_ a: String, _ b: String, _ equal: Bool) -> String { equal ? "\(a) IS \(b)" : "\(a) IS NOT \(b)" }
     package var approximates: Bool { false }
 
