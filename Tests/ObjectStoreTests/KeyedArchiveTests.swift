@@ -58,6 +58,15 @@ enum HandArchive {
         #expect(KeyedArchive.uid(["CF$UID": 1]) == nil)
     }
 
+    /// Numbers, flags and dates in fields are told apart from UIDs before
+    /// any reflection: none is a UID, whatever its value, and a UID of the
+    /// binary reader still is one.
+    @Test func testNumbersAreNoUIDs() {
+        let values: [Any] = [NSNumber(value: 7), 7, Int64(7), true, false, 7.5, Date(timeIntervalSinceReferenceDate: 7)]
+        for value in values { #expect(KeyedArchive.uid(value) == nil, "\(value)") }
+        #expect(KeyedArchive.uid(PlistUID(value: 7)) == 7)
+    }
+
     /// The writer's binary plist holds real UIDs (plist type 0x8), which
     /// Foundation reads as UIDs and its unarchiver follows.
     @Test func testWriterWritesRealUIDs() throws {

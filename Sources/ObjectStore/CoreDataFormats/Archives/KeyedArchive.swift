@@ -20,6 +20,11 @@ import Foundation
 package struct KeyedArchive {
     /// `$objects`, as Foundation's property list reader returned it.
     let objects: [Any]
+    /// The fields of each object of `$objects` that is a dictionary, nil
+    /// for the others: cast from `Any` once here rather than each time an
+    /// object is looked at (an entity is looked at from its properties,
+    /// its sub-entities and the model).
+    private let fieldsByIndex: [[String: Any]?]
     /// `$top`: the names of the roots and their UIDs.
     let top: [String: Any]
     /// What reading the archive has cost so far, and may cost: see
@@ -50,15 +55,14 @@ package struct KeyedArchive {
         guard let top = dictionary["$top"] as? [String: Any] else {
             throw KeyedArchiveError("the archive has no '$top' dictionary")
         }
-        self.objects = objects
-        self.top = top
-        work = ArchiveWork(objects: objects.count, archiveBytes: data.count)
+        self.init(objects: objects, top: top, archiveBytes: data.count)
     }
 
     /// An archive of `objects` and `top` as Foundation read them from
     /// `archiveBytes` bytes (0 when unknown).
     init(objects: [Any], top: [String: Any], archiveBytes: Int = 0) {
         self.objects = objects
+        fieldsByIndex = objects.map { $0 as? [String: Any] }
         self.top = top
         work = ArchiveWork(objects: objects.count, archiveBytes: archiveBytes)
     }
@@ -102,7 +106,7 @@ package struct KeyedArchive {
     package func object(at index: Int) throws -> KeyedObject {
         try check(index, from: "a reference")
         try work.visit("object \(index)")
-        guard let fields = objects[index] as? [String: Any] else {
+        guard let fields = fieldsByIndex[index] else {
             throw KeyedArchiveError(
                 "object \(index) is \(Self.describe(objects[index])), not an object with a class")
         }
@@ -116,7 +120,7 @@ package struct KeyedArchive {
         if let (name, chain) = classRecords.byIndex[classIndex] {
             return KeyedObject(archive: self, index: index, className: name, classes: chain, fields: fields)
         }
-        guard let record = objects[classIndex] as? [String: Any], let name = record["$classname"] as? String else {
+        guard let record = fieldsByIndex[classIndex], let name = record["$classname"] as? String else {
             throw KeyedArchiveError("object \(index): its class (object \(classIndex)) has no '$classname'")
         }
         let chain = (record["$classes"] as? [Any])?.compactMap { $0 as? String } ?? [name]
@@ -127,7 +131,7 @@ package struct KeyedArchive {
     /// Whether `index` points at an instance of a class (rather than a
     /// string, number or data stored directly).
     func isObject(_ index: Int) -> Bool {
-        index > 0 && index < objects.count && (objects[index] as? [String: Any])?["$class"] != nil
+        index > 0 && index < objects.count && fieldsByIndex[index]?["$class"] != nil
     }
 
     /// The value at `index`: strings, numbers, data and the Foundation
@@ -144,8 +148,8 @@ package struct KeyedArchive {
     private func value(at index: Int, visiting: inout Set<Int>, from place: @autoclosure () -> String) throws -> ArchivedValue {
         if index == 0 { return .null }
         try check(index, from: place())
-        let raw = objects[index]
-        if !(raw is [String: Any]) {
+        if fieldsByIndex[index] == nil {
+            let raw = objects[index]
             try work.visit("object \(index)")
             let scalar = try Self.scalar(raw, at: "object \(index)")
             try work.hand(scalar, "object \(index)")
@@ -198,6 +202,9 @@ package struct KeyedArchive {
     /// test `testUIDsAsFoundationReadsThem` fails if either changes.
     static func uid(_ value: Any) -> Int? {
         if let uid = value as? PlistUID { return uid.value }
+        // Numbers are most of what is not a UID (flags, counts, types):
+        // told apart before the reflection below, which costs far more.
+        if value is NSNumber || value is Bool { return nil }
         if value is String || value is [Any] || value is [String: Any] || value is Data { return nil }
         let typeName = String(describing: type(of: value))
         if typeName.contains("KeyedArchiverUID") {
