@@ -28,7 +28,7 @@ import Testing
     }
 
     static func store(_ engine: Engine, people extra: Int = 0) throws -> Store {
-        let model = try PostgresConstraintTests.model()
+        let model = try TestModels.constrained()
         let layout: SchemaMapping.Layout = engine == .coreData ? .coreData : .mrq
         let path = TestModels.temporaryStorePath()
         let url = engine == .postgres ? try PostgresServer.shared().createDatabase() : path
@@ -228,7 +228,7 @@ import Testing
 /// took 5 s for 2,000 people).
 @Suite struct DestinationCheckCostTests {
     @Test func readingEachOwnDestinationLooksThemUpInBatches() throws {
-        let model = try PostgresConstraintTests.model()
+        let model = try TestModels.constrained()
         let path = TestModels.temporaryStorePath()
         func open() throws -> ManagedObjectContext {
             let coordinator = PersistentStoreCoordinator(model: model)

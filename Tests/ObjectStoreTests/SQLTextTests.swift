@@ -56,25 +56,4 @@ import struct Predicates.Predicate
         #expect(try countSQL("FALSEPREDICATE") == "SELECT COUNT(*) FROM \"Person\" t WHERE 0")
         #expect(try context.count(for: FetchRequest(entityName: "Person", predicate: try Predicate(format: "TRUEPREDICATE"))) == 3)
     }
-
-    /// A batch update on PostgreSQL in one statement: its condition's
-    /// parameters are numbered after the SET values, and a constant bound
-    /// again (a LIKE pattern rewritten, a `[c]` constant folded) keeps its
-    /// number; the update changes the rows the same fetch finds.
-    @Test func postgresBatchUpdateNumbersItsConditionAfterItsValues() throws {
-        let (_, postgres, _) = try PostgresFetchTests.stores(seed: 5)
-        let predicate = try Predicate(format: "i16 > 1 AND name LIKE '*'")
-        var update = BatchUpdateRequest(entityName: "Item", predicate: predicate,
-                                        propertiesToUpdate: ["note": .value(.string("x"))])
-        update.resultType = .updatedObjectsCount
-        let (plan, inMemory) = try postgres.explain(update)
-        #expect(inMemory.isEmpty && plan.steps.count == 1, "\(plan.steps.map(\.sql))")
-        #expect(plan.bindings == [.string("x"), .int(1), .string("%")])
-        #expect(plan.sql.contains("> CAST($2 AS bigint)") && plan.sql.contains("LIKE CAST($3 AS text)"), "\(plan.sql)")
-        let matching = try postgres.count(for: FetchRequest(entityName: "Item", predicate: predicate))
-        #expect(matching > 0, "the seed has rows to update")
-        #expect(try postgres.execute(update).count == matching)
-        let noted = try Predicate(format: "note == 'x' AND i16 > 1 AND name LIKE '*'")
-        #expect(try postgres.count(for: FetchRequest(entityName: "Item", predicate: noted)) == matching)
-    }
 }

@@ -8,39 +8,10 @@ import Testing
 /// NOT NULL, CHECK), on a new store and by migration on an old one; and
 /// saves that a DBA's own, non-deferred foreign keys never trip.
 @Suite struct PostgresConstraintTests {
-    /// Departments and people: a required name, bounds, a to-one with a
-    /// nullifying inverse, a many-to-many, a sub-entity's required value.
-    static func model() throws -> ManagedObjectModel {
-        let department = EntityDescription(name: "Department")
-        department.add(AttributeDescription(name: "name", type: .string, isOptional: false))
-        let budget = AttributeDescription(name: "budget", type: .double, defaultValue: .double(0))
-        budget.minValue = .double(0)
-        department.add(budget)
-        department.add(RelationshipDescription(name: "people", destination: "Person", inverse: "department",
-                                               isToMany: true, deleteRule: .nullify))
-        let person = EntityDescription(name: "Person")
-        person.add(AttributeDescription(name: "name", type: .string, isOptional: false))
-        let age = AttributeDescription(name: "age", type: .integer16, defaultValue: .int(0))
-        age.minValue = .int(0)
-        age.maxValue = .int(150)
-        person.add(age)
-        let code = AttributeDescription(name: "code", type: .string)
-        code.maxValue = .int(4)
-        person.add(code)
-        person.add(RelationshipDescription(name: "department", destination: "Department", inverse: "people"))
-        person.add(RelationshipDescription(name: "tags", destination: "Tag", inverse: "people", isToMany: true))
-        let manager = EntityDescription(name: "Manager", parent: "Person")
-        manager.add(AttributeDescription(name: "level", type: .integer32, isOptional: false, defaultValue: .int(1)))
-        let tag = EntityDescription(name: "Tag")
-        tag.add(AttributeDescription(name: "label", type: .string))
-        tag.add(RelationshipDescription(name: "people", destination: "Person", inverse: "tags", isToMany: true))
-        return try ManagedObjectModel(entities: [department, person, manager, tag])
-    }
-
     static func open(_ url: String, migrating: Bool = false) throws -> (PersistentStoreCoordinator, ManagedObjectContext) {
         var options = PersistentStoreOptions()
         options.migratesAutomatically = migrating
-        let coordinator = try PersistentStoreCoordinator.onPostgres(try model(), url: url, options: options)
+        let coordinator = try PersistentStoreCoordinator.onPostgres(try TestModels.constrained(), url: url, options: options)
         return (coordinator, ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator))
     }
 
@@ -129,7 +100,7 @@ import Testing
         }
         // As mrq left stores before: no constraint, no mark.
         let connection = try PostgresConnection(url)
-        let model = try Self.model()
+        let model = try TestModels.constrained()
         for constraint in try SchemaBuilder.constraints(mapping: SchemaMapping(model: model), model: model) {
             try connection.execute(constraint.dropSQL)
         }
@@ -180,7 +151,7 @@ import Testing
     /// on; it gave PostgreSQL's raw 23502 message.
     @Test func testACopyOfRowsMissingARequiredValueSaysWhichAndHowMany() throws {
         let path = TestModels.temporaryStorePath()
-        let model = try Self.model()
+        let model = try TestModels.constrained()
         let coordinator = try TestModels.coordinator(model, path: path)
         let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
         for name in ["Ada", "Bob", "Cy"] {
@@ -206,7 +177,7 @@ import Testing
     /// connection's `PRAGMA foreign_keys` is its own).
     @Test func testADBAsPlainForeignKeysDoNotBreakSavesOnSQLite() throws {
         let path = TestModels.temporaryStorePath()
-        let model = try Self.model()
+        let model = try TestModels.constrained()
         do { _ = try TestModels.coordinator(model, path: path) }
         let db = try Database(path: path)
         try db.execute("""

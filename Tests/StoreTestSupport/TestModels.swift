@@ -83,4 +83,33 @@ package enum TestModels {
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
         return directory.appendingPathComponent("store.sqlite").path
     }
+
+    /// Departments and people: a required name, bounds, a to-one with a
+    /// nullifying inverse, a many-to-many, a sub-entity's required value.
+    package static func constrained() throws -> ManagedObjectModel {
+        let department = EntityDescription(name: "Department")
+        department.add(AttributeDescription(name: "name", type: .string, isOptional: false))
+        let budget = AttributeDescription(name: "budget", type: .double, defaultValue: .double(0))
+        budget.minValue = .double(0)
+        department.add(budget)
+        department.add(RelationshipDescription(name: "people", destination: "Person", inverse: "department",
+                                               isToMany: true, deleteRule: .nullify))
+        let person = EntityDescription(name: "Person")
+        person.add(AttributeDescription(name: "name", type: .string, isOptional: false))
+        let age = AttributeDescription(name: "age", type: .integer16, defaultValue: .int(0))
+        age.minValue = .int(0)
+        age.maxValue = .int(150)
+        person.add(age)
+        let code = AttributeDescription(name: "code", type: .string)
+        code.maxValue = .int(4)
+        person.add(code)
+        person.add(RelationshipDescription(name: "department", destination: "Department", inverse: "people"))
+        person.add(RelationshipDescription(name: "tags", destination: "Tag", inverse: "people", isToMany: true))
+        let manager = EntityDescription(name: "Manager", parent: "Person")
+        manager.add(AttributeDescription(name: "level", type: .integer32, isOptional: false, defaultValue: .int(1)))
+        let tag = EntityDescription(name: "Tag")
+        tag.add(AttributeDescription(name: "label", type: .string))
+        tag.add(RelationshipDescription(name: "people", destination: "Person", inverse: "tags", isToMany: true))
+        return try ManagedObjectModel(entities: [department, person, manager, tag])
+    }
 }
