@@ -4,7 +4,6 @@ import Testing
 @testable import ObjectStorePostgres
 import Predicates
 import struct Predicates.Predicate
-@testable import ObjectStorePostgres
 
 /// SQL written as a value on PostgreSQL: parameters numbered once, as
 /// written, never shifted afterwards.
