@@ -323,7 +323,7 @@ package final class PostgresConnection: @unchecked Sendable {
         do {
             try reconnectIfLost()
         } catch let failure as StoreError {
-            throw StoreError(failure.kind, "\(error.message); \(failure.message)", sql: error.sql)
+            throw StoreError(failure.kind, "\(error.message); \(failure.message)", code: error.code, sql: error.sql)
         }
     }
 

@@ -152,7 +152,7 @@ package final class Database: @unchecked Sendable {
             do {
                 try execute("PRAGMA journal_mode = WAL")
                 return
-            } catch let error as StoreError where (error.code ?? 0) & 0xff == SQLITE_BUSY && Date() < deadline {
+            } catch let error as StoreError where error.sqlitePrimaryCode == SQLITE_BUSY && Date() < deadline {
                 usleep(2_000)
             }
         }
