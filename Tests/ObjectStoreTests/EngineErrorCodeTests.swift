@@ -85,6 +85,7 @@ import Testing
         }
         #expect(failure?.code == .postgres("40001"), "\(String(describing: failure))")
         #expect(failure?.kind == .locked)
+        #expect(failure.map(connection.mayRetryTransaction(after:)) == true)
     }
 
     /// A connection the server dropped: the error carries the server's
