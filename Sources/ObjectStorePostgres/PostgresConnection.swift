@@ -34,7 +34,8 @@ package final class PostgresConnection: @unchecked Sendable {
     private var statements: [String: Prepared] = [:]
     /// How many statements this connection has prepared, for tests of the cache.
     package private(set) var statementsPrepared = 0
-    private var savepointDepth = 0
+    /// How deep the open transactions nest (see `SQLConnection`).
+    package var transactionDepth = 0
     /// A transaction was opened but its BEGIN not sent yet: it goes with
     /// the first statement (see `sendingBegin`), or not at all when the
     /// transaction runs none.
@@ -312,7 +313,7 @@ package final class PostgresConnection: @unchecked Sendable {
     /// connection (which may be back already: a rollback on the way out
     /// reconnects) since `reconnections` was `before`.
     package func lostConnection(_ error: StoreError, since before: Int) -> Bool {
-        savepointDepth == 0 && (PQstatus(handle) == CONNECTION_BAD || reconnections > before)
+        transactionDepth == 0 && (PQstatus(handle) == CONNECTION_BAD || reconnections > before)
             && (error.sqlState.map { $0.hasPrefix("08") || $0.hasPrefix("57P") } ?? false)
     }
 
@@ -323,7 +324,7 @@ package final class PostgresConnection: @unchecked Sendable {
         do {
             try reconnectIfLost()
         } catch let failure as StoreError {
-            throw StoreError(failure.kind, "\(error.message); \(failure.message)", sql: error.sql)
+            throw StoreError(failure.kind, "\(error.message); \(failure.message)", code: error.code, sql: error.sql)
         }
     }
 
@@ -334,7 +335,7 @@ package final class PostgresConnection: @unchecked Sendable {
     /// transaction was open on it (one that was is lost, and its error
     /// already said so).
     private func reconnectIfLost() throws {
-        guard PQstatus(handle) == CONNECTION_BAD, savepointDepth == 0 else { return }
+        guard PQstatus(handle) == CONNECTION_BAD, transactionDepth == 0 else { return }
         PQreset(handle)
         statements = [:]
         guard PQstatus(handle) == CONNECTION_OK else {
@@ -366,59 +367,6 @@ package final class PostgresConnection: @unchecked Sendable {
     }
 
     // MARK: - Transactions
-
-    /// Runs `body` in a transaction (a savepoint when nested): all or nothing.
-    package func transaction<T>(_ body: () throws -> T) throws -> T {
-        let name = "mrq\(savepointDepth)"
-        if savepointDepth == 0 {
-            beginPending = true
-        } else {
-            try execute("SAVEPOINT \(name)")
-        }
-        savepointDepth += 1
-        do {
-            let result = try body()
-            savepointDepth -= 1
-            if savepointDepth == 0 {
-                try commit()
-            } else {
-                try execute("RELEASE SAVEPOINT \(name)")
-            }
-            return result
-        } catch {
-            savepointDepth -= 1
-            if savepointDepth == 0 && beginPending {
-                beginPending = false
-            } else {
-                try? execute(savepointDepth == 0 ? "ROLLBACK" : "ROLLBACK TO SAVEPOINT \(name); RELEASE SAVEPOINT \(name)")
-            }
-            throw error
-        }
-    }
-
-    /// Opens a transaction that stays open until `commitTransaction` or
-    /// `rollbackTransaction`: the first half of a save spanning stores.
-    /// `transaction` calls made meanwhile become savepoints inside it.
-    package func beginTransaction() throws {
-        precondition(savepointDepth == 0, "a transaction is already open")
-        beginPending = true
-        savepointDepth = 1
-    }
-
-    /// Commits the transaction `beginTransaction` opened.
-    package func commitTransaction() throws {
-        defer { savepointDepth = 0 }
-        try commit()
-    }
-
-    package func rollbackTransaction() {
-        if beginPending {
-            beginPending = false
-        } else {
-            try? execute("ROLLBACK")
-        }
-        savepointDepth = 0
-    }
 
     /// COMMIT, which PostgreSQL answers with a rollback, not an error,
     /// when a statement in the transaction failed: that is an error here.
@@ -489,8 +437,42 @@ package final class PostgresConnection: @unchecked Sendable {
         }
     }
 
-    /// Whether a transaction is open on the connection.
-    package var isInTransaction: Bool { savepointDepth > 0 }
+}
+
+extension PostgresConnection: SQLConnection {
+    package var dialect: SQLDialect { PostgresDialect() }
+
+    package var databaseName: String { target }
+
+    package func tableExists(_ name: String) throws -> Bool {
+        try PostgresSchema.tableExists(name, on: self)
+    }
+
+    /// Marks a BEGIN to send with the transaction's first statement (see
+    /// `sendingBegin`), or not at all when it runs none.
+    package func beginOutermostTransaction() throws {
+        beginPending = true
+    }
+
+    package func commitOutermostTransaction() throws {
+        try commit()
+    }
+
+    /// ROLLBACK, unless the transaction's BEGIN was never sent.
+    package func rollbackOutermostTransaction() {
+        if beginPending {
+            beginPending = false
+        } else {
+            try? execute("ROLLBACK")
+        }
+    }
+
+    /// After a deadlock (40P01) or a serialization failure (40001): the
+    /// server picked this transaction as the one to give up, and running
+    /// it again is always safe.
+    package func mayRetryTransaction(after error: StoreError) -> Bool {
+        error.sqlState == "40P01" || error.sqlState == "40001"
+    }
 }
 
 /// The rows a statement returned, read in binary.

@@ -52,7 +52,7 @@ enum PostgresSchema {
                 guard let old = try storedModel(connection) else {
                     throw StoreError(.corrupt, "the PostgreSQL store (\(connection.target)) keeps no model")
                 }
-                let db = migrationConnection(connection)
+                let db = MigrationConnection(connection)
                 do {
                     // A store made empty (no entities) holds nothing to lose.
                     if !old.entities.isEmpty {
@@ -105,7 +105,7 @@ enum PostgresSchema {
                 return constraints.isEmpty ? nil : MigrationPreview.addingConstraints(constraints, model: model)
             }
             guard let old = try storedModel(connection), !old.entities.isEmpty else { return nil }
-            return try SQLiteStore.migrationPreview(migrationConnection(connection), old: old, new: model).adding(constraints: constraints)
+            return try SQLiteStore.migrationPreview(MigrationConnection(connection), old: old, new: model).adding(constraints: constraints)
         }
     }
 
@@ -139,13 +139,6 @@ enum PostgresSchema {
             throw StoreError(.corrupt, "the PostgreSQL store (\(connection.target)) has no model fingerprint")
         }
         return stored
-    }
-
-    /// The connection as a migration runs on it.
-    private static func migrationConnection(_ connection: PostgresConnection) -> MigrationConnection {
-        MigrationConnection(dialect: PostgresDialect(), path: connection.target, execute: { sql, values in
-            if values.isEmpty { try connection.execute(sql) } else { try connection.execute(sql, values) }
-        }, rows: { try connection.rows($0) }, tableExists: { try tableExists($0, on: connection) })
     }
 
     /// Makes the tables of a new store and its metadata; returns its identifier.

@@ -40,15 +40,10 @@ extension PostgresStore {
 
     /// Runs `body`, a whole transaction, again when PostgreSQL aborted it
     /// for a deadlock (40P01) or a serialization failure (40001), up to
-    /// `transactionAttempts` times, after a short random pause that grows
-    /// with each attempt (so that the two sides of a deadlock do not meet
-    /// again in step). Nothing of an aborted attempt stays: its writes are
-    /// rolled back, and the next attempt checks every row's version again,
-    /// so a row another save changed meanwhile is a conflict for the merge
-    /// policy, never a lost or doubled update. Inside a transaction that
-    /// was already open the error is passed on: the locks held before are
-    /// part of the deadlock, and only that transaction's owner can let
-    /// them go.
+    /// `transactionAttempts` times (see `SQLConnection.retryingTransaction`).
+    /// The next attempt checks every row's version again, so a row another
+    /// save changed meanwhile is a conflict for the merge policy, never a
+    /// lost or doubled update.
     ///
     /// Why retry rather than one lock order: saves already lock the rows
     /// they delete, then those they update, each sorted by table and key,
@@ -59,18 +54,7 @@ extension PostgresStore {
     /// and other clients; PostgreSQL finds every deadlock, and the victim's
     /// retry is always safe.
     func retryingTransaction<T>(_ body: () throws -> T) throws -> T {
-        let nested = connection.isInTransaction
-        var attempt = 1
-        while true {
-            do {
-                return try body()
-            } catch let error as StoreError where !nested && attempt < Self.transactionAttempts
-                        && (error.sqlState == "40P01" || error.sqlState == "40001") {
-                transactionsRetried += 1
-                usleep(UInt32.random(in: 1_000...min(4_000 << attempt, 100_000)))
-                attempt += 1
-            }
-        }
+        try connection.retryingTransaction(attempts: Self.transactionAttempts, retrying: { transactionsRetried += 1 }, body)
     }
 
     /// How many times a transaction runs before its deadlock or
@@ -148,10 +132,7 @@ struct PostgresSaveWriter {
         self.clearsMovingUniqueValues = clearsMovingUniqueValues
     }
 
-    private var writes: SQLWrites {
-        let connection = self.connection
-        return SQLWrites(mapping: mapping) { try connection.execute($0, $1) }
-    }
+    private var writes: SQLWrites { SQLWrites(mapping: mapping, connection: connection) }
 
     func write() throws -> PermanentIDs {
         let keys = try assignPrimaryKeys()

@@ -109,7 +109,7 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
             let outcome = error.sql == "COMMIT" ? "the connection went at COMMIT, so it may or may not have been written"
                                                 : "nothing of it was written"
             throw StoreError(error.kind, "\(error.message); \(outcome); reconnected to PostgreSQL (\(connection.target)): "
-                             + "the changes are kept, save again", sql: error.sql)
+                             + "the changes are kept, save again", code: error.code, sql: error.sql)
         }
     }
 

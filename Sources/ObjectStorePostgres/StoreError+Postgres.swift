@@ -1,6 +1,20 @@
 import Foundation
 import ObjectStore
 
+extension StoreError.EngineCode {
+    /// PostgreSQL's SQLSTATE `state`: `.postgres("23505")` for a unique
+    /// violation.
+    public static func postgres(_ state: String) -> Self {
+        Self(engine: postgresEngine, value: state)
+    }
+
+    /// PostgreSQL's SQLSTATE, for a code PostgreSQL gave; nil for another
+    /// engine's.
+    public var sqlState: String? { engine == Self.postgresEngine ? value : nil }
+
+    private static let postgresEngine = "PostgreSQL"
+}
+
 extension StoreError {
     /// An error PostgreSQL reported, as the store passes it on: its
     /// SQLSTATE, the server's message, its hint and the SQL (never the
@@ -16,25 +30,14 @@ extension StoreError {
     /// database `.cannotOpen`, a read-only transaction `.readOnly`, a
     /// cancelled statement `.interrupted`, corruption `.corrupt`.
     static func postgres(sqlState: String, message: String, hint: String? = nil, sql: String?) -> StoreError {
-        var text = "\(postgresPrefix)\(sqlState): \(message)"
+        var text = message
         if let hint, !hint.isEmpty { text += " (hint: \(hint))" }
-        if let sql { text += " - while executing `\(sql)`" }
-        return StoreError(postgresKind(sqlState), text, sql: sql)
+        return StoreError(postgresKind(sqlState), text, code: .postgres(sqlState), sql: sql)
     }
-
-    private static let postgresPrefix = "PostgreSQL error "
 
     /// The SQLSTATE of an error PostgreSQL reported (`23505` for a
     /// unique violation); nil for any other error.
-    ///
-    /// `StoreError` keeps SQLite's result code; PostgreSQL's five-character
-    /// code is kept at the start of the message, where this reads it.
-    package var sqlState: String? {
-        guard message.hasPrefix(Self.postgresPrefix) else { return nil }
-        let code = message.dropFirst(Self.postgresPrefix.count).prefix(6)
-        guard code.count == 6, code.last == ":" else { return nil }
-        return String(code.dropLast())
-    }
+    package var sqlState: String? { code?.sqlState }
 
     private static func postgresKind(_ sqlState: String) -> Kind {
         switch sqlState {
@@ -48,7 +51,7 @@ extension StoreError {
         case "23": return .constraint
         case "08", "28": return .cannotOpen
         case "XX" where sqlState != "XX000": return .corrupt
-        default: return .sqlite
+        default: return .other
         }
     }
 }

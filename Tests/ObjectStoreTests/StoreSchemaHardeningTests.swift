@@ -101,7 +101,7 @@ import Predicates
         var message: UnsafeMutablePointer<CChar>?
         guard sqlite3_exec(db, sql, nil, nil, &message) == SQLITE_OK else {
             defer { sqlite3_free(message) }
-            throw StoreError(.sqlite, message.map { String(cString: $0) } ?? "failed")
+            throw StoreError(.other, message.map { String(cString: $0) } ?? "failed")
         }
     }
 
@@ -110,7 +110,7 @@ import Predicates
         guard sqlite3_open(path, &db) == SQLITE_OK else { throw StoreError(.cannotOpen, "cannot open \(path)") }
         defer { sqlite3_close(db) }
         var statement: OpaquePointer?
-        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { throw StoreError(.sqlite, "prepare") }
+        guard sqlite3_prepare_v2(db, sql, -1, &statement, nil) == SQLITE_OK else { throw StoreError(.other, "prepare") }
         defer { sqlite3_finalize(statement) }
         guard sqlite3_step(statement) == SQLITE_ROW, let text = sqlite3_column_text(statement, 0) else { return "" }
         return String(cString: text)

@@ -156,7 +156,7 @@ import Testing
         let missing = #expect(throws: StoreError.self) { try connection.scalar("SELECT x FROM nowhere WHERE x = $1", [.int(1)]) }
         #expect(missing?.sqlState == "42P01")
         #expect(missing?.description.contains("relation \"nowhere\" does not exist") == true)
-        #expect(StoreError(.sqlite, "PostgreSQL error 2350").sqlState == nil)
+        #expect(StoreError(.other, "PostgreSQL error 2350").sqlState == nil)
     }
 
     @Test func testAFailedConnectionNamesTheServerNeverThePassword() throws {

@@ -2,47 +2,32 @@ import Foundation
 import Predicates
 
 /// The connection a migration (`StoreMigrator`, `MigrationPreview`,
-/// `MigrationLinks`) runs on: SQLite's `Database`, or a PostgreSQL
-/// connection given as closures, with the few places the two engines'
-/// SQL differs. Statements take `?` parameters; a PostgreSQL connection
+/// `MigrationLinks`) runs on, with the few places the engines' SQL
+/// differs. Statements take `?` parameters; a PostgreSQL connection
 /// numbers them.
 package struct MigrationConnection {
-    let dialect: SQLDialect
+    let connection: any SQLConnection
+    var dialect: SQLDialect { connection.dialect }
     /// The store, for messages: a file's path, or a server and database.
-    let path: String
-    private let run: (String, [Value]) throws -> Void
-    private let query: (String) throws -> [[Value]]
-    private let exists: (String) throws -> Bool
+    var path: String { connection.databaseName }
 
-    /// A connection of `dialect`: `execute` runs one statement with bound
-    /// values, `rows` returns a query's rows, `tableExists` looks
-    /// for a table of the store's schema.
-    package init(dialect: SQLDialect, path: String, execute: @escaping (String, [Value]) throws -> Void,
-                 rows: @escaping (String) throws -> [[Value]], tableExists: @escaping (String) throws -> Bool) {
-        self.dialect = dialect
-        self.path = path
-        run = execute
-        query = rows
-        exists = tableExists
-    }
-
-    /// A SQLite store's connection.
-    init(_ db: Database) {
-        self.init(dialect: SQLiteDialect(), path: db.path, execute: { sql, values in
-            if values.isEmpty { try db.execute(sql) } else { try db.execute(sql, values) }
-        }, rows: { try db.rows($0) }, tableExists: { try db.tableExists($0) })
+    /// Migrates on `connection`.
+    package init(_ connection: any SQLConnection) {
+        self.connection = connection
     }
 
     /// Runs one statement with `values` bound to its `?` parameters.
-    package func execute(_ sql: String, _ values: [Value] = []) throws { try run(sql, values) }
+    package func execute(_ sql: String, _ values: [Value] = []) throws {
+        if values.isEmpty { try connection.execute(sql) } else { try connection.execute(sql, values) }
+    }
 
     /// The rows a query returns.
-    package func rows(_ sql: String) throws -> [[Value]] { try query(sql) }
+    package func rows(_ sql: String) throws -> [[Value]] { try connection.rows(sql, []) }
 
     /// The first value of a query's first row (a count, or a look for one row).
-    func scalar(_ sql: String) throws -> Value? { try query(sql).first?.first }
+    func scalar(_ sql: String) throws -> Value? { try rows(sql).first?.first }
 
-    func tableExists(_ name: SQLIdentifier) throws -> Bool { try exists(name.unquoted) }
+    func tableExists(_ name: SQLIdentifier) throws -> Bool { try connection.tableExists(name) }
 
     /// `INSERT INTO table (columns) SELECT …` leaving out the rows whose
     /// key is there already.

@@ -3,20 +3,19 @@ import Predicates
 
 /// The writes of a save that are the same SQL in every engine: deleting a
 /// row with its join rows, the contents of to-many relationships, and
-/// clearing unique values that move. `run` runs one statement with `?`
-/// parameters on the store's connection (SQLite's, or PostgreSQL's, which
-/// numbers them) and returns how many rows it changed.
+/// clearing unique values that move, each run with `?` parameters on the
+/// store's connection.
 package struct SQLWrites {
     let mapping: SchemaMapping
-    let run: (String, [Value]) throws -> Int
+    let connection: any SQLConnection
 
-    package init(mapping: SchemaMapping, run: @escaping (String, [Value]) throws -> Int) {
+    package init(mapping: SchemaMapping, connection: any SQLConnection) {
         self.mapping = mapping
-        self.run = run
+        self.connection = connection
     }
 
     @discardableResult
-    private func execute(_ sql: String, _ values: [Value]) throws -> Int { try run(sql, values) }
+    private func execute(_ sql: String, _ values: [Value]) throws -> Int { try connection.execute(sql, values) }
 
     /// Writes the to-many contents of a save, owning sides first: they
     /// write the join rows the other sides order.

@@ -152,7 +152,7 @@ extension ShellSession {
                     do {
                         try saveAs(url, type: .postgres)
                     } catch let error as StoreError {
-                        return fail(ShellDiagnostics.postgresProblem(arguments[0], error.message))
+                        return fail(ShellDiagnostics.postgresProblem(arguments[0], error.description))
                     }
                     output.status("saved as \(arguments[0]) (postgres)")
                     return true

@@ -270,7 +270,7 @@ extension ShellSession {
             do {
                 let (columns, rows) = try context.fetchRows(dictionary)
                 return ResultSet(columns: columns, rows: rows.map { $0.map { .value($0) } })
-            } catch let error as StoreError where error.kind == .sqlite && error.message.contains("integer overflow") {
+            } catch let error as StoreError where error.kind == .other && error.message.contains("integer overflow") {
                 // SQLite's SUM stops at Int64; the sum below goes on as a
                 // double, as a sum in memory does.
             }

@@ -110,7 +110,7 @@ public final class ShellSession: ShellSessionProtocol {
         } catch let error as StoreError where postgresURL != nil {
             // The server's reason (refused, authentication, no such
             // database) after the URL, in one line.
-            throw LocatedError(ShellDiagnostics.postgresProblem(storePath, error.message), .unknown)
+            throw LocatedError(ShellDiagnostics.postgresProblem(storePath, error.description), .unknown)
         }
         context = Self.makeContext(coordinator, undoManager: undoManager)
         // As psql: PAGER set but empty turns the pager off.
@@ -346,7 +346,7 @@ public final class ShellSession: ShellSessionProtocol {
         do {
             return try StoreOpening.open(url, model: newModel, modelGiven: true, options: opening, postgresFlags: flags)
         } catch let error as StoreError where error.migration == nil {
-            throw LocatedError(ShellDiagnostics.postgresProblem(storePath, error.message), .unknown)
+            throw LocatedError(ShellDiagnostics.postgresProblem(storePath, error.description), .unknown)
         }
     }
 

@@ -22,7 +22,8 @@ package final class Database: @unchecked Sendable {
     /// check work is done without going to the store. Safe to read from
     /// any thread.
     package var statementsStarted: Int { started.load(ordering: .relaxed) }
-    private var savepointDepth = 0
+    /// How deep the open transactions nest (see `SQLConnection`).
+    package var transactionDepth = 0
     /// The file SQLite has open: `path`, or the private copy a snapshot
     /// reads (see `ReadingMode`).
     package let file: String
@@ -152,7 +153,7 @@ package final class Database: @unchecked Sendable {
             do {
                 try execute("PRAGMA journal_mode = WAL")
                 return
-            } catch let error as StoreError where (error.code ?? 0) & 0xff == SQLITE_BUSY && Date() < deadline {
+            } catch let error as StoreError where error.sqlitePrimaryCode == SQLITE_BUSY && Date() < deadline {
                 usleep(2_000)
             }
         }
@@ -212,11 +213,14 @@ package final class Database: @unchecked Sendable {
         }
     }
 
-    /// Runs one statement with bound values.
-    package func execute(_ sql: String, _ values: [Value]) throws {
+    /// Runs one statement with bound values; returns how many rows it
+    /// inserted, updated or deleted.
+    @discardableResult
+    package func execute(_ sql: String, _ values: [Value]) throws -> Int {
         let statement = try cachedStatement(sql)
         try statement.bind(values)
         while try statement.step() {}
+        return changes
     }
 
     /// A new prepared statement, not cached.
@@ -253,76 +257,12 @@ package final class Database: @unchecked Sendable {
         return rows
     }
 
-    /// The first column of the first row, or nil.
-    package func scalar(_ sql: String, _ values: [Value] = []) throws -> Value? {
-        try rows(sql, values).first?.first
-    }
-
     package var lastInsertRowID: Int64 { sqlite3_last_insert_rowid(handle) }
     package var changes: Int { Int(sqlite3_changes(handle)) }
-
-    /// Runs `body` in a transaction (a savepoint when nested): all or nothing.
-    package func transaction<T>(_ body: () throws -> T) throws -> T {
-        let name = "mrq\(savepointDepth)"
-        if savepointDepth == 0 {
-            try execute("BEGIN IMMEDIATE")
-            hasWritten = true
-        } else {
-            try execute("SAVEPOINT \(name)")
-        }
-        savepointDepth += 1
-        do {
-            let result = try body()
-            savepointDepth -= 1
-            if savepointDepth == 0 {
-                try execute("COMMIT")
-            } else {
-                try execute("RELEASE \(name)")
-            }
-            return result
-        } catch {
-            savepointDepth -= 1
-            if savepointDepth == 0 {
-                try? execute("ROLLBACK")
-            } else {
-                try? execute("ROLLBACK TO \(name); RELEASE \(name)")
-            }
-            throw error
-        }
-    }
-
-    /// Opens a transaction that stays open until `commitTransaction` or
-    /// `rollbackTransaction`: the first half of a save spanning stores.
-    /// `transaction` calls made meanwhile become savepoints inside it.
-    package func beginTransaction() throws {
-        precondition(savepointDepth == 0, "a transaction is already open")
-        try execute("BEGIN IMMEDIATE")
-        hasWritten = true
-        savepointDepth = 1
-    }
-
-    /// Commits the transaction `beginTransaction` opened; rolls it back when
-    /// the commit fails.
-    package func commitTransaction() throws {
-        defer { savepointDepth = 0 }
-        do {
-            try execute("COMMIT")
-        } catch {
-            try? execute("ROLLBACK")
-            throw error
-        }
-    }
-
-    package func rollbackTransaction() {
-        try? execute("ROLLBACK")
-        savepointDepth = 0
-    }
 
     package func tableExists(_ name: String) throws -> Bool {
         try scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.string(name)]) != nil
     }
-
-    package func tableExists(_ name: SQLIdentifier) throws -> Bool { try tableExists(name.unquoted) }
 
     /// The names of a table's columns, in order; empty for no such table.
     package func columns(of table: String) throws -> [String] {
@@ -345,4 +285,36 @@ package final class Database: @unchecked Sendable {
         guard fileAtFault, path != ":memory:", !path.isEmpty else { return StoreError(code: rc, message: message, sql: sql) }
         return StoreError(code: rc, message: "'\(path)': \(message)", sql: sql)
     }
+}
+
+extension Database: SQLConnection {
+    package var dialect: SQLDialect { SQLiteDialect() }
+
+    package var databaseName: String { path }
+
+    /// `BEGIN IMMEDIATE`: the write lock is taken at once, so a save never
+    /// fails half-way for want of it.
+    package func beginOutermostTransaction() throws {
+        try execute("BEGIN IMMEDIATE")
+        hasWritten = true
+    }
+
+    /// `COMMIT`; a COMMIT SQLite refuses (a deferred constraint) leaves the
+    /// transaction open, so it is rolled back.
+    package func commitOutermostTransaction() throws {
+        do {
+            try execute("COMMIT")
+        } catch {
+            try? execute("ROLLBACK")
+            throw error
+        }
+    }
+
+    package func rollbackOutermostTransaction() {
+        try? execute("ROLLBACK")
+    }
+
+    /// Never: a lock is waited for up to the busy timeout before a
+    /// statement fails, and a transaction begins holding the write lock.
+    package func mayRetryTransaction(after error: StoreError) -> Bool { false }
 }

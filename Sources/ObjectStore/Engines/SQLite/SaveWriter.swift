@@ -14,13 +14,7 @@ package struct SaveWriter {
     var clearsMovingUniqueValues = false
     var mapping: SchemaMapping { store.mapping }
     var db: Database { store.database }
-    var writes: SQLWrites {
-        let db = self.db
-        return SQLWrites(mapping: mapping) { sql, values in
-            try db.execute(sql, values)
-            return db.changes
-        }
-    }
+    var writes: SQLWrites { SQLWrites(mapping: mapping, connection: db) }
 
     init(store: SQLiteStore, changes: StoreChanges, clearsMovingUniqueValues: Bool = false) {
         self.store = store
