@@ -120,11 +120,11 @@ package struct PostgresDialect: SQLDialect {
     }
 
     package var derivedTableName: String { " AS w" }
-    package var keysShown: String { " = ANY(CAST($1 AS bigint[]))" }
 
     /// ` = ANY(CAST(? AS bigint[]))`: every key in one array.
-    package func keyLists(_ keys: [Int64], chunkSize: Int) -> [(sql: String, values: [Value])] {
-        keys.isEmpty ? [] : [(" = ANY(CAST(? AS bigint[]))", [.string("{" + keys.map(String.init).joined(separator: ",") + "}")])]
+    package func keyLists(_ keys: [Int64], chunkSize: Int) -> [(sql: String, values: [Value], count: Int)] {
+        keys.isEmpty ? [] : [(" = ANY(CAST(? AS bigint[]))", [.string("{" + keys.map(String.init).joined(separator: ",") + "}")],
+                              keys.count)]
     }
 
     package var deletesWithReturning: Bool { true }

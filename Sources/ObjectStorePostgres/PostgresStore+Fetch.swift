@@ -86,7 +86,7 @@ extension PostgresStore {
         return try withLock { try reportingLoss { try retryingTransaction { try connection.transaction(body) } } }
     }
     /// A sequence never hands a key out twice: nothing to record.
-    package func recordHighestKeys(ofTables tables: Set<SQLIdentifier>) throws {}
+    package func recordHighestKeys(ofTables tables: Set<SQLIdentifier>, listing: StatementList?) throws {}
 
     /// `UPDATE … SET …, _opt = _opt + 1 WHERE _pk IN (SELECT …) RETURNING
     /// _pk`: one statement when SQL says the whole predicate and computes
@@ -94,22 +94,30 @@ extension PostgresStore {
     /// evaluated in memory) and updated in one statement, and what only
     /// the evaluator computes is set object by object.
     package func batchUpdate(entity: EntityDescription, matching: FetchRequest, properties: [String: BatchValue],
-                     coordinator: PersistentStoreCoordinator) throws -> [ObjectID] {
+                             coordinator: PersistentStoreCoordinator, listing: StatementList?) throws -> [ObjectID] {
         let plan = try batchUpdatePlan(entity: entity, properties: properties)
-        return try writeTransaction {
+        return try batchTransaction(listing) {
             let fetch = try FetchPlan(request: matching, entity: entity, store: self, predicate: matching.predicate,
                                   parametersBefore: plan.bindings.count)
             var ids: [ObjectID]
             if let whole = batchUpdateInOne(entity: entity, plan: plan, fetch: fetch) {
+                if let listing {
+                    listing.add(whole, plan.bindings + fetch.bindings, purpose: "update")
+                    return []
+                }
                 ids = try objectIDs(sql: whole, bindings: plan.bindings + fetch.bindings, root: entity.rootEntity)
             } else {
                 let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
-                ids = try scratch.fetchObjectIDs(matching)
+                ids = try matchingIDs(matching, scratch: scratch, listing)
                 guard !ids.isEmpty else { return ids }
                 let keys = "[" + ids.map { String($0.primaryKey) }.joined(separator: ",") + "]"
-                _ = try objectIDs(sql: batchUpdateOfKeys(entity: entity, plan: plan), bindings: plan.bindings + [.string(keys)],
-                                  root: entity.rootEntity)
-                try updateInMemory(plan, ids, of: entity, scratch: scratch)
+                if let listing {
+                    listing.add(batchUpdateOfKeys(entity: entity, plan: plan), plan.bindings, keys: ids.count, purpose: "update")
+                } else {
+                    _ = try objectIDs(sql: batchUpdateOfKeys(entity: entity, plan: plan), bindings: plan.bindings + [.string(keys)],
+                                      root: entity.rootEntity)
+                }
+                try updateInMemory(plan, ids, of: entity, scratch: scratch, listing)
             }
             ids.sort { $0.primaryKey < $1.primaryKey }
             return ids
@@ -138,18 +146,5 @@ extension PostgresStore {
             + " RETURNING t.\(mapping.primaryKey), \(table.entityColumn.map { "t.\($0)" } ?? "NULL")"
     }
 
-    /// The one UPDATE when it does the whole update; else the fetch of
-    /// the matching keys and the UPDATE of those keys.
-    package func explainBatchUpdate(entity: EntityDescription, plan: BatchUpdatePlan, matching: FetchRequest,
-                                    keys: FetchExplanation) throws -> FetchExplanation {
-        let fetch = try FetchPlan(request: matching, entity: entity, store: self, predicate: matching.predicate,
-                                  parametersBefore: plan.bindings.count)
-        if let whole = batchUpdateInOne(entity: entity, plan: plan, fetch: fetch) {
-            return FetchExplanation(steps: [.init(sql: whole, bindings: (plan.bindings + fetch.bindings).map { .value($0) }, purpose: "update")],
-                                    residual: nil, sortsInMemory: false, mergesPendingChanges: false, windowsInMemory: false,
-                                    havingResidual: nil, engine: .postgres)
-        }
-        return keys.adding(.init(sql: batchUpdateOfKeys(entity: entity, plan: plan),
-                                 bindings: plan.bindings.map { .value($0) } + [.keysFoundBefore], purpose: "update"))
     }
 }

@@ -215,6 +215,28 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
 
     /// Runs a SELECT of `selectList` and decodes its rows.
     func snapshots(sql: String, _ values: [Value], root: EntityDescription) throws -> [Snapshot] {
+        try decodedRows(sql: sql, values, root: root) { snapshot, _, _ in snapshot }
+    }
+
+    /// The destination rows of a to-many relationship for many sources at
+    /// once, each with its source's key: one statement, the sources' keys
+    /// bound as one JSON list, as SQLite's store reads them.
+    package func prefetchRows(of relationship: RelationshipDescription, sourceEntity: EntityDescription,
+                              sources: [Int64]) throws -> [(owner: Int64, snapshot: Snapshot)]? {
+        guard let root = relationship.destination?.rootEntity,
+              let sql = SQLiteStore.prefetchSQL(of: relationship, sourceEntity: sourceEntity, mapping: mapping, dialect: .postgres)
+        else { return [] }
+        let ownerColumn = 3 + mapping.table(for: root).columns.count
+        let list = "[" + sources.map(String.init).joined(separator: ",") + "]"
+        return try decodedRows(sql: sql, [.string(list)], root: root) { snapshot, result, row in
+            (result.int64(row, ownerColumn), snapshot)
+        }
+    }
+
+    /// Runs a SELECT starting with `selectList` and makes a value of each
+    /// row from its decoded snapshot and the row.
+    private func decodedRows<T>(sql: String, _ values: [Value], root: EntityDescription,
+                                _ make: (Snapshot, PostgresResult, Int) throws -> T) throws -> [T] {
         try readingWithLock {
             let result = try connection.query(sql, values)
             rowsReturned += result.rowCount
@@ -226,7 +248,7 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
                     }
                     layout = layouts[ObjectIdentifier(entity)]!
                 }
-                return try layout.decode(result, row: row, store: self)
+                return try make(try layout.decode(result, row: row, store: self), result, row)
             }
         }
     }

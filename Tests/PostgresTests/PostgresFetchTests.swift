@@ -281,10 +281,13 @@ import struct Predicates.Predicate
         let matchesInMemory = BatchUpdateRequest(entityName: "Item", predicate: try Predicate(format: "name MATCHES 'a.*'"),
                                                  propertiesToUpdate: ["note": .value(.string("x"))])
         let twoSteps = try postgres.explain(matchesInMemory).0
-        #expect(twoSteps.steps.count == 2 && twoSteps.steps[1].bindings.last == .keysFoundBefore)
+        // A dry run: the matching keys are read, the UPDATE of those keys
+        // is listed, not run.
+        #expect(twoSteps.steps.count == 2 && twoSteps.steps[1].sql.hasPrefix("UPDATE "))
+        if case .keys(let n)? = twoSteps.steps.last?.bindings.last { #expect(n > 0) } else { Issue.record("no keys bound") }
+        #expect(store.rowsReturned > before, "the dry run reads the matching keys")
         let delete = try postgres.explain(BatchDeleteRequest(entityName: "Item", predicate: try Predicate(format: "i16 < 0")))
-        #expect(delete.steps.last?.sql.hasPrefix("DELETE FROM") == true && delete.sql.contains("= ANY(CAST($1 AS bigint[]))"), "\(delete.sql)")
-        #expect(store.rowsReturned == before, "explain ran a statement")
+        #expect(delete.steps.last?.sql.hasPrefix("DELETE FROM") == true, "\(delete.sql)")
         #expect(try postgres.count(for: FetchRequest(entityName: "Item", predicate: try Predicate(format: "note == 'x'"))) == 0)
     }
 

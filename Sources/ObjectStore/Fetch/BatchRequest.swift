@@ -166,7 +166,8 @@ extension ManagedObjectContext {
         let coordinator = batchCoordinator
         try coordinator.openStoresForWriting()
         let ids = try coordinator.sqlBackend(for: entity, purpose: "a batch update").batchUpdate(
-            entity: entity, matching: request.matching, properties: request.propertiesToUpdate, coordinator: coordinator)
+            entity: entity, matching: request.matching, properties: request.propertiesToUpdate, coordinator: coordinator,
+            listing: nil)
         return BatchResult(
             count: request.resultType == .statusOnly ? nil : ids.count,
             objectIDs: request.resultType == .updatedObjectIDs ? ids : nil,
@@ -187,10 +188,12 @@ extension ManagedObjectContext {
             changes: RemoteChanges(updated: outcome.updated, deleted: outcome.deleted))
     }
 
-    /// The statements a batch update runs, without running them: the
-    /// fetch of the matching keys (unsaved changes left out), then the
-    /// UPDATE for those keys, 500 at a time; the attributes SQL cannot
-    /// compute are named in `inMemory`, one UPDATE per row.
+    /// The statements a batch update runs, without writing: the fetch of
+    /// the matching keys (unsaved changes left out), then the UPDATE for
+    /// those keys, 500 at a time, each followed by its range check; the
+    /// attributes SQL cannot compute are named in `inMemory`, their rows
+    /// read and written a few hundred a statement. A dry run: the reads
+    /// run, so the statements are the ones the store's data asks for.
     ///
     /// ```swift
     /// let plan = try context.explain(request)
@@ -200,28 +203,25 @@ extension ManagedObjectContext {
         let entity = try self.entity(for: FetchRequest(entityName: request.entityName))
         let store = try batchCoordinator.sqlBackend(for: entity, purpose: "a batch update")
         let plan = try store.batchUpdatePlan(entity: entity, properties: request.propertiesToUpdate)
-        let steps = try store.explainBatchUpdate(entity: entity, plan: plan, matching: request.matching,
-                                                 keys: try explainMatches(request.matching))
-        return (steps, plan.inMemory.map { $0.0.name })
+        let listing = StatementList()
+        _ = try store.batchUpdate(entity: entity, matching: request.matching, properties: request.propertiesToUpdate,
+                                  coordinator: batchCoordinator, listing: listing)
+        return (listing.explanation(engine: store.dialect.engine), plan.inMemory.map { $0.0.name })
     }
 
-    /// The statements a batch delete runs, without running them: the
-    /// fetch of the matching keys, then (after the delete rules, run in
-    /// SQL on those keys) the DELETE of each table's rows: all at once in
-    /// PostgreSQL, 500 at a time in SQLite.
+    /// The statements a batch delete runs, without writing: the fetch of
+    /// the matching keys, the delete rules' reads and writes on those keys
+    /// (cascades, Deny checks, nullified inverses), the bookkeeping of the
+    /// highest keys, then the DELETE of each table's rows: all at once in
+    /// PostgreSQL, 500 at a time in SQLite. A dry run: the reads run, so
+    /// the statements are the ones the store's data asks for; a Deny that
+    /// refuses ends the list.
     public func explain(_ request: BatchDeleteRequest) throws -> FetchExplanation {
         let entity = try self.entity(for: FetchRequest(entityName: request.entityName))
         let store = try batchCoordinator.sqlBackend(for: entity, purpose: "a batch delete")
-        let matching = try explainMatches(request.matching)
-        return matching.adding(FetchExplanation.Step(sql: store.batchDeleteSQL(entity: entity, keys: store.keysShown),
-                                                     bindings: [.keysFoundBefore], purpose: "delete"))
-    }
-
-    private func explainMatches(_ matching: FetchRequest) throws -> FetchExplanation {
-        let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: batchCoordinator)
-        var request = matching
-        request.resultType = .managedObjectID
-        return try scratch.explain(request)
+        let listing = StatementList()
+        _ = try store.batchDelete(entity: entity, matching: request.matching, coordinator: batchCoordinator, listing: listing)
+        return listing.explanation(engine: store.dialect.engine)
     }
 
     private var batchCoordinator: PersistentStoreCoordinator {

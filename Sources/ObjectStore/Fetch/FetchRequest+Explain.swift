@@ -20,6 +20,9 @@ public struct FetchExplanation: Sendable {
         /// plus the number of those saved objects, which SQL may return
         /// and memory leaves out: known only when it runs.
         case rowsPlusPendingChanges(Int)
+        /// This many primary keys, found by the statements before: one
+        /// parameter each in SQLite, one array in PostgreSQL.
+        case keys(Int)
     }
 
     /// The engine whose SQL the statements are.
@@ -42,8 +45,9 @@ public struct FetchExplanation: Sendable {
         /// count counted, to count them as they are now), `batch` (a batch
         /// of objects by key), `prefetch` (the related objects of a batch,
         /// by key), `prefetch many` (a to-many's objects for a whole
-        /// batch, its keys as a JSON list) or `prefetch each` (a to-many's
-        /// keys for one object of the batch, run for each).
+        /// batch, its keys as a JSON list); for a batch request also
+        /// `update`, `delete`, `delete rule`, `key bookkeeping`,
+        /// `range check` and `update each`.
         public let purpose: String
 
         package init(sql: String, bindings: [Binding], purpose: String) {
@@ -198,12 +202,9 @@ extension ManagedObjectContext {
                 guard done.insert(prefix).inserted else { continue }
                 if relationship.isToOne {
                     rows(of: destination.rootEntity, purpose: "prefetch")
-                } else if store is SQLiteStore {
-                    guard let sql = SQLiteStore.prefetchSQL(of: relationship, sourceEntity: owner, mapping: mapping) else { continue }
+                } else if let sql = SQLiteStore.prefetchSQL(of: relationship, sourceEntity: owner, mapping: mapping,
+                                                            dialect: store.dialect) {
                     steps.append(.init(sql: sql, bindings: [.keysFoundBefore], purpose: "prefetch many"))
-                } else if let sql = mapping.destinationsSQL(of: relationship, from: owner) {
-                    steps.append(.init(sql: sql, bindings: [.keysFoundBefore], purpose: "prefetch each"))
-                    rows(of: destination.rootEntity, purpose: "prefetch")
                 }
             }
         }

@@ -150,14 +150,14 @@ extension ManagedObjectContext {
 
 extension SQLiteStore {
     /// The SELECT of ``prefetchRows(of:sourceEntity:sources:)``: the
-    /// sources' keys bound to `?1` as a JSON list; nil for a relationship
-    /// stored nowhere (no inverse, no join table).
-    static func prefetchSQL(of relationship: RelationshipDescription, sourceEntity: EntityDescription,
-                            mapping: SchemaMapping) -> String? {
+    /// sources' keys bound to the first parameter as a JSON list; nil for
+    /// a relationship stored nowhere (no inverse, no join table).
+    package static func prefetchSQL(of relationship: RelationshipDescription, sourceEntity: EntityDescription,
+                                    mapping: SchemaMapping, dialect: SQLDialect = .sqlite) -> String? {
         guard let destination = relationship.destination else { return nil }
         let root = destination.rootEntity
         let table = mapping.table(for: root)
-        let keys = "(SELECT value FROM json_each(?1))"
+        let keys = FetchPlan.keysIn(dialect == .postgres ? "CAST($1 AS text)" : "?1", dialect: dialect)
         if let join = mapping.joinTable(relationship.name, of: sourceEntity) {
             let order = join.orderColumn.map { "j.\($0), " } ?? ""
             return "SELECT \(mapping.selectList(for: root)), j.\(join.sourceColumn) FROM \(join.name) j "

@@ -149,15 +149,17 @@ extension ManagedObjectContext {
     /// Plans a fetch of objects shown one row each (see ``RowPlan``):
     /// from a SQL cursor when SQL gives exactly the rows the objects would
     /// (no unsaved changes, which a dictionary fetch does not see; one
-    /// SQLite store), else as objects. `keys` names the attributes, in the
+    /// SQLite file or PostgreSQL store), else as objects. `keys` names the attributes, in the
     /// order tried, whose first non-null value shows a related object
     /// (reached through the relationship) in place of its primary key.
     public func rowPlan(for request: FetchRequest,
                         keys: (EntityDescription, RelationshipDescription) -> [String]) throws -> RowPlan {
         try performAndWait {
             let entity = try entity(for: request)
-            let stores = persistentStoreCoordinator!.persistentStores
-            let cursor = !hasChanges && stores.count == 1 && stores.first?.storeType == .sqlite
+            let coordinator = persistentStoreCoordinator!
+            let stores = coordinator.persistentStores
+            let cursor = !hasChanges && stores.count == 1 && stores.first?.storeType != .inMemory
+                && (try? coordinator.sqlBackend(for: entity, purpose: "rows")) != nil
             return RowPlan(request: request, entity: entity, cursor: cursor, keys: keys)
         }
     }

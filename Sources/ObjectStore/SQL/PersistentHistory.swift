@@ -63,6 +63,58 @@ extension PersistentStoreCoordinator {
     public func persistentHistory(after date: Date? = nil) throws -> [HistoryTransaction] {
         try backends.flatMap { try $0.persistentHistory(after: date) }
     }
+
+    /// The statements ``persistentHistory(after:)`` runs, for `explain`:
+    /// it reads the history (reads only), noting each statement, so the
+    /// list is the one the store's tables ask for.
+    ///
+    /// ```swift
+    /// print(try coordinator.explainPersistentHistory().steps.map(\.sql))
+    /// ```
+    public func explainPersistentHistory(after date: Date? = nil) throws -> FetchExplanation {
+        var steps: [FetchExplanation.Step] = []
+        for backend in backends {
+            guard let store = backend as? SQLiteStore else { continue }
+            try store.readTransaction {
+                try store.read { db in
+                    _ = try store.history(HistoryReader(db: db) { sql, values in
+                        steps.append(.init(sql: sql, bindings: values.map { .value($0) }, purpose: "history"))
+                    }, after: date)
+                }
+            }
+        }
+        return FetchExplanation(steps: steps, residual: nil, sortsInMemory: false, mergesPendingChanges: false,
+                                windowsInMemory: false, havingResidual: nil, engine: .sqlite)
+    }
+}
+
+/// The reads of the persistent history, each noted first when explained.
+struct HistoryReader {
+    let db: Database
+    var note: ((String, [Value]) -> Void)?
+
+    init(db: Database, note: ((String, [Value]) -> Void)? = nil) {
+        self.db = db
+        self.note = note
+    }
+
+    func rows(_ sql: String, _ values: [Value] = []) throws -> [[Value]] {
+        note?(sql, values)
+        return try db.rows(sql, values)
+    }
+
+    func tableExists(_ name: String) throws -> Bool {
+        try !rows("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.string(name)]).isEmpty
+    }
+
+    func tableExists(_ name: SQLIdentifier) throws -> Bool { try tableExists(name.unquoted) }
+
+    func columns(of table: String) throws -> [String] {
+        try rows("SELECT name FROM pragma_table_info(?)", [.string(table)]).compactMap {
+            if case .string(let name)? = $0.first { return name }
+            return nil
+        }
+    }
 }
 
 extension SQLiteStore {
@@ -70,7 +122,7 @@ extension SQLiteStore {
     /// of the shapes Core Data has written: strings in the transaction's
     /// own columns (macOS 10.13), or numbers into `ATRANSACTIONSTRING`
     /// (`ZAUTHORTS`, …, since).
-    func history(_ db: Database, after date: Date?) throws -> [HistoryTransaction] {
+    func history(_ db: HistoryReader, after date: Date?) throws -> [HistoryTransaction] {
         guard try db.tableExists("ATRANSACTION"), try db.tableExists("ACHANGE") else { return [] }
         let transactionColumns = Set(try db.columns(of: "ATRANSACTION"))
         let hasStrings = try db.tableExists("ATRANSACTIONSTRING")
@@ -128,7 +180,7 @@ extension SQLiteStore {
 
     /// Entity number → name, for every entity the store numbers (the
     /// model's and any others it once had).
-    private func historyEntityNames(_ db: Database) throws -> [Int64: String] {
+    private func historyEntityNames(_ db: HistoryReader) throws -> [Int64: String] {
         var names = mapping.entityNamesByCode
         if try db.tableExists(CoreDataTables.primaryKey) {
             for row in try db.rows("SELECT Z_ENT, Z_NAME FROM \(CoreDataTables.primaryKey)") {

@@ -66,11 +66,10 @@ package protocol SQLDialect: Sendable {
     func keysIn(_ parameter: String) -> String
     /// What names a derived table in FROM (` AS w`), where one must be named.
     var derivedTableName: String { get }
-    /// How a batch statement names its keys, as `explain` shows it.
-    var keysShown: String { get }
     /// The SQL following a key column that says it is one of `keys`, with
-    /// the values it binds: as many statements as the engine needs.
-    func keyLists(_ keys: [Int64], chunkSize: Int) -> [(sql: String, values: [Value])]
+    /// the values it binds and how many keys it holds: as many statements
+    /// as the engine needs.
+    func keyLists(_ keys: [Int64], chunkSize: Int) -> [(sql: String, values: [Value], count: Int)]
     /// Whether a batch delete without rules to run matches and deletes in
     /// one `DELETE … RETURNING`.
     var deletesWithReturning: Bool { get }

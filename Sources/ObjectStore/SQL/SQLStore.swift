@@ -32,30 +32,17 @@ package protocol SQLStore: StoreBackend {
     /// Runs `body` in one write transaction, under the store's lock.
     func writeTransaction<T>(_ body: () throws -> T) throws -> T
     /// Keeps the keys of rows about to be deleted from being handed out
-    /// again.
-    func recordHighestKeys(ofTables tables: Set<SQLIdentifier>) throws
+    /// again; explained (with a `listing`), lists what it would write.
+    func recordHighestKeys(ofTables tables: Set<SQLIdentifier>, listing: StatementList?) throws
     /// Sets `properties` on every matching row and bumps its version;
-    /// returns the IDs it changed.
+    /// returns the IDs it changed. With a `listing`, a dry run for
+    /// explain (see ``StatementList``): nothing is written.
     func batchUpdate(entity: EntityDescription, matching: FetchRequest, properties: [String: BatchValue],
-                     coordinator: PersistentStoreCoordinator) throws -> [ObjectID]
-    /// The statements `batchUpdate` runs for `plan`, for explain: `keys`
-    /// (the fetch of the matching keys) and the UPDATE after it, or the one
-    /// statement that does both.
-    func explainBatchUpdate(entity: EntityDescription, plan: BatchUpdatePlan, matching: FetchRequest,
-                            keys: FetchExplanation) throws -> FetchExplanation
+                     coordinator: PersistentStoreCoordinator, listing: StatementList?) throws -> [ObjectID]
 }
 
 extension SQLiteStore: SQLStore {
     package var dialect: SQLDialect { SQLiteDialect() }
-
-    /// The fetch of the matching keys, then the UPDATE for those keys, 500
-    /// at a time.
-    package func explainBatchUpdate(entity: EntityDescription, plan: BatchUpdatePlan, matching: FetchRequest,
-                                    keys: FetchExplanation) throws -> FetchExplanation {
-        let marks = "?\(plan.bindings.count + 1), …"
-        return keys.adding(.init(sql: batchUpdateSQL(entity: entity, assignments: plan.assignments, marks: marks),
-                                 bindings: plan.bindings.map { .value($0) } + [.keysFoundBefore], purpose: "update"))
-    }
 
     package func forEachRow(of plan: DictionaryPlan, _ body: ([Value]) throws -> Void) throws {
         try plan.forEachRow(store: self, body)

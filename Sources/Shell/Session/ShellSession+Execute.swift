@@ -38,18 +38,15 @@ extension ShellSession {
             }
             output.status("updated \(Self.count(objects.count, entity.name))")
         case .delete(let query):
-            let (objects, entity) = try fetch(query)
-            for object in objects where !object.isDeleted { context.delete(object) }
-            output.status("deleted \(Self.count(objects.count, entity.name))")
+            let (count, entity) = try deleteObjects(query)
+            output.status("deleted \(Self.count(count, entity.name))")
         case .directUpdate(let query, let assignments):
             try runDirectUpdate(query, assignments: assignments, output: output)
         case .directDelete(let query):
             try runDirectDelete(query, output: output)
         case .truncate(let name):
-            let entity = try self.entity(name)
-            let objects = try context.fetch(FetchRequest(entityName: entity.name))
-            for object in objects where !object.isDeleted { context.delete(object) }
-            output.status("deleted \(Self.count(objects.count, entity.name))")
+            let (count, entity) = try deleteObjects(Query(entity: name, range: name.range))
+            output.status("deleted \(Self.count(count, entity.name))")
         case .importJSON(let name, let path, let range):
             try runImportJSON(name, path: path, range: range, output: output)
         case .save:
@@ -214,6 +211,29 @@ extension ShellSession {
     func fetch(_ query: Query) throws -> ([ManagedObject], EntityDescription) {
         let (request, entity) = try self.request(for: query)
         return (Array(try context.fetch(request)), entity)
+    }
+
+    /// The fetch of the objects a delete removes, with what their delete
+    /// rules read prefetched (see `prefetchingDeleteRules(of:)`): the
+    /// reads `explain` lists are the ones the delete makes.
+    func deleteRequest(for query: Query) throws -> (FetchRequest, EntityDescription) {
+        let (request, entity) = try request(for: query)
+        return (request.prefetchingDeleteRules(of: entity), entity)
+    }
+
+    /// Deletes the matching objects from the context, running their
+    /// delete rules; returns how many matched.
+    private func deleteObjects(_ query: Query) throws -> (Int, EntityDescription) {
+        let (request, entity) = try deleteRequest(for: query)
+        // Held while the rules run: they keep the prefetched objects alive.
+        let results = try context.fetch(request)
+        var count = 0
+        for object in results {
+            count += 1
+            if !object.isDeleted { context.delete(object) }
+        }
+        withExtendedLifetime(results) {}
+        return (count, entity)
     }
 
     func count(_ query: Query) throws -> Int {

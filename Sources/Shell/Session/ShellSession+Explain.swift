@@ -52,6 +52,7 @@ extension ShellSession {
         case .query(let query) where isHistoryQuery(query), .count(let query) where isHistoryQuery(query):
             out.section("does:", "reads the store's persistent history (Core Data's ATRANSACTION and ACHANGE tables), "
                         + "one row per change; where, sort, limit and offset apply to those rows in memory")
+            sqlSections(try coordinator.explainPersistentHistory(), into: &out)
         case .query(let query):
             try explainFetch(query, does: "fetches the matching \(query.entity.text) objects", kind: "fetch", shown: shown, into: &out)
         case .first(var query):
@@ -84,14 +85,16 @@ extension ShellSession {
         case .delete(let query):
             let entity = try self.entity(query.entity)
             try explainFetch(query, does: "deletes the matching \(entity.name) objects from the context, "
-                             + "running their delete rules\(deleteRules(of: entity)); nothing is written until save",
+                             + "running their delete rules\(deleteRules(of: entity)), whose reads are prefetched with them; "
+                             + "nothing is written until save",
                              kind: "delete", into: &out) { out in
                 out.section("at save:", try saveSQL { try context.saveSQL(deleting: entity) } + "\n  (one per deleted object)")
             }
         case .truncate(let name):
             let entity = try self.entity(name)
             try explainFetch(Query(entity: name, range: name.range), does: "deletes every \(entity.name) from the context, "
-                             + "running their delete rules\(deleteRules(of: entity)); nothing is written until save",
+                             + "running their delete rules\(deleteRules(of: entity)), whose reads are prefetched with them; "
+                             + "nothing is written until save",
                              kind: "delete", into: &out) { out in
                 out.section("at save:", try saveSQL { try context.saveSQL(deleting: entity) } + "\n  (one per deleted object)")
             }
@@ -141,7 +144,7 @@ extension ShellSession {
     /// are `shown` is explained as it runs: by its ``RowPlan``.
     private func explainFetch(_ query: Query, does: String, kind: String, shown: Bool = false, into out: inout Explanation,
                               then: (inout Explanation) throws -> Void = { _ in }) throws {
-        var (request, entity) = try self.request(for: query)
+        var (request, entity) = try kind == "delete" ? deleteRequest(for: query) : self.request(for: query)
         if kind == "count" { request.resultType = .count }
         if shown { request = try rowPlan(for: request).request }
         out.section("does:", does)
@@ -243,11 +246,12 @@ extension ShellSession {
     private func sqlSections(_ plan: FetchExplanation, of request: FetchRequest? = nil, into out: inout Explanation) {
         let purposes = ["keys": "the keys of the saved objects that match", "ids": "the matching keys",
                         "changed": "the saved objects with unsaved changes it counted",
-                        "update": "for the keys found, 500 at a time", "delete": "for the keys found, 500 at a time",
+                        "update": "for the keys found", "delete": "for the keys found",
+                        "delete rule": "a delete rule, for the keys found", "key bookkeeping": "the highest key kept",
+                        "range check": "each value must fit its attribute", "update each": "the values computed in memory",
                         "batch": "each batch of objects, by key",
                         "prefetch": "the related objects of each batch not loaded yet, by key",
-                        "prefetch many": "the related objects of each batch, their keys as a JSON list",
-                        "prefetch each": "for each object of the batch, its related objects' keys"]
+                        "prefetch many": "the related objects of each batch, their keys as a JSON list"]
         for (i, step) in plan.steps.enumerated() {
             var title = "sql:"
             if plan.steps.count > 1 {
@@ -268,6 +272,9 @@ extension ShellSession {
                         return "\(mark) = the keys of the saved objects with unsaved changes, as a JSON list"
                     case .rowsPlusPendingChanges(let rows):
                         return "\(mark) = \(rows) + the number of saved objects with unsaved changes"
+                    case .keys(let count):
+                        return plan.engine == .postgres ? "\(mark) = the \(Self.countText(count, "key", "keys")) found, as a list"
+                            : "\(mark)… = the \(Self.countText(count, "key", "keys")) found"
                     }
                 }.joined(separator: "\n"))
             }
@@ -346,11 +353,12 @@ extension ShellSession {
         let (plan, inMemory) = try context.explain(batch)
         out.section("does:", "updates the matching rows in the store at once, in one transaction, without loading objects:\n"
                     + assignments.map { "  " + describe($0) }.joined(separator: "\n")
-                    + "\nunsaved changes are not seen; live objects are refreshed afterwards")
+                    + "\nunsaved changes are not seen; live objects are refreshed afterwards"
+                    + "\nthe statements are a dry run's: its reads ran on the store's data, nothing was written")
         predicateSections(query.predicate, into: &out)
         sqlSections(plan, into: &out)
         if !inMemory.isEmpty {
-            out.section("in memory:", "\(inMemory.joined(separator: ", ")) computed per row, then written with one UPDATE per row")
+            out.section("in memory:", "\(inMemory.joined(separator: ", ")) computed per object, then written a few hundred rows a statement")
         }
         out.section("swift:", swiftCall(kind: "direct update", entity: entity, request: request))
     }
@@ -361,7 +369,8 @@ extension ShellSession {
         batch.objectVariables = request.objectVariables
         let plan = try context.explain(batch)
         out.section("does:", "deletes the matching rows in the store at once, in one transaction, running the delete rules in SQL"
-                    + deleteRules(of: entity) + "; unsaved changes are not seen")
+                    + deleteRules(of: entity) + "; unsaved changes are not seen"
+                    + "\nthe statements are a dry run's: its reads ran on the store's data, nothing was written")
         predicateSections(query.predicate, into: &out)
         sqlSections(plan, into: &out)
         out.section("swift:", swiftCall(kind: "direct delete", entity: entity, request: request))

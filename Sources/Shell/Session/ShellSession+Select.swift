@@ -98,6 +98,8 @@ extension ShellSession {
                 .validateKeys(entity: entity.name, schema: model, comparisons: false)
             columns.append((column.name, expression))
         }
+        // In memory, what the columns reach is read with the objects.
+        objects.relationshipKeyPathsForPrefetching = Self.relationshipPaths(columns.map(\.expression), from: entity)
         return SelectPlan(entity: entity, columns: columns, objects: objects,
                           dictionary: inMemory ? nil : dictionaryRequest(request, columns: columns, distinct: select.distinct, entity: entity))
     }
@@ -238,6 +240,8 @@ extension ShellSession {
         }
         var objects = request
         (objects.fetchLimit, objects.fetchOffset) = (0, 0)
+        objects.relationshipKeyPathsForPrefetching = Self.relationshipPaths(
+            [aggregate.keyPath] + aggregate.groupBy.map(\.path), from: entity)
         var dictionary: FetchRequest?
         if !inMemory, canRunInSQL([aggregate.keyPath] + aggregate.groupBy.map(\.path), entity: entity) {
             let function: PropertyToFetch.Function? = aggregate.function == .avg ? .average : PropertyToFetch.Function(rawValue: aggregate.function.rawValue)
@@ -320,6 +324,44 @@ extension ShellSession {
         }
         if let limit = aggregate.query.limit { rows = Array(rows.prefix(limit)) }
         return ResultSet(columns: aggregate.groupBy.map { $0.path.joined(separator: ".") } + [name], rows: rows)
+    }
+
+    /// The relationships the columns reach, as prefetch key paths: read
+    /// with the objects, a batch at a time, and not by a fault per object.
+    static func relationshipPaths(_ expressions: [Expression], from entity: EntityDescription) -> [String] {
+        var paths: [[String]] = []
+        func walk(_ e: Expression) {
+            switch e.kind {
+            case .keyPath(let path): paths.append(path)
+            case .assignment(_, let inner), .negate(let inner), .cast(let inner, _), .index(let inner, _): walk(inner)
+            case .aggregate(let items), .function(_, let items): items.forEach(walk)
+            case .method(let receiver, _, let arguments): walk(receiver); arguments.forEach(walk)
+            case .binary(_, let a, let b): walk(a); walk(b)
+            case .collection(_, let inner, let key), .member(let inner, let key):
+                if case .keyPath(let path) = inner.kind { paths.append(path + key) } else { walk(inner) }
+            default: break
+            }
+        }
+        expressions.forEach(walk)
+        return relationshipPaths(paths, from: entity)
+    }
+
+    /// The relationship prefixes of key paths (`department` of
+    /// `department.name`), each once, in order.
+    static func relationshipPaths(_ keyPaths: [[String]], from entity: EntityDescription) -> [String] {
+        var result: [String] = []
+        for path in keyPaths {
+            var current: EntityDescription? = entity
+            var prefix: [String] = []
+            for key in path {
+                guard let relationship = current?.relationship(named: key) else { break }
+                prefix.append(key)
+                let joined = prefix.joined(separator: ".")
+                if !result.contains(joined) { result.append(joined) }
+                current = relationship.destination
+            }
+        }
+        return result
     }
 
     /// The predicate with key `old` read as key `new`.

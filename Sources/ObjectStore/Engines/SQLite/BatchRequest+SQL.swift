@@ -27,6 +27,36 @@ package struct BatchDeleteOutcome {
 /// Rows per `IN (...)` list.
 private let chunkSize = 500
 
+/// The statements a batch request runs, for `explain`: a dry run of the
+/// request reads what the run reads (so the list is the one the data
+/// asks for: the keys found, the cascades, the chunks) and lists, without
+/// running them, the statements that write and the checks made after.
+package final class StatementList {
+    private(set) var steps: [FetchExplanation.Step] = []
+    /// The fetch of the matching keys, as explained.
+    private(set) var match: FetchExplanation?
+
+    package init() {}
+
+    /// `sql` with `values` bound, then `keys` primary keys (as many
+    /// parameters in SQLite, one array in PostgreSQL).
+    package func add(_ sql: String, _ values: [Value] = [], keys: Int = 0, purpose: String) {
+        steps.append(.init(sql: sql, bindings: values.map { .value($0) } + (keys > 0 ? [.keys(keys)] : []), purpose: purpose))
+    }
+
+    /// The match's statements, as the fetch of the matching keys runs them.
+    func addMatch(_ explanation: FetchExplanation) {
+        match = explanation
+        steps += explanation.steps
+    }
+
+    /// Every statement listed, with the match's residual.
+    func explanation(engine: FetchExplanation.Engine) -> FetchExplanation {
+        FetchExplanation(steps: steps, residual: match?.residual, sortsInMemory: false, mergesPendingChanges: false,
+                         windowsInMemory: false, havingResidual: nil, engine: engine)
+    }
+}
+
 /// Batch requests in SQL: the matching IDs first (the fetch path, so a
 /// residual predicate SQL cannot express is evaluated in memory), then
 /// UPDATE or DELETE on those primary keys, in one transaction.
@@ -53,25 +83,26 @@ extension SQLiteStore {
 
     /// Sets `properties` on every matching row and bumps its version;
     /// returns the IDs it changed.
-    package func batchUpdate(entity: EntityDescription, matching: FetchRequest,
-                     properties: [String: BatchValue], coordinator: PersistentStoreCoordinator) throws -> [ObjectID] {
+    package func batchUpdate(entity: EntityDescription, matching: FetchRequest, properties: [String: BatchValue],
+                             coordinator: PersistentStoreCoordinator, listing: StatementList?) throws -> [ObjectID] {
         let plan = try batchUpdatePlan(entity: entity, properties: properties)
-        return try withLock {
-            try database.transaction {
-                let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
-                let ids = try scratch.fetchObjectIDs(matching)
-                guard !ids.isEmpty else { return ids }
-                let fixed = plan.bindings
-                for start in stride(from: 0, to: ids.count, by: chunkSize) {
-                    let chunk = ids[start..<min(start + chunkSize, ids.count)]
-                    let marks = chunk.indices.map { "?\(fixed.count + $0 - start + 1)" }.joined(separator: ", ")
-                    try sqlExecute(batchUpdateSQL(entity: entity, assignments: plan.assignments, marks: marks),
-                                         fixed + chunk.map { .int($0.primaryKey) })
-                    try checkRanges(plan.rangeChecks, of: entity, keys: chunk.map { .int($0.primaryKey) })
-                }
-                try updateInMemory(plan, ids, of: entity, scratch: scratch)
-                return ids
+        return try batchTransaction(listing) {
+            let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+            let ids = try matchingIDs(matching, scratch: scratch, listing)
+            guard !ids.isEmpty else { return ids }
+            let fixed = plan.bindings
+            for start in stride(from: 0, to: ids.count, by: chunkSize) {
+                let chunk = ids[start..<min(start + chunkSize, ids.count)]
+                // Explained, a list of keys is written as explain writes it.
+                let marks = listing == nil ? chunk.indices.map { "?\(fixed.count + $0 - start + 1)" }.joined(separator: ", ")
+                    : "?\(fixed.count + 1), …"
+                let keys: [Value] = chunk.map { .int($0.primaryKey) }
+                try batchWrite(batchUpdateSQL(entity: entity, assignments: plan.assignments, marks: marks),
+                               fixed, keys: keys, listing: listing, purpose: "update")
+                try checkRanges(plan.rangeChecks, of: entity, keys: keys, listing)
             }
+            try updateInMemory(plan, ids, of: entity, scratch: scratch, listing)
+            return ids
         }
     }
 
@@ -79,14 +110,20 @@ extension SQLiteStore {
     /// computed in SQL got a value its type cannot hold: `age * 10000` in
     /// an Integer 16 would otherwise be written as it comes.
     private func checkRanges(_ checks: [(AttributeDescription, SchemaMapping.AttributeColumn, Expression)],
-                             of entity: EntityDescription, keys: [Value]) throws {
+                             of entity: EntityDescription, keys: [Value], _ listing: StatementList?) throws {
         let table = mapping.table(for: entity).name
-        let marks = keys.indices.map { "?\($0 + 1)" }.joined(separator: ", ")
+        let marks = listing == nil ? keys.indices.map { "?\($0 + 1)" }.joined(separator: ", ") : "?1, …"
         for (attribute, column, expression) in checks {
             guard let range = attribute.type.integerRange else { continue }
             let value = column.name
             let sql = "SELECT \(value) FROM \(table) WHERE \(mapping.primaryKey) IN (\(marks)) AND "
                 + "(typeof(\(value)) NOT IN ('integer', 'null') OR \(value) NOT BETWEEN \(range.lowerBound) AND \(range.upperBound)) LIMIT 1"
+            // Explained, the check reads rows the UPDATE has not changed:
+            // listed, not run.
+            if let listing {
+                listing.add(sql, keys: keys.count, purpose: "range check")
+                continue
+            }
             if let bad = try sqlRows(sql, keys).first?.first {
                 throw StoreError(.validation, """
                     '\(expression.format)' gives \(bad.modelText) for a \(entity.name), which \(attribute.type.rawValue) attribute \
@@ -110,8 +147,47 @@ extension SQLStore {
         "DELETE FROM \(mapping.table(for: entity).name) WHERE \(mapping.primaryKey)\(isIn)"
     }
 
-    /// How a batch statement names its keys, as `explain` shows it.
-    var keysShown: String { dialect.keysShown }
+    /// Runs `body` in one write transaction; explained (with a listing),
+    /// outside any: the dry run writes nothing.
+    package func batchTransaction<T>(_ listing: StatementList?, _ body: () throws -> T) throws -> T {
+        listing == nil ? try writeTransaction(body) : try body()
+    }
+
+    /// The keys of the objects a batch request changes, found as a fetch
+    /// of IDs finds them (listed as that fetch explains itself).
+    package func matchingIDs(_ matching: FetchRequest, scratch: ManagedObjectContext, _ listing: StatementList?) throws -> [ObjectID] {
+        if let listing {
+            var request = matching
+            request.resultType = .managedObjectID
+            listing.addMatch(try scratch.explain(request))
+        }
+        return try scratch.fetchObjectIDs(matching)
+    }
+
+    /// A statement of a batch request that reads: run, and listed when
+    /// explained (`keys` primary keys bound after `values`).
+    func batchRead(_ sql: String, _ values: [Value] = [], keys: [Value] = [], keyCount: Int? = nil,
+                   listing: StatementList?, purpose: String) throws -> [[Value]] {
+        // Listed with its list of keys written as explain writes it.
+        listing?.add(sql.replacingOccurrences(of: #"IN \(\?(, \?)*\)"#, with: "IN (?, …)", options: .regularExpression),
+                     values, keys: keyCount ?? keys.count, purpose: purpose)
+        return try sqlRows(sql, values + keys)
+    }
+
+    /// A statement that writes: run (its `RETURNING` rows returned when
+    /// `returning`), or, explained, listed and not run (no rows).
+    @discardableResult
+    func batchWrite(_ sql: String, _ values: [Value], keys: [Value] = [], keyCount: Int? = nil, returning: Bool = false,
+                    listing: StatementList?, purpose: String) throws -> [[Value]] {
+        if let listing {
+            listing.add(sql.replacingOccurrences(of: #"IN \(\?(, \?)*\)"#, with: "IN (?, …)", options: .regularExpression),
+                        values, keys: keyCount ?? keys.count, purpose: purpose)
+            return []
+        }
+        if returning { return try sqlRows(sql, values + keys) }
+        try sqlExecute(sql, values + keys)
+        return []
+    }
 
     package func batchUpdatePlan(entity: EntityDescription, properties: [String: BatchValue]) throws -> BatchUpdatePlan {
         var attributes: [(AttributeDescription, SchemaMapping.AttributeColumn, BatchValue)] = []
@@ -160,10 +236,19 @@ extension SQLStore {
     /// one `UPDATE … FROM (VALUES (key, value, …), …)` (a few hundred rows
     /// a statement), not a statement per row.
     package func updateInMemory(_ plan: BatchUpdatePlan, _ ids: [ObjectID], of entity: EntityDescription,
-                        scratch: ManagedObjectContext) throws {
+                                scratch: ManagedObjectContext, _ listing: StatementList?) throws {
         guard !plan.inMemory.isEmpty else { return }
         let table = mapping.table(for: entity)
         let objects = ids.map { scratch.object(with: $0) }
+        if let listing {
+            // The rows are read 500 keys a statement.
+            let faults = objects.filter(\.isFault).count
+            for start in stride(from: 0, to: faults, by: chunkSize) {
+                let count = min(chunkSize, faults - start)
+                listing.add(FetchPlan.selectRows(byKeys: "?, …", root: entity.rootEntity, mapping: mapping),
+                            keys: count, purpose: "batch")
+            }
+        }
         try scratch.fulfill(objects)
         // PostgreSQL types a VALUES column from its rows: each is cast.
         let row = "(" + ([dialect.typed("?", as: dialect.integer)] + plan.inMemory.map { dialect.typed("?", as: dialect.castType(of: $0.0.type)) })
@@ -183,9 +268,9 @@ extension SQLStore {
                     values.append(mapping.stored(try Self.coerce(value, for: attribute), for: attribute))
                 }
             }
-            try sqlExecute("UPDATE \(table.name) AS t SET \(sets) FROM (VALUES "
+            try batchWrite("UPDATE \(table.name) AS t SET \(sets) FROM (VALUES "
                            + Array(repeating: row, count: chunk.count).joined(separator: ", ")
-                           + ") AS v WHERE t.\(mapping.primaryKey) = v.column1", values)
+                           + ") AS v WHERE t.\(mapping.primaryKey) = v.column1", values, listing: listing, purpose: "update each")
         }
     }
 
@@ -227,12 +312,15 @@ extension SQLStore {
     /// by `RETURNING` whom it detached), and each table's DELETE. In
     /// PostgreSQL, when SQL says the whole predicate and nothing is
     /// related, the match is the DELETE itself.
+    /// Explained (with a `listing`), a dry run: the reads run, so that
+    /// the statements listed are the ones the data asks for, and nothing
+    /// is written; a Deny that refuses ends the list where the run throws.
     func batchDelete(entity: EntityDescription, matching: FetchRequest,
-                     coordinator: PersistentStoreCoordinator) throws -> BatchDeleteOutcome {
-        try writeTransaction {
-            if let outcome = try deleteMatching(entity: entity, matching: matching) { return outcome }
+                     coordinator: PersistentStoreCoordinator, listing: StatementList? = nil) throws -> BatchDeleteOutcome {
+        try batchTransaction(listing) {
+            if let outcome = try deleteMatching(entity: entity, matching: matching, listing) { return outcome }
             let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
-            let matched = try scratch.fetchObjectIDs(matching)
+            let matched = try matchingIDs(matching, scratch: scratch, listing)
             // Cascades, to a fixed point.
             var deleted = matched
             var deletedSet = Set(matched)
@@ -241,7 +329,7 @@ extension SQLStore {
                 var next: [ObjectID] = []
                 for (source, ids) in Self.grouped(pending) {
                     for relationship in source.relationships where !relationship.isTransient && relationship.deleteRule == .cascade {
-                        for id in try destinations(of: relationship, from: source, ids: ids).map(\.destination)
+                        for id in try destinations(of: relationship, from: source, ids: ids, listing).map(\.destination)
                         where deletedSet.insert(id).inserted {
                             deleted.append(id)
                             next.append(id)
@@ -254,7 +342,7 @@ extension SQLStore {
             var failures: [ValidationError.Failure] = []
             for (source, ids) in Self.grouped(deleted) {
                 for relationship in source.relationships where !relationship.isTransient && relationship.deleteRule == .deny {
-                    let remaining = try destinations(of: relationship, from: source, ids: ids)
+                    let remaining = try destinations(of: relationship, from: source, ids: ids, listing)
                         .filter { !deletedSet.contains($0.destination) }
                     for (owner, group) in Dictionary(grouping: remaining, by: \.source).sorted(by: { $0.key.primaryKey < $1.key.primaryKey }) {
                         failures.append(.init(objectID: owner, key: relationship.name,
@@ -262,7 +350,10 @@ extension SQLStore {
                     }
                 }
             }
-            if !failures.isEmpty { throw ValidationError(failures: failures) }
+            if !failures.isEmpty {
+                guard listing == nil else { return BatchDeleteOutcome(matched: matched, deleted: [], updated: []) }
+                throw ValidationError(failures: failures)
+            }
             // Nullify the inverse sides that stay, and drop join rows.
             // Whatever a cascade or a Deny reached goes too: its join rows
             // go, nothing of it stays to be nullified.
@@ -272,16 +363,18 @@ extension SQLStore {
                 for relationship in source.relationships where !relationship.isTransient {
                     let goes = relationship.deleteRule == .cascade || relationship.deleteRule == .deny
                     let detached = try detach(relationship, from: source, ids: ids,
-                                              nullifying: !goes && relationship.deleteRule != .noAction)
+                                              nullifying: !goes && relationship.deleteRule != .noAction, listing)
                     guard !goes else { continue }
-                    let survivors = try (detached ?? destinations(of: relationship, from: source, ids: ids).map(\.destination))
+                    let survivors = try (detached ?? destinations(of: relationship, from: source, ids: ids, listing).map(\.destination))
                         .filter { !deletedSet.contains($0) }
                     for id in survivors where updatedSet.insert(id).inserted { updated.append(id) }
                 }
             }
-            try recordHighestKeys(ofTables: Set(deleted.map { mapping.table(for: $0.entity.rootEntity).name }))
+            try recordHighestKeys(ofTables: Set(deleted.map { mapping.table(for: $0.entity.rootEntity).name }), listing: listing)
             for ids in Dictionary(grouping: deleted, by: { mapping.table(for: $0.entity).name }).sorted(by: { $0.key < $1.key }).map(\.value) {
-                try forKeys(ids) { isIn, keys in try sqlExecute(batchDeleteSQL(entity: ids[0].entity, keys: isIn), keys) }
+                try forKeys(ids, listing) { isIn, keys, count in
+                    try batchWrite(batchDeleteSQL(entity: ids[0].entity, keys: isIn), [], keys: keys, keyCount: count, listing: listing, purpose: "delete")
+                }
             }
             return BatchDeleteOutcome(matched: matched, deleted: deleted, updated: updated)
         }
@@ -291,7 +384,7 @@ extension SQLStore {
     /// _ent`: the match and the delete in one statement, in PostgreSQL,
     /// when SQL says the whole predicate and no entity it may delete has a
     /// relationship with a rule to run; nil otherwise.
-    private func deleteMatching(entity: EntityDescription, matching: FetchRequest) throws -> BatchDeleteOutcome? {
+    private func deleteMatching(entity: EntityDescription, matching: FetchRequest, _ listing: StatementList?) throws -> BatchDeleteOutcome? {
         let kinds = matching.includesSubentities ? entity.selfAndDescendants : [entity]
         guard dialect.deletesWithReturning, kinds.allSatisfy({ $0.relationships.allSatisfy(\.isTransient) }) else { return nil }
         let plan = try FetchPlan(request: matching, entity: entity, store: self, predicate: matching.predicate)
@@ -300,6 +393,10 @@ extension SQLStore {
         let key = mapping.primaryKey
         let sql = "DELETE FROM \(table.name) WHERE \(key) IN (SELECT t.\(key) FROM \(plan.from) WHERE \(plan.condition))"
             + " RETURNING \(key), \(table.entityColumn?.quoted ?? "NULL")"
+        if let listing {
+            listing.add(sql, plan.bindings, purpose: "delete")
+            return BatchDeleteOutcome(matched: [], deleted: [], updated: [])
+        }
         let ids = try objectIDs(sql: sql, bindings: plan.bindings, root: entity.rootEntity)
         return BatchDeleteOutcome(matched: ids, deleted: ids, updated: [])
     }
@@ -317,11 +414,11 @@ extension SQLStore {
     }
 
     /// Calls `body` with SQL that follows a key column to say it is one of
-    /// `ids` (` = ANY(CAST(? AS bigint[]))`, ` IN (?, ?, …)`) and the
-    /// values it binds: in PostgreSQL once, every key in one array; in
+    /// `ids` (` = ANY(CAST(? AS bigint[]))`, ` IN (?, ?, …)`), the
+    /// values it binds and how many keys they hold: in PostgreSQL once, every key in one array; in
     /// SQLite once per 500 keys.
-    private func forKeys(_ ids: [ObjectID], _ body: (String, [Value]) throws -> Void) throws {
-        for list in dialect.keyLists(ids.map(\.primaryKey), chunkSize: chunkSize) { try body(list.sql, list.values) }
+    private func forKeys(_ ids: [ObjectID], _ listing: StatementList?, _ body: (String, [Value], Int) throws -> Void) throws {
+        for list in dialect.keyLists(ids.map(\.primaryKey), chunkSize: chunkSize) { try body(list.sql, list.values, list.count) }
     }
 
     private func id(pk: Value, code: Value?, in destination: EntityDescription) -> ObjectID? {
@@ -336,7 +433,7 @@ extension SQLStore {
     /// The stored destinations of `relationship` for the rows `ids` of
     /// `source`, with the source each belongs to.
     private func destinations(of relationship: RelationshipDescription, from source: EntityDescription,
-                              ids: [ObjectID]) throws -> [(source: ObjectID, destination: ObjectID)] {
+                              ids: [ObjectID], _ listing: StatementList?) throws -> [(source: ObjectID, destination: ObjectID)] {
         guard let destination = relationship.destination else { return [] }
         let byKey = Dictionary(ids.map { ($0.primaryKey, $0) }, uniquingKeysWith: { a, _ in a })
         var result: [(ObjectID, ObjectID)] = []
@@ -345,22 +442,22 @@ extension SQLStore {
                   let target = id(pk: row[d], code: c.map { row[$0] }, in: destination) else { return }
             result.append((owner, target))
         }
-        try forKeys(ids) { isIn, keys in
+        try forKeys(ids, listing) { isIn, keys, count in
             if relationship.isToOne, let columns = mapping.toOne(relationship.name, of: source) {
                 let table = mapping.table(for: source)
                 let code = columns.entity?.quoted ?? "NULL"
-                for row in try sqlRows("SELECT \(mapping.primaryKey), \(columns.foreignKey), \(code) FROM \(table.name) WHERE \(mapping.primaryKey)\(isIn) AND \(columns.foreignKey) IS NOT NULL", keys) {
+                for row in try batchRead("SELECT \(mapping.primaryKey), \(columns.foreignKey), \(code) FROM \(table.name) WHERE \(mapping.primaryKey)\(isIn) AND \(columns.foreignKey) IS NOT NULL", keys: keys, keyCount: count, listing: listing, purpose: "delete rule") {
                     add(row, sourceAt: 0, destinationAt: 1, codeAt: 2)
                 }
             } else if let join = mapping.joinTable(relationship.name, of: source) {
                 let code = join.destinationEntityColumn?.quoted ?? "NULL"
-                for row in try sqlRows("SELECT \(join.sourceColumn), \(join.destinationColumn), \(code) FROM \(join.name) WHERE \(join.sourceColumn)\(isIn)", keys) {
+                for row in try batchRead("SELECT \(join.sourceColumn), \(join.destinationColumn), \(code) FROM \(join.name) WHERE \(join.sourceColumn)\(isIn)", keys: keys, keyCount: count, listing: listing, purpose: "delete rule") {
                     add(row, sourceAt: 0, destinationAt: 1, codeAt: 2)
                 }
             } else if let columns = backReference(relationship, from: source) {
                 let table = mapping.table(for: destination)
                 let code = table.entityColumn?.quoted ?? "NULL"
-                for row in try sqlRows("SELECT \(columns.foreignKey), \(mapping.primaryKey), \(code) FROM \(table.name) WHERE \(columns.foreignKey)\(isIn)", keys) {
+                for row in try batchRead("SELECT \(columns.foreignKey), \(mapping.primaryKey), \(code) FROM \(table.name) WHERE \(columns.foreignKey)\(isIn)", keys: keys, keyCount: count, listing: listing, purpose: "delete rule") {
                     add(row, sourceAt: 0, destinationAt: 1, codeAt: 2)
                 }
             }
@@ -385,15 +482,16 @@ extension SQLStore {
     /// rows it dropped, the rows it cleared); nil when they are read
     /// elsewhere (the source's own foreign key, or nothing was cleared).
     private func detach(_ relationship: RelationshipDescription, from source: EntityDescription,
-                        ids: [ObjectID], nullifying: Bool) throws -> [ObjectID]? {
+                        ids: [ObjectID], nullifying: Bool, _ listing: StatementList?) throws -> [ObjectID]? {
         guard let destination = relationship.destination else { return [] }
         let ownColumn = relationship.isToOne && mapping.toOne(relationship.name, of: source) != nil
         var found: [ObjectID] = []
         var named = false
-        try forKeys(ids) { isIn, keys in
+        try forKeys(ids, listing) { isIn, keys, count in
             var rows: [[Value]] = []
             if let join = mapping.joinTable(relationship.name, of: source) {
-                rows = try sqlRows("DELETE FROM \(join.name) WHERE \(join.sourceColumn)\(isIn) RETURNING \(join.destinationColumn), \(join.destinationEntityColumn?.quoted ?? "NULL")", keys)
+                rows = try batchWrite("DELETE FROM \(join.name) WHERE \(join.sourceColumn)\(isIn) RETURNING \(join.destinationColumn), \(join.destinationEntityColumn?.quoted ?? "NULL")",
+                                      [], keys: keys, keyCount: count, returning: true, listing: listing, purpose: "delete rule")
             } else if nullifying, relationship.isToMany || relationship.inverse?.isToOne == true,
                       let columns = backReference(relationship, from: source) {
                 let table = mapping.table(for: destination)
@@ -401,7 +499,8 @@ extension SQLStore {
                 if let entity = columns.entity { sets.append("\(entity) = NULL") }
                 if let order = columns.order { sets.append("\(order) = NULL") }
                 sets.append("\(table.versionColumn) = \(table.versionColumn) + 1")
-                rows = try sqlRows("UPDATE \(table.name) SET \(sets.joined(separator: ", ")) WHERE \(columns.foreignKey)\(isIn) RETURNING \(mapping.primaryKey), \(table.entityColumn?.quoted ?? "NULL")", keys)
+                rows = try batchWrite("UPDATE \(table.name) SET \(sets.joined(separator: ", ")) WHERE \(columns.foreignKey)\(isIn) RETURNING \(mapping.primaryKey), \(table.entityColumn?.quoted ?? "NULL")",
+                                      [], keys: keys, keyCount: count, returning: true, listing: listing, purpose: "delete rule")
             } else {
                 return
             }

@@ -63,13 +63,13 @@ package struct SQLiteDialect: SQLDialect {
 
     package func keysIn(_ parameter: String) -> String { "(SELECT value FROM json_each(\(parameter)))" }
     package var derivedTableName: String { "" }
-    package var keysShown: String { " IN (?, …)" }
 
     /// ` IN (?, ?, …)`, once per `chunkSize` keys.
-    package func keyLists(_ keys: [Int64], chunkSize: Int) -> [(sql: String, values: [Value])] {
+    package func keyLists(_ keys: [Int64], chunkSize: Int) -> [(sql: String, values: [Value], count: Int)] {
         stride(from: 0, to: keys.count, by: chunkSize).map { start in
             let chunk = keys[start..<min(start + chunkSize, keys.count)]
-            return (" IN (" + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")", chunk.map { .int($0) })
+            return (" IN (" + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")", chunk.map { .int($0) },
+                    chunk.count)
         }
     }
 

@@ -85,6 +85,6 @@ extension SQLiteStore {
 
     package func persistentHistory(after date: Date?) throws -> [HistoryTransaction] {
         // The changes, then the transactions, of one moment.
-        try readTransaction { try read { try history($0, after: date) } }
+        try readTransaction { try read { try history(HistoryReader(db: $0), after: date) } }
     }
 }

@@ -124,7 +124,7 @@ package struct SaveWriter {
     /// Records each table's highest key before rows are deleted from it.
     private func recordHighestKeys(before deleted: [(id: ObjectID, expectedVersion: Int64)]) throws {
         guard !deleted.isEmpty else { return }
-        try store.recordHighestKeys(ofTables: Set(deleted.map { mapping.table(for: $0.id.entity.rootEntity).name }))
+        try store.recordHighestKeys(ofTables: Set(deleted.map { mapping.table(for: $0.id.entity.rootEntity).name }), listing: nil)
     }
 
     /// One entity's INSERT, prepared once per save, and which snapshot
@@ -298,15 +298,17 @@ package struct SaveWriter {
 extension SQLiteStore {
     /// The highest primary key `table` ever gave: its recorded mark, or
     /// its highest row (a store written before marks were kept).
-    func highestKey(of table: SQLIdentifier) throws -> Int64 {
+    func highestKey(of table: SQLIdentifier, listing: StatementList? = nil) throws -> Int64 {
         var highest: Int64 = 0
-        if case .int(let n)? = try database.scalar("SELECT MAX(\(mapping.primaryKey)) FROM \(table)") { highest = n }
+        if case .int(let n)? = try batchRead("SELECT MAX(\(mapping.primaryKey)) FROM \(table)", listing: listing, purpose: "key bookkeeping")
+            .first?.first { highest = n }
         let recorded: Value?
         if let root = coreDataRootNumber(ofTable: table) {
-            recorded = try database.scalar("SELECT Z_MAX FROM \(CoreDataTables.primaryKey) WHERE Z_ENT = ?", [.int(root)])
+            recorded = try batchRead("SELECT Z_MAX FROM \(CoreDataTables.primaryKey) WHERE Z_ENT = ?", [.int(root)], listing: listing,
+                                     purpose: "key bookkeeping").first?.first
         } else {
-            recorded = try database.scalar("SELECT value FROM \(Self.metadataTable) WHERE key = ?",
-                                           [.string(Self.highestKeyName(table))])
+            recorded = try batchRead("SELECT value FROM \(Self.metadataTable) WHERE key = ?",
+                                     [.string(Self.highestKeyName(table))], listing: listing, purpose: "key bookkeeping").first?.first
         }
         if case .int(let n)? = recorded { highest = max(highest, n) }
         return highest
@@ -314,20 +316,23 @@ extension SQLiteStore {
 
     /// Records `key` as the highest `table` gave: in Core Data's layout the
     /// root entity's `Z_PRIMARYKEY.Z_MAX`, as Core Data keeps it.
-    func recordHighestKey(_ key: Int64, of table: SQLIdentifier) throws {
+    func recordHighestKey(_ key: Int64, of table: SQLIdentifier, listing: StatementList? = nil) throws {
         if let root = coreDataRootNumber(ofTable: table) {
-            try database.execute("UPDATE \(CoreDataTables.primaryKey) SET Z_MAX = ? WHERE Z_ENT = ?", [.int(key), .int(root)])
+            try batchWrite("UPDATE \(CoreDataTables.primaryKey) SET Z_MAX = ? WHERE Z_ENT = ?", [.int(key), .int(root)], listing: listing,
+                           purpose: "key bookkeeping")
             return
         }
-        try database.execute("INSERT INTO \(Self.metadataTable) (key, value) VALUES (?, ?) "
-                             + "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                             [.string(Self.highestKeyName(table)), .int(key)])
+        try batchWrite("INSERT INTO \(Self.metadataTable) (key, value) VALUES (?, ?) "
+                       + "ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                       [.string(Self.highestKeyName(table)), .int(key)], listing: listing, purpose: "key bookkeeping")
     }
 
     /// Records the highest key of each table before rows are deleted from
     /// them: deleting the highest row must not hand its key out again.
-    package func recordHighestKeys(ofTables tables: Set<SQLIdentifier>) throws {
-        for table in tables.sorted() { try recordHighestKey(try highestKey(of: table), of: table) }
+    package func recordHighestKeys(ofTables tables: Set<SQLIdentifier>, listing: StatementList?) throws {
+        for table in tables.sorted() {
+            try recordHighestKey(try highestKey(of: table, listing: listing), of: table, listing: listing)
+        }
     }
 
     static func highestKeyName(_ table: SQLIdentifier) -> String { "highest-pk." + table.unquoted }
