@@ -68,4 +68,29 @@ import Testing
         #expect(rows[2049]?.object === object && rows.count == 1)
         withExtendedLifetime(object) {}
     }
+    /// The in-place readers and writers the registry uses agree with the
+    /// subscript: a dead entry reads as no object but stays filed until
+    /// removed, and only the object filed is removed by its identity.
+    @Test func inPlaceLookupsInsertsAndRemovalsKeepTheCount() {
+        let kept = ManagedObject(entity: entity, insertInto: nil)
+        var rows = RowPages()
+        for key: Int64 in [5, -3] {
+            rows.insert(kept, at: key)
+            rows.insert(kept, at: key)
+            #expect(rows.object(at: key) === kept)
+        }
+        #expect(rows.count == 2)
+        do {
+            let passing = ManagedObject(entity: entity, insertInto: nil)
+            rows.insert(passing, at: 6)
+            #expect(rows.object(at: 6) === passing && rows.count == 3)
+        }
+        #expect(rows.object(at: 6) == nil && rows.count == 3)
+        rows.removeValue(at: 5, ifSameAs: ObjectIdentifier(ManagedObject(entity: entity, insertInto: nil)))
+        #expect(rows.object(at: 5) === kept && rows.count == 3)
+        rows.removeValue(at: 5, ifSameAs: ObjectIdentifier(kept))
+        rows.removeValue(at: -3, ifSameAs: ObjectIdentifier(kept))
+        #expect(rows.object(at: 5) == nil && rows.object(at: -3) == nil && rows.count == 1)
+        withExtendedLifetime(kept) {}
+    }
 }

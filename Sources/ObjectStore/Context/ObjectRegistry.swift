@@ -26,11 +26,19 @@ import Foundation
 /// count", or the map was corrupted.) Nothing runs under the lock but the
 /// map's own bookkeeping: no object is made there.
 final class ObjectRegistry: @unchecked Sendable {
-    private struct Table {
+    /// What a table holds: the IDs of one hierarchy in one store,
+    /// temporary or not. Kept apart from the tables, so that finding one
+    /// copies no table.
+    private struct TableKey: Equatable {
         let root: ObjectIdentifier
         let store: StoreNumber
         let temporary: Bool
-        var rows = RowPages()
+
+        init(_ id: ObjectID) {
+            root = ObjectIdentifier(id.entity.rootEntity)
+            store = id.storeNumber
+            temporary = id.isTemporaryID
+        }
     }
 
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
@@ -57,24 +65,25 @@ final class ObjectRegistry: @unchecked Sendable {
     @inline(__always)
     private static func key(_ id: ObjectID) -> Int64 { id.primaryKey < 0 ? -id.primaryKey : id.primaryKey }
 
-    private var tables: [Table] = []
+    /// `tables[i]` holds the IDs `tableKeys[i]` describes. Tables are read and
+    /// written in place (`tables[t].…`, mutating): reading
+    /// `tables[t]` first would copy the table.
+    private var tableKeys: [TableKey] = []
+    private var tables: [RowPages] = []
     /// The table used last: lookups come in runs of one hierarchy.
     private var recent = 0
 
     @inline(__always)
     private func table(for id: ObjectID, creating: Bool) -> Int? {
-        let root = ObjectIdentifier(id.entity.rootEntity)
-        let temporary = id.isTemporaryID
-        if recent < tables.count, tables[recent].root == root, tables[recent].store == id.storeNumber,
-           tables[recent].temporary == temporary {
-            return recent
-        }
-        if let i = tables.firstIndex(where: { $0.root == root && $0.store == id.storeNumber && $0.temporary == temporary }) {
+        let key = TableKey(id)
+        if recent < tableKeys.count, tableKeys[recent] == key { return recent }
+        if let i = tableKeys.firstIndex(of: key) {
             recent = i
             return i
         }
         guard creating else { return nil }
-        tables.append(Table(root: root, store: id.storeNumber, temporary: temporary))
+        tableKeys.append(key)
+        tables.append(RowPages())
         recent = tables.count - 1
         return recent
     }
@@ -82,17 +91,17 @@ final class ObjectRegistry: @unchecked Sendable {
     subscript(id: ObjectID) -> ManagedObject? {
         get {
             locked {
-                guard let t = table(for: id, creating: false), let slot = tables[t].rows[Self.key(id)] else { return nil }
-                return slot.object
+                guard let t = table(for: id, creating: false) else { return nil }
+                return tables[t].object(at: Self.key(id))
             }
         }
         set {
             locked {
                 if let newValue {
                     let t = table(for: id, creating: true)!
-                    tables[t].rows[Self.key(id)] = RowPages.Entry(newValue)
+                    tables[t].insert(newValue, at: Self.key(id))
                 } else if let t = table(for: id, creating: false) {
-                    tables[t].rows[Self.key(id)] = nil
+                    tables[t].removeValue(at: Self.key(id))
                 }
             }
         }
@@ -106,18 +115,18 @@ final class ObjectRegistry: @unchecked Sendable {
     func object(for id: ObjectID, orMake make: () -> ManagedObject) -> ManagedObject {
         let key = Self.key(id)
         if let found: ManagedObject = locked({
-            guard let t = table(for: id, creating: false), let slot = tables[t].rows[key] else { return nil }
-            return slot.object
+            guard let t = table(for: id, creating: false) else { return nil }
+            return tables[t].object(at: key)
         }) {
             return found
         }
         let made = make()
         return locked {
             let t = table(for: id, creating: true)!
-            if let slot = tables[t].rows[key], let found = slot.object { return found }
+            if let found = tables[t].object(at: key) { return found }
             // Empty, or holding an object whose deinit has begun (which
             // then leaves the new one in place: it removes only itself).
-            tables[t].rows[key] = RowPages.Entry(made)
+            tables[t].insert(made, at: key)
             return made
         }
     }
@@ -125,7 +134,7 @@ final class ObjectRegistry: @unchecked Sendable {
     @discardableResult
     func removeValue(forKey id: ObjectID) -> ManagedObject? {
         locked {
-            guard let t = table(for: id, creating: false), let slot = tables[t].rows.removeValue(at: Self.key(id)) else {
+            guard let t = table(for: id, creating: false), let slot = tables[t].removeValue(at: Self.key(id)) else {
                 return nil
             }
             return slot.object
@@ -137,8 +146,7 @@ final class ObjectRegistry: @unchecked Sendable {
     func remove(_ id: ObjectID, ifSameAs object: ObjectIdentifier) {
         locked {
             guard let t = table(for: id, creating: false) else { return }
-            // In place: reading `tables[t]` first would copy the table.
-            tables[t].rows.removeValue(at: Self.key(id), ifSameAs: object)
+            tables[t].removeValue(at: Self.key(id), ifSameAs: object)
         }
     }
 
@@ -146,9 +154,9 @@ final class ObjectRegistry: @unchecked Sendable {
     var values: [ManagedObject] {
         locked {
             var result: [ManagedObject] = []
-            result.reserveCapacity(tables.reduce(0) { $0 + $1.rows.count })
+            result.reserveCapacity(tables.reduce(0) { $0 + $1.count })
             for table in tables {
-                table.rows.forEach { slot in
+                table.forEach { slot in
                     if let object = slot.object { result.append(object) }
                 }
             }
@@ -157,10 +165,11 @@ final class ObjectRegistry: @unchecked Sendable {
     }
 
     var keys: [ObjectID] { values.map(\.objectID) }
-    var count: Int { locked { tables.reduce(0) { $0 + $1.rows.count } } }
+    var count: Int { locked { tables.reduce(0) { $0 + $1.count } } }
 
     func removeAll() {
         locked {
+            tableKeys.removeAll()
             tables.removeAll()
             recent = 0
         }
@@ -219,27 +228,50 @@ struct RowPages {
             return pages[p][Int(key) & (Self.pageSize - 1)]
         }
         set {
-            if let newValue { set(newValue, at: key) } else { removeValue(at: key) }
+            if let newValue, let object = newValue.object { insert(object, at: key) } else { removeValue(at: key) }
         }
     }
 
-    private mutating func set(_ value: Entry, at key: Int64) {
+    /// The live object at `key`: its weak reference loaded where it lies.
+    /// Mutating only to reach the slot in place: a copy of an entry copies
+    /// its weak reference, and a copy of a page or of the pages retains
+    /// them, on every lookup of every object a fetch registers.
+    @inline(__always)
+    mutating func object(at key: Int64) -> ManagedObject? {
+        guard let p = pageIndex(key) else { return hashed[key]?.object }
+        guard !pages[p].isEmpty else { return nil }
+        let i = Int(key) & (Self.pageSize - 1)
+        return pages[p].withUnsafeMutableBufferPointer { $0[i]?.object }
+    }
+
+    /// The address of the object at `key`, read in place (see above).
+    @inline(__always)
+    private mutating func address(at key: Int64) -> UInt? {
+        guard let p = pageIndex(key) else { return hashed[key]?.address }
+        guard !pages[p].isEmpty else { return nil }
+        let i = Int(key) & (Self.pageSize - 1)
+        return pages[p].withUnsafeMutableBufferPointer { $0[i]?.address }
+    }
+
+    /// Files `object` at `key`, in place of any object there.
+    mutating func insert(_ object: ManagedObject, at key: Int64) {
         guard let (p, i) = place(for: key) else {
-            if hashed.updateValue(value, forKey: key) == nil { count += 1 }
+            if hashed.updateValue(Entry(object), forKey: key) == nil { count += 1 }
             return
         }
-        if pages[p][i] == nil {
+        if address(at: key) == nil {
             pageCounts[p] += 1
             count += 1
         }
-        pages[p][i] = value
+        // Made in its slot: a copy of an entry copies its weak reference.
+        pages[p][i] = Entry(object)
     }
 
     /// Removes the object at `key` if it is `object`.
     mutating func removeValue(at key: Int64, ifSameAs object: ObjectIdentifier) {
         // Compared by address: the object may be mid-deinit, and must not
         // be retained.
-        if let current = self[key], current.address == UInt(bitPattern: object) {
+        if address(at: key) == UInt(bitPattern: object) {
             removeValue(at: key)
         }
     }
@@ -253,8 +285,10 @@ struct RowPages {
         }
         guard !pages[p].isEmpty else { return nil }
         let i = Int(key) & (Self.pageSize - 1)
-        guard let removed = pages[p][i] else { return nil }
-        pages[p][i] = nil
+        // Moved out, not copied (with its weak reference).
+        var removed: Entry?
+        swap(&removed, &pages[p][i])
+        guard let removed else { return nil }
         pageCounts[p] -= 1
         count -= 1
         if pageCounts[p] == 0 { pages[p] = [] }

@@ -136,11 +136,11 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
 
     /// The slot of the attribute named `name`.
     @inline(__always)
-    public func attributeSlot(named name: String) -> Int? { attributeSlots.index(of: name) }
+    public func attributeSlot(named name: String) -> Int? { layout.attributeSlots.index(of: name) }
 
     /// The slot of the relationship named `name`.
     @inline(__always)
-    public func relationshipSlot(named name: String) -> Int? { relationshipSlots.index(of: name) }
+    public func relationshipSlot(named name: String) -> Int? { layout.relationshipSlots.index(of: name) }
 
     /// An entity named `name`, with no properties yet: `add(_:)` them, then
     /// make a `ManagedObjectModel` of the entities.
