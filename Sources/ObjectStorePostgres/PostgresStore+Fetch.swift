@@ -145,6 +145,4 @@ extension PostgresStore {
         return "UPDATE \(table.name) AS t SET \(plan.assignments) WHERE t.\(mapping.primaryKey) IN \(keys)"
             + " RETURNING t.\(mapping.primaryKey), \(table.entityColumn.map { "t.\($0)" } ?? "NULL")"
     }
-
-    }
 }

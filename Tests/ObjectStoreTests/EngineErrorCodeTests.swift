@@ -60,7 +60,7 @@ import Testing
     }
 
     @Test func postgresUniqueViolationCarriesItsSQLState() throws {
-        let connection = try PostgresConnectionTests.connect()
+        let connection = try PostgresConnection.toFreshDatabase()
         try connection.execute("CREATE TABLE u (x text UNIQUE)")
         try connection.execute("INSERT INTO u VALUES ($1)", [.string("a")])
         let duplicate = #expect(throws: StoreError.self) { try connection.execute("INSERT INTO u VALUES ($1)", [.string("a")]) }

@@ -81,7 +81,7 @@ import Testing
     }
 
     @Test func postgresTransactionsNestRollBackAndSurviveAFailedCommit() throws {
-        try Self.expectSharedTransactions(on: try PostgresConnectionTests.connect())
+        try Self.expectSharedTransactions(on: try PostgresConnection.toFreshDatabase())
     }
 
     /// A transaction PostgreSQL gives up for a concurrent update (40001)

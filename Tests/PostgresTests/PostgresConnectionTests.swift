@@ -6,10 +6,6 @@ import Testing
 
 /// libpq through `PostgresConnection`, against the test server.
 @Suite struct PostgresConnectionTests {
-    static func connect() throws -> PostgresConnection {
-        try PostgresConnection(try PostgresServer.shared().createDatabase())
-    }
-
     @Test func testConnectsByURLByKeywordsAndFromTheEnvironment() throws {
         let server = try PostgresServer.shared()
         let url = try server.createDatabase()
@@ -33,7 +29,7 @@ import Testing
     /// Random values of every type the store uses, NULLs among them, go
     /// in as parameters and come back equal.
     @Test func testEveryTypeRoundTripsExactly() throws {
-        let connection = try Self.connect()
+        let connection = try PostgresConnection.toFreshDatabase()
         try connection.execute("""
             CREATE TABLE v (k bigint PRIMARY KEY, b bigint, i integer, s smallint, d double precision, t text,
                             f boolean, ts timestamptz, y bytea, u uuid, n numeric)
@@ -67,7 +63,7 @@ import Testing
     }
 
     @Test func testDoublesAtTheEdgesAndNaN() throws {
-        let connection = try Self.connect()
+        let connection = try PostgresConnection.toFreshDatabase()
         try connection.execute("CREATE TABLE d (k int, d double precision, n numeric)")
         let edges: [Double] = [0, -0.0, .infinity, -.infinity, .greatestFiniteMagnitude, .leastNonzeroMagnitude, 0.1, -1e-300]
         for (k, d) in edges.enumerated() { try connection.execute("INSERT INTO d VALUES ($1, $2, NULL)", [.int(Int64(k)), .double(d)]) }
@@ -84,7 +80,7 @@ import Testing
 
     /// PostgreSQL keeps microseconds: a date is rounded to the nearest.
     @Test func testDatesKeepMicroseconds() throws {
-        let connection = try Self.connect()
+        let connection = try PostgresConnection.toFreshDatabase()
         let date = Date(timeIntervalSinceReferenceDate: 123_456_789.123_456_789)
         guard case .date(let read)? = try connection.scalar("SELECT $1::timestamptz", [.date(date)]) else {
             Issue.record("no date")
@@ -108,7 +104,7 @@ import Testing
     /// PostgreSQL's text holds no NUL: such a string is refused, never cut
     /// short.
     @Test func testTextWithANulIsRefusedNotCut() throws {
-        let connection = try Self.connect()
+        let connection = try PostgresConnection.toFreshDatabase()
         try connection.execute("CREATE TABLE s (t text)")
         #expect(throws: StoreError.self) { try connection.execute("INSERT INTO s VALUES ($1)", [.string("a\u{0}b")]) }
         #expect(throws: StoreError.self) { try connection.execute("INSERT INTO s VALUES ($1::text)", [.string("a\u{0}b")]) }
@@ -116,7 +112,7 @@ import Testing
     }
 
     @Test func testStatementsArePreparedOncePerSQLText() throws {
-        let connection = try Self.connect()
+        let connection = try PostgresConnection.toFreshDatabase()
         let start = connection.statementsPrepared
         for i in 0..<5 { #expect(try connection.scalar("SELECT $1::bigint + 1", [.int(Int64(i))]) == .int(Int64(i + 1))) }
         #expect(connection.statementsPrepared == start + 1)
@@ -129,7 +125,7 @@ import Testing
 
     /// Each value is sent as the type the server inferred for its place.
     @Test func testValuesAreSentAsTheTypeTheirPlaceNeeds() throws {
-        let connection = try Self.connect()
+        let connection = try PostgresConnection.toFreshDatabase()
         try connection.execute("CREATE TABLE m (s smallint, f boolean, n numeric, d double precision, u uuid, t text)")
         let uuid = UUID()
         try connection.execute("INSERT INTO m VALUES ($1, $2, $3, $4, $5, $6)",
@@ -141,7 +137,7 @@ import Testing
     }
 
     @Test func testErrorsCarrySQLStateTheServersMessageAndTheSQL() throws {
-        let connection = try Self.connect()
+        let connection = try PostgresConnection.toFreshDatabase()
         try connection.execute("CREATE TABLE u (x text UNIQUE)")
         try connection.execute("INSERT INTO u VALUES ($1)", [.string("secret-value")])
         let duplicate = #expect(throws: StoreError.self) { try connection.execute("INSERT INTO u VALUES ($1)", [.string("secret-value")]) }
@@ -175,7 +171,7 @@ import Testing
     }
 
     @Test func testTransactionsAreAllOrNothingAndNestAsSavepoints() throws {
-        let connection = try Self.connect()
+        let connection = try PostgresConnection.toFreshDatabase()
         try connection.execute("CREATE TABLE r (x int UNIQUE)")
         struct Stop: Error {}
         #expect(throws: Stop.self) {
@@ -204,7 +200,7 @@ import Testing
     /// PostgreSQL answers COMMIT with a rollback when a statement failed;
     /// that is an error, not a silent loss.
     @Test func testCommittingAFailedTransactionThrows() throws {
-        let connection = try Self.connect()
+        let connection = try PostgresConnection.toFreshDatabase()
         try connection.execute("CREATE TABLE c (x int)")
         try connection.beginTransaction()
         try connection.execute("INSERT INTO c VALUES ($1)", [.int(1)])
@@ -216,7 +212,7 @@ import Testing
     }
 
     @Test func testReconnectsAfterTheServerDropsTheConnection() throws {
-        let connection = try Self.connect()
+        let connection = try PostgresConnection.toFreshDatabase()
         guard case .int(let pid)? = try connection.scalar("SELECT pg_backend_pid()") else {
             Issue.record("no backend")
             return

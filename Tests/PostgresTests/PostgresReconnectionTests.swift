@@ -18,7 +18,7 @@ import Testing
     /// A read runs again once on a fresh connection, and says so.
     @Test func aReadRunsAgainOnAFreshConnection() throws {
         let url = try PostgresServer.shared().createDatabase()
-        let coordinator = try PersistentStoreCoordinator.onPostgres(try PostgresConstraintTests.model(), url: url)
+        let coordinator = try PersistentStoreCoordinator.onPostgres(try TestModels.constrained(), url: url)
         let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
         context.insertObject(forEntityName: "Department")["name"] = .string("Sales")
         try context.save()
@@ -38,7 +38,7 @@ import Testing
     /// reconnection said, and the context keeps its changes to save again.
     @Test func aWriteIsReportedNotAppliedAndKept() throws {
         let url = try PostgresServer.shared().createDatabase()
-        let coordinator = try PersistentStoreCoordinator.onPostgres(try PostgresConstraintTests.model(), url: url)
+        let coordinator = try PersistentStoreCoordinator.onPostgres(try TestModels.constrained(), url: url)
         let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
         context.insertObject(forEntityName: "Department")["name"] = .string("Sales")
         try context.save()

@@ -22,7 +22,7 @@ import Testing
     /// Every column of every table, with the type (and collation) the
     /// catalog gives it, is what the mapping says in PostgreSQL's terms.
     @Test func testTablesAndColumnsInPostgreSQLTypes() throws {
-        let connection = try PostgresConnectionTests.connect()
+        let connection = try PostgresConnection.toFreshDatabase()
         let model = try ModelFixtures.builtEverything()
         let mapping = try SchemaMapping(model: model)
         _ = try Self.prepare(model, on: connection)
@@ -74,7 +74,7 @@ import Testing
     /// targets, uniqueness constraints, fetch indexes) plus the primary
     /// keys; the constraints' are unique, and enforced.
     @Test func testIndexesAndUniquenessConstraints() throws {
-        let connection = try PostgresConnectionTests.connect()
+        let connection = try PostgresConnection.toFreshDatabase()
         let model = try ModelFixtures.builtEverything()
         let mapping = try SchemaMapping(model: model)
         _ = try Self.prepare(model, on: connection)
@@ -109,7 +109,7 @@ import Testing
     }
 
     @Test func testMetadataKeepsFingerprintIdentifierAndModel() throws {
-        let connection = try PostgresConnectionTests.connect()
+        let connection = try PostgresConnection.toFreshDatabase()
         let model = try ModelFixtures.builtEverything()
         let identifier = try Self.prepare(model, on: connection)
         #expect(UUID(uuidString: identifier) != nil)
@@ -126,7 +126,7 @@ import Testing
     }
 
     @Test func testAnotherModelIsRefusedAndChangesNothing() throws {
-        let connection = try PostgresConnectionTests.connect()
+        let connection = try PostgresConnection.toFreshDatabase()
         _ = try Self.prepare(try TestModels.people(), on: connection)
         let other = try ManagedObjectModel { Entity("Person") { Attribute("name", .string) } }
         let error = #expect(throws: StoreError.self) { try Self.prepare(other, on: connection) }
@@ -139,7 +139,7 @@ import Testing
     /// read-only; one with a table of the same name as an entity's is
     /// refused, and nothing is created in either.
     @Test func testRefusesToLayOutWhereItMayNot() throws {
-        let connection = try PostgresConnectionTests.connect()
+        let connection = try PostgresConnection.toFreshDatabase()
         let model = try TestModels.people()
         let readOnly = #expect(throws: StoreError.self) { try Self.prepare(model, on: connection, readOnly: true) }
         #expect(readOnly?.kind == .readOnly)

@@ -153,11 +153,11 @@ extension SQLiteStore {
     /// sources' keys bound to the first parameter as a JSON list; nil for
     /// a relationship stored nowhere (no inverse, no join table).
     package static func prefetchSQL(of relationship: RelationshipDescription, sourceEntity: EntityDescription,
-                                    mapping: SchemaMapping, dialect: SQLDialect = .sqlite) -> String? {
+                                    mapping: SchemaMapping, dialect: SQLDialect = SQLiteDialect()) -> String? {
         guard let destination = relationship.destination else { return nil }
         let root = destination.rootEntity
         let table = mapping.table(for: root)
-        let keys = FetchPlan.keysIn(dialect == .postgres ? "CAST($1 AS text)" : "?1", dialect: dialect)
+        let keys = dialect.keysIn(dialect.parameter(1, type: "text"))
         if let join = mapping.joinTable(relationship.name, of: sourceEntity) {
             let order = join.orderColumn.map { "j.\($0), " } ?? ""
             return "SELECT \(mapping.selectList(for: root)), j.\(join.sourceColumn) FROM \(join.name) j "
