@@ -18,7 +18,7 @@ import Predicates
 ///
 /// Primary keys come from each table's identity sequence.
 enum PostgresSchema {
-    static let metadataTable = SQLiteStore.metadataTable
+    static let metadataTable = SchemaMapping.metadataTable
 
     /// Creates the store's tables in the connection's database (in its
     /// current schema), or checks the ones there; returns the store's
@@ -56,11 +56,9 @@ enum PostgresSchema {
                 do {
                     // A store made empty (no entities) holds nothing to lose.
                     if !old.entities.isEmpty {
-                        let preview = try SQLiteStore.migrationPreview(db, old: old, new: model)
-                        var allowed = SQLiteStore.Options()
-                        allowed.migratesAutomatically = options.migratesAutomatically
-                        allowed.allowsMigrationDataLoss = options.allowsMigrationDataLoss
-                        try SQLiteStore.check(preview, of: connection.target, options: allowed)
+                        let preview = try MigrationPreview.inferred(db, old: old, new: model)
+                        try preview.check(of: connection.target, migratesAutomatically: options.migratesAutomatically,
+                                          allowsDataLoss: options.allowsMigrationDataLoss)
                     }
                 } catch let error as StoreError where error.kind == .modelMismatch && options.deleteOnModelMismatch && !readOnly {
                     try drop(connection)
@@ -105,7 +103,7 @@ enum PostgresSchema {
                 return constraints.isEmpty ? nil : MigrationPreview.addingConstraints(constraints, model: model)
             }
             guard let old = try storedModel(connection), !old.entities.isEmpty else { return nil }
-            return try SQLiteStore.migrationPreview(MigrationConnection(connection), old: old, new: model).adding(constraints: constraints)
+            return try MigrationPreview.inferred(MigrationConnection(connection), old: old, new: model).adding(constraints: constraints)
         }
     }
 

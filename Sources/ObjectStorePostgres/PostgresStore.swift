@@ -224,7 +224,7 @@ package final class PostgresStore: StoreBackend, @unchecked Sendable {
     package func prefetchRows(of relationship: RelationshipDescription, sourceEntity: EntityDescription,
                               sources: [Int64]) throws -> [(owner: Int64, snapshot: Snapshot)]? {
         guard let root = relationship.destination?.rootEntity,
-              let sql = SQLiteStore.prefetchSQL(of: relationship, sourceEntity: sourceEntity, mapping: mapping, dialect: dialect)
+              let sql = mapping.prefetchSQL(of: relationship, sourceEntity: sourceEntity, dialect: dialect)
         else { return [] }
         let ownerColumn = 3 + mapping.table(for: root).columns.count
         let list = "[" + sources.map(String.init).joined(separator: ",") + "]"

@@ -59,8 +59,8 @@ public struct BatchUpdateRequest: Sendable {
 
     /// The fetch of the matching rows' IDs.
     var matching: FetchRequest {
-        SQLiteStore.matchingRequest(entity: entityName, predicate: predicate, includesSubentities: includesSubentities,
-                                    objectVariables: objectVariables)
+        FetchRequest.batchMatching(entity: entityName, predicate: predicate, includesSubentities: includesSubentities,
+                                   objectVariables: objectVariables)
     }
 
     /// A request setting `propertiesToUpdate` on the rows of
@@ -112,8 +112,8 @@ public struct BatchDeleteRequest: Sendable {
 
     /// The fetch of the matching rows' IDs.
     var matching: FetchRequest {
-        SQLiteStore.matchingRequest(entity: entityName, predicate: predicate, includesSubentities: includesSubentities,
-                                    objectVariables: objectVariables)
+        FetchRequest.batchMatching(entity: entityName, predicate: predicate, includesSubentities: includesSubentities,
+                                   objectVariables: objectVariables)
     }
 
     /// A request deleting the rows of `entityName` that match
@@ -255,5 +255,19 @@ extension ManagedObjectContext {
         }
         noteUnregisteredChanges(changes.inserted)
         processPendingChanges()
+    }
+}
+
+extension FetchRequest {
+    /// The fetch of a batch request's matching IDs: the stored objects of
+    /// `entity` matching `predicate`, ignoring every context's unsaved
+    /// changes.
+    static func batchMatching(entity: String, predicate: Predicate?, includesSubentities: Bool,
+                              objectVariables: [String: ObjectVariable]) -> FetchRequest {
+        var request = FetchRequest(entityName: entity, predicate: predicate)
+        request.includesSubentities = includesSubentities
+        request.includesPendingChanges = false
+        request.objectVariables = objectVariables
+        return request
     }
 }

@@ -155,15 +155,17 @@ extension ManagedObjectContext {
             case .rows: purpose = "rows"
             }
             let values = statement.bindings.map { FetchExplanation.Binding.value($0) }
+            let paged = parent == nil && statement.readsInPages(request)
+            let sql = statement.firstSQL(request, paged: paged)
             var steps: [FetchExplanation.Step] = []
             switch statement.merge {
             case .excludingDecided(let rows):
-                steps.append(.init(sql: statement.sql, bindings: values + (rows > 0 ? [.rowsPlusPendingChanges(rows)] : []), purpose: purpose))
-            case .countingDecided(let sql):
-                steps.append(.init(sql: statement.sql, bindings: values, purpose: purpose))
-                steps.append(.init(sql: sql, bindings: values + [.keysOfPendingChanges], purpose: "changed"))
+                steps.append(.init(sql: sql, bindings: values + (rows > 0 ? [.rowsPlusPendingChanges(rows)] : []), purpose: purpose))
+            case .countingDecided(let changedSQL):
+                steps.append(.init(sql: sql, bindings: values, purpose: purpose))
+                steps.append(.init(sql: changedSQL, bindings: values + [.keysOfPendingChanges], purpose: "changed"))
             case .none, .inMemory:
-                steps.append(.init(sql: statement.sql, bindings: values, purpose: purpose))
+                steps.append(.init(sql: sql, bindings: values, purpose: purpose))
             }
             if request.resultType == .managedObject {
                 steps += loadingSteps(request, entity: entity, store: statement.store)
@@ -172,7 +174,7 @@ extension ManagedObjectContext {
                                     residual: statement.plan.residual, sortsInMemory: statement.plan.order == nil,
                                     mergesPendingChanges: statement.pending, windowsInMemory: statement.worksInMemory,
                                     havingResidual: nil, engine: statement.store.dialect.engine,
-                                    readsInPages: parent == nil && statement.readsInPages(request))
+                                    readsInPages: paged)
         }
     }
 
@@ -202,8 +204,7 @@ extension ManagedObjectContext {
                 guard done.insert(prefix).inserted else { continue }
                 if relationship.isToOne {
                     rows(of: destination.rootEntity, purpose: "prefetch")
-                } else if let sql = SQLiteStore.prefetchSQL(of: relationship, sourceEntity: owner, mapping: mapping,
-                                                            dialect: store.dialect) {
+                } else if let sql = mapping.prefetchSQL(of: relationship, sourceEntity: owner, dialect: store.dialect) {
                     steps.append(.init(sql: sql, bindings: [.keysFoundBefore], purpose: "prefetch many"))
                 }
             }

@@ -223,7 +223,8 @@ extension ManagedObjectContext {
         let statement: FetchStatement
         /// The request the rows of the keys found are read by.
         let rowsRequest: FetchRequest
-        var sql: String { statement.sql }
+        /// The SQL the keys are read with first: a paged read's first page.
+        var sql: String { statement.firstSQL(request, paged: statement.readsInPages(request)) }
         var bindings: [Value] { statement.bindings }
         var plan: FetchPlan { statement.plan }
     }

@@ -285,8 +285,7 @@ extension ManagedObjectContext {
         let (wanted, tooMany) = offset.addingReportingOverflow(request.fetchLimit)
         return try statement.store.readTransaction {
             var matches: [ManagedObject] = []
-            var (read, page) = (0, tooMany ? Int.max : Swift.max(wanted.multipliedReportingOverflow(by: 2).partialValue, 16))
-            if page < 16 { page = Int.max }
+            var (read, page) = (0, FetchStatement.firstPage(request))
             while tooMany || matches.count < wanted {
                 var rows: [ManagedObject] = []
                 try statement.store.forEachSnapshot(sql: plan.selectRows(store: statement.store, limit: page, offset: read),
@@ -395,6 +394,20 @@ struct FetchStatement {
     /// which match, and a limit ends the reading.
     func readsInPages(_ request: FetchRequest) -> Bool {
         !pending && plan.residual != nil && plan.order != nil && request.fetchLimit > 0
+    }
+
+    /// How many rows the first page of a paged read asks for: twice the
+    /// window's end, at least 16; every row when that does not fit an Int.
+    static func firstPage(_ request: FetchRequest) -> Int {
+        let (wanted, tooMany) = Swift.max(request.fetchOffset, 0).addingReportingOverflow(request.fetchLimit)
+        let (page, overflow) = wanted.multipliedReportingOverflow(by: 2)
+        return tooMany || overflow ? Int.max : Swift.max(page, 16)
+    }
+
+    /// The SQL the run starts with: a paged read's first page, else the
+    /// statement's own.
+    func firstSQL(_ request: FetchRequest, paged: Bool) -> String {
+        paged ? plan.selectRows(store: store, limit: Self.firstPage(request), offset: 0) : sql
     }
 
     /// Whether unsaved changes are merged into the answer.

@@ -41,14 +41,6 @@ package protocol SQLStore: StoreBackend {
                      coordinator: PersistentStoreCoordinator, listing: StatementList?) throws -> [ObjectID]
 }
 
-extension SQLiteStore: SQLStore {
-    package var dialect: SQLDialect { SQLiteDialect() }
-
-    package func forEachRow(of plan: DictionaryPlan, _ body: ([Value]) throws -> Void) throws {
-        try plan.forEachRow(store: self, body)
-    }
-}
-
 extension PersistentStoreCoordinator {
     /// The SQL store answering for `entity` (for any entity when nil), for
     /// what only SQL answers (dictionary fetches, batch requests); throws

@@ -18,6 +18,10 @@ import Predicates
 /// (`ZPERSON`, `Z_PK`, `Z_ENT`, `Z_OPT`, …) is the other one: see
 /// ``SchemaMapping/Layout/coreData`` and `SchemaMapping+CoreData.swift`.
 public struct SchemaMapping: Sendable {
+    /// The table of mrq's own layout that keeps the store's metadata (its
+    /// model, fingerprint, highest keys), on every SQL engine.
+    package static let metadataTable = SQLIdentifier(constant: "_mrq_metadata")
+
     /// Which naming and value conventions a store's tables follow.
     public enum Layout: String, Sendable, CaseIterable {
         /// mrq's readable layout: tables and columns named as the model
@@ -197,7 +201,7 @@ public struct SchemaMapping: Sendable {
         // SQLite's names are case-insensitive: names that differ only in
         // case (`name` and `Name`, entities `Bar` and `bar`) get distinct
         // columns and tables, as do a table and a join table of one name.
-        var tableNames: Set<String> = [SQLiteStore.metadataTable.unquoted]
+        var tableNames: Set<String> = [Self.metadataTable.unquoted]
         func uniqueTable(_ base: String) throws -> SQLIdentifier {
             var name = base
             var n = 1

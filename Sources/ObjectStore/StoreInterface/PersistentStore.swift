@@ -160,6 +160,9 @@ package protocol StoreBackend: PersistentStore {
     /// The persistent history the store keeps, oldest first (see
     /// `PersistentStoreCoordinator.persistentHistory(after:)`).
     func persistentHistory(after date: Date?) throws -> [HistoryTransaction]
+    /// The statements `persistentHistory(after:)` runs, read (reads only)
+    /// and noted as they run, for `explain`.
+    func persistentHistoryStatements(after date: Date?) throws -> [FetchExplanation.Step]
     /// The destination rows of a to-many relationship for many sources at
     /// once, each with its source's primary key; nil when the store answers
     /// one source at a time (`destinations(of:from:)`).
@@ -183,6 +186,7 @@ extension StoreBackend {
         throw StoreError.needsOneSQLiteStore("backing up", found: [self])
     }
     package func persistentHistory(after date: Date?) throws -> [HistoryTransaction] { [] }
+    package func persistentHistoryStatements(after date: Date?) throws -> [FetchExplanation.Step] { [] }
     package func prefetchRows(of relationship: RelationshipDescription, sourceEntity: EntityDescription,
                               sources: [Int64]) throws -> [(owner: Int64, snapshot: Snapshot)]? { nil }
     /// No engine but PostgreSQL has foreign keys: SQLite files (mrq's and

@@ -62,18 +62,6 @@ package final class StatementList {
 /// UPDATE or DELETE on those primary keys, in one transaction.
 extension SQLiteStore {
 
-    /// The fetch of a batch request's matching IDs: the stored objects of
-    /// `entity` matching `predicate`, ignoring every context's unsaved
-    /// changes.
-    static func matchingRequest(entity: String, predicate: Predicate?, includesSubentities: Bool,
-                                objectVariables: [String: ObjectVariable]) -> FetchRequest {
-        var request = FetchRequest(entityName: entity, predicate: predicate)
-        request.includesSubentities = includesSubentities
-        request.includesPendingChanges = false
-        request.objectVariables = objectVariables
-        return request
-    }
-
     /// The UPDATE of a batch update, for the primary keys in `marks`.
     func batchUpdateSQL(entity: EntityDescription, assignments: String, marks: String) -> String {
         "UPDATE \(mapping.table(for: entity).name) AS t SET \(assignments) WHERE t.\(mapping.primaryKey) IN (\(marks))"

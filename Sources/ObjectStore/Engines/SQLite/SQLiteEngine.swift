@@ -87,4 +87,16 @@ extension SQLiteStore {
         // The changes, then the transactions, of one moment.
         try readTransaction { try read { try history(HistoryReader(db: $0), after: date) } }
     }
+
+    package func persistentHistoryStatements(after date: Date?) throws -> [FetchExplanation.Step] {
+        var steps: [FetchExplanation.Step] = []
+        try readTransaction {
+            try read { db in
+                _ = try history(HistoryReader(db: db) { sql, values in
+                    steps.append(.init(sql: sql, bindings: values.map { .value($0) }, purpose: "history"))
+                }, after: date)
+            }
+        }
+        return steps
+    }
 }

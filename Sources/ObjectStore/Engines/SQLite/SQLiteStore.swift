@@ -207,7 +207,7 @@ package final class SQLiteStore: @unchecked Sendable {
 
     // MARK: - Schema
 
-    package static let metadataTable = SQLIdentifier(constant: "_mrq_metadata")
+    package static let metadataTable = SchemaMapping.metadataTable
 
     /// The mapping of the store open on `db` and its identifier: a Core
     /// Data store keeps Core Data's layout, an mrq store mrq's, and an
@@ -336,7 +336,10 @@ package final class SQLiteStore: @unchecked Sendable {
             let old = try storedModel(db)
             // A store made empty (no entities) holds nothing to lose.
             let preview = old.entities.isEmpty ? nil : try migrationPreview(db, old: old, new: model)
-            if let preview { try check(preview, of: db.path, options: options) }
+            if let preview {
+                try preview.check(of: db.path, migratesAutomatically: options.migratesAutomatically,
+                                  allowsDataLoss: options.allowsMigrationDataLoss)
+            }
             return old
         }
         guard try modelToMigrateFrom() != nil else { return }
@@ -376,37 +379,7 @@ package final class SQLiteStore: @unchecked Sendable {
     }
 
     static func migrationPreview(_ db: Database, old: ManagedObjectModel, new: ManagedObjectModel) throws -> MigrationPreview {
-        try migrationPreview(MigrationConnection(db), old: old, new: new)
-    }
-
-    /// What migrating the store on `db` from `old` to `new` would do;
-    /// refused, naming the store, when it cannot be inferred.
-    package static func migrationPreview(_ db: MigrationConnection, old: ManagedObjectModel, new: ManagedObjectModel) throws
-        -> MigrationPreview
-    {
-        do {
-            return try MigrationPreview.make(db, old: old, new: new)
-        } catch let error as ModelError {
-            throw StoreError(.modelMismatch, "'\(db.path)' was made with a different model, and \(error.message)")
-        }
-    }
-
-    /// Refuses what `options` do not allow: any migration unless asked
-    /// for, one that drops data unless that is asked for too, and an
-    /// earlier version of the store's own model always.
-    package static func check(_ preview: MigrationPreview, of path: String, options: Options) throws {
-        if preview.isEarlierVersion {
-            throw StoreError(.modelMismatch, MigrationPreview.earlierVersionMessage(path, preview), migration: preview)
-        }
-        guard options.migratesAutomatically else {
-            throw StoreError(.modelMismatch, MigrationPreview.notAskedMessage(path, preview, hint: "PersistentStoreOptions.migratesAutomatically"),
-                             migration: preview)
-        }
-        if preview.dropsData && !options.allowsMigrationDataLoss {
-            throw StoreError(.modelMismatch,
-                             MigrationPreview.dropsDataMessage(path, preview, hint: "PersistentStoreOptions.allowsMigrationDataLoss"),
-                             migration: preview)
-        }
+        try MigrationPreview.inferred(MigrationConnection(db), old: old, new: new)
     }
 
     // MARK: - Reading
