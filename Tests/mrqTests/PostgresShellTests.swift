@@ -112,6 +112,14 @@ struct PostgresShellTests {
             let said = session.stdout + session.stderr
             #expect(session.status == 0 && said.contains("migrated \(shown): removed attribute Person.nickname"), "\(said)")
             #expect(session.stdout.contains("1"), "\(said)")
+            // A migration that would drop values names the flag it needs
+            // the first time it is refused, on a file and on PostgreSQL.
+            let noted = try MRQBinary.run(["--model", "\(folder)/v2.xcdatamodel", "--store", store, "--migrate",
+                                           "-c", "update Person set nickname = \"Countess\"", "-c", "save"])
+            #expect(noted.status == 0, "\(noted.stderr)")
+            let dropping = try MRQBinary.run(["--model", "\(folder)/v1.xcdatamodel", "--store", store, "-c", "count Person"])
+            #expect(dropping.status != 0)
+            #expect(dropping.stderr.contains("use --migrate-dropping-data"), "\(dropping.stderr)")
         }
     }
 
