@@ -156,9 +156,7 @@ extension SQLStore {
     /// explained (`keys` primary keys bound after `values`).
     func batchRead(_ sql: String, _ values: [Value] = [], keys: [Value] = [], keyCount: Int? = nil,
                    listing: StatementList?, purpose: String) throws -> [[Value]] {
-        // Listed with its list of keys written as explain writes it.
-        listing?.add(sql.replacingOccurrences(of: #"IN \(\?(, \?)*\)"#, with: "IN (?, …)", options: .regularExpression),
-                     values, keys: keyCount ?? keys.count, purpose: purpose)
+        listing.map { list(sql, values, keys: keyCount ?? keys.count, on: $0, purpose: purpose) }
         return try sqlRows(sql, values + keys)
     }
 
@@ -168,13 +166,19 @@ extension SQLStore {
     func batchWrite(_ sql: String, _ values: [Value], keys: [Value] = [], keyCount: Int? = nil, returning: Bool = false,
                     listing: StatementList?, purpose: String) throws -> [[Value]] {
         if let listing {
-            listing.add(sql.replacingOccurrences(of: #"IN \(\?(, \?)*\)"#, with: "IN (?, …)", options: .regularExpression),
-                        values, keys: keyCount ?? keys.count, purpose: purpose)
+            list(sql, values, keys: keyCount ?? keys.count, on: listing, purpose: purpose)
             return []
         }
         if returning { return try sqlRows(sql, values + keys) }
         try sqlExecute(sql, values + keys)
         return []
+    }
+
+    /// Lists a batch statement for explain, with its list of keys written
+    /// as explain writes it (`IN (?, …)`).
+    private func list(_ sql: String, _ values: [Value], keys: Int, on listing: StatementList, purpose: String) {
+        listing.add(sql.replacingOccurrences(of: #"IN \(\?(, \?)*\)"#, with: "IN (?, …)", options: .regularExpression),
+                    values, keys: keys, purpose: purpose)
     }
 
     package func batchUpdatePlan(entity: EntityDescription, properties: [String: BatchValue]) throws -> BatchUpdatePlan {
