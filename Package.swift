@@ -35,6 +35,8 @@ let package = Package(
             name: "CZlib",
             providers: [.apt(["zlib1g-dev"])]
         ),
+        // The CPU's prefetch hint (a header only), for ObjectStore's saves.
+        .systemLibrary(name: "CPrefetch"),
         .systemLibrary(
             name: "CEditLine",
             providers: [.apt(["libedit-dev"])]
@@ -43,7 +45,7 @@ let package = Package(
         .target(
             name: "ObjectStore",
             dependencies: [
-                "Predicates", "CSQLite", "CZlib",
+                "Predicates", "CSQLite", "CZlib", "CPrefetch",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),
