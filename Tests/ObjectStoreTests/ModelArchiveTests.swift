@@ -8,11 +8,11 @@ import Testing
     @Test func testXMLWriterRoundTrip() throws {
         let model = try ModelFixtures.load("Everything.xcdatamodel")
         model.localizationDictionary = [:]
-        let xml = model.xcdatamodelContents()
+        let xml = try model.xcdatamodelContents()
         let again = try ModelFixtures.parse(xml)
         #expect(again.isEquivalent(to: model), "\(xml)")
         // Writing again gives the same text.
-        #expect(again.xcdatamodelContents() == xml)
+        #expect(try again.xcdatamodelContents() == xml)
     }
 
     @Test(arguments: ["OldStyle.xcdatamodel", "NoOptional.xcdatamodel", "Versioned.xcdatamodeld", "Bare/contents"])
@@ -32,7 +32,7 @@ import Testing
                 ToOne("q", "Q")
             }
         }
-        let xml = model.xcdatamodelContents()
+        let xml = try model.xcdatamodelContents()
         #expect(xml.contains(#"<attribute name="when" optional="YES" attributeType="Date" defaultDateTimeInterval="12.5"/>"#))
         #expect(xml.contains(#"defaultValueString="a &quot;b&quot; &lt;c&gt; &amp; d&#10;e""#))
         #expect(xml.contains(#"<attribute name="n" attributeType="Integer 16" defaultValueString="3" usesScalarValueType="YES"/>"#))

@@ -53,7 +53,7 @@ import Testing
                 Issue.record("\(name): \(error)")
                 continue
             }
-            let xml = model.xcdatamodelContents()
+            let xml = try model.xcdatamodelContents()
             let again = try ModelFixtures.parse(xml, file: String(name))
             #expect(again.isEquivalent(to: model), "\(name) changed in a write and read")
             #expect(again.fingerprint == model.fingerprint, "\(name)")

@@ -74,7 +74,7 @@ import Testing
 
     @Test func templatesSurviveTheWriterAndTheArchive() throws {
         let model = try ModelFixtures.parse(Self.templates)
-        let xml = model.xcdatamodelContents()
+        let xml = try model.xcdatamodelContents()
         #expect(xml.contains(#"<fetchRequest name="PeopleOnly" entity="Person" predicateString="age &gt; 0" includeSubentities="NO" returnObjectsAsFaults="NO" returnDistinctResults="YES" resultType="4"/>"#))
         let again = try ModelFixtures.parse(xml)
         #expect(again.isEquivalent(to: model), "\(ModelFixtures.dump(again))")
@@ -233,7 +233,7 @@ import Testing
 
     @Test func compositesSurviveTheWriterAndTheArchive() throws {
         let model = try ModelFixtures.parse(Self.composites)
-        let xml = model.xcdatamodelContents()
+        let xml = try model.xcdatamodelContents()
         #expect(xml.contains(#"<attribute name="magnitude" optional="YES" attributeType="Composite" composite="Magnitude"/>"#))
         #expect(xml.contains(#"<composite name="Place">"#))
         let again = try ModelFixtures.parse(xml)
@@ -251,7 +251,7 @@ import Testing
         let shape = EntityDescription(name: "Shape")
         shape.add(point)
         let model = try ManagedObjectModel(entities: [shape])
-        let xml = model.xcdatamodelContents()
+        let xml = try model.xcdatamodelContents()
         #expect(xml.contains(#"attributeType="Composite" composite="Point"/>"#))
         #expect(try ModelFixtures.parse(xml).entity(named: "Shape")?.attributes.map(\.name) == ["point.x", "point.y"])
     }

@@ -6,7 +6,7 @@ extension ManagedObjectModel {
     /// Xcode writes, so that Xcode and `init(contentsOf:)` read it back.
     ///
     /// ```swift
-    /// let xml = model.xcdatamodelContents()
+    /// let xml = try model.xcdatamodelContents()
     /// let again = try ManagedObjectModel(xcdatamodelContents: Data(xml.utf8))
     /// again.isEquivalent(to: model)   // true, but for localizationDictionary
     /// ```
@@ -15,9 +15,11 @@ extension ManagedObjectModel {
     /// both read the same). Validation predicates, which Xcode keeps only in
     /// compiled models, are written as `<validationPredicates>` inside their
     /// attribute. The localization dictionary goes to a separate strings
-    /// file: see `localizationStrings()`.
-    public func xcdatamodelContents() -> String {
-        var xml = XMLText()
+    /// file: see `localizationStrings()`. Throws `StoreError` when a name
+    /// or value holds a character XML 1.0 cannot hold (a control character
+    /// other than tab, line feed and carriage return).
+    public func xcdatamodelContents() throws -> String {
+        var xml = IndentedXML()
         xml.line(#"<?xml version="1.0" encoding="UTF-8" standalone="yes"?>"#)
         xml.open("model", [
             ("type", "com.apple.IDECoreDataModeler.DataModel"), ("documentVersion", "1.0"),
@@ -43,6 +45,9 @@ extension ManagedObjectModel {
             xml.close("composite")
         }
         xml.close("model")
+        if let (key, unwritable) = xml.unwritable {
+            throw unwritable.refusal("the model's \(key)", in: "an Xcode model")
+        }
         return xml.text
     }
 
@@ -50,6 +55,10 @@ extension ManagedObjectModel {
     /// by key.
     public func localizationStrings() -> String {
         StringsFile.write(localizationDictionary)
+    }
+
+    private static func escapedFileName(_ name: String) throws -> String {
+        do { return try XMLText.escaped(name, in: .content) } catch { throw error.refusal("the model's file name", in: "an Xcode model") }
     }
 
     /// Writes the model where `init(contentsOf:)` and Xcode find it: for an
@@ -70,7 +79,7 @@ extension ManagedObjectModel {
                 <plist version="1.0">
                 <dict>
                 \t<key>_XCCurrentVersionName</key>
-                \t<string>\(XcodeXML.escape(name)).xcdatamodel</string>
+                \t<string>\(try Self.escapedFileName(name)).xcdatamodel</string>
                 </dict>
                 </plist>
 
@@ -124,18 +133,26 @@ private struct CompositeNames {
 }
 
 /// Indented XML, four spaces a level, attributes in the order given.
-private struct XMLText {
+private struct IndentedXML {
     var text = ""
     private var depth = 0
     var composites = CompositeNames()
+    /// The first value XML cannot hold, with the attribute it was for.
+    var unwritable: (key: String, character: XMLText.Unwritable)?
 
     mutating func line(_ s: String) {
         text += String(repeating: "    ", count: depth) + s + "\n"
     }
 
-    private func tag(_ name: String, _ attributes: [(String, String?)]) -> String {
+    private mutating func tag(_ name: String, _ attributes: [(String, String?)]) -> String {
         var s = "<\(name)"
-        for case let (key, value?) in attributes { s += " \(key)=\"\(XcodeXML.escape(value))\"" }
+        for case let (key, value?) in attributes {
+            do {
+                s += " \(key)=\"\(try XMLText.escaped(value, in: .attribute))\""
+            } catch {
+                if unwritable == nil { unwritable = ("<\(name)> \(key)", error) }
+            }
+        }
         return s
     }
 

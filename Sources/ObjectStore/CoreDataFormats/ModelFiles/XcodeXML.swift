@@ -15,25 +15,6 @@ enum XcodeXML {
         return text
     }
 
-    /// Escapes text for a double-quoted XML attribute.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.count)
-        for c in text {
-            switch c {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "\n": out += "&#10;"
-            case "\r": out += "&#13;"
-            case "\t": out += "&#9;"
-            default: out.append(c)
-            }
-        }
-        return out
-    }
-
     /// A `defaultValueString` as a value of `type`; nil when the text does
     /// not fit the type. Empty text means no default.
     static func defaultValue(_ text: String, type: AttributeType) -> Value? {

@@ -70,10 +70,10 @@ enum AppleXMLStoreDocument {
         for row in rows {
             let snapshot = row.snapshot
             let entity = snapshot.id.entity
-            out += "    <object type=\"\(try escape(spelling.name(of: entity)))\" id=\"z\(snapshot.id.primaryKey)\">\n"
+            out += "    <object type=\"\(try escape(spelling.name(of: entity), in: .attribute))\" id=\"z\(snapshot.id.primaryKey)\">\n"
             for (i, attribute) in entity.attributes.enumerated() where !attribute.isTransient {
                 guard let text = try valueText(snapshot.values[i], attribute: attribute, of: snapshot.id) else { continue }
-                out += "        <attribute name=\"\(try escape(spelling.name(of: attribute.name, in: entity)))\""
+                out += "        <attribute name=\"\(try escape(spelling.name(of: attribute.name, in: entity), in: .attribute))\""
                 out += " type=\"\(typeName(attribute.type))\">\(text)</attribute>\n"
             }
             for (i, relationship) in entity.relationships.enumerated() where !relationship.isTransient {
@@ -94,8 +94,8 @@ enum AppleXMLStoreDocument {
                 }
                 destinations.removeAll { graph.rows[$0] == nil }
                 let destination = relationship.destination.map { spelling.name(of: $0) } ?? relationship.destinationName.uppercased()
-                out += "        <relationship name=\"\(try escape(spelling.name(of: relationship.name, in: entity)))\""
-                out += " type=\"\(countText(relationship))\" destination=\"\(try escape(destination))\""
+                out += "        <relationship name=\"\(try escape(spelling.name(of: relationship.name, in: entity), in: .attribute))\""
+                out += " type=\"\(countText(relationship))\" destination=\"\(try escape(destination, in: .attribute))\""
                 if !destinations.isEmpty {
                     out += " idrefs=\"\(destinations.map { "z\($0.primaryKey)" }.joined(separator: " "))\""
                 }
@@ -216,30 +216,17 @@ enum AppleXMLStoreDocument {
         return "\(seconds)"
     }
 
-    /// Element or attribute text: `&`, `<`, `>` and `"` as entities, a
-    /// carriage return as `&#13;` (a parser would turn a bare one into a
-    /// line feed); throws for a character XML 1.0 cannot hold at all.
-    static func escape(_ text: String) throws -> String {
-        var out = ""
-        out.unicodeScalars.reserveCapacity(text.unicodeScalars.count)
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "\r": out += "&#13;"
-            case "\t", "\n", "\u{20}"..."\u{D7FF}", "\u{E000}"..."\u{FFFD}", "\u{10000}"..."\u{10FFFF}":
-                out.unicodeScalars.append(scalar)
-            default:
-                let code = String(scalar.value, radix: 16, uppercase: true)
-                throw StoreError(.validation, """
-                    U+\(String(repeating: "0", count: max(0, 4 - code.count)))\(code) cannot be written in \
-                    Apple's XML store format (XML 1.0 has no such character); use a SQLite store or mrq's XML store format
-                    """)
-            }
+    /// Element or attribute text as `XMLText` writes it; throws for a
+    /// character XML 1.0 cannot hold at all.
+    static func escape(_ text: String, in place: XMLText.Place = .content) throws -> String {
+        do {
+            return try XMLText.escaped(text, in: place)
+        } catch {
+            throw StoreError(.validation, """
+                \(error.codePoint) cannot be written in Apple's XML store format (XML 1.0 has no such character); \
+                use a SQLite store or mrq's XML store format
+                """)
         }
-        return out
     }
 }
 

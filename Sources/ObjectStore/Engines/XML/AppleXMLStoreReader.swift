@@ -129,7 +129,8 @@ final class AppleXMLStoreReader: NSObject, XMLParserDelegate {
             guard stack.count - depth <= Self.metadataDepthLimit else { return fail("<metadata> nested too deeply") }
             metadataXML! += "<\(name)"
             for (key, value) in attributes.sorted(by: { $0.key < $1.key }) {
-                metadataXML! += " \(key)=\"\(Self.escape(value))\""
+                guard let value = escape(value, in: .attribute) else { return }
+                metadataXML! += " \(key)=\"\(value)\""
             }
             metadataXML! += ">"
             return
@@ -217,7 +218,8 @@ final class AppleXMLStoreReader: NSObject, XMLParserDelegate {
     func parser(_ parser: XMLParser, foundCharacters string: String) {
         guard failure == nil else { return }
         if metadataDepth != nil {
-            metadataXML! += Self.escape(string)
+            guard let text = escape(string, in: .content) else { return }
+            metadataXML! += text
         } else {
             text += string
         }
@@ -330,18 +332,16 @@ final class AppleXMLStoreReader: NSObject, XMLParserDelegate {
         return String(scalars[first...last])
     }
 
-    private static func escape(_ text: String) -> String {
-        var out = ""
-        for scalar in text.unicodeScalars {
-            switch scalar {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            default: out.unicodeScalars.append(scalar)
-            }
+    /// Text the parser read, written back as XML for the metadata's own
+    /// reader; nil, and the read failed, for a character XML 1.0 cannot
+    /// hold (an XML 1.1 document can spell one).
+    private func escape(_ text: String, in place: XMLText.Place) -> String? {
+        do {
+            return try XMLText.escaped(text, in: place)
+        } catch {
+            fail("<metadata> holds \(error.codePoint), which XML 1.0 cannot hold")
+            return nil
         }
-        return out
     }
 
     // MARK: - The graph

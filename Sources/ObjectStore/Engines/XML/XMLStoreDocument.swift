@@ -21,11 +21,11 @@ enum XMLStoreDocument {
     static func encode(_ graph: XMLStore.Graph, identifier: String, model: ManagedObjectModel) throws -> Data {
         let fingerprint = try SchemaBuilder.fingerprint(of: model)
         var out = "<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n"
-        out += "<mrq-store format=\"\(formatVersion)\" identifier=\"\(esc(identifier))\" fingerprint=\"\(esc(fingerprint))\">\n"
+        out += "<mrq-store format=\"\(formatVersion)\" identifier=\"\(try esc(identifier))\" fingerprint=\"\(try esc(fingerprint))\">\n"
         out += "  <model encoding=\"base64\">\(model.archived().base64EncodedString())</model>\n"
         // Each hierarchy's highest key ever given: keys are never reused.
         for (root, next) in graph.nextPK.sorted(by: { $0.key < $1.key }) where next > 1 {
-            out += "  <highest-pk entity=\"\(esc(root))\" pk=\"\(next - 1)\"/>\n"
+            out += "  <highest-pk entity=\"\(try esc(root))\" pk=\"\(next - 1)\"/>\n"
         }
         let rows = graph.rows.values.sorted {
             ($0.snapshot.id.entity.rootEntity.name, $0.snapshot.id.primaryKey)
@@ -34,17 +34,17 @@ enum XMLStoreDocument {
         for row in rows {
             let snapshot = row.snapshot
             let entity = snapshot.id.entity
-            out += "  <object entity=\"\(esc(entity.name))\" pk=\"\(snapshot.id.primaryKey)\" version=\"\(snapshot.version)\">\n"
+            out += "  <object entity=\"\(try esc(entity.name))\" pk=\"\(snapshot.id.primaryKey)\" version=\"\(snapshot.version)\">\n"
             for (i, attribute) in entity.attributes.enumerated() where !attribute.isTransient {
-                out += "    " + attributeElement(attribute.name, snapshot.values[i]) + "\n"
+                out += try "    " + attributeElement(attribute.name, snapshot.values[i]) + "\n"
             }
             for (i, relationship) in entity.relationships.enumerated() where !relationship.isTransient {
                 if relationship.isToOne {
                     guard let target = snapshot.toOneID(at: i) else { continue }
-                    out += "    <to-one name=\"\(esc(relationship.name))\" \(reference(target))/>\n"
+                    out += "    <to-one name=\"\(try esc(relationship.name))\" \(try reference(target))/>\n"
                 } else if let list = row.toMany[i], !list.isEmpty {
-                    out += "    <to-many name=\"\(esc(relationship.name))\">"
-                    out += list.map { "<member \(reference($0))/>" }.joined()
+                    out += "    <to-many name=\"\(try esc(relationship.name))\">"
+                    out += try list.map { "<member \(try reference($0))/>" }.joined()
                     out += "</to-many>\n"
                 }
             }
@@ -54,16 +54,21 @@ enum XMLStoreDocument {
         return Data(out.utf8)
     }
 
-    private static func esc(_ text: String) -> String { XcodeXML.escape(text) }
+    /// Names and values in attributes and between tags; a string value XML
+    /// cannot hold is written in base64 before it gets here, so what throws
+    /// is a name.
+    private static func esc(_ text: String, in place: XMLText.Place = .attribute) throws -> String {
+        do { return try XMLText.escaped(text, in: place) } catch { throw error.refusal("'\(text)'", in: "mrq's XML store format") }
+    }
 
-    private static func reference(_ id: ObjectID) -> String {
-        "entity=\"\(esc(id.entity.name))\" pk=\"\(id.primaryKey)\""
+    private static func reference(_ id: ObjectID) throws -> String {
+        "entity=\"\(try esc(id.entity.name))\" pk=\"\(id.primaryKey)\""
     }
 
     /// `<attribute name="…" type="…">text</attribute>`: one typed value,
     /// spelled so that reading it back gives the same value.
-    static func attributeElement(_ name: String, _ value: Value) -> String {
-        let open = "<attribute name=\"\(esc(name))\""
+    static func attributeElement(_ name: String, _ value: Value) throws -> String {
+        let open = "<attribute name=\"\(try esc(name))\""
         switch value {
         case .null: return open + " type=\"null\"/>"
         case .bool(let b): return open + " type=\"bool\">\(b)</attribute>"
@@ -74,14 +79,14 @@ enum XMLStoreDocument {
             if s.unicodeScalars.contains(where: { $0.value < 0x20 && $0 != "\t" && $0 != "\n" && $0 != "\r" || $0.value == 0xFFFE || $0.value == 0xFFFF }) {
                 return open + " type=\"string\" encoding=\"base64\">\(Data(s.utf8).base64EncodedString())</attribute>"
             }
-            return open + " type=\"string\">\(esc(s))</attribute>"
+            return open + " type=\"string\">\(try esc(s, in: .content))</attribute>"
         case .date(let d):
             let iso = ISO8601DateFormatter.string(from: d, timeZone: TimeZone(identifier: "UTC")!,
                                                   formatOptions: [.withInternetDateTime, .withFractionalSeconds])
             return open + " type=\"date\" iso=\"\(iso)\">\(d.timeIntervalSinceReferenceDate)</attribute>"
         case .data(let data): return open + " type=\"data\">\(data.base64EncodedString())</attribute>"
         case .uuid(let u): return open + " type=\"uuid\">\(u.uuidString)</attribute>"
-        case .url(let u): return open + " type=\"url\">\(esc(u.absoluteString))</attribute>"
+        case .url(let u): return open + " type=\"url\">\(try esc(u.absoluteString, in: .content))</attribute>"
         }
     }
 
