@@ -22,10 +22,8 @@ import Testing
             process.arguments = ["swift", "symbolgraph-extract", "-module-name", module,
                                  "-I", root.appendingPathComponent(".build/debug/Modules").path,
                                  "-target", "x86_64-unknown-linux-gnu",
-                                 "-Xcc", "-fmodule-map-file=" + root.appendingPathComponent("Sources/CSQLite/module.modulemap").path,
-                                 "-Xcc", "-fmodule-map-file=" + root.appendingPathComponent("Sources/CZlib/module.modulemap").path,
-                                 "-Xcc", "-fmodule-map-file=" + root.appendingPathComponent("Sources/CLibPQ/module.modulemap").path,
                                  "-minimum-access-level", "public", "-output-dir", folder.path]
+                + (try SystemModuleMaps.flags(root: root))
             try process.run()
             process.waitUntilExit()
             #expect(process.terminationStatus == 0, "symbolgraph-extract failed for \(module)")

@@ -60,10 +60,7 @@ import Testing
         process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
         process.arguments = ["swiftc", "-typecheck", "-swift-version", "6",
                              "-I", root.appendingPathComponent(".build/debug/Modules").path,
-                             "-Xcc", "-fmodule-map-file=" + root.appendingPathComponent("Sources/CSQLite/module.modulemap").path,
-                             "-Xcc", "-fmodule-map-file=" + root.appendingPathComponent("Sources/CZlib/module.modulemap").path,
-                             "-Xcc", "-fmodule-map-file=" + root.appendingPathComponent("Sources/CLibPQ/module.modulemap").path,
-                             file.path]
+                             file.path] + (try SystemModuleMaps.flags(root: root))
         let errors = Pipe()
         process.standardError = errors
         process.standardOutput = errors
