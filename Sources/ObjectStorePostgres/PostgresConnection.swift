@@ -207,48 +207,62 @@ package final class PostgresConnection: @unchecked Sendable {
         return try prepared(sql).parameterTypes
     }
 
-    /// Runs `COPY … FROM STDIN (FORMAT binary)` with the rows `copy` holds,
-    /// sent in pieces of a megabyte; returns how many rows the server
-    /// wrote. A row the server refuses fails the statement, and with it
-    /// the transaction, as a failed INSERT would.
+    /// Runs `COPY … FROM STDIN (FORMAT binary)` with the rows `copy` holds;
+    /// returns how many rows the server wrote. A row the server refuses
+    /// fails the statement, and with it the transaction, as a failed
+    /// INSERT would. (`PostgresCopyIn` sends rows while it encodes more.)
     @discardableResult
     package func copy(_ sql: String, _ copy: PostgresCopy) throws -> Int {
+        var stream = PostgresCopyIn(self, sql, rows: copy)
+        return try stream.finish()
+    }
+
+    /// Starts `sql`, a `COPY … FROM STDIN`: the server then reads rows
+    /// (`sendCopyData`) until `endCopy`.
+    func startCopy(_ sql: String) throws {
         try reconnectIfLost()
         try sendPendingBegin()
-        roundTrips += 2
+        roundTrips += 2  // this, and the answer to `endCopy`
         let started = PQexec(handle, sql)
         guard let started, PQresultStatus(started) == PGRES_COPY_IN else {
             PQclear(try check(started, sql: sql))
             throw StoreError(.misuse, "not a COPY … FROM STDIN statement", sql: sql)
         }
         PQclear(started)
-        var sent = true
-        for part in [copy.bytes, PostgresCopy.trailer] {
-            part.withUnsafeBytes { bytes in
-                let base = bytes.baseAddress!.assumingMemoryBound(to: CChar.self)
-                var offset = 0
-                while sent && offset < bytes.count {
-                    let length = min(1 << 20, bytes.count - offset)
-                    sent = PQputCopyData(handle, base + offset, Int32(length)) == 1
-                    offset += length
-                }
-            }
+    }
+
+    /// Sends bytes of the started copy's rows, a megabyte at most a
+    /// message; false when the connection failed (`endCopy` says how).
+    func sendCopyData(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        guard let base = bytes.baseAddress?.assumingMemoryBound(to: CChar.self) else { return true }
+        var offset = 0
+        while offset < bytes.count {
+            let length = min(1 << 20, bytes.count - offset)
+            guard PQputCopyData(handle, base + offset, Int32(length)) == 1 else { return false }
+            offset += length
         }
-        // Ending the data (or, when sending it failed, the statement) is
-        // what makes the server answer; its answer says what went wrong.
-        _ = PQputCopyEnd(handle, sent ? nil : "mrq could not send the rows")
+        return true
+    }
+
+    /// Ends the started copy: its rows, or with a `failure` the statement
+    /// (which the server then reports failed); returns how many rows the
+    /// server wrote, or throws its error.
+    func endCopy(failure: String?, sql: String) throws -> Int {
+        // Ending the data (or the statement) is what makes the server
+        // answer; its answer says what went wrong.
+        _ = PQputCopyEnd(handle, failure)
         var affected = 0
-        var failure: Error?
+        var error: Error?
         while let result = PQgetResult(handle) {
             do {
                 let checked = try check(result, sql: sql)
                 affected = Int(String(cString: PQcmdTuples(checked))) ?? 0
                 PQclear(checked)
-            } catch {
-                failure = failure ?? error
+            } catch let failed {
+                error = error ?? failed
             }
         }
-        if let failure { throw failure }
+        if let error { throw error }
         return affected
     }
 
@@ -542,67 +556,4 @@ package final class PostgresResult {
         let start = PQgetvalue(handle, Int32(row), Int32(column))
         return UnsafeRawBufferPointer(start: start, count: Int(PQgetlength(handle, Int32(row), Int32(column))))
     }
-}
-
-/// The rows of a `COPY … FROM STDIN (FORMAT binary)`, in PostgreSQL's
-/// binary copy format: a header, then per row its number of fields and
-/// each field's length (-1 for NULL) and binary value; `copy` adds the
-/// trailer.
-///
-/// ```swift
-/// var copy = PostgresCopy()
-/// copy.startRow(fields: 2)
-/// _ = copy.append(.int(1), type: PostgresType.int8)
-/// _ = copy.append(.string("Ada"), type: PostgresType.text)
-/// try connection.copy("COPY person (id, name) FROM STDIN (FORMAT binary)", copy)
-/// ```
-package struct PostgresCopy {
-    private(set) var bytes: [UInt8]
-    /// How many rows `startRow` began.
-    private(set) var rowCount = 0
-
-    package init() {
-        // "PGCOPY\n\377\r\n\0", no flags, no header extension.
-        bytes = Array("PGCOPY\n".utf8) + [0xFF, 0x0D, 0x0A, 0x00] + [UInt8](repeating: 0, count: 8)
-    }
-
-    /// Starts a row of `fields` values.
-    package mutating func startRow(fields: Int) {
-        rowCount += 1
-        PostgresType.appendBigEndian(UInt16(truncatingIfNeeded: fields), to: &bytes)
-    }
-
-    /// Appends one field: its value in the binary form of type `oid`;
-    /// false, appending nothing, when the value has none (see
-    /// `PostgresType.appendBinary`).
-    package mutating func append(_ value: Value, type oid: UInt32) -> Bool {
-        if case .null = value {
-            PostgresType.appendBigEndian(UInt32.max, to: &bytes)  // length -1
-            return true
-        }
-        let start = bytes.count
-        PostgresType.appendBigEndian(UInt32(0), to: &bytes)  // the length, once known
-        guard PostgresType.appendBinary(value, type: oid, to: &bytes) else {
-            bytes.removeLast(4)
-            return false
-        }
-        let length = UInt32(truncatingIfNeeded: bytes.count - start - 4)
-        bytes.withUnsafeMutableBufferPointer { buffer in
-            for i in 0..<4 { buffer[start + i] = UInt8(truncatingIfNeeded: length >> (24 - 8 * i)) }
-        }
-        return true
-    }
-
-    /// Makes room for `rows` rows in all, each about as long as those so
-    /// far (with a little to spare): one allocation instead of a doubling
-    /// and a copy of everything at each power of two.
-    package mutating func reserveCapacity(forRows rows: Int) {
-        let header = 19
-        let written = bytes.count - header
-        guard written > 0, rows > 0 else { return }
-        bytes.reserveCapacity(header + written / max(1, rowCount) * rows * 9 / 8 + 64)
-    }
-
-    /// What ends the rows: a row of -1 fields.
-    static let trailer: [UInt8] = [0xFF, 0xFF]
 }

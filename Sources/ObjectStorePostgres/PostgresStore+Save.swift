@@ -182,10 +182,8 @@ struct PostgresSaveWriter {
     }
 
     /// Inserts the new rows, each entity's together: by one binary `COPY`
-    /// when there are several and every value has its column's binary
-    /// form (see `PostgresType.appendBinary`), otherwise one prepared
-    /// INSERT per row. Rows go straight from the snapshots into the copy's
-    /// bytes, with no array of values per row.
+    /// when there are several (see `copy`), otherwise, and for the rows a
+    /// copy leaves, one prepared INSERT per row.
     private func insert(keys: [Int64], permanent: PermanentIDs, order saveOrder: SaveOrder) throws {
         var groups: [ObjectIdentifier: [Int]] = [:]
         var order: [EntityDescription] = []
@@ -212,18 +210,16 @@ struct PostgresSaveWriter {
         for entity in order {
             let shape = SaveWriter.insertShape(for: entity, mapping: mapping)
             let rows = groups[ObjectIdentifier(entity)] ?? []
-            if rows.count > 1, let copy = try copy(rows, keys: keys, shape: shape, permanent: permanent, report: { try report(done + $0) }) {
-                try connection.copy("COPY \(shape.into) FROM STDIN (FORMAT binary)", copy)
-            } else {
-                for (i, n) in rows.enumerated() {
-                    var values: [Value] = []
-                    _ = try forEachValue(of: changes.inserted[n], key: keys[n], shape: shape, permanent: permanent) {
-                        values.append($0)
-                        return true
-                    }
-                    try report(done + i + 1)
-                    try connection.execute(shape.sql, values)
+            let copied = try rows.count > 1
+                ? copy(rows, keys: keys, shape: shape, permanent: permanent, report: { try report(done + $0) }) : 0
+            for (i, n) in rows.enumerated().dropFirst(copied) {
+                var values: [Value] = []
+                _ = try forEachValue(of: changes.inserted[n], key: keys[n], shape: shape, permanent: permanent) {
+                    values.append($0)
+                    return true
                 }
+                try report(done + i + 1)
+                try connection.execute(shape.sql, values)
             }
             done += rows.count
             try report(done)
@@ -250,28 +246,43 @@ struct PostgresSaveWriter {
         return true
     }
 
-    /// The inserted objects at `rows` (positions in `changes.inserted`) in
-    /// the binary copy format, each value as its column's type (the types
-    /// the server infers for the INSERT's parameters); nil when a value
-    /// has no binary form for its column, such as a decimal. `report`
-    /// hears how many rows are encoded.
+    /// Writes the inserted objects at `rows` (positions in
+    /// `changes.inserted`) by one binary `COPY`, each value as its column's
+    /// type (the types the server infers for the INSERT's parameters), and
+    /// returns how many of them, from the first, it wrote. Rows go straight
+    /// from the snapshots into a chunk of the copy's bytes, sent whenever
+    /// full (`PostgresCopyIn`): the server stores them while the next are
+    /// encoded. A value with no binary form for its column, such as a
+    /// decimal, stops the copy at its row: with nothing sent yet, it writes
+    /// nothing and returns 0; else it writes the rows before, and the
+    /// caller INSERTs the rest in order, as it would have INSERTed them
+    /// all. `report` hears how many rows are encoded.
     private func copy(_ rows: [Int], keys: [Int64], shape: SaveWriter.InsertShape, permanent: PermanentIDs,
-                      report: (Int) throws -> Void) throws -> PostgresCopy? {
+                      report: (Int) throws -> Void) throws -> Int {
         let types = try connection.parameterTypes(of: shape.sql)
-        var copy = PostgresCopy()
-        for (i, n) in rows.enumerated() {
-            copy.startRow(fields: types.count)
-            var column = 0
-            let encoded = try forEachValue(of: changes.inserted[n], key: keys[n], shape: shape, permanent: permanent) { value in
-                defer { column += 1 }
-                return column < types.count && copy.append(value, type: types[column])
+        var copy = PostgresCopyIn(connection, "COPY \(shape.into) FROM STDIN (FORMAT binary)")
+        var encoded = 0
+        do {
+            for n in rows {
+                let complete = try copy.rows.appendRow(fields: types.count) { row in
+                    var column = 0
+                    return try forEachValue(of: changes.inserted[n], key: keys[n], shape: shape, permanent: permanent) { value in
+                        defer { column += 1 }
+                        return column < types.count && row.append(value, type: types[column])
+                    }
+                }
+                guard complete else { break }
+                encoded += 1
+                try report(encoded)
+                try copy.sendIfFull()
             }
-            guard encoded else { return nil }
-            // The first row's size tells how much room the rest need.
-            if i == 0 { copy.reserveCapacity(forRows: rows.count) }
-            try report(i + 1)
+            if encoded < rows.count, !copy.isStarted { return 0 }
+            try copy.finish()
+        } catch {
+            copy.abandon()
+            throw error
         }
-        return copy
+        return encoded
     }
 
     /// The key of every inserted object, in the order of

@@ -207,4 +207,96 @@ import Testing
         #expect(error?.sqlState == "22021", "\(String(describing: error))")
         #expect(try connection.scalar("SELECT count(*) FROM c") == .int(2), "the connection still works")
     }
+
+    // MARK: - A copy sent while it is encoded
+
+    /// How many rows a copy into the watcher's database has written so
+    /// far, as the server's progress view tells another connection; waits
+    /// up to 10 seconds for at least one.
+    static func rowsCopiedSoFar(_ watcher: PostgresConnection) throws -> Int64 {
+        let deadline = Date().addingTimeInterval(10)
+        while true {
+            let value = try watcher.scalar("""
+                SELECT coalesce(max(tuples_processed), 0) FROM pg_stat_progress_copy WHERE datname = current_database()
+                """)
+            if case .int(let rows)? = value, rows > 0 || Date() > deadline { return rows }
+            usleep(10_000)
+        }
+    }
+
+    /// Issue 35: the rows of a large save reach the server in chunks while
+    /// the rest are encoded, so the server stores the first while the
+    /// client encodes the last, rather than one after the other: by the
+    /// time the save has encoded 25,000 of its 30,000 rows, the server has
+    /// written some, and the save then writes them all.
+    @Test func testALargeSaveSendsRowsWhileItEncodesTheRest() throws {
+        let url = try PostgresServer.shared().createDatabase()
+        let coordinator = PersistentStoreCoordinator(model: try Self.model())
+        try coordinator.addPersistentStore(type: .postgres, at: URL(string: url)!)
+        let watcher = try PostgresConnection(url)
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        for n in 0..<30_000 {
+            let sample = context.insertObject(forEntityName: "Sample")
+            sample["serial"] = .int(Int64(n))
+            sample["label"] = .string("sample number \(n), with a label long enough to fill a chunk sooner")
+        }
+        var copiedWhileEncoding: Int64?
+        try context.save { written, _ in
+            if written == 25_088, copiedWhileEncoding == nil {
+                copiedWhileEncoding = try Self.rowsCopiedSoFar(watcher)
+            }
+        }
+        let copied = try #require(copiedWhileEncoding)
+        #expect(copied > 0 && copied < 25_088, "\(copied) rows written while the save encoded the 25,088th")
+        #expect(try watcher.scalar("SELECT count(*) FROM \"Sample\"") == .int(30_000))
+    }
+
+    /// A value with no binary form (a decimal) in a row after the copy
+    /// started: the rows before it go by the copy, it and the rest by
+    /// INSERT; every value reads back, progress hears each row once, and
+    /// the keys stay those the objects were given.
+    @Test func testARowWithNoBinaryFormAfterTheCopyStartedGoesByInsert() throws {
+        let coordinator = try Self.coordinator()
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let amounts: [Int: Decimal] = [15_000: Decimal(string: "1.25")!, 15_001: Decimal(string: "-3")!,
+                                       19_999: Decimal(string: "12345678901234567890.5")!]
+        var accounts: [ManagedObject] = []
+        for n in 0..<20_000 {
+            let account = context.insertObject(forEntityName: "Account")
+            account["number"] = .int(Int64(n))
+            if let amount = amounts[n] { account["amount"] = .decimal(amount) }
+            accounts.append(account)
+        }
+        var reports: [Int] = []
+        try context.save { written, _ in reports.append(written) }
+        #expect(reports == Array(stride(from: 256, through: 20_000, by: 256)) + [20_000])
+        let fresh = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        var request = FetchRequest(entityName: "Account")
+        request.sortDescriptors = [SortKey(keyPath: ["number"], ascending: true)]
+        let stored = try fresh.fetch(request)
+        #expect(stored.map { $0["number"] } == (0..<20_000).map { .int(Int64($0)) })
+        #expect(stored.map { $0["amount"] } == (0..<20_000).map { amounts[$0].map(Value.decimal) ?? .null })
+        #expect(stored.map(\.objectID.primaryKey) == accounts.map(\.objectID.primaryKey))
+    }
+
+    /// Stopping a save (its progress throws, as Ctrl-C makes it) once the
+    /// copy has sent rows: nothing is written, the store's connection goes
+    /// on working, and the same context then saves everything.
+    @Test func testStoppingASaveAfterTheCopySentRowsWritesNothing() throws {
+        struct Stop: Error {}
+        let coordinator = try Self.coordinator()
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        for n in 0..<20_000 {
+            let sample = context.insertObject(forEntityName: "Sample")
+            sample["serial"] = .int(Int64(n))
+            sample["label"] = .string("sample \(n) with a label to fill the chunks")
+        }
+        #expect(throws: Stop.self) {
+            try context.save { written, _ in if written >= 15_000 { throw Stop() } }
+        }
+        #expect(context.insertedObjects.count == 20_000, "the context keeps its changes")
+        #expect(try Self.stored(coordinator).isEmpty, "nothing was written")
+        try context.save()
+        #expect(try Self.stored(coordinator).map { $0["serial"] } == (0..<20_000).map { .int(Int64($0)) })
+    }
 }
