@@ -69,3 +69,34 @@ extension PermanentIDsTests {
         #expect(ids.primaryKey(of: ObjectID.temporary(for: person)) == nil)
     }
 }
+
+extension PermanentIDsTests {
+    /// A save's inserts are in insert order when each hierarchy's rows come
+    /// after those of the hierarchies their to-ones name (a person names a
+    /// department): the check looks at each run of one entity, so a run of
+    /// people before a department is caught wherever it starts.
+    @Test func insertOrderIsCheckedRunByRun() throws {
+        let model = try TestModels.people()
+        let mapping = try SchemaMapping(model: model)
+        func changes(_ entities: [EntityDescription]) -> StoreChanges {
+            var changes = StoreChanges()
+            changes.inserted = entities.map { entity in
+                Snapshot(id: .temporary(for: entity), version: 1, values: entity.defaultValues, links: entity.emptySlots)
+            }
+            return changes
+        }
+        func inOrder(_ entities: [EntityDescription]) -> Bool {
+            let made = changes(entities)
+            return SaveOrder(made, mapping: mapping).isInInsertOrder(made.inserted)
+        }
+        #expect(inOrder([department, department, person, person, person]))
+        #expect(inOrder([person, person]))
+        #expect(!inOrder([person, person, department]))
+        #expect(!inOrder([department, person, person, department, person]))
+        let reordered = changes([person, department, person, department])
+        let order = SaveOrder(reordered, mapping: mapping)
+        let positions = order.insertOrder(reordered.inserted)
+        #expect(positions == [1, 3, 0, 2])
+        #expect(order.isInInsertOrder(positions.map { reordered.inserted[$0] }))
+    }
+}

@@ -169,3 +169,40 @@ import Testing
         #expect(fetched.allSatisfy { !$0.objectID.isTemporaryID && !$0.hasChanges })
     }
 }
+
+extension SaveStateTests {
+    /// A save nobody observes builds no list of saved IDs, and gives no
+    /// permanent ID to the objects it lets go of: the objects still held
+    /// get theirs everywhere all the same (identity map, relationships),
+    /// and an observer added afterwards hears the next save in full.
+    @Test func aSaveNobodyObservesStillGivesHeldObjectsPermanentIDs() throws {
+        let (context, _) = try context()
+        let department = context.insertObject(forEntityName: "Department")
+        department["name"] = .string("Research")
+        for n in 0..<20 {
+            let person = context.insertObject(forEntityName: "Person")
+            person["firstName"] = .string("Unheld \(n)")
+            person.setObject(department, forKey: "department")
+        }
+        try context.save()
+
+        #expect(!department.objectID.isTemporaryID)
+        #expect(context.registeredObjects.map { $0 === department } == [true])
+        #expect(context.object(with: department.objectID) === department)
+        let people = department.objects(forKey: "people")
+        #expect(people.count == 20)
+        #expect(people.allSatisfy { !$0.objectID.isTemporaryID && $0.object(forKey: "department") === department })
+        #expect(Set(people.map { $0["firstName"] }) == Set((0..<20).map { .string("Unheld \($0)") }))
+
+        let noted = Mutex<ContextDidSaveNotification?>(nil)
+        context.addDidSaveObserver { note in noted.withLock { $0 = note } }
+        let late = context.insertObject(forEntityName: "Person")
+        late["firstName"] = .string("Late")
+        department["name"] = .string("Development")
+        try context.save()
+        let note = try #require(noted.withLock { $0 })
+        #expect(note.insertedObjectIDs == [late.objectID])
+        #expect(!late.objectID.isTemporaryID)
+        #expect(note.updatedObjectIDs == [department.objectID])
+    }
+}

@@ -8,6 +8,9 @@ extension ManagedObjectContext {
     /// object is still this context's: one dropped since (deleted by a
     /// merge, detached by a save) is left alone, so that undo never brings
     /// back or edits what the context no longer holds.
+    ///
+    /// Callers on every change check `recordsUndo` first: the action
+    /// closure is allocated before the call, undo manager or not.
     func registerUndo(on object: ManagedObject, _ action: @escaping (ManagedObjectContext) -> Void) {
         undoManager?.registerUndo { [weak self, object] in
             guard let self, object.belongs(to: self) else { return }
@@ -15,11 +18,16 @@ extension ManagedObjectContext {
         }
     }
 
+    /// Whether changes are recorded one by one for undo: an undo manager,
+    /// and no `undoingAsOneAction` under way.
+    @inline(__always)
+    var recordsUndo: Bool { bulkUndo == nil && undoManager != nil }
+
     func didChange(_ object: ManagedObject, attribute index: Int, from old: Value) {
         bulkUndo?.record(object, attribute: index, was: old)
         if object.state == .clean { object.state = .updated }
         markChanged(object)
-        guard bulkUndo == nil else { return }
+        guard recordsUndo else { return }
         registerUndo(on: object) { _ in object.setAttribute(at: index, to: old) }
     }
 
@@ -85,7 +93,7 @@ extension ManagedObjectContext {
         guard case .toOne(let old) = object.relationshipSlots[index], old != id else { return }
         touch(object, relationship: index)
         object.relationshipSlots[index] = .toOne(id)
-        guard bulkUndo == nil else { return }
+        guard recordsUndo else { return }
         registerUndo(on: object) { context in
             let old = old.map(context.currentID)
             guard old.map(context.stillExists) ?? true else { return }
@@ -112,7 +120,7 @@ extension ManagedObjectContext {
         object.relationshipSlots[index] = .toManyFault
         if let position { ids.insert(id, at: position) } else { ids.insert(id) }
         object.relationshipSlots[index] = .toMany(ids)
-        guard bulkUndo == nil else { return }
+        guard recordsUndo else { return }
         registerUndo(on: object) { $0.primitiveRemove(object, index, $0.currentID(id)) }
     }
 
@@ -123,7 +131,7 @@ extension ManagedObjectContext {
         object.relationshipSlots[index] = .toManyFault  // see primitiveAdd
         ids.remove(id)
         object.relationshipSlots[index] = .toMany(ids)
-        guard bulkUndo == nil else { return }
+        guard recordsUndo else { return }
         registerUndo(on: object) { context in
             let id = context.currentID(id)
             guard context.stillExists(id) else { return }

@@ -414,13 +414,17 @@ extension ManagedObjectContext {
         // The saved state travels in the notification only when someone
         // can merge it: an observer, a child, or the parent.
         let wantsPayload = !observers.isEmpty || !children.isEmpty || !isRoot
+        // Nobody hears the notification's IDs either (the one posted to
+        // NotificationCenter carries none): an object let go of here
+        // needs no permanent ID, and no list of IDs is built.
+        let listsIDs = wantsPayload || hooked
         func settle(_ object: ManagedObject, unheld: Bool) {
             // Only the saved objects can point at the new objects here: any
             // other object that gained one as a destination changed, and
             // was saved with it.
             if unheld {
                 registered.remove(object.objectID, ifSameAs: ObjectIdentifier(object))
-                if let permanent = permanentIDs[object.objectID] { object.objectID = permanent }
+                if listsIDs, let permanent = permanentIDs[object.objectID] { object.objectID = permanent }
             } else if object.objectID.isTemporaryID, let permanent = permanentIDs[object.objectID] {
                 adopt(object.objectID, permanent)
             }
@@ -446,19 +450,20 @@ extension ManagedObjectContext {
         // Objects whose `didSave` runs once all are settled.
         var kept: [ManagedObject] = []
         /// Settles `objects`, last first, emptying the list; returns their
-        /// IDs in list order. `drop(k)` lets go of what was written for
-        /// the object at `k`; `prefetch(k)` may start loading what the
-        /// objects before it will need.
+        /// IDs in list order (none when `listsIDs` is false). `drop(k)`
+        /// lets go of what was written for the object at `k`;
+        /// `prefetch(k)` may start loading what the objects before it will
+        /// need.
         func settleAll(_ objects: inout [ManagedObject], drop: (Int) -> Void, prefetch: (Int) -> Void = { _ in }) -> [ObjectID] {
             var ids: [ObjectID] = []
-            ids.reserveCapacity(objects.count)
+            if listsIDs { ids.reserveCapacity(objects.count) }
             while var object = objects.popLast() {
                 prefetch(objects.count)
                 drop(objects.count)
                 changed.remove(object)
                 let unheld = !hooked && isKnownUniquelyReferenced(&object)
                 settle(object, unheld: unheld)
-                ids.append(object.objectID)
+                if listsIDs { ids.append(object.objectID) }
                 if hooked { kept.append(object) }
             }
             ids.reverse()
@@ -505,7 +510,7 @@ extension ManagedObjectContext {
         }
         return ContextDidSaveNotification(
             insertedObjectIDs: insertedIDs, updatedObjectIDs: updatedIDs,
-            deletedObjectIDs: deleted.map(\.objectID), permanentIDs: permanentIDs,
+            deletedObjectIDs: listsIDs ? deleted.map(\.objectID) : [], permanentIDs: permanentIDs,
             snapshots: snapshots, toMany: toMany, context: self, isStoreSave: isRoot)
     }
 

@@ -277,15 +277,23 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Inserts `object` into this context.
     public func insert(_ object: ManagedObject) {
         precondition(!object.entity.isAbstract, "cannot insert an object of abstract entity \(object.entity.name)")
-        if let owner = object.managedObjectContext, owner === self { return }
-        precondition(object.managedObjectContext == nil, "the object belongs to another context")
-        bulkUndo?.recordInsert(object)
+        // The context's state is read once each: every read of a stored
+        // property of a class is checked for exclusive access.
+        if let owner = object.managedObjectContext {
+            precondition(owner === self, "the object belongs to another context")
+            return
+        }
+        let bulk = bulkUndo
+        bulk?.recordInsert(object)
         object.setContext(self)
         object.state = .inserted
         registered[object.objectID] = object
-        renameSavedIDs(inRelationshipsOf: object)
+        // Only an object inserted before (an undone insert, redone) can
+        // name objects a save renamed since: a new one has no
+        // relationships yet.
+        if object.hasAwokenFromInsert { renameSavedIDs(inRelationshipsOf: object) }
         markChanged(object)
-        if bulkUndo == nil { undoManager?.registerUndo { [weak self, object] in self?.undoInsert(object) } }
+        if bulk == nil { undoManager?.registerUndo { [weak self, object] in self?.undoInsert(object) } }
         if !object.hasAwokenFromInsert {
             object.hasAwokenFromInsert = true
             object.awakeFromInsert()

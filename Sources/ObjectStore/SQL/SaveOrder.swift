@@ -28,7 +28,15 @@ package struct SaveOrder {
         var ranks: [String: Int] = [:]
         for update in changes.updated { Self.rank(update.snapshot.id.entity.rootEntity, &ranks, visiting: []) }
         for deleted in changes.deleted { Self.rank(deleted.id.entity.rootEntity, &ranks, visiting: []) }
-        for inserted in changes.inserted { Self.rank(inserted.id.entity.rootEntity, &ranks, visiting: []) }
+        // Inserts come in runs of one entity: a hierarchy's rank is asked
+        // for (its name hashed) once per run, not once per row.
+        var last: ObjectIdentifier?
+        for i in changes.inserted.indices {
+            let root = changes.inserted[i].id.entity.rootEntity
+            if ObjectIdentifier(root) == last { continue }
+            last = ObjectIdentifier(root)
+            Self.rank(root, &ranks, visiting: [])
+        }
         self.ranks = ranks
         var early: [StoreChanges.Update] = []
         var late: [StoreChanges.Update] = []
@@ -66,9 +74,15 @@ package struct SaveOrder {
     /// Whether the rows of every hierarchy the save inserts are already in
     /// insert order.
     package func isInInsertOrder(_ inserted: [Snapshot]) -> Bool {
+        // Rows come in runs of one entity: its rank is looked up (a name
+        // hashed) once per run, not once per row.
         var previous = Int.min
-        for snapshot in inserted {
-            let rank = insertRank(snapshot.id.entity)
+        var last: ObjectIdentifier?
+        for i in inserted.indices {
+            let entity = inserted[i].id.entity
+            if ObjectIdentifier(entity) == last { continue }
+            last = ObjectIdentifier(entity)
+            let rank = insertRank(entity)
             if rank < previous { return false }
             previous = rank
         }

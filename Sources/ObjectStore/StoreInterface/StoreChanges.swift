@@ -105,12 +105,6 @@ extension PermanentIDs {
         throw Self.danglingReference(to: id, of: source, key: key)
     }
 
-    /// `destination`'s row only.
-    func destinationKey(_ id: ObjectID, of source: ObjectID, key: String) throws -> Int64 {
-        guard let row = primaryKey(of: id) else { throw Self.danglingReference(to: id, of: source, key: key) }
-        return row
-    }
-
     static func danglingReference(to id: ObjectID, of source: ObjectID, key: String) -> ValidationError {
         ValidationError(failures: [.init(
             objectID: source, key: key,

@@ -186,11 +186,20 @@ package struct SaveWriter {
                     }
                 }
                 for (i, withEntity) in toOne {
-                    // The row only, not the permanent ID: the entity stays the same.
-                    let target = rows[row].toOneID(at: i)
-                    try bind(try target.map { .int(try permanent.destinationKey(
-                        $0, of: rows[row].id, key: rows[row].id.entity.relationships[i].name)) } ?? .null)
-                    if withEntity { try bind(target.map { .int(mapping.entityCode($0.entity)) } ?? .null) }
+                    // The row only, not the permanent ID: the entity stays
+                    // the same. The relationship's name is for the error
+                    // alone: not looked up (and retained) per row.
+                    guard let target = rows[row].toOneID(at: i) else {
+                        try bind(.null)
+                        if withEntity { try bind(.null) }
+                        continue
+                    }
+                    guard let key = permanent.primaryKey(of: target) else {
+                        throw PermanentIDs.danglingReference(to: target, of: rows[row].id,
+                                                             key: rows[row].id.entity.relationships[i].name)
+                    }
+                    try bind(.int(key))
+                    if withEntity { try bind(.int(mapping.entityCode(target.entity))) }
                 }
                 while try statement.step() {}
                 if let progress { try SaveWriter.report(row, of: rows.count, to: progress) }
