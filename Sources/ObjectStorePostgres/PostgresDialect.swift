@@ -110,21 +110,28 @@ package struct PostgresDialect: SQLDialect {
     }
 
     /// Nil first (as SQLite and `ValueOrdering` sort) and text by code point.
-    package func orderTerm(_ sql: String, type: AttributeType?, ascending: Bool) -> String {
+    package func orderTerm(_ sql: SQL, type: AttributeType?, ascending: Bool) -> SQL {
         let text = type == .string || type == .uri ? sql + " COLLATE \"C\"" : sql
         return text + (ascending ? " NULLS FIRST" : " DESC NULLS LAST")
     }
 
-    package func keysIn(_ parameter: String) -> String {
+    package func keysIn(_ parameter: SQL) -> SQL {
         "(SELECT CAST(value AS bigint) FROM json_array_elements_text(CAST(\(parameter) AS json)))"
     }
 
     package var derivedTableName: String { " AS w" }
 
     /// ` = ANY(CAST(? AS bigint[]))`: every key in one array.
-    package func keyLists(_ keys: [Int64], chunkSize: Int) -> [(sql: String, values: [Value], count: Int)] {
-        keys.isEmpty ? [] : [(" = ANY(CAST(? AS bigint[]))", [.string("{" + keys.map(String.init).joined(separator: ",") + "}")],
-                              keys.count)]
+    package func keyLists(_ keys: [Int64], chunkSize: Int) -> [SQL] {
+        keys.isEmpty ? [] : [" = ANY(CAST(" + SQL.keys([.string("{" + keys.map(String.init).joined(separator: ",") + "}")],
+                                                      count: keys.count, numbered: false) + " AS bigint[]))"]
+    }
+
+    /// One parameter, the keys in one value (an array, or a JSON list
+    /// when `numbered`), to run and to explain.
+    package func keyList(parameters: Range<Int>, numbered: Bool, explained: Bool) -> String {
+        guard let first = parameters.first else { return "" }
+        return numbered ? parameter(first, type: "text") : "?"
     }
 
     package var deletesWithReturning: Bool { true }
@@ -132,7 +139,7 @@ package struct PostgresDialect: SQLDialect {
     /// select list.
     package var groupsDistinctRows: Bool { true }
 
-    package func aggregate(_ function: PropertyToFetch.Function, of column: String, type: AttributeType) -> String {
+    package func aggregate(_ function: PropertyToFetch.Function, of column: SQL, type: AttributeType) -> SQL {
         switch function {
         case .sum:
             // PostgreSQL sums bigints as numeric and booleans not at all.
@@ -152,9 +159,9 @@ package struct PostgresDialect: SQLDialect {
 
     package var trueSQL: String { "TRUE" }
     package var falseSQL: String { "FALSE" }
-    package func twoValued(_ sql: String) -> String { "COALESCE(\(sql), FALSE)" }
+    package func twoValued(_ sql: SQL) -> SQL { "COALESCE(\(sql), FALSE)" }
     package func keptKey(_ key: String, present: String) -> String { present }
-    package func same(_ a: String, _ b: String, _ equal: Bool) -> String { "\(a) IS \(equal ? "NOT " : "")DISTINCT FROM \(b)" }
+    package func same(_ a: SQL, _ b: SQL, _ equal: Bool) -> SQL { "\(a) IS \(equal ? "NOT " : "")DISTINCT FROM \(b)" }
     /// `[c]` and `[d]` are exact only on ASCII rows and let the rest
     /// through (or out) for memory to decide.
     package var approximates: Bool { true }
@@ -172,7 +179,7 @@ package struct PostgresDialect: SQLDialect {
             return translator.bound(.double(d), category: .number, constant: value, kind: .double(constant: true))
         }
         switch value {
-        case .null: return Operand(sql: "NULL", category: .unknown, constant: value)
+        case .null: return Operand(sql: SQL(sql: "NULL"), category: .unknown, constant: value)
         case .int(let i): return translator.bound(value, category: .number, constant: value, kind: .integer(exact: i.magnitude <= 1 << 53))
         case .bool: return translator.bound(value, category: .boolean, constant: value, kind: .integer(exact: true))
         case .double(let d): return number(d)
@@ -212,18 +219,18 @@ package struct PostgresDialect: SQLDialect {
     /// The sum in doubles over the count, as SQLite and the evaluator take
     /// it. (PostgreSQL's AVG averages integers exactly, and stops with an
     /// overflow where the squares it also adds overflow.)
-    package func average(of column: String) -> String {
+    package func average(of column: SQL) -> SQL {
         "SUM(CAST(\(column) AS double precision)) / COUNT(\(column))"
     }
 
     /// No folding function in SQL: `prepare` folds constants instead.
-    package func folded(_ sql: String, _ options: Comparison.Options) -> String? { nil }
+    package func folded(_ sql: SQL, _ options: Comparison.Options) -> SQL? { nil }
 
     /// `[c]` and `[d]` folded where SQL decides them exactly (see
     /// `folding`), then refused where PostgreSQL cannot compare with the
     /// evaluator's meaning (see `checkComparable`).
     package func prepare(_ lhs: inout Operand, _ rhs: inout Operand, _ c: Comparison,
-                         in translator: inout SQLTranslator) throws -> (options: Comparison.Options, undecided: [String]?) {
+                         in translator: inout SQLTranslator) throws -> (options: Comparison.Options, undecided: [SQL]?) {
         let undecided = try folding(&lhs, &rhs, c, in: &translator)
         let options = undecided == nil ? c.options : []
         try checkComparable(lhs, rhs, options: options)
@@ -258,14 +265,14 @@ package struct PostgresDialect: SQLDialect {
     /// rows through to memory; nil when there is nothing to fold. Throws
     /// where SQL must be exact (inside SUBQUERY).
     func folding(_ lhs: inout Operand, _ rhs: inout Operand, _ c: Comparison,
-                 in translator: inout SQLTranslator) throws -> [String]? {
+                 in translator: inout SQLTranslator) throws -> [SQL]? {
         let options = c.options.intersection([.caseInsensitive, .diacriticInsensitive])
         // A pattern is not folded as text is (`\D` is not `\d`): memory.
         guard c.op != .matches else { return nil }
         guard !options.isEmpty, !lhs.isNullConstant, !rhs.isNullConstant,
               lhs.category == .string, rhs.category == .string else { return nil }
         guard translator.polarity != nil else { throw Untranslatable(reason: "[c] and [d] inside SUBQUERY fold only in memory") }
-        var undecided: [String] = []
+        var undecided: [SQL] = []
         func fold(_ side: inout Operand) throws {
             if let constant = side.constant {
                 guard case .string(let text) = constant, let n = side.parameter else {
@@ -289,17 +296,17 @@ package struct PostgresDialect: SQLDialect {
     /// `sql`, exact on rows where every `undecided` side is printable
     /// ASCII or nil, widened (narrowed under NOT) for the other rows,
     /// which the caller's residual then decides in memory.
-    package func approximation(_ sql: String, undecided: [String], in translator: inout SQLTranslator) -> String {
+    package func approximation(_ sql: SQL, undecided: [SQL], in translator: inout SQLTranslator) -> SQL {
         guard !undecided.isEmpty, let widen = translator.polarity else { return sql }
         translator.approximated = true
-        let decided = undecided.map { "COALESCE(\($0) ~ '^[ -~]*$', TRUE)" }.joined(separator: " AND ")
+        let decided = SQL.joined(undecided.map { (side: SQL) -> SQL in "COALESCE(\(side) ~ '^[ -~]*$', TRUE)" }, separator: " AND ")
         return widen ? "(NOT (\(decided)) OR \(sql))" : "(\(decided) AND \(sql))"
     }
 
-    package func uuidText(_ sql: String) -> String { "upper(CAST(\(sql) AS text))" }
+    package func uuidText(_ sql: SQL) -> SQL { "upper(CAST(\(sql) AS text))" }
 
     /// Text by code point (UTF-8 bytes) whatever the database's collation.
-    package func ordered(_ sql: String, _ subject: Operand) -> String {
+    package func ordered(_ sql: SQL, _ subject: Operand) -> SQL {
         guard [.string, .url, .uuid].contains(subject.category) else { return sql }
         return "(\(sql) COLLATE \"C\")"
     }
@@ -307,7 +314,7 @@ package struct PostgresDialect: SQLDialect {
     /// BEGINSWITH, ENDSWITH and CONTAINS (options are folded before): by
     /// code points, which agree with the evaluator's UTF-8 bytes; an empty
     /// needle matches nothing.
-    package func stringOperator(_ op: Comparison.Operator, _ text: String, _ needle: String, options: Comparison.Options) -> String {
+    package func stringOperator(_ op: Comparison.Operator, _ text: SQL, _ needle: SQL, options: Comparison.Options) -> SQL {
         switch op {
         case .beginsWith: return "(length(\(needle)) > 0 AND starts_with(\(text), \(needle)))"
         case .endsWith: return "(length(\(needle)) > 0 AND right(\(text), length(\(needle))) = \(needle))"
@@ -320,7 +327,7 @@ package struct PostgresDialect: SQLDialect {
     /// read from a column run in memory (ICU's and PostgreSQL's regular
     /// expressions differ).
     package func like(_ c: Comparison, _ text: Operand, _ pattern: Operand, options: Comparison.Options,
-                      in translator: inout SQLTranslator) throws -> String {
+                      in translator: inout SQLTranslator) throws -> SQL {
         if c.op == .matches { return try matches(text, pattern, in: &translator) }
         guard case .string(let source)? = pattern.constant, let n = pattern.parameter else {
             throw Untranslatable(reason: "LIKE with a pattern that is no constant")
@@ -333,12 +340,12 @@ package struct PostgresDialect: SQLDialect {
     /// `readsAlike`), matched whole: exact on subjects of printable ASCII,
     /// where the two agree; other rows come back for the evaluator to
     /// decide. Any other pattern is evaluated in memory.
-    func matches(_ text: Operand, _ pattern: Operand, in translator: inout SQLTranslator) throws -> String {
+    func matches(_ text: Operand, _ pattern: Operand, in translator: inout SQLTranslator) throws -> SQL {
         guard case .string(let source)? = pattern.constant, let n = pattern.parameter, translator.polarity != nil,
               Self.readsAlike(source), (try? NSRegularExpression(pattern: "(?:" + source + ")\\z")) != nil else {
             throw Untranslatable(reason: "MATCHES with a pattern PostgreSQL may read otherwise is evaluated in memory")
         }
-        let sql = "(\(text.sql) COLLATE \"C\") ~ \(translator.rebind(n, .string("^(?:" + source + ")$")))"
+        let sql: SQL = "(\(text.sql) COLLATE \"C\") ~ \(translator.rebind(n, .string("^(?:" + source + ")$")))"
         return approximation(sql, undecided: [text.sql], in: &translator)
     }
 

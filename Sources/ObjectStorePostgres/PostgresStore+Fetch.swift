@@ -97,25 +97,25 @@ extension PostgresStore {
                              coordinator: PersistentStoreCoordinator, listing: StatementList?) throws -> [ObjectID] {
         let plan = try batchUpdatePlan(entity: entity, properties: properties)
         return try batchTransaction(listing) {
-            let fetch = try FetchPlan(request: matching, entity: entity, store: self, predicate: matching.predicate,
-                                  parametersBefore: plan.bindings.count)
+            let fetch = try FetchPlan(request: matching, entity: entity, store: self, predicate: matching.predicate)
             var ids: [ObjectID]
             if let whole = batchUpdateInOne(entity: entity, plan: plan, fetch: fetch) {
                 if let listing {
-                    listing.add(whole, plan.bindings + fetch.bindings, purpose: "update")
+                    listing.add(statement: whole, dialect: dialect, purpose: "update")
                     return []
                 }
-                ids = try objectIDs(sql: whole, bindings: plan.bindings + fetch.bindings, root: entity.rootEntity)
+                let (text, values) = whole.rendered(by: dialect)
+                ids = try objectIDs(sql: text, bindings: values, root: entity.rootEntity)
             } else {
                 let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
                 ids = try matchingIDs(matching, scratch: scratch, listing)
                 guard !ids.isEmpty else { return ids }
-                let keys = "[" + ids.map { String($0.primaryKey) }.joined(separator: ",") + "]"
+                let update = batchUpdateOfKeys(entity: entity, plan: plan, ids: ids)
                 if let listing {
-                    listing.add(batchUpdateOfKeys(entity: entity, plan: plan), plan.bindings, keys: ids.count, purpose: "update")
+                    listing.add(statement: update, dialect: dialect, purpose: "update")
                 } else {
-                    _ = try objectIDs(sql: batchUpdateOfKeys(entity: entity, plan: plan), bindings: plan.bindings + [.string(keys)],
-                                      root: entity.rootEntity)
+                    let (text, values) = update.rendered(by: dialect)
+                    _ = try objectIDs(sql: text, bindings: values, root: entity.rootEntity)
                 }
                 try updateInMemory(plan, ids, of: entity, scratch: scratch, listing)
             }
@@ -125,22 +125,21 @@ extension PostgresStore {
     }
 
     /// The one statement of a batch update when SQL says the whole
-    /// predicate and computes every value; else nil. `fetch` numbers its
-    /// parameters after the plan's.
-    private func batchUpdateInOne(entity: EntityDescription, plan: BatchUpdatePlan, fetch: FetchPlan) -> String? {
+    /// predicate and computes every value; else nil.
+    private func batchUpdateInOne(entity: EntityDescription, plan: BatchUpdatePlan, fetch: FetchPlan) -> SQL? {
         guard fetch.residual == nil && plan.inMemory.isEmpty else { return nil }
-        let select = "(SELECT t.\(mapping.primaryKey) FROM \(fetch.from) WHERE \(fetch.condition))"
+        let select: SQL = "(SELECT t.\(mapping.primaryKey) FROM \(fetch.from) WHERE \(fetch.condition))"
         return batchUpdateSQL(entity: entity, plan: plan, keys: select)
     }
 
-    /// The UPDATE of the rows whose keys are bound, as a JSON list, after
-    /// the plan's values.
-    private func batchUpdateOfKeys(entity: EntityDescription, plan: BatchUpdatePlan) -> String {
-        batchUpdateSQL(entity: entity, plan: plan,
-                       keys: dialect.keysIn(dialect.parameter(plan.bindings.count + 1, type: "text")))
+    /// The UPDATE of the rows `ids`, their keys bound as one JSON list.
+    private func batchUpdateOfKeys(entity: EntityDescription, plan: BatchUpdatePlan, ids: [ObjectID]) -> SQL {
+        let keys = "[" + ids.map { String($0.primaryKey) }.joined(separator: ",") + "]"
+        return batchUpdateSQL(entity: entity, plan: plan,
+                              keys: dialect.keysIn(SQL.keys([.string(keys)], count: ids.count, numbered: true)))
     }
 
-    private func batchUpdateSQL(entity: EntityDescription, plan: BatchUpdatePlan, keys: String) -> String {
+    private func batchUpdateSQL(entity: EntityDescription, plan: BatchUpdatePlan, keys: SQL) -> SQL {
         let table = mapping.table(for: entity)
         return "UPDATE \(table.name) AS t SET \(plan.assignments) WHERE t.\(mapping.primaryKey) IN \(keys)"
             + " RETURNING t.\(mapping.primaryKey), \(table.entityColumn.map { "t.\($0)" } ?? "NULL")"

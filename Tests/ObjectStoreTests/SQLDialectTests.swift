@@ -63,10 +63,10 @@ import Predicates
         #expect(postgres.orderTerm("t.\"name\"", type: .string, ascending: false) == "t.\"name\" COLLATE \"C\" DESC NULLS LAST")
         #expect(sqlite.trueSQL == "1" && postgres.trueSQL == "TRUE")
         #expect(sqlite.same("a", "b", false) == "a IS NOT b" && postgres.same("a", "b", false) == "a IS DISTINCT FROM b")
-        let sqliteLists = sqlite.keyLists([1, 2, 3], chunkSize: 2)
-        #expect(sqliteLists.map(\.sql) == [" IN (?, ?)", " IN (?)"] && sqliteLists.map(\.values) == [[.int(1), .int(2)], [.int(3)]])
-        let postgresLists = postgres.keyLists([1, 2, 3], chunkSize: 2)
-        #expect(postgresLists.map(\.sql) == [" = ANY(CAST(? AS bigint[]))"] && postgresLists.map(\.values) == [[.string("{1,2,3}")]])
+        let sqliteLists = sqlite.keyLists([1, 2, 3], chunkSize: 2).map { $0.rendered(by: SQLiteDialect()) }
+        #expect(sqliteLists.map { $0.text } == [" IN (?, ?)", " IN (?)"] && sqliteLists.map { $0.bindings } == [[.int(1), .int(2)], [.int(3)]])
+        let postgresLists = postgres.keyLists([1, 2, 3], chunkSize: 2).map { $0.rendered(by: PostgresDialect()) }
+        #expect(postgresLists.map { $0.text } == [" = ANY(CAST(? AS bigint[]))"] && postgresLists.map { $0.bindings } == [[.string("{1,2,3}")]])
         #expect(sqlite.keyLists([], chunkSize: 2).isEmpty && postgres.keyLists([], chunkSize: 2).isEmpty)
         #expect(sqlite.aggregate(.sum, of: "x", type: .double) == "TOTAL(x)")
         #expect(postgres.aggregate(.min, of: "x", type: .boolean) == "bool_and(x)")

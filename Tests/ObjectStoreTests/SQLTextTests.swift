@@ -19,6 +19,7 @@ import struct Predicates.Predicate
         "shiftingParameters(",       // PostgresStore: `$1` → `$4`
         "condition == \"",           // FetchPlan: `WHERE 1`
         "replacingOccurrences(of: \" COLLATE",  // SQLDialect: a cast's type
+        "parametersBefore",          // FetchPlan, SQLTranslator: numbered after an UPDATE's values
     ]
 
     /// No source file reads generated SQL back.
@@ -38,6 +39,70 @@ import struct Predicates.Predicate
         }
         #expect(read > 100, "found the sources")
         #expect(findings.isEmpty, "generated SQL read back:\n\(findings.joined(separator: "\n"))")
+    }
+
+    /// Rewriting text by pattern or replacement: what the batch dry run
+    /// did to its own SQL to write a list of keys as `IN (?, …)`.
+    static let rewriting = ["options: .regularExpression", "NSRegularExpression(", "Regex(", "#/", ".replacing(",
+                            "replacingOccurrences("]
+    /// Where SQL is written, and the rewrites there that are of no SQL: a
+    /// name's quotes doubled and a dotted attribute name made a column's
+    /// (names, before they are quoted), a MATCHES pattern checked as the
+    /// evaluator compiles it, a server message's password hidden, a
+    /// NOTIFY payload escaped.
+    static let sqlFolders = ["Sources/ObjectStore/SQL", "Sources/ObjectStore/Fetch", "Sources/ObjectStore/Engines",
+                             "Sources/ObjectStorePostgres"]
+    static let rewritesOfNoSQL: Set<String> = [
+        "SQLIdentifier.swift replacingOccurrences(", "SchemaMapping.swift replacingOccurrences(",
+        "PostgresDialect.swift NSRegularExpression(", "PostgresConnection.swift replacingOccurrences(",
+        "PostgresNotifications.swift replacingOccurrences(",
+    ]
+
+    /// No SQL is rewritten by a regular expression or a replacement: a
+    /// list of keys is a fragment the dialect writes, in full to run and
+    /// as `IN (?, …)` to explain.
+    @Test func noSourceRewritesSQL() throws {
+        var findings: [String] = []
+        var read = 0
+        for folder in Self.sqlFolders {
+            let files = try #require(FileManager.default.enumerator(at: Self.root.appendingPathComponent(folder),
+                                                                    includingPropertiesForKeys: nil))
+            for case let url as URL in files where url.pathExtension == "swift" {
+                let text = try String(contentsOf: url, encoding: .utf8)
+                read += 1
+                for (i, line) in text.split(separator: "\n", omittingEmptySubsequences: false).enumerated()
+                where !line.trimmingCharacters(in: .whitespaces).hasPrefix("//") {
+                    for pattern in Self.rewriting where line.contains(pattern)
+                    && !Self.rewritesOfNoSQL.contains("\(url.lastPathComponent) \(pattern)") {
+                        findings.append("\(url.path.dropFirst(Self.root.path.count + 1)):\(i + 1): \(pattern)")
+                    }
+                }
+            }
+        }
+        #expect(read > 50, "found the sources")
+        #expect(findings.isEmpty, "SQL rewritten by pattern:\n\(findings.joined(separator: "\n"))")
+    }
+
+    /// A list of keys is written by the dialect: in full to run, as its
+    /// first parameter and `…` to explain, its values bound after those
+    /// before it, however the SQL was composed.
+    @Test func keyListsAreFragmentsTheDialectWrites() {
+        let sqlite = SQLiteDialect()
+        var sql: SQL = "UPDATE \(SQLIdentifier(constant: "Person")) SET x = "
+        sql.appendParameter(.int(7))
+        let keys = sqlite.keyLists([1, 2, 3], chunkSize: 2)
+        #expect(keys.count == 2)
+        let statement = sql + " WHERE _pk" + keys[0]
+        #expect(statement.rendered(by: sqlite).text == "UPDATE \"Person\" SET x = ?1 WHERE _pk IN (?, ?)")
+        #expect(statement.rendered(by: sqlite).bindings == [.int(7), .int(1), .int(2)])
+        #expect(statement.rendered(by: sqlite, explained: true).text == "UPDATE \"Person\" SET x = ?1 WHERE _pk IN (?, …)")
+        #expect(statement.explainedBindings == [.value(.int(7)), .keys(2)])
+        let numbered = sql + " WHERE _pk IN (" + SQL.keys([.int(4), .int(5)], count: 2, numbered: true) + ")"
+        #expect(numbered.rendered(by: sqlite).text == "UPDATE \"Person\" SET x = ?1 WHERE _pk IN (?2, ?3)")
+        #expect(numbered.rendered(by: sqlite, explained: true).text == "UPDATE \"Person\" SET x = ?1 WHERE _pk IN (?2, …)")
+        let postgres = PostgresDialect().keyLists([1, 2, 3], chunkSize: 2)
+        #expect(postgres.map { $0.rendered(by: PostgresDialect()).text } == [" = ANY(CAST(? AS bigint[]))"])
+        #expect(postgres.map { $0.rendered(by: PostgresDialect(), explained: true).text } == [" = ANY(CAST(? AS bigint[]))"])
     }
 
     /// A count of every row has no WHERE (SQLite then counts pages, not

@@ -3,20 +3,23 @@ import Predicates
 import struct Predicates.Predicate
 
 /// A fetch request turned into SQL for one store: the FROM clause with its
-/// joins, the WHERE condition, the ORDER BY, the bound values, and the part
-/// of the predicate left to evaluate in memory.
+/// joins, the WHERE condition with its bound values, the ORDER BY, and the
+/// part of the predicate left to evaluate in memory. Its statements are
+/// ``SQL`` composed from these and written by the store's dialect.
 package struct FetchPlan {
     let entity: EntityDescription
     package let root: EntityDescription
+    /// The table and its joins (binding nothing).
     package let from: String
-    package let condition: String
+    /// The WHERE condition, with the values it binds: compose it into a
+    /// statement, whose values it brings.
+    package let condition: SQL
     /// Whether `condition` leaves rows out (else it is SQL's true).
     let restricts: Bool
-    package let bindings: [Value]
-    /// How many values the statement binds before the plan's own.
-    let parametersBefore: Int
+    /// The values the plan's statements bind (the condition's), in order.
+    package var bindings: [Value] { condition.bindings }
     /// nil when some sort key cannot be expressed in SQL.
-    package let order: String?
+    package let order: SQL?
     /// Whether `order` sorts as `sortInMemory` does, so that SQL's sorted
     /// rows and objects sorted in memory merge: every key is a number, a
     /// boolean, a date, a string or a URI (decimals are text in mrq's
@@ -32,21 +35,17 @@ package struct FetchPlan {
     /// Whose SQL the plan is written in.
     let dialect: SQLDialect
 
-    /// The plan of `request` over `entity` in `store`, its parameters
-    /// numbered after the statement's `parametersBefore` values (an
-    /// UPDATE's, for a plan that becomes its WHERE).
-    package init(request: FetchRequest, entity: EntityDescription, store: any SQLStore, predicate: Predicate?,
-                 parametersBefore: Int = 0) throws {
+    /// The plan of `request` over `entity` in `store`.
+    package init(request: FetchRequest, entity: EntityDescription, store: any SQLStore, predicate: Predicate?) throws {
         self.entity = entity
-        self.parametersBefore = parametersBefore
         dialect = store.dialect
         self.root = entity.rootEntity
         let mapping = store.mapping
         table = mapping.table(for: entity)
-        var translator = SQLTranslator(store: store, entity: entity, parametersBefore: parametersBefore)
+        var translator = SQLTranslator(store: store, entity: entity)
         translator.objectVariables = request.objectVariables
         var condition = Self.entityFilter(entity: entity, table: table, includesSubentities: request.includesSubentities,
-                                          mapping: mapping)
+                                          mapping: mapping).map(SQL.init(sql:))
         var residual: Predicate?
         if let predicate {
             let (sql, rest) = try translator.split(predicate)
@@ -57,8 +56,7 @@ package struct FetchPlan {
         }
         self.residual = residual
         restricts = condition != nil
-        self.condition = condition ?? translator.trueSQL
-        var orderParts: [String] = []
+        var orderParts: [SQL] = []
         var orderable = true
         var matchesMemory = true
         var reads: [EntityDescription] = []
@@ -75,7 +73,7 @@ package struct FetchPlan {
                     break
                 }
                 if !Self.sortsAsInMemory.contains(type) { matchesMemory = false }
-                orderParts.append(dialect.orderTerm(sql, type: type, ascending: key.ascending))
+                orderParts.append(dialect.orderTerm(SQL(sql: sql), type: type, ascending: key.ascending))
             } catch is SQLTranslator.Untranslatable {
                 orderable = false
                 break
@@ -85,13 +83,11 @@ package struct FetchPlan {
         orderReads = reads
         if !orderable {
             order = nil
-        } else if orderParts.isEmpty {
-            order = "t.\(mapping.primaryKey)"
         } else {
             orderParts.append("t.\(mapping.primaryKey)")
-            order = orderParts.joined(separator: ", ")
+            order = SQL.joined(orderParts, separator: ", ")
         }
-        bindings = translator.bindings
+        self.condition = translator.statement(condition ?? translator.trueSQL)
         var from = table.name.quoted + " t"
         for join in translator.joins { from += " " + join }
         self.from = from
@@ -119,38 +115,41 @@ package struct FetchPlan {
 
     /// The SELECT for whole rows, with an optional window; with
     /// `limitBound`, its LIMIT is bound to the parameter after the plan's
-    /// own instead.
+    /// own instead. Its values are the plan's `bindings`.
     package func selectRows(store: any SQLStore, limit: Int, offset: Int, limitBound: Bool = false) -> String {
-        var sql = "SELECT \(store.mapping.selectList(for: root)) FROM \(from) WHERE \(condition)"
-        if let order { sql += " ORDER BY \(order)" }
-        sql += limitBound ? " LIMIT \(nextParameter(dialect.integer))" : dialect.window(limit: limit, offset: offset)
-        return sql
+        var sql: SQL = "SELECT \(store.mapping.selectList(for: root)) FROM \(from) WHERE \(condition)"
+        if let order { sql += " ORDER BY " + order }
+        if limitBound { sql += " LIMIT " + SQL.boundLater(type: dialect.integer) } else { sql += dialect.window(limit: limit, offset: offset) }
+        return sql.rendered(by: dialect).text
     }
 
     func selectIDs(limit: Int, offset: Int) -> String {
-        var sql = "SELECT t.\(table.primaryKey), \(table.entityColumn.map { "t.\($0)" } ?? "NULL") FROM \(from) WHERE \(condition)"
-        if let order { sql += " ORDER BY \(order)" }
+        var sql: SQL = "SELECT t.\(table.primaryKey), \(table.entityColumn.map { "t.\($0)" } ?? "NULL") FROM \(from) WHERE \(condition)"
+        if let order { sql += " ORDER BY " + order }
         sql += dialect.window(limit: limit, offset: offset)
-        return sql
+        return sql.rendered(by: dialect).text
     }
 
     func selectCount(limit: Int, offset: Int) -> String {
+        let sql: SQL
         if limit == 0 && offset == 0 {
             // With no WHERE at all SQLite counts the b-tree's cells page by
             // page (OP_Count) instead of stepping every row; even `WHERE 1`
             // turns that off and makes counting a big table twice as slow.
-            if !restricts { return "SELECT COUNT(*) FROM \(from)" }
-            return "SELECT COUNT(*) FROM \(from) WHERE \(condition)"
+            sql = restricts ? "SELECT COUNT(*) FROM \(from) WHERE \(condition)" : "SELECT COUNT(*) FROM \(from)"
+        } else {
+            let window = dialect.window(limit: limit, offset: offset)
+            sql = "SELECT COUNT(*) FROM (SELECT 1 FROM \(from) WHERE \(condition)\(window))\(dialect.derivedTableName)"
         }
-        let window = dialect.window(limit: limit, offset: offset)
-        return "SELECT COUNT(*) FROM (SELECT 1 FROM \(from) WHERE \(condition)\(window))" + dialect.derivedTableName
+        return sql.rendered(by: dialect).text
     }
 
     /// How many of the rows whose keys are bound, as a JSON list, to the
     /// parameter after the plan's own match.
     /// The keys come as one JSON list: one statement for any number.
     func selectCountAmongKeys() -> String {
-        "SELECT COUNT(*) FROM \(from) WHERE (\(condition)) AND t.\(table.primaryKey) IN \(dialect.keysIn(nextParameter("text")))"
+        let sql: SQL = "SELECT COUNT(*) FROM \(from) WHERE (\(condition)) AND t.\(table.primaryKey) IN \(dialect.keysIn(SQL.boundLater(type: "text")))"
+        return sql.rendered(by: dialect).text
     }
 
     /// The whole rows of `root`'s table (its sub-entities' too) whose
@@ -158,10 +157,5 @@ package struct FetchPlan {
     /// batch of objects, or the related objects a batch prefetches.
     package static func selectRows(byKeys marks: String, root: EntityDescription, mapping: SchemaMapping) -> String {
         "SELECT \(mapping.selectList(for: root)) FROM \(mapping.table(for: root).name) t WHERE t.\(mapping.primaryKey) IN (\(marks))"
-    }
-
-    /// The parameter after the plan's own values (in PostgreSQL, of `type`).
-    private func nextParameter(_ type: String) -> String {
-        dialect.parameter(parametersBefore + bindings.count + 1, type: type)
     }
 }

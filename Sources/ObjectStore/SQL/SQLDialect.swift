@@ -61,15 +61,19 @@ package protocol SQLDialect: Sendable {
     /// ` LIMIT …`, ` OFFSET …` or nothing.
     func window(limit: Int, offset: Int) -> String
     /// `sql` as an ORDER BY term, nil sorting first as `ValueOrdering` does.
-    func orderTerm(_ sql: String, type: AttributeType?, ascending: Bool) -> String
+    func orderTerm(_ sql: SQL, type: AttributeType?, ascending: Bool) -> SQL
     /// `(SELECT …)`: the integers of the JSON list `parameter` holds.
-    func keysIn(_ parameter: String) -> String
+    func keysIn(_ parameter: SQL) -> SQL
     /// What names a derived table in FROM (` AS w`), where one must be named.
     var derivedTableName: String { get }
-    /// The SQL following a key column that says it is one of `keys`, with
-    /// the values it binds and how many keys it holds: as many statements
-    /// as the engine needs.
-    func keyLists(_ keys: [Int64], chunkSize: Int) -> [(sql: String, values: [Value], count: Int)]
+    /// The SQL following a key column that says it is one of `keys`, its
+    /// keys in a list of keys (`SQL.keys`): as many statements as the
+    /// engine needs.
+    func keyLists(_ keys: [Int64], chunkSize: Int) -> [SQL]
+    /// A list of keys bound to `parameters` (numbered from 1), as
+    /// `SQL.rendered` writes it: every parameter to run, and `explained`,
+    /// the first and `…`; `numbered` as `?n`, else as `?`.
+    func keyList(parameters: Range<Int>, numbered: Bool, explained: Bool) -> String
     /// Whether a batch delete without rules to run matches and deletes in
     /// one `DELETE … RETURNING`.
     var deletesWithReturning: Bool { get }
@@ -80,7 +84,7 @@ package protocol SQLDialect: Sendable {
     var groupsDistinctRows: Bool { get }
     /// `function` over `column`, an attribute's of `type`, as the
     /// evaluator computes it.
-    func aggregate(_ function: PropertyToFetch.Function, of column: String, type: AttributeType) -> String
+    func aggregate(_ function: PropertyToFetch.Function, of column: SQL, type: AttributeType) -> SQL
     /// Whether an integer attribute can be set from a numeric expression
     /// in SQL, CAST truncating as the evaluator does.
     var castsToIntegerByTruncating: Bool { get }
@@ -92,13 +96,13 @@ package protocol SQLDialect: Sendable {
     /// The condition that never holds.
     var falseSQL: String { get }
     /// `sql` made two-valued: false where SQL says unknown.
-    func twoValued(_ sql: String) -> String
+    func twoValued(_ sql: SQL) -> SQL
     /// The condition under which a to-one's key column `key` is shown as
     /// it is, given `present`, the condition that its row exists: a key
     /// naming a row that is gone reads as nil.
     func keptKey(_ key: String, present: String) -> String
     /// `a IS b` (equal, nil equal to nil), or its negation.
-    func same(_ a: String, _ b: String, _ equal: Bool) -> String
+    func same(_ a: SQL, _ b: SQL, _ equal: Bool) -> SQL
     /// Whether the translator lets rows through for memory to decide
     /// where this engine's SQL is exact only on some rows.
     var approximates: Bool { get }
@@ -114,29 +118,29 @@ package protocol SQLDialect: Sendable {
     /// Refuses negating `operand` where this engine would fail.
     func checkNegation(of operand: SQLTranslator.Operand) throws
     /// `@avg` of `column` as the evaluator takes it.
-    func average(of column: String) -> String
+    func average(of column: SQL) -> SQL
     /// `sql` folded for `[c] [d] [n]` in SQL, or nil where this engine
     /// folds otherwise (see `prepare`).
-    func folded(_ sql: String, _ options: Comparison.Options) -> String?
+    func folded(_ sql: SQL, _ options: Comparison.Options) -> SQL?
     /// The two sides of `c` made ready to compare: returns the options
     /// left for `compared` and, when sides were folded, the sides whose
     /// rows memory decides (see `approximation`).
     func prepare(_ lhs: inout SQLTranslator.Operand, _ rhs: inout SQLTranslator.Operand, _ c: Comparison,
-                 in translator: inout SQLTranslator) throws -> (options: Comparison.Options, undecided: [String]?)
+                 in translator: inout SQLTranslator) throws -> (options: Comparison.Options, undecided: [SQL]?)
     /// `sql`, widened (narrowed under NOT) for the rows where an
     /// `undecided` side makes it inexact.
-    func approximation(_ sql: String, undecided: [String], in translator: inout SQLTranslator) -> String
+    func approximation(_ sql: SQL, undecided: [SQL], in translator: inout SQLTranslator) -> SQL
     /// A UUID column's `sql` read as the text a string operator takes
     /// (mrq's layout keeps the uppercase string).
-    func uuidText(_ sql: String) -> String
+    func uuidText(_ sql: SQL) -> SQL
     /// Refuses comparing `lhs` with `rhs` under `options` where this
     /// engine would answer otherwise than the evaluator.
     func checkComparable(_ lhs: SQLTranslator.Operand, _ rhs: SQLTranslator.Operand, options: Comparison.Options) throws
     /// `sql` ordered as the evaluator orders `subject`'s kind.
-    func ordered(_ sql: String, _ subject: SQLTranslator.Operand) -> String
+    func ordered(_ sql: SQL, _ subject: SQLTranslator.Operand) -> SQL
     /// BEGINSWITH, ENDSWITH or CONTAINS with `options`.
-    func stringOperator(_ op: Comparison.Operator, _ text: String, _ needle: String, options: Comparison.Options) -> String
+    func stringOperator(_ op: Comparison.Operator, _ text: SQL, _ needle: SQL, options: Comparison.Options) -> SQL
     /// LIKE or MATCHES with `options`.
     func like(_ c: Comparison, _ text: SQLTranslator.Operand, _ pattern: SQLTranslator.Operand, options: Comparison.Options,
-              in translator: inout SQLTranslator) throws -> String
+              in translator: inout SQLTranslator) throws -> SQL
 }

@@ -60,7 +60,7 @@ extension SQLTranslator {
         let x = try operand(dividend, in: scope)
         guard x.category == .number else { throw Untranslatable(reason: "arithmetic on non-numbers") }
         let c = bind(constant)
-        let sql = "(CASE WHEN typeof(\(x.sql)) = 'integer' AND \(x.sql) % \(c) != 0 THEN CAST(\(x.sql) AS REAL) / \(c) ELSE \(x.sql) / \(c) END)"
+        let sql: SQL = "(CASE WHEN typeof(\(x.sql)) = 'integer' AND \(x.sql) % \(c) != 0 THEN CAST(\(x.sql) AS REAL) / \(c) ELSE \(x.sql) / \(c) END)"
         return Operand(sql: sql, category: .number)
     }
 
@@ -128,14 +128,14 @@ extension SQLTranslator {
             throw Untranslatable(reason: "@\(op.rawValue) is evaluated in memory")
         }
         let joins = inner.joins.isEmpty ? "" : " " + inner.joins.joined(separator: " ")
-        var sql = "(SELECT \(function)(\(column)) FROM \(from)\(joins) WHERE \(correlation))"
+        var sql: SQL = "(SELECT \(function)(\(column)) FROM \(from)\(joins) WHERE \(correlation))"
         if op == .sum {
             // TOTAL is a float; keep integer sums integral as the evaluator does.
             sql = "(SELECT COALESCE(SUM(\(column)), 0) FROM \(from)\(joins) WHERE \(correlation))"
         } else if op == .avg {
             // Key-value coding's @avg counts a nil as 0 (see the
             // evaluator's `keyValueAverage`); SQL's AVG would skip it.
-            let zeroed = "COALESCE(\(column), 0)"
+            let zeroed: SQL = "COALESCE(\(column), 0)"
             sql = "(SELECT \(dialect.average(of: zeroed)) FROM \(from)\(joins) WHERE \(correlation))"
         }
         return Operand(sql: sql, category: category, kind: kind)

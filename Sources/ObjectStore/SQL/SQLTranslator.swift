@@ -8,9 +8,13 @@ import struct Predicates.Expression
 ///
 /// ```swift
 /// var translator = SQLTranslator(store: store, entity: person)
-/// let condition = try translator.condition(for: predicate)   // "t."age" > ?"
+/// let condition = try translator.condition(for: predicate)   // t."age" > ?1
 /// translator.bindings                                       // [.int(18)]
 /// ```
+///
+/// The SQL it writes is ``SQL``: fragments whose slots name the
+/// translator's values by place, written as `?n` (or `$n`) only when the
+/// statement is rendered; `statement(_:)` gives a fragment its values.
 ///
 /// The in-memory evaluator is the reference. What SQLite cannot express
 /// with the same meaning (division, most functions, comparisons across
@@ -95,7 +99,7 @@ package struct SQLTranslator {
 
     /// A translated scalar: its SQL, and what kind of value it holds.
     package struct Operand {
-        package var sql: String
+        package var sql: SQL
         package var category: Category
         /// A bound constant (for null checks and type decisions).
         package var constant: Value?
@@ -107,8 +111,8 @@ package struct SQLTranslator {
         /// this store can be the object.
         var object: ObjectID?
         /// For a to-one's foreign key that may name a row that is gone:
-        /// the condition that its row exists (an EXISTS), which stands for
-        /// `IS NOT NULL`.
+        /// the condition that its row exists (an EXISTS, binding nothing),
+        /// which stands for `IS NOT NULL`.
         var presence: String?
         package var kind: NumberKind = .unknown
         /// For a bound constant whose SQL is its parameter alone: the
@@ -117,7 +121,7 @@ package struct SQLTranslator {
         package var parameter: Int?
         package var isNullConstant: Bool { constant?.isNull ?? false }
 
-        package init(sql: String, category: Category, constant: Value? = nil, entity: EntityDescription? = nil,
+        package init(sql: SQL, category: Category, constant: Value? = nil, entity: EntityDescription? = nil,
                      object: ObjectID? = nil, presence: String? = nil, kind: NumberKind = .unknown, parameter: Int? = nil) {
             self.sql = sql
             self.category = category
@@ -138,15 +142,11 @@ package struct SQLTranslator {
     let root: Scope
     /// Names that stand for SQL expressions in the root scope: the fetched
     /// properties of a dictionary request, for its HAVING predicate.
-    var namedColumns: [String: (sql: String, category: Category, kind: NumberKind)] = [:]
+    var namedColumns: [String: (sql: SQL, category: Category, kind: NumberKind)] = [:]
     /// The request's object variables: `$d` reads as the object's primary
     /// key, compared with a to-one's foreign key.
     var objectVariables: [String: ObjectVariable] = [:]
     package private(set) var bindings: [Value] = []
-    /// How many values the statement binds before this translator's own:
-    /// its parameters are numbered after those (an UPDATE's values come
-    /// before the WHERE condition's).
-    let parametersBefore: Int
     private var aliasCounter = 0
     /// How deep the SQL written so far nests at this point.
     private var nesting = 0
@@ -177,23 +177,31 @@ package struct SQLTranslator {
     /// and refuses one deeper than 1,000.
     static let groupSize = 32
 
-    init(store: any SQLStore, entity: EntityDescription, parametersBefore: Int = 0) {
-        self.parametersBefore = parametersBefore
+    init(store: any SQLStore, entity: EntityDescription) {
         self.storeNumber = store.storeNumber
         self.dialect = store.dialect
         self.mapping = store.mapping
         self.root = Scope(alias: "t", entity: entity)
-        self.enforcesKeys = { [store] in store.enforcesKeys(of: $0, in: $1) }
+        self.store = store
     }
+
+    /// The store the SQL is for.
+    private let store: any SQLStore
 
     /// Whether the store guarantees a to-one's keys name rows (see
     /// `StoreBackend.enforcesKeys`); where it does not, a key whose row is
     /// gone is nil, as the evaluator reads it.
-    let enforcesKeys: (RelationshipDescription, EntityDescription) -> Bool
+    func enforcesKeys(_ relationship: RelationshipDescription, _ entity: EntityDescription) -> Bool {
+        store.enforcesKeys(of: relationship, in: entity)
+    }
 
     /// The condition that always holds, and the one that never does.
-    var trueSQL: String { dialect.trueSQL }
-    var falseSQL: String { dialect.falseSQL }
+    var trueSQL: SQL { .always(true, dialect.trueSQL) }
+    var falseSQL: SQL { .always(false, dialect.falseSQL) }
+
+    /// `fragment`, written by this translator, with the values its slots
+    /// name: SQL to compose into a statement.
+    func statement(_ fragment: SQL) -> SQL { fragment.binding(bindings) }
 
     var joins: [String] { root.joins }
 
@@ -202,11 +210,15 @@ package struct SQLTranslator {
         return "a\(aliasCounter)"
     }
 
-    /// A numbered parameter, so the same operand can appear twice in the
-    /// SQL (`length(?3) > 0 AND substr(x, 1, length(?3)) = ?3`).
-    mutating func bind(_ value: Value) -> String {
+    /// A slot for `value`, bound among the translator's values: the same
+    /// fragment can stand twice in the SQL for one value
+    /// (`length(?3) > 0 AND substr(x, 1, length(?3)) = ?3`). Typed as the
+    /// dialect types the value, or as `type`.
+    mutating func bind(_ value: Value, type: String? = nil) -> SQL {
         bindings.append(value)
-        return parameter(bindings.count)
+        var sql = SQL()
+        sql.appendSlot(for: bindings.count - 1, type: type)
+        return sql
     }
 
     /// `value` bound as a constant operand: its parameter, remembered
@@ -216,17 +228,12 @@ package struct SQLTranslator {
         return Operand(sql: sql, category: category, constant: constant, kind: kind, parameter: bindings.count)
     }
 
-    /// The SQL for the `n`th bound value, as the dialect writes it
-    /// (`?n`, or `$n` cast to the value's type), numbered after the
-    /// statement's `parametersBefore`.
-    func parameter(_ n: Int) -> String {
-        dialect.parameter(n + parametersBefore, of: bindings[n - 1])
-    }
-
-    /// Binds `value` instead as the `n`th value; returns its SQL.
-    package mutating func rebind(_ n: Int, _ value: Value) -> String {
+    /// Binds `value` instead as the `n`th value (from 1); returns its SQL.
+    package mutating func rebind(_ n: Int, _ value: Value) -> SQL {
         bindings[n - 1] = value
-        return parameter(n)
+        var sql = SQL()
+        sql.appendSlot(for: n - 1)
+        return sql
     }
 
     // MARK: - Predicates
@@ -243,7 +250,7 @@ package struct SQLTranslator {
 
     /// The condition for `predicate`, two-valued when `negated` context
     /// needs it.
-    mutating func condition(for predicate: Predicate, in scope: Scope? = nil, twoValued: Bool = false) throws -> String {
+    mutating func condition(for predicate: Predicate, in scope: Scope? = nil, twoValued: Bool = false) throws -> SQL {
         let scope = scope ?? root
         try deeper()
         defer { nesting -= 1 }
@@ -269,8 +276,18 @@ package struct SQLTranslator {
     /// than `groupSize` as `((a OR …) OR (… OR z))`, groups of at most
     /// `groupSize` nested as deep as it takes (AND and OR group freely,
     /// also in SQL's three-valued logic).
-    private mutating func conditions(_ parts: [Predicate], separator: String, in scope: Scope, twoValued: Bool) throws -> String {
-        var sqls: [String] = []
+    private mutating func conditions(_ parts: [Predicate], separator: String, in scope: Scope, twoValued: Bool) throws -> SQL {
+        if parts.count <= Self.groupSize {
+            // Flat: each part appended where it goes, no list of parts.
+            var sql: SQL = "("
+            for (i, part) in parts.enumerated() {
+                if i > 0 { sql += separator }
+                sql += try condition(for: part, in: scope, twoValued: twoValued)
+            }
+            sql += ")"
+            return sql
+        }
+        var sqls: [SQL] = []
         sqls.reserveCapacity(parts.count)
         for part in parts { sqls.append(try condition(for: part, in: scope, twoValued: twoValued)) }
         return "(" + Self.grouped(sqls[...], separator: separator) + ")"
@@ -279,10 +296,10 @@ package struct SQLTranslator {
     /// `a OR b OR …` as SQLite parses it without growing a tree deeper
     /// than it takes: up to `groupSize` parts flat, more as groups of
     /// groups in parentheses (`groupSize` ** 4 parts nest four deep).
-    static func grouped(_ parts: ArraySlice<String>, separator: String) -> String {
-        if parts.count <= groupSize { return parts.joined(separator: separator) }
+    static func grouped(_ parts: ArraySlice<SQL>, separator: String) -> SQL {
+        if parts.count <= groupSize { return SQL.joined(parts, separator: separator) }
         let perGroup = (parts.count + groupSize - 1) / groupSize
-        var sql = ""
+        var sql = SQL()
         for start in stride(from: parts.startIndex, to: parts.endIndex, by: perGroup) {
             if start > parts.startIndex { sql += separator }
             sql += "(" + grouped(parts[start..<min(start + perGroup, parts.endIndex)], separator: separator) + ")"
@@ -294,10 +311,10 @@ package struct SQLTranslator {
     /// in memory: each top-level conjunct goes to one side or the other,
     /// or to both when SQL selects only a superset of its rows (PostgreSQL's
     /// `[c]` on rows that are not all ASCII): memory then decides those.
-    mutating func split(_ predicate: Predicate) throws -> (sql: String?, residual: Predicate?) {
+    mutating func split(_ predicate: Predicate) throws -> (sql: SQL?, residual: Predicate?) {
         var conjuncts = [predicate]
         if case .and(let parts) = predicate.kind { conjuncts = parts }
-        var parts: [String] = []
+        var parts: [SQL] = []
         var residual: [Predicate] = []
         for conjunct in conjuncts {
             if let part = try translate(conjunct: conjunct) {
@@ -317,7 +334,7 @@ package struct SQLTranslator {
     /// The condition for one conjunct, or nil (with bindings and joins as
     /// they were) when SQL cannot express it, or not within SQLite's
     /// limits on parameters.
-    private mutating func translate(conjunct: Predicate) throws -> String? {
+    private mutating func translate(conjunct: Predicate) throws -> SQL? {
         let savedBindings = bindings.count
         let savedJoins = (root.joins.count, aliasCounter)
         let savedAliases = root.joinAliases
@@ -345,7 +362,7 @@ package struct SQLTranslator {
 
     // MARK: - Comparisons
 
-    private mutating func comparison(_ c: Comparison, in scope: Scope) throws -> String {
+    private mutating func comparison(_ c: Comparison, in scope: Scope) throws -> SQL {
         // A key path through a to-many on the left: ANY (or the modifier) over it.
         if let path = c.lhs.keyPathComponents, let split = try toManySplit(path, in: scope) {
             return try quantified(c, path: split, in: scope)
@@ -392,7 +409,7 @@ package struct SQLTranslator {
     }
 
     private mutating func quantified(_ c: Comparison, path split: (prefix: [String], relationship: RelationshipDescription, owner: EntityDescription, rest: [String]),
-                                     in scope: Scope) throws -> String {
+                                     in scope: Scope) throws -> SQL {
         if split.rest.contains(where: { $0.hasPrefix("@") }) {
             throw Untranslatable(reason: "collection operator after a to-many")
         }
@@ -419,7 +436,7 @@ package struct SQLTranslator {
         let from = to.from + (to.scope.joins.isEmpty ? "" : " " + to.scope.joins.joined(separator: " "))
         switch c.modifier {
         case .direct, .any:
-            let exists = "EXISTS (SELECT 1 FROM \(from) WHERE \(to.correlation) AND \(test))"
+            let exists: SQL = "EXISTS (SELECT 1 FROM \(from) WHERE \(to.correlation) AND \(test))"
             // A key path through a nil to-one is nil, not an empty
             // collection: without a quantifier the comparison then applies
             // to nil itself.
@@ -427,7 +444,7 @@ package struct SQLTranslator {
             var onNil = c
             onNil.lhs = .constant(.null)
             let nilCase = try scalarComparison(onNil, in: scope)
-            if nilCase == falseSQL { return exists }
+            if nilCase.truth == false { return exists }
             return "((\(owner) IS NULL AND \(nilCase)) OR \(exists))"
         case .none:
             return "NOT EXISTS (SELECT 1 FROM \(from) WHERE \(to.correlation) AND \(test))"
@@ -492,16 +509,16 @@ package struct SQLTranslator {
     /// `lhs op rhs` with `lhs` read in `scope` and `rhs` in `rhsScope`
     /// (the same unless the left side is an element of a quantified
     /// to-many).
-    private mutating func scalarComparison(_ c: Comparison, in scope: Scope, rhsScope: Scope? = nil) throws -> String {
+    private mutating func scalarComparison(_ c: Comparison, in scope: Scope, rhsScope: Scope? = nil) throws -> SQL {
         let mark = bindings.count
         let sql = try scalarComparisonSQL(c, in: scope, rhsScope: rhsScope ?? scope)
         // A comparison decided without its operands leaves no parameters
         // behind: every numbered parameter must appear in the SQL.
-        if sql == falseSQL || sql == trueSQL { bindings.removeSubrange(mark...) }
+        if sql.truth != nil { bindings.removeSubrange(mark...) }
         return sql
     }
 
-    private mutating func scalarComparisonSQL(_ c: Comparison, in scope: Scope, rhsScope: Scope) throws -> String {
+    private mutating func scalarComparisonSQL(_ c: Comparison, in scope: Scope, rhsScope: Scope) throws -> SQL {
         if c.op == .utiConformsTo || c.op == .utiEquals {
             return try scalarComparisonSQL(try Self.uniformTypeComparison(c), in: scope, rhsScope: rhsScope)
         }
@@ -519,14 +536,14 @@ package struct SQLTranslator {
 
     /// `lhs op rhs` once the operands are read and reconciled, with
     /// `options` (none when PostgreSQL's folding has been done).
-    private mutating func compared(_ c: Comparison, _ lhs: Operand, _ rhs: Operand, options: Comparison.Options) throws -> String {
+    private mutating func compared(_ c: Comparison, _ lhs: Operand, _ rhs: Operand, options: Comparison.Options) throws -> SQL {
         switch c.op {
         case .equal, .notEqual:
             if let equal = try knownObjectEquality(lhs, rhs) { return equal == (c.op == .equal) ? trueSQL : falseSQL }
             if lhs.isNullConstant || rhs.isNullConstant {
                 let other = lhs.isNullConstant ? rhs : lhs
                 if lhs.isNullConstant && rhs.isNullConstant { return c.op == .equal ? trueSQL : falseSQL }
-                if let presence = other.presence { return c.op == .equal ? "NOT \(presence)" : presence }
+                if let presence = other.presence { return SQL(sql: c.op == .equal ? "NOT " + presence : presence) }
                 return c.op == .equal ? "\(other.sql) IS NULL" : "\(other.sql) IS NOT NULL"
             }
             if lhs.category == .object || rhs.category == .object {
@@ -563,7 +580,7 @@ package struct SQLTranslator {
     }
 
     /// Applies `[c] [d] [n]` folding to both sides when asked.
-    private func folded(_ lhs: Operand, _ rhs: Operand, _ options: Comparison.Options) -> (String, String) {
+    private func folded(_ lhs: Operand, _ rhs: Operand, _ options: Comparison.Options) -> (SQL, SQL) {
         guard !options.isEmpty, lhs.category == .string || rhs.category == .string,
               let l = dialect.folded(lhs.sql, options), let r = dialect.folded(rhs.sql, options) else { return (lhs.sql, rhs.sql) }
         return (l, r)
@@ -577,7 +594,11 @@ package struct SQLTranslator {
     /// (the left side) of a string operator is read so.
     private mutating func reconcile(_ lhs: inout Operand, _ rhs: inout Operand, op: Comparison.Operator) throws {
         if lhs.isNullConstant || rhs.isNullConstant { return }
-        let stringOperator = [.beginsWith, .endsWith, .contains, .like, .matches].contains(op)
+        let stringOperator: Bool
+        switch op {
+        case .beginsWith, .endsWith, .contains, .like, .matches: stringOperator = true
+        default: stringOperator = false
+        }
         func adjust(_ a: inout Operand, _ b: inout Operand) throws {
             guard b.category == .string else { return }
             if a.category == .url { a.category = .string }
@@ -616,7 +637,7 @@ package struct SQLTranslator {
         }
     }
 
-    private mutating func between(_ c: Comparison, in scope: Scope, rhsScope: Scope) throws -> String {
+    private mutating func between(_ c: Comparison, in scope: Scope, rhsScope: Scope) throws -> SQL {
         guard case .aggregate(let bounds) = c.rhs.kind, bounds.count == 2 else {
             throw Untranslatable(reason: "BETWEEN needs two constant bounds")
         }
@@ -639,7 +660,7 @@ package struct SQLTranslator {
         return "\(value.sql) BETWEEN \(dialect.ordered(low.sql, value)) AND \(dialect.ordered(high.sql, value))"
     }
 
-    private mutating func membership(_ c: Comparison, in scope: Scope, rhsScope: Scope) throws -> String {
+    private mutating func membership(_ c: Comparison, in scope: Scope, rhsScope: Scope) throws -> SQL {
         switch c.rhs.kind {
         case .variable(let name) where objectVariables[name] != nil:
             // `department IN $ds`: the foreign key among the objects' keys.
@@ -661,10 +682,10 @@ package struct SQLTranslator {
             }
             let dialect = self.dialect
             let folds = !c.options.isEmpty && value.category == .string
-            let fold: (String) -> String? = { folds ? dialect.folded($0, c.options) : nil }
+            let fold: (SQL) -> SQL? = { folds ? dialect.folded($0, c.options) : nil }
             var head = fold(value.sql) ?? value.sql
-            var items: [String] = []
-            var undecided: [String] = []
+            var items: [SQL] = []
+            var undecided: [SQL] = []
             for element in elements {
                 var item = try operand(element, in: rhsScope)
                 if item.isNullConstant { throw Untranslatable(reason: "nil inside IN") }
@@ -676,7 +697,7 @@ package struct SQLTranslator {
                 if let folding = prepared.undecided { (head, undecided) = (subject.sql, folding) }
                 items.append(fold(item.sql) ?? item.sql)
             }
-            return dialect.approximation("\(head) IN (\(items.joined(separator: ", ")))", undecided: undecided, in: &self)
+            return dialect.approximation("\(head) IN (\(SQL.joined(items, separator: ", ")))", undecided: undecided, in: &self)
         default:
             // `needle IN haystack` where the haystack is a string: substring.
             let mark = bindings.count
@@ -720,7 +741,7 @@ package struct SQLTranslator {
     /// An object constant: its primary key, bound when a row of this store
     /// can be it (else nothing is bound, and comparisons decide alone).
     mutating func objectOperand(_ id: ObjectID) -> Operand {
-        let sql = rowCanBe(id, id.entity) ? bind(.int(id.primaryKey)) : "NULL"
+        let sql = rowCanBe(id, id.entity) ? bind(.int(id.primaryKey)) : SQL(sql: "NULL")
         return Operand(sql: sql, category: .object, entity: id.entity, object: id)
     }
 
@@ -741,13 +762,13 @@ package struct SQLTranslator {
 
     /// `value IN (keys…)`: an object column among the objects `ids` name,
     /// leaving out those no row can be.
-    private mutating func objectMembership(_ value: Operand, _ ids: [ObjectID]) throws -> String {
+    private mutating func objectMembership(_ value: Operand, _ ids: [ObjectID]) throws -> SQL {
         guard value.category == .object, value.object == nil, let entity = value.entity else {
             throw Untranslatable(reason: "membership in a list of objects")
         }
-        var keys: [String] = []
+        var keys: [SQL] = []
         for id in ids where rowCanBe(id, entity) { keys.append(bind(.int(id.primaryKey))) }
-        return keys.isEmpty ? falseSQL : "\(value.sql) IN (" + keys.joined(separator: ", ") + ")"
+        return keys.isEmpty ? falseSQL : value.sql + " IN (" + SQL.joined(keys, separator: ", ") + ")"
     }
 
     // MARK: - Operands
@@ -883,9 +904,9 @@ package struct SQLTranslator {
             case .attribute(let sql, let type):
                 if type == .decimal { throw Untranslatable(reason: "decimal attributes compare exactly only in memory") }
                 // Booleans compare with numbers, as 0 and 1, as in SQLite.
-                return Operand(sql: dialect.column(sql, of: type), category: Self.category(of: type), kind: .of(type))
+                return Operand(sql: SQL(sql: dialect.column(sql, of: type)), category: Self.category(of: type), kind: .of(type))
             case .toOne(let sql, let destination, let presence):
-                return Operand(sql: sql, category: .object, entity: destination, presence: presence)
+                return Operand(sql: SQL(sql: sql), category: .object, entity: destination, presence: presence)
             }
         case .variable(let name):
             if let variableScope = scope.variables[name] {

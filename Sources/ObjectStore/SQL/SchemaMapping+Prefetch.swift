@@ -11,18 +11,21 @@ extension SchemaMapping {
         guard let destination = relationship.destination else { return nil }
         let root = destination.rootEntity
         let table = mapping.table(for: root)
-        let keys = dialect.keysIn(dialect.parameter(1, type: "text"))
+        // The keys are the statement's only value, bound when it runs.
+        let keys = dialect.keysIn(SQL.boundLater(type: "text"))
         if let join = mapping.joinTable(relationship.name, of: sourceEntity) {
             let order = join.orderColumn.map { "j.\($0), " } ?? ""
-            return "SELECT \(mapping.selectList(for: root)), j.\(join.sourceColumn) FROM \(join.name) j "
+            let sql: SQL = "SELECT \(mapping.selectList(for: root)), j.\(join.sourceColumn) FROM \(join.name) j "
                 + "JOIN \(table.name) t ON t.\(mapping.primaryKey) = j.\(join.destinationColumn) "
                 + "WHERE j.\(join.sourceColumn) IN \(keys) ORDER BY j.\(join.sourceColumn), \(order)t.\(mapping.primaryKey)"
+            return sql.rendered(by: dialect).text
         }
         if let columns = mapping.toManyKey(relationship, of: sourceEntity) {
             let fk = "t.\(columns.foreignKey)"
             let order = columns.order.map { "t.\($0), " } ?? ""
-            return "SELECT \(mapping.selectList(for: root)), \(fk) FROM \(table.name) t "
+            let sql: SQL = "SELECT \(mapping.selectList(for: root)), \(fk) FROM \(table.name) t "
                 + "WHERE \(fk) IN \(keys) ORDER BY \(fk), \(order)t.\(mapping.primaryKey)"
+            return sql.rendered(by: dialect).text
         }
         return nil
     }

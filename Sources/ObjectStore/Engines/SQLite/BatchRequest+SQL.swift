@@ -6,8 +6,8 @@ import struct Predicates.Expression
 /// A batch update's SET list: what SQL computes, with its bound values,
 /// and the attributes evaluated per object in memory.
 package struct BatchUpdatePlan {
-    package let assignments: String
-    package let bindings: [Value]
+    /// `column = value, …`, with the values it binds.
+    package let assignments: SQL
     package let inMemory: [(AttributeDescription, SchemaMapping.AttributeColumn, Expression)]
     /// Integer attributes SQL computes: each result must fit the
     /// attribute's range, checked after the UPDATE, inside its transaction.
@@ -44,6 +44,13 @@ package final class StatementList {
         steps.append(.init(sql: sql, bindings: values.map { .value($0) } + (keys > 0 ? [.keys(keys)] : []), purpose: purpose))
     }
 
+    /// `statement` as `dialect` writes it for explain: each list of keys
+    /// as its first parameter and `…`, and bound as its count.
+    package func add(statement: SQL, dialect: some SQLDialect, purpose: String) {
+        steps.append(.init(sql: statement.rendered(by: dialect, explained: true).text, bindings: statement.explainedBindings,
+                           purpose: purpose))
+    }
+
     /// The match's statements, as the fetch of the matching keys runs them.
     func addMatch(_ explanation: FetchExplanation) {
         match = explanation
@@ -62,9 +69,9 @@ package final class StatementList {
 /// UPDATE or DELETE on those primary keys, in one transaction.
 extension SQLiteStore {
 
-    /// The UPDATE of a batch update, for the primary keys in `marks`.
-    func batchUpdateSQL(entity: EntityDescription, assignments: String, marks: String) -> String {
-        "UPDATE \(mapping.table(for: entity).name) AS t SET \(assignments) WHERE t.\(mapping.primaryKey) IN (\(marks))"
+    /// The UPDATE of a batch update, for the primary keys `keys` lists.
+    func batchUpdateSQL(entity: EntityDescription, assignments: SQL, keys: SQL) -> SQL {
+        "UPDATE \(mapping.table(for: entity).name) AS t SET \(assignments) WHERE t.\(mapping.primaryKey) IN (\(keys))"
     }
 
     // MARK: - Update
@@ -78,15 +85,12 @@ extension SQLiteStore {
             let scratch = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
             let ids = try matchingIDs(matching, scratch: scratch, listing)
             guard !ids.isEmpty else { return ids }
-            let fixed = plan.bindings
             for start in stride(from: 0, to: ids.count, by: chunkSize) {
                 let chunk = ids[start..<min(start + chunkSize, ids.count)]
-                // Explained, a list of keys is written as explain writes it.
-                let marks = listing == nil ? chunk.indices.map { "?\(fixed.count + $0 - start + 1)" }.joined(separator: ", ")
-                    : "?\(fixed.count + 1), …"
                 let keys: [Value] = chunk.map { .int($0.primaryKey) }
-                try batchWrite(batchUpdateSQL(entity: entity, assignments: plan.assignments, marks: marks),
-                               fixed, keys: keys, listing: listing, purpose: "update")
+                let list = SQL.keys(keys, count: keys.count, numbered: true)
+                try batchWrite(statement: batchUpdateSQL(entity: entity, assignments: plan.assignments, keys: list),
+                               listing: listing, purpose: "update")
                 try checkRanges(plan.rangeChecks, of: entity, keys: keys, listing)
             }
             try updateInMemory(plan, ids, of: entity, scratch: scratch, listing)
@@ -100,19 +104,20 @@ extension SQLiteStore {
     private func checkRanges(_ checks: [(AttributeDescription, SchemaMapping.AttributeColumn, Expression)],
                              of entity: EntityDescription, keys: [Value], _ listing: StatementList?) throws {
         let table = mapping.table(for: entity).name
-        let marks = listing == nil ? keys.indices.map { "?\($0 + 1)" }.joined(separator: ", ") : "?1, …"
+        let list = SQL.keys(keys, count: keys.count, numbered: true)
         for (attribute, column, expression) in checks {
             guard let range = attribute.type.integerRange else { continue }
             let value = column.name
-            let sql = "SELECT \(value) FROM \(table) WHERE \(mapping.primaryKey) IN (\(marks)) AND "
+            let sql: SQL = "SELECT \(value) FROM \(table) WHERE \(mapping.primaryKey) IN (\(list)) AND "
                 + "(typeof(\(value)) NOT IN ('integer', 'null') OR \(value) NOT BETWEEN \(range.lowerBound) AND \(range.upperBound)) LIMIT 1"
             // Explained, the check reads rows the UPDATE has not changed:
             // listed, not run.
             if let listing {
-                listing.add(sql, keys: keys.count, purpose: "range check")
+                listing.add(statement: sql, dialect: dialect, purpose: "range check")
                 continue
             }
-            if let bad = try sqlRows(sql, keys).first?.first {
+            let (text, values) = sql.rendered(by: dialect)
+            if let bad = try sqlRows(text, values).first?.first {
                 throw StoreError(.validation, """
                     '\(expression.format)' gives \(bad.modelText) for a \(entity.name), which \(attribute.type.rawValue) attribute \
                     '\(attribute.name)' cannot hold (\(range.lowerBound)…\(range.upperBound)); nothing was updated
@@ -131,7 +136,7 @@ extension SQLiteStore {
 extension SQLStore {
     /// The DELETE of a batch delete, for the primary keys `isIn` names
     /// (see `forKeys`).
-    func batchDeleteSQL(entity: EntityDescription, keys isIn: String) -> String {
+    func batchDeleteSQL(entity: EntityDescription, keys isIn: SQL) -> SQL {
         "DELETE FROM \(mapping.table(for: entity).name) WHERE \(mapping.primaryKey)\(isIn)"
     }
 
@@ -153,32 +158,39 @@ extension SQLStore {
     }
 
     /// A statement of a batch request that reads: run, and listed when
-    /// explained (`keys` primary keys bound after `values`).
-    func batchRead(_ sql: String, _ values: [Value] = [], keys: [Value] = [], keyCount: Int? = nil,
-                   listing: StatementList?, purpose: String) throws -> [[Value]] {
-        listing.map { list(sql, values, keys: keyCount ?? keys.count, on: $0, purpose: purpose) }
-        return try sqlRows(sql, values + keys)
+    /// explained.
+    func batchRead(_ sql: String, _ values: [Value] = [], listing: StatementList?, purpose: String) throws -> [[Value]] {
+        try batchRead(statement: SQL(written: sql, bindings: values), listing: listing, purpose: purpose)
+    }
+
+    /// ``batchRead(_:_:listing:purpose:)`` of SQL with its lists of keys,
+    /// listed as explain writes them (`IN (?, …)`).
+    func batchRead(statement: SQL, listing: StatementList?, purpose: String) throws -> [[Value]] {
+        listing?.add(statement: statement, dialect: dialect, purpose: purpose)
+        let (text, values) = statement.rendered(by: dialect)
+        return try sqlRows(text, values)
     }
 
     /// A statement that writes: run (its `RETURNING` rows returned when
     /// `returning`), or, explained, listed and not run (no rows).
     @discardableResult
-    func batchWrite(_ sql: String, _ values: [Value], keys: [Value] = [], keyCount: Int? = nil, returning: Bool = false,
+    func batchWrite(_ sql: String, _ values: [Value], returning: Bool = false,
                     listing: StatementList?, purpose: String) throws -> [[Value]] {
-        if let listing {
-            list(sql, values, keys: keyCount ?? keys.count, on: listing, purpose: purpose)
-            return []
-        }
-        if returning { return try sqlRows(sql, values + keys) }
-        try sqlExecute(sql, values + keys)
-        return []
+        try batchWrite(statement: SQL(written: sql, bindings: values), returning: returning, listing: listing, purpose: purpose)
     }
 
-    /// Lists a batch statement for explain, with its list of keys written
-    /// as explain writes it (`IN (?, …)`).
-    private func list(_ sql: String, _ values: [Value], keys: Int, on listing: StatementList, purpose: String) {
-        listing.add(sql.replacingOccurrences(of: #"IN \(\?(, \?)*\)"#, with: "IN (?, …)", options: .regularExpression),
-                    values, keys: keys, purpose: purpose)
+    /// ``batchWrite(_:_:returning:listing:purpose:)`` of SQL with its
+    /// lists of keys, listed as explain writes them (`IN (?, …)`).
+    @discardableResult
+    func batchWrite(statement: SQL, returning: Bool = false, listing: StatementList?, purpose: String) throws -> [[Value]] {
+        if let listing {
+            listing.add(statement: statement, dialect: dialect, purpose: purpose)
+            return []
+        }
+        let (text, values) = statement.rendered(by: dialect)
+        if returning { return try sqlRows(text, values) }
+        try sqlExecute(text, values)
+        return []
     }
 
     package func batchUpdatePlan(entity: EntityDescription, properties: [String: BatchValue]) throws -> BatchUpdatePlan {
@@ -198,18 +210,18 @@ extension SQLStore {
         // What SQL can compute goes in the statement; the rest is
         // evaluated per object and bound row by row.
         var translator = SQLTranslator(store: self, entity: entity)
-        var inSQL: [String] = []
+        var inSQL: [SQL] = []
         var inMemory: [(AttributeDescription, SchemaMapping.AttributeColumn, Expression)] = []
         var rangeChecks: [(AttributeDescription, SchemaMapping.AttributeColumn, Expression)] = []
         for (attribute, column, value) in attributes {
             switch value {
             case .value(let constant):
                 let coerced = try Self.coerce(constant, for: attribute)
-                inSQL.append("\(column.name) = \(bind(mapping.stored(coerced, for: attribute), for: attribute, &translator))")
+                inSQL.append("\(column.name) = \(translator.bind(mapping.stored(coerced, for: attribute), type: dialect.castType(of: attribute.type)))")
             case .expression(let expression):
                 if case .constant(let constant) = expression.kind {
                     let coerced = try Self.coerce(constant, for: attribute)
-                    inSQL.append("\(column.name) = \(bind(mapping.stored(coerced, for: attribute), for: attribute, &translator))")
+                    inSQL.append("\(column.name) = \(translator.bind(mapping.stored(coerced, for: attribute), type: dialect.castType(of: attribute.type)))")
                 } else if let sql = Self.sqlExpression(expression, for: attribute, translator: &translator) {
                     inSQL.append("\(column.name) = \(sql)")
                     if attribute.type.integerRange != nil { rangeChecks.append((attribute, column, expression)) }
@@ -219,7 +231,9 @@ extension SQLStore {
             }
         }
         inSQL.append("\(table.versionColumn) = \(table.versionColumn) + 1")
-        return BatchUpdatePlan(assignments: inSQL.joined(separator: ", "), bindings: translator.bindings, inMemory: inMemory,
+        // A constant for a column is bound as the column's type (in
+        // PostgreSQL a boolean column takes no bigint).
+        return BatchUpdatePlan(assignments: translator.statement(SQL.joined(inSQL, separator: ", ")), inMemory: inMemory,
                                rangeChecks: rangeChecks)
     }
 
@@ -272,25 +286,18 @@ extension SQLStore {
         }
     }
 
-    /// A constant for `attribute`'s column, bound: in PostgreSQL as the
-    /// column's type (a boolean column takes no bigint).
-    private func bind(_ value: Value, for attribute: AttributeDescription, _ translator: inout SQLTranslator) -> String {
-        _ = translator.bind(value)
-        return dialect.parameter(translator.parametersBefore + translator.bindings.count, type: dialect.castType(of: attribute.type))
-    }
-
     /// The SQL for a numeric expression over the row's own columns, or nil
     /// when only the evaluator gives its meaning (in PostgreSQL, for an
     /// integer attribute: a double rounds there, and truncates here).
     private static func sqlExpression(_ expression: Expression, for attribute: AttributeDescription,
-                                      translator: inout SQLTranslator) -> String? {
+                                      translator: inout SQLTranslator) -> SQL? {
         guard [.integer16, .integer32, .integer64, .double, .float].contains(attribute.type) else { return nil }
         if !translator.dialect.castsToIntegerByTruncating && attribute.type.integerRange != nil { return nil }
         var attempt = translator
         guard let operand = try? attempt.operand(expression, in: attempt.root),
               operand.category == .number, attempt.joins.isEmpty else { return nil }
         translator = attempt
-        if attribute.type.integerRange != nil { return "CAST(\(operand.sql) AS INTEGER)" }
+        if attribute.type.integerRange != nil { return "CAST(\(operand.sql) AS INTEGER)" as SQL }
         return operand.sql
     }
 
@@ -364,8 +371,8 @@ extension SQLStore {
             }
             try recordHighestKeys(ofTables: Set(deleted.map { mapping.table(for: $0.entity.rootEntity).name }), listing: listing)
             for ids in Dictionary(grouping: deleted, by: { mapping.table(for: $0.entity).name }).sorted(by: { $0.key < $1.key }).map(\.value) {
-                try forKeys(ids, listing) { isIn, keys, count in
-                    try batchWrite(batchDeleteSQL(entity: ids[0].entity, keys: isIn), [], keys: keys, keyCount: count, listing: listing, purpose: "delete")
+                try forKeys(ids) { isIn in
+                    try batchWrite(statement: batchDeleteSQL(entity: ids[0].entity, keys: isIn), listing: listing, purpose: "delete")
                 }
             }
             return BatchDeleteOutcome(matched: matched, deleted: deleted, updated: updated)
@@ -383,13 +390,14 @@ extension SQLStore {
         guard plan.residual == nil else { return nil }
         let table = mapping.table(for: entity)
         let key = mapping.primaryKey
-        let sql = "DELETE FROM \(table.name) WHERE \(key) IN (SELECT t.\(key) FROM \(plan.from) WHERE \(plan.condition))"
+        let sql: SQL = "DELETE FROM \(table.name) WHERE \(key) IN (SELECT t.\(key) FROM \(plan.from) WHERE \(plan.condition))"
             + " RETURNING \(key), \(table.entityColumn?.quoted ?? "NULL")"
         if let listing {
-            listing.add(sql, plan.bindings, purpose: "delete")
+            listing.add(statement: sql, dialect: dialect, purpose: "delete")
             return BatchDeleteOutcome(matched: [], deleted: [], updated: [])
         }
-        let ids = try objectIDs(sql: sql, bindings: plan.bindings, root: entity.rootEntity)
+        let (text, values) = sql.rendered(by: dialect)
+        let ids = try objectIDs(sql: text, bindings: values, root: entity.rootEntity)
         return BatchDeleteOutcome(matched: ids, deleted: ids, updated: [])
     }
 
@@ -406,11 +414,11 @@ extension SQLStore {
     }
 
     /// Calls `body` with SQL that follows a key column to say it is one of
-    /// `ids` (` = ANY(CAST(? AS bigint[]))`, ` IN (?, ?, …)`), the
-    /// values it binds and how many keys they hold: in PostgreSQL once, every key in one array; in
-    /// SQLite once per 500 keys.
-    private func forKeys(_ ids: [ObjectID], _ listing: StatementList?, _ body: (String, [Value], Int) throws -> Void) throws {
-        for list in dialect.keyLists(ids.map(\.primaryKey), chunkSize: chunkSize) { try body(list.sql, list.values, list.count) }
+    /// `ids` (` = ANY(CAST(? AS bigint[]))`, ` IN (?, ?, …)`), its keys
+    /// bound: in PostgreSQL once, every key in one array; in SQLite once
+    /// per 500 keys.
+    private func forKeys(_ ids: [ObjectID], _ body: (SQL) throws -> Void) throws {
+        for list in dialect.keyLists(ids.map(\.primaryKey), chunkSize: chunkSize) { try body(list) }
     }
 
     private func id(pk: Value, code: Value?, in destination: EntityDescription) -> ObjectID? {
@@ -434,22 +442,22 @@ extension SQLStore {
                   let target = id(pk: row[d], code: c.map { row[$0] }, in: destination) else { return }
             result.append((owner, target))
         }
-        try forKeys(ids, listing) { isIn, keys, count in
+        try forKeys(ids) { isIn in
             if relationship.isToOne, let columns = mapping.toOne(relationship.name, of: source) {
                 let table = mapping.table(for: source)
                 let code = columns.entity?.quoted ?? "NULL"
-                for row in try batchRead("SELECT \(mapping.primaryKey), \(columns.foreignKey), \(code) FROM \(table.name) WHERE \(mapping.primaryKey)\(isIn) AND \(columns.foreignKey) IS NOT NULL", keys: keys, keyCount: count, listing: listing, purpose: "delete rule") {
+                for row in try batchRead(statement: "SELECT \(mapping.primaryKey), \(columns.foreignKey), \(code) FROM \(table.name) WHERE \(mapping.primaryKey)\(isIn) AND \(columns.foreignKey) IS NOT NULL", listing: listing, purpose: "delete rule") {
                     add(row, sourceAt: 0, destinationAt: 1, codeAt: 2)
                 }
             } else if let join = mapping.joinTable(relationship.name, of: source) {
                 let code = join.destinationEntityColumn?.quoted ?? "NULL"
-                for row in try batchRead("SELECT \(join.sourceColumn), \(join.destinationColumn), \(code) FROM \(join.name) WHERE \(join.sourceColumn)\(isIn)", keys: keys, keyCount: count, listing: listing, purpose: "delete rule") {
+                for row in try batchRead(statement: "SELECT \(join.sourceColumn), \(join.destinationColumn), \(code) FROM \(join.name) WHERE \(join.sourceColumn)\(isIn)", listing: listing, purpose: "delete rule") {
                     add(row, sourceAt: 0, destinationAt: 1, codeAt: 2)
                 }
             } else if let columns = backReference(relationship, from: source) {
                 let table = mapping.table(for: destination)
                 let code = table.entityColumn?.quoted ?? "NULL"
-                for row in try batchRead("SELECT \(columns.foreignKey), \(mapping.primaryKey), \(code) FROM \(table.name) WHERE \(columns.foreignKey)\(isIn)", keys: keys, keyCount: count, listing: listing, purpose: "delete rule") {
+                for row in try batchRead(statement: "SELECT \(columns.foreignKey), \(mapping.primaryKey), \(code) FROM \(table.name) WHERE \(columns.foreignKey)\(isIn)", listing: listing, purpose: "delete rule") {
                     add(row, sourceAt: 0, destinationAt: 1, codeAt: 2)
                 }
             }
@@ -479,11 +487,11 @@ extension SQLStore {
         let ownColumn = relationship.isToOne && mapping.toOne(relationship.name, of: source) != nil
         var found: [ObjectID] = []
         var named = false
-        try forKeys(ids, listing) { isIn, keys, count in
+        try forKeys(ids) { isIn in
             var rows: [[Value]] = []
             if let join = mapping.joinTable(relationship.name, of: source) {
-                rows = try batchWrite("DELETE FROM \(join.name) WHERE \(join.sourceColumn)\(isIn) RETURNING \(join.destinationColumn), \(join.destinationEntityColumn?.quoted ?? "NULL")",
-                                      [], keys: keys, keyCount: count, returning: true, listing: listing, purpose: "delete rule")
+                rows = try batchWrite(statement: "DELETE FROM \(join.name) WHERE \(join.sourceColumn)\(isIn) RETURNING \(join.destinationColumn), \(join.destinationEntityColumn?.quoted ?? "NULL")",
+                                      returning: true, listing: listing, purpose: "delete rule")
             } else if nullifying, relationship.isToMany || relationship.inverse?.isToOne == true,
                       let columns = backReference(relationship, from: source) {
                 let table = mapping.table(for: destination)
@@ -491,8 +499,8 @@ extension SQLStore {
                 if let entity = columns.entity { sets.append("\(entity) = NULL") }
                 if let order = columns.order { sets.append("\(order) = NULL") }
                 sets.append("\(table.versionColumn) = \(table.versionColumn) + 1")
-                rows = try batchWrite("UPDATE \(table.name) SET \(sets.joined(separator: ", ")) WHERE \(columns.foreignKey)\(isIn) RETURNING \(mapping.primaryKey), \(table.entityColumn?.quoted ?? "NULL")",
-                                      [], keys: keys, keyCount: count, returning: true, listing: listing, purpose: "delete rule")
+                rows = try batchWrite(statement: "UPDATE \(table.name) SET \(sets.joined(separator: ", ")) WHERE \(columns.foreignKey)\(isIn) RETURNING \(mapping.primaryKey), \(table.entityColumn?.quoted ?? "NULL")",
+                                      returning: true, listing: listing, purpose: "delete rule")
             } else {
                 return
             }

@@ -38,7 +38,8 @@ package struct DictionaryPlan {
 
     package struct Column {
         let name: String
-        let sql: String
+        /// The column's SQL, naming the translator's values by place.
+        let sql: SQL
         package let decoding: Decoding
         let isAggregate: Bool
     }
@@ -62,10 +63,10 @@ package struct DictionaryPlan {
         var translator = SQLTranslator(store: store, entity: entity)
         let dialect = store.dialect
         translator.objectVariables = request.objectVariables
-        var conditions: [String] = []
+        var conditions: [SQL] = []
         if let filter = FetchPlan.entityFilter(entity: entity, includesSubentities: request.includesSubentities,
                                                mapping: store.mapping) {
-            conditions.append(filter)
+            conditions.append(SQL(sql: filter))
         }
         var whereResidual: Predicate?
         keysBinding = keys == nil ? nil : translator.bindings.count
@@ -93,7 +94,7 @@ package struct DictionaryPlan {
 
         // GROUP BY, and the rule that plain columns must be grouped when
         // anything is aggregated or grouped.
-        var groupSQL: [String] = []
+        var groupSQL: [SQL] = []
         for key in request.propertiesToGroupBy ?? [] {
             if let named = columns.first(where: { $0.name == key && !$0.isAggregate }) {
                 groupSQL.append(named.sql)
@@ -119,7 +120,7 @@ package struct DictionaryPlan {
         let keys = distinct ? columns.filter { !$0.isAggregate }.map(\.sql) : groupSQL + columns.filter { !$0.isAggregate }.map(\.sql)
 
         // HAVING, over the fetched names.
-        var havingSQL: String?
+        var havingSQL: SQL?
         var havingResidual: Predicate?
         if let having = request.havingPredicate {
             translator.namedColumns = Dictionary(uniqueKeysWithValues: columns.map {
@@ -135,14 +136,14 @@ package struct DictionaryPlan {
         // ORDER BY: fetched names first, then key paths; ties broken by
         // the row (plain fetches) or by every column (grouped ones), so
         // the order is always the same.
-        var order: [String] = []
+        var order: [SQL] = []
         func type(_ decoding: Decoding) -> AttributeType? {
             if case .attribute(let type) = decoding { return type }
             return nil
         }
-        func alias(_ i: Int) -> String { "c\(i + 1)" }
+        func alias(_ i: Int) -> SQL { "c\(i + 1)" }
         for key in request.sortDescriptors {
-            var sql: String
+            var sql: SQL
             let decoding: Decoding
             if key.keyPath.count == 1, let i = columns.firstIndex(where: { $0.name == key.keyPath[0] }) {
                 (sql, decoding) = (wrapsDistinct ? alias(i) : columns[i].sql, columns[i].decoding)
@@ -170,25 +171,25 @@ package struct DictionaryPlan {
             // which can take a collation.
             order += columns.enumerated().map { i, column in
                 noBareColumns ? dialect.orderTerm(wrapsDistinct ? alias(i) : column.sql, type: type(column.decoding), ascending: true)
-                    : String(i + 1)
+                    : "\(i + 1)"
             }
         } else {
             order.append("t.\(store.mapping.primaryKey)")
         }
 
         let joins = translator.joins.joined(separator: " ")
-        var sql = "SELECT \(distinct && !(noBareColumns && !hasAggregates) ? "DISTINCT " : "")"
-        sql += columns.enumerated().map { i, column in column.sql + (wrapsDistinct ? " AS \(alias(i))" : "") }.joined(separator: ", ")
+        var sql: SQL = "SELECT \(distinct && !(noBareColumns && !hasAggregates) ? "DISTINCT " : "")"
+        sql += SQL.joined(columns.enumerated().map { i, column in wrapsDistinct ? column.sql + " AS " + alias(i) : column.sql },
+                          separator: ", ")
         sql += " FROM \(store.mapping.table(for: entity).name) t" + (joins.isEmpty ? "" : " " + joins)
-        sql += " WHERE " + (conditions.isEmpty ? translator.trueSQL : conditions.joined(separator: " AND "))
-        if !groupSQL.isEmpty { sql += " GROUP BY " + groupSQL.joined(separator: ", ") }
+        sql += " WHERE " + (conditions.isEmpty ? translator.trueSQL : SQL.joined(conditions, separator: " AND "))
+        if !groupSQL.isEmpty { sql += " GROUP BY " + SQL.joined(groupSQL, separator: ", ") }
         if let havingSQL { sql += " HAVING " + havingSQL }
-        if wrapsDistinct { sql = "SELECT \(columns.indices.map(alias).joined(separator: ", ")) FROM (\(sql)) AS d" }
-        sql += " ORDER BY " + order.joined(separator: ", ")
+        if wrapsDistinct { sql = "SELECT \(SQL.joined(columns.indices.map(alias), separator: ", ")) FROM (\(sql)) AS d" }
+        sql += " ORDER BY " + SQL.joined(order, separator: ", ")
         windowInSQL = havingResidual == nil
         if windowInSQL { sql += dialect.window(limit: request.fetchLimit, offset: request.fetchOffset) }
-        self.sql = sql
-        bindings = translator.bindings
+        (self.sql, bindings) = translator.statement(sql).rendered(by: dialect)
     }
 
     /// Runs the SELECT and hands each decoded row, in column order, to
@@ -232,7 +233,7 @@ package struct DictionaryPlan {
 
     /// Whether a grouped to-one on `keyPath` (its SQL among `keys`)
     /// decides its value: `department.name` by `department`.
-    private static func isDecided(_ keyPath: [String], by keys: [String], entity: EntityDescription,
+    private static func isDecided(_ keyPath: [String], by keys: [SQL], entity: EntityDescription,
                                   translator: inout SQLTranslator) throws -> Bool {
         for end in stride(from: keyPath.count - 1, to: 0, by: -1) {
             let prefix = keyPath[..<end].joined(separator: ".")
@@ -309,16 +310,16 @@ package struct DictionaryPlan {
     /// column, or a to-one's foreign key (the destination's primary key,
     /// null when no row has it).
     static func plainSQL(_ keyPath: String, entity: EntityDescription, translator: inout SQLTranslator,
-                         use: String) throws -> (sql: String, decoding: Decoding) {
+                         use: String) throws -> (sql: SQL, decoding: Decoding) {
         let path = keyPath.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
         do {
             switch try translator.resolve(path, in: translator.root) {
-            case .attribute(let sql, let type): return (sql, .attribute(type))
+            case .attribute(let sql, let type): return (SQL(sql: sql), .attribute(type))
             case .toOne(let sql, _, let presence):
                 // A key whose row is gone reads as nil, as the object's
                 // relationship does; a SQLite value that is no key at all
                 // is shown as the file holds it.
-                guard let presence else { return (sql, .integer) }
+                guard let presence else { return (SQL(sql: sql), .integer) }
                 let kept = translator.dialect.keptKey(sql, present: presence)
                 return ("CASE WHEN \(kept) THEN \(sql) END", .integer)
             }

@@ -57,26 +57,38 @@ package struct SQLiteDialect: SQLDialect {
         return offset > 0 ? " LIMIT -1 OFFSET \(offset)" : ""
     }
 
-    package func orderTerm(_ sql: String, type: AttributeType?, ascending: Bool) -> String {
+    package func orderTerm(_ sql: SQL, type: AttributeType?, ascending: Bool) -> SQL {
         ascending ? sql : sql + " DESC"
     }
 
-    package func keysIn(_ parameter: String) -> String { "(SELECT value FROM json_each(\(parameter)))" }
+    package func keysIn(_ parameter: SQL) -> SQL { "(SELECT value FROM json_each(\(parameter)))" }
     package var derivedTableName: String { "" }
 
     /// ` IN (?, ?, …)`, once per `chunkSize` keys.
-    package func keyLists(_ keys: [Int64], chunkSize: Int) -> [(sql: String, values: [Value], count: Int)] {
+    package func keyLists(_ keys: [Int64], chunkSize: Int) -> [SQL] {
         stride(from: 0, to: keys.count, by: chunkSize).map { start in
             let chunk = keys[start..<min(start + chunkSize, keys.count)]
-            return (" IN (" + Array(repeating: "?", count: chunk.count).joined(separator: ", ") + ")", chunk.map { .int($0) },
-                    chunk.count)
+            return " IN (" + SQL.keys(chunk.map { .int($0) }, count: chunk.count, numbered: false) + ")"
         }
+    }
+
+    /// `?1, ?2, …` or `?, ?, …`; explained, `?1, …` or `?, …`.
+    package func keyList(parameters: Range<Int>, numbered: Bool, explained: Bool) -> String {
+        guard let first = parameters.first else { return "" }
+        if explained { return (numbered ? "?" + String(first) : "?") + ", …" }
+        var text = ""
+        text.reserveCapacity(parameters.count * (numbered ? 6 : 3))
+        for n in parameters {
+            if n > first { text += ", " }
+            text += numbered ? "?" + String(n) : "?"
+        }
+        return text
     }
 
     package var deletesWithReturning: Bool { false }
     package var groupsDistinctRows: Bool { false }
 
-    package func aggregate(_ function: PropertyToFetch.Function, of column: String, type: AttributeType) -> String {
+    package func aggregate(_ function: PropertyToFetch.Function, of column: SQL, type: AttributeType) -> SQL {
         switch function {
         case .sum: return type == .double || type == .float ? "TOTAL(\(column))" : "COALESCE(SUM(\(column)), 0)"
         case .average: return "AVG(\(column))"
@@ -92,11 +104,11 @@ package struct SQLiteDialect: SQLDialect {
 
     package var trueSQL: String { "1" }
     package var falseSQL: String { "0" }
-    package func twoValued(_ sql: String) -> String { "IFNULL(\(sql), 0)" }
+    package func twoValued(_ sql: SQL) -> SQL { "IFNULL(\(sql), 0)" }
     /// A value that is no key at all (text in a key column) is shown as
     /// the file holds it.
     package func keptKey(_ key: String, present: String) -> String { "(typeof(\(key)) <> 'integer' OR \(present))" }
-    package func same(_ a: String, _ b: String, _ equal: Bool) -> String { equal ? "\(a) IS \(b)" : "\(a) IS NOT \(b)" }
+    package func same(_ a: SQL, _ b: SQL, _ equal: Bool) -> SQL { equal ? "\(a) IS \(b)" : "\(a) IS NOT \(b)" }
     package var approximates: Bool { false }
 
     package func constant(_ value: Value, in translator: inout SQLTranslator) throws -> SQLTranslator.Operand {
@@ -105,7 +117,7 @@ package struct SQLiteDialect: SQLDialect {
             return translator.bound(.double(NSDecimalNumber(decimal: d).doubleValue), category: .number, constant: value)
         case .uuid(let u): return translator.bound(stored(u, layout: translator.mapping.layout), category: .uuid, constant: value)
         case .url(let u): return translator.bound(.string(u.absoluteString), category: .url, constant: value)
-        case .null: return SQLTranslator.Operand(sql: "NULL", category: .unknown, constant: value)
+        case .null: return SQLTranslator.Operand(sql: SQL(sql: "NULL"), category: .unknown, constant: value)
         default: return translator.bound(value, category: SQLTranslator.category(of: value), constant: value)
         }
     }
@@ -118,23 +130,23 @@ package struct SQLiteDialect: SQLDialect {
     package func column(_ sql: String, of type: AttributeType) -> String { sql }
     package func checkArithmetic() throws {}
     package func checkNegation(of operand: SQLTranslator.Operand) throws {}
-    package func average(of column: String) -> String { "AVG(\(column))" }
+    package func average(of column: SQL) -> SQL { "AVG(\(column))" }
 
-    package func folded(_ sql: String, _ options: Comparison.Options) -> String? {
+    package func folded(_ sql: SQL, _ options: Comparison.Options) -> SQL? {
         "mrq_fold(\(sql), \(options.rawValue))"
     }
 
     package func prepare(_ lhs: inout SQLTranslator.Operand, _ rhs: inout SQLTranslator.Operand, _ c: Comparison,
-                         in translator: inout SQLTranslator) throws -> (options: Comparison.Options, undecided: [String]?) {
+                         in translator: inout SQLTranslator) throws -> (options: Comparison.Options, undecided: [SQL]?) {
         (c.options, nil)
     }
 
-    package func approximation(_ sql: String, undecided: [String], in translator: inout SQLTranslator) -> String { sql }
-    package func ordered(_ sql: String, _ subject: SQLTranslator.Operand) -> String { sql }
-    package func uuidText(_ sql: String) -> String { sql }
+    package func approximation(_ sql: SQL, undecided: [SQL], in translator: inout SQLTranslator) -> SQL { sql }
+    package func ordered(_ sql: SQL, _ subject: SQLTranslator.Operand) -> SQL { sql }
+    package func uuidText(_ sql: SQL) -> SQL { sql }
     package func checkComparable(_ lhs: SQLTranslator.Operand, _ rhs: SQLTranslator.Operand, options: Comparison.Options) throws {}
 
-    package func stringOperator(_ op: Comparison.Operator, _ text: String, _ needle: String, options: Comparison.Options) -> String {
+    package func stringOperator(_ op: Comparison.Operator, _ text: SQL, _ needle: SQL, options: Comparison.Options) -> SQL {
         if !options.isEmpty { return "mrq_string(\(SQLFunctions.code(for: op)), \(text), \(needle), \(options.rawValue))" }
         switch op {
         case .beginsWith: return "(length(\(needle)) > 0 AND substr(\(text), 1, length(\(needle))) = \(needle))"
@@ -145,7 +157,7 @@ package struct SQLiteDialect: SQLDialect {
     }
 
     package func like(_ c: Comparison, _ text: SQLTranslator.Operand, _ pattern: SQLTranslator.Operand, options: Comparison.Options,
-                      in translator: inout SQLTranslator) throws -> String {
+                      in translator: inout SQLTranslator) throws -> SQL {
         "mrq_string(\(SQLFunctions.code(for: c.op)), \(text.sql), \(pattern.sql), \(options.rawValue))"
     }
 }

@@ -1,0 +1,282 @@
+import Foundation
+import Predicates
+
+/// SQL as a value: text with slots where values go, and the values; built
+/// by appending, written as a statement's text only by a dialect, once,
+/// when the statement is made (as GRDB's `SQL` literals are).
+///
+/// ```swift
+/// var sql: SQL = "SELECT COUNT(*) FROM \(table) t WHERE t.\(column) > "
+/// sql.appendParameter(.int(18))
+/// sql += " AND t._pk" + dialect.keyLists([1, 2, 3], chunkSize: 500)[0]
+/// sql.rendered(by: SQLiteDialect()).text   // … t."age" > ?1 AND t._pk IN (?, ?, ?)
+/// ```
+///
+/// A slot names a value by its place in `bindings`: appending one SQL to
+/// another appends its values and moves its slots after the first's, so
+/// no parameter is ever numbered before the statement is whole, and no
+/// text is read back to renumber one. A fragment the translator writes
+/// for one statement refers to the translator's values (it holds none of
+/// its own) and so can stand twice in the statement for the same value
+/// (`length(?3) > 0 AND substr(x, 1, length(?3)) = ?3`).
+///
+/// Text appended is SQL text of mrq's own: identifiers come in as
+/// ``SQLIdentifier``s (quoted) and values only as parameters.
+package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
+    /// The text around the slots.
+    package private(set) var text: String
+    /// Where values go in `text`, in order.
+    private(set) var slots: [Slot]
+    /// The values the slots hold, in the order they were bound.
+    package private(set) var bindings: [Value]
+    /// For a condition known without its rows (`SQL.always`): whether it
+    /// holds; nil for any other SQL, and once anything is appended.
+    package private(set) var truth: Bool?
+
+    /// A place in `text` where the dialect writes parameters.
+    struct Slot: Sendable, Equatable {
+        /// The UTF-8 offset in `text`.
+        var offset: Int
+        var kind: Kind
+    }
+
+    enum Kind: Sendable, Equatable {
+        /// `bindings[index]`, typed as the dialect types its value, or as
+        /// `type` (a type of the dialect) when given.
+        case parameter(Int, type: String?)
+        /// The `n`th value (from 0) bound after all of the statement's
+        /// own, when it runs (a LIMIT, keys found then), as `type`.
+        case later(Int, type: String)
+        /// A list of `count` keys held by `bindings[values]` (one value a
+        /// key in SQLite, one array in PostgreSQL): every parameter to
+        /// run, the first and `…` to explain; `numbered` as `?n` or `?`.
+        case keys(Range<Int>, count: Int, numbered: Bool)
+    }
+
+    /// Empty SQL.
+    package init() {
+        text = ""
+        slots = []
+        bindings = []
+    }
+
+    /// The condition that always holds (`truth`), or never, as `text`
+    /// writes it in the dialect.
+    package static func always(_ truth: Bool, _ text: String) -> SQL {
+        var sql = SQL(sql: text)
+        sql.truth = truth
+        return sql
+    }
+
+    /// Equal SQL: the same text, slots and values.
+    package static func == (a: SQL, b: SQL) -> Bool { a.text == b.text && a.slots == b.slots && a.bindings == b.bindings }
+
+    /// `text`, SQL of mrq's own holding no slot.
+    package init(sql text: String) {
+        self.text = text
+        slots = []
+        bindings = []
+    }
+
+    /// `text` whose parameters are written already (`?1`, … in the order
+    /// of `bindings`), with their values.
+    package init(written text: String, bindings: [Value]) {
+        self.text = text
+        slots = []
+        self.bindings = bindings
+    }
+
+    package init(stringLiteral value: String) { self.init(sql: value) }
+
+    package init(stringInterpolation: Interpolation) { self = stringInterpolation.sql }
+
+    /// Builds SQL from a literal with SQL, identifiers and numbers in it.
+    package struct Interpolation: StringInterpolationProtocol {
+        var sql = SQL()
+        package init(literalCapacity: Int, interpolationCount: Int) {
+            // Up to 15 bytes a String holds inline: reserve only beyond.
+            let estimate = literalCapacity + 12 * interpolationCount
+            if estimate > 15 { sql.text.reserveCapacity(estimate) }
+        }
+        package mutating func appendLiteral(_ literal: String) { sql.append(literal) }
+        /// SQL, its values with it.
+        package mutating func appendInterpolation(_ other: SQL) { sql += other }
+        /// An identifier, quoted.
+        package mutating func appendInterpolation(_ identifier: SQLIdentifier) { sql.append(identifier.quoted) }
+        /// SQL text of mrq's own (an alias, a keyword, a number).
+        package mutating func appendInterpolation(_ text: String) { sql.append(text) }
+        /// A number of mrq's own (a code, a count), as text.
+        package mutating func appendInterpolation(_ number: some BinaryInteger) { sql.append(String(number)) }
+    }
+
+    /// Whether there is no text and no slot.
+    package var isEmpty: Bool { text.isEmpty && slots.isEmpty }
+
+    /// Appends SQL text of mrq's own.
+    package mutating func append(_ text: String) {
+        guard !text.isEmpty else { return }
+        truth = nil
+        self.text += text
+    }
+
+    /// Appends `other`: its values after these, its slots after this text.
+    package mutating func append(_ other: SQL) {
+        if isEmpty && bindings.isEmpty {
+            self = other
+            return
+        }
+        truth = nil
+        if !other.slots.isEmpty {
+            let offset = text.utf8.count
+            let shift = bindings.count
+            for var slot in other.slots {
+                slot.offset += offset
+                switch slot.kind {
+                case .parameter(let index, let type): slot.kind = .parameter(index + shift, type: type)
+                case .keys(let values, let count, let numbered):
+                    slot.kind = .keys((values.lowerBound + shift)..<(values.upperBound + shift), count: count, numbered: numbered)
+                case .later: break
+                }
+                slots.append(slot)
+            }
+        }
+        text += other.text
+        if bindings.isEmpty { bindings = other.bindings } else { bindings += other.bindings }
+    }
+
+    package static func += (lhs: inout SQL, rhs: SQL) { lhs.append(rhs) }
+    package static func += (lhs: inout SQL, rhs: String) { lhs.append(rhs) }
+
+    package static func + (lhs: SQL, rhs: SQL) -> SQL {
+        var sql = lhs
+        sql.append(rhs)
+        return sql
+    }
+
+    package static func + (lhs: SQL, rhs: String) -> SQL {
+        var sql = lhs
+        sql.append(rhs)
+        return sql
+    }
+
+    package static func + (lhs: String, rhs: SQL) -> SQL { SQL(sql: lhs) + rhs }
+
+    /// Binds `value` here, as the dialect types it (or as `type`, a type of
+    /// the dialect).
+    package mutating func appendParameter(_ value: Value, type: String? = nil) {
+        truth = nil
+        slots.append(Slot(offset: text.utf8.count, kind: .parameter(bindings.count, type: type)))
+        bindings.append(value)
+    }
+
+    /// A slot for the value another holds: the translator's fragments name
+    /// its values by their place (see the type's notes).
+    mutating func appendSlot(for index: Int, type: String? = nil) {
+        truth = nil
+        slots.append(Slot(offset: text.utf8.count, kind: .parameter(index, type: type)))
+    }
+
+    /// `value`, bound.
+    package static func parameter(_ value: Value, type: String? = nil) -> SQL {
+        var sql = SQL()
+        sql.appendParameter(value, type: type)
+        return sql
+    }
+
+    /// A parameter for the `n`th value (from 0) the statement binds after
+    /// its own when it runs, as `type`: a LIMIT, keys found then.
+    package static func boundLater(_ n: Int = 0, type: String) -> SQL {
+        var sql = SQL()
+        sql.slots.append(Slot(offset: 0, kind: .later(n, type: type)))
+        return sql
+    }
+
+    /// A list of `count` keys bound as `values` (see `Kind.keys`): what a
+    /// dialect's `keyLists` writes between its own text.
+    package static func keys(_ values: [Value], count: Int, numbered: Bool) -> SQL {
+        var sql = SQL()
+        sql.slots.append(Slot(offset: 0, kind: .keys(0..<values.count, count: count, numbered: numbered)))
+        sql.bindings = values
+        return sql
+    }
+
+    /// The values of a fragment written for `translator`'s statement,
+    /// which names them by place: the statement's SQL.
+    func binding(_ values: [Value]) -> SQL {
+        var sql = self
+        sql.bindings = values
+        return sql
+    }
+
+    /// Parts joined by `separator`.
+    package static func joined(_ parts: some Sequence<SQL>, separator: String) -> SQL {
+        var sql = SQL()
+        var first = true
+        for part in parts {
+            if !first { sql.append(separator) }
+            first = false
+            sql.append(part)
+        }
+        return sql
+    }
+
+    /// The statement's text as `dialect` writes it, and the values it binds;
+    /// `explained`, each list of keys as its first parameter and `…`.
+    ///
+    /// ```swift
+    /// let (text, values) = sql.rendered(by: store.dialect)
+    /// ```
+    package func rendered(by dialect: some SQLDialect, explained: Bool = false) -> (text: String, bindings: [Value]) {
+        guard !slots.isEmpty else { return (text, bindings) }
+        var out = ""
+        out.reserveCapacity(text.utf8.count + 4 * slots.count)
+        let utf8 = text.utf8
+        var start = utf8.startIndex
+        var at = 0
+        for slot in slots {
+            let end = utf8.index(start, offsetBy: slot.offset - at)
+            out.append(contentsOf: Substring(utf8[start..<end]))
+            (start, at) = (end, slot.offset)
+            switch slot.kind {
+            case .parameter(let index, let type):
+                if let type {
+                    out += dialect.parameter(index + 1, type: type)
+                } else {
+                    out += dialect.parameter(index + 1, of: bindings.indices.contains(index) ? bindings[index] : .null)
+                }
+            case .later(let n, let type):
+                out += dialect.parameter(bindings.count + n + 1, type: type)
+            case .keys(let values, _, let numbered):
+                out += dialect.keyList(parameters: (values.lowerBound + 1)..<(values.upperBound + 1), numbered: numbered,
+                                       explained: explained)
+            }
+        }
+        out.append(contentsOf: Substring(utf8[start...]))
+        return (out, bindings)
+    }
+
+    /// The values as `explain` lists them: each list of keys as its count.
+    package var explainedBindings: [FetchExplanation.Binding] {
+        var keyLists: [(Range<Int>, Int)] = []
+        for slot in slots { if case .keys(let values, let count, _) = slot.kind { keyLists.append((values, count)) } }
+        var result: [FetchExplanation.Binding] = []
+        var index = 0
+        while index < bindings.count {
+            if let list = keyLists.first(where: { $0.0.lowerBound == index }), !list.0.isEmpty {
+                result.append(.keys(list.1))
+                index = list.0.upperBound
+            } else {
+                result.append(.value(bindings[index]))
+                index += 1
+            }
+        }
+        return result
+    }
+}
+
+extension DefaultStringInterpolation {
+    /// SQL in a `String` would lose its values and slots: write it with
+    /// `SQL.rendered(by:)`, or build SQL (`let sql: SQL = "…"`).
+    @available(*, unavailable, message: "SQL goes into SQL, not a String: render it with a dialect")
+    package mutating func appendInterpolation(_ sql: SQL) {}
+}
