@@ -216,7 +216,12 @@ public struct Expression: Sendable, Hashable {
     /// What an expression node is: NSExpression's expression types, plus
     /// arithmetic, indexes and format placeholders, which NSExpression keeps as
     /// functions.
-    public indirect enum Kind: Sendable, Hashable {
+    ///
+    /// The leaves (constants, key paths, variables, placeholders) and the
+    /// list cases sit in the node itself; only the cases that hold an
+    /// expression directly are `indirect`, so a comparison's two sides cost
+    /// no allocation beyond their own contents.
+    public enum Kind: Sendable, Hashable {
         /// A literal: `18`, `"Ada"`, `@2024-01-31`, `nil`
         /// (`NSExpression(forConstantValue:)`).
         case constant(Value)
@@ -229,29 +234,29 @@ public struct Expression: Sendable, Hashable {
         /// `$name := expression` (the BNF's `assignment_expression`): the
         /// value of the expression, which `$name` then holds for the rest
         /// of the evaluation.
-        case assignment(String, Expression)
+        indirect case assignment(String, Expression)
         /// `{a, b, c}`.
         case aggregate([Expression])
         /// `sum:(x)`, `now()`, `add:to:(1, 2)`, `average({1, 2})`.
         case function(Function, [Expression])
         /// `FUNCTION(receiver, 'selector:', arguments…)`.
-        case method(receiver: Expression, selector: String, arguments: [Expression])
+        indirect case method(receiver: Expression, selector: String, arguments: [Expression])
         /// `lhs + rhs` and the other arithmetic operators (NSExpression's
         /// `add:to:`, `from:subtract:`… functions).
-        case binary(ArithmeticOperator, Expression, Expression)
+        indirect case binary(ArithmeticOperator, Expression, Expression)
         /// Unary minus.
-        case negate(Expression)
+        indirect case negate(Expression)
         /// `base[i]`, `base[FIRST]`, `base[LAST]`, `base[SIZE]`.
-        case index(Expression, Index)
+        indirect case index(Expression, Index)
         /// `base.@op.key.path`; `key` is empty for `children.@count`.
-        case collection(CollectionOperator, Expression, key: [String])
+        indirect case collection(CollectionOperator, Expression, key: [String])
         /// `base.key.path` where base is not the evaluated object, such as
         /// `$x.name` or `FUNCTION(…).length`.
-        case member(Expression, [String])
+        indirect case member(Expression, [String])
         /// `SUBQUERY(collection, $variable, predicate)`.
-        case subquery(collection: Expression, variable: String, predicate: Predicate)
+        indirect case subquery(collection: Expression, variable: String, predicate: Predicate)
         /// `CAST(expr, "NSDate")`.
-        case cast(Expression, CastType)
+        indirect case cast(Expression, CastType)
         /// A format placeholder (`%@`, `%K`…) not yet given an argument.
         case placeholder(FormatSpecifier)
         /// An object named as a constant: a managed object or an object ID

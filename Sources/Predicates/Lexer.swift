@@ -334,15 +334,27 @@ private struct Scanner {
         return ascii
     }
 
+    /// A key or a keyword. The ASCII run is packed, uppercased, as it is
+    /// scanned, so the keyword lookup reads no byte twice and builds no
+    /// String.
     mutating func scanWord() -> TokenKind {
         let first = pos
-        let ascii = skipIdentifier()
-        if ascii, pos - first == 3, byte(at: pos) == UInt8(ascii: "-"), let keyword = scanHyphenated(from: first) {
+        var low: UInt64 = 0, high: UInt64 = 0
+        while pos < bytes.count {
+            let b = bytes[pos]
+            guard b < 0x80, Scanner.isIdentifierContinue(b) else { break }
+            let n = pos - first
+            let c = b >= UInt8(ascii: "a") && b <= UInt8(ascii: "z") ? b - 32 : b
+            if n < 8 { low |= UInt64(c) << (8 * UInt64(n)) } else if n < 16 { high |= UInt64(c) << (8 * UInt64(n - 8)) }
+            pos += 1
+            column += 1
+        }
+        // A word with a non-ASCII letter is never a keyword.
+        if pos < bytes.count, bytes[pos] >= 0x80, !skipIdentifier() { return .identifier }
+        if pos - first == 3, byte(at: pos) == UInt8(ascii: "-"), let keyword = scanHyphenated(from: first) {
             return .keyword(keyword)
         }
-        if ascii, let keyword = Keyword.lookup(UnsafeBufferPointer(rebasing: bytes[first..<pos])) {
-            return .keyword(keyword)
-        }
+        if let keyword = Keyword.lookup(low: low, high: high, length: pos - first) { return .keyword(keyword) }
         return .identifier
     }
 
@@ -373,7 +385,7 @@ private struct Scanner {
             while pos < bytes.count, bytes[pos] & 0xC0 == 0x80 { bump() }
         }
         let text = Array(UnsafeBufferPointer(rebasing: bytes[first..<pos]))
-        guard FormatSpecifier.isValid(text), let spec = FormatSpecifier(rawValue: String(decoding: text, as: UTF8.self)) else {
+        guard let spec = FormatSpecifier(bytes: text) else {
             throw SyntaxError(.unknownFormatSpecifier(String(decoding: text, as: UTF8.self)),
                               at: SourceRange(start: start, end: location))
         }

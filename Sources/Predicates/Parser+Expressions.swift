@@ -6,7 +6,34 @@ extension Parser {
     ///
     /// expression → additive
     public mutating func parseExpression() throws(SyntaxError) -> Expression {
-        try parseAdditive()
+        if let leaf = parseLeaf() { return leaf }
+        return try parseAdditive()
+    }
+
+    /// A key or a literal standing alone, as most sides of a comparison
+    /// are (`age`, `18`, `"Ada"`): the tree the rules below would build for
+    /// it, read at once instead of going down through each of them. Nil,
+    /// having consumed nothing, when the token after it could continue an
+    /// expression (`.` `[` `(` `:` or an arithmetic operator).
+    mutating func parseLeaf() -> Expression? {
+        switch peek(1).kind {
+        case .dot, .leftBracket, .leftParen, .colon, .plus, .minus, .star, .slash, .power: return nil
+        default: break
+        }
+        let token = peek()
+        let kind: Expression.Kind
+        switch token.kind {
+        case .identifier: kind = .keyPath([name(of: token)])
+        case .integer: kind = .constant(.int(token.integerValue))
+        case .double: kind = .constant(.double(token.doubleValue))
+        case .string: kind = .constant(.string(stringValue(of: token)))
+        case .keyword(.true), .keyword(.yes): kind = .constant(.bool(true))
+        case .keyword(.false), .keyword(.no): kind = .constant(.bool(false))
+        case .keyword(.null), .keyword(.nil): kind = .constant(.null)
+        default: return nil
+        }
+        advance()
+        return Expression(kind, range: token.range)
     }
 
     /// additive → multiplicative { ( "+" | "-" ) multiplicative }

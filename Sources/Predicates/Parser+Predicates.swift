@@ -13,7 +13,9 @@ extension Parser {
     mutating func parseOrPredicate() throws(SyntaxError) -> Predicate {
         let first = try parseAndPredicate()
         guard check(keyword: .or) else { return first }
-        var operands = [first]
+        var operands: [Predicate] = []
+        operands.reserveCapacity(4)
+        operands.append(first)
         while match(keyword: .or) {
             try refuseLoneValue(after: previous, previous: operands[operands.count - 1])
             operands.append(try parseAndPredicate())
@@ -25,7 +27,9 @@ extension Parser {
     mutating func parseAndPredicate() throws(SyntaxError) -> Predicate {
         let first = try parseNotPredicate()
         guard check(keyword: .and) else { return first }
-        var operands = [first]
+        var operands: [Predicate] = []
+        operands.reserveCapacity(4)
+        operands.append(first)
         while match(keyword: .and) {
             try refuseLoneValue(after: previous, previous: operands[operands.count - 1])
             operands.append(try parseNotPredicate())

@@ -187,7 +187,15 @@ public enum Keyword: String, Sendable, Hashable, CaseIterable {
     static func lookup(_ bytes: UnsafeBufferPointer<UInt8>) -> Keyword? {
         guard bytes.count >= 2, bytes.count <= 16 else { return nil }
         let (low, high) = pack(bytes, uppercasing: true)
-        for entry in packed[bytes.count] where entry.low == low && entry.high == high { return entry.keyword }
+        return lookup(low: low, high: high, length: bytes.count)
+    }
+
+    /// The keyword of `length` bytes packed, uppercased, into `low` and
+    /// `high` (see ``pack(_:uppercasing:)``), or nil.
+    @inline(__always)
+    static func lookup(low: UInt64, high: UInt64, length: Int) -> Keyword? {
+        guard length >= 2, length <= 16 else { return nil }
+        for entry in packed[length] where entry.low == low && entry.high == high { return entry.keyword }
         return nil
     }
 
@@ -217,17 +225,41 @@ public enum Keyword: String, Sendable, Hashable, CaseIterable {
 /// point, with `l` or `L`), `c C` (a character code), `s S` (a string),
 /// plus `@`, `K` and `%`. Every one takes its argument as given.
 public struct FormatSpecifier: RawRepresentable, Sendable, Hashable {
+    /// The specifier's bytes, the first in the lowest byte: a valid one is
+    /// two to four ASCII bytes (`%@`, `%lld`), so it fits, and a token
+    /// holding one stays a plain value with nothing to retain.
+    private let bytes: UInt32
+
     /// The whole specifier as written: `%lu`.
-    public let rawValue: String
+    public var rawValue: String {
+        var text = ""
+        var rest = bytes
+        while rest != 0 {
+            text.unicodeScalars.append(Unicode.Scalar(UInt8(truncatingIfNeeded: rest)))
+            rest >>= 8
+        }
+        return text
+    }
 
     /// The specifier spelled `rawValue`; nil for one Apple's parser does
     /// not know (`%y`, `%lK`).
     public init?(rawValue: String) {
-        guard FormatSpecifier.isValid(Array(rawValue.utf8)) else { return nil }
-        self.rawValue = rawValue
+        self.init(bytes: Array(rawValue.utf8))
     }
 
-    private init(known: String) { rawValue = known }
+    /// The specifier spelled by `bytes` (from `%`), or nil.
+    init?(bytes: [UInt8]) {
+        guard FormatSpecifier.isValid(bytes) else { return nil }
+        self.init(known: bytes)
+    }
+
+    private init(known: [UInt8]) {
+        var packed: UInt32 = 0
+        for (i, b) in known.prefix(4).enumerated() { packed |= UInt32(b) << (8 * UInt32(i)) }
+        bytes = packed
+    }
+
+    private init(known: String) { self.init(known: Array(known.utf8)) }
 
     /// `%@`: any value (an object argument in NSPredicate).
     public static let object = FormatSpecifier(known: "%@")
@@ -249,7 +281,11 @@ public struct FormatSpecifier: RawRepresentable, Sendable, Hashable {
     public static let percent = FormatSpecifier(known: "%%")
 
     /// The conversion character: `u` for `%lu`.
-    public var conversion: Character { rawValue.last ?? "%" }
+    public var conversion: Character {
+        var last = bytes
+        while last > 0xFF { last >>= 8 }
+        return Character(Unicode.Scalar(UInt8(truncatingIfNeeded: last)))
+    }
 
     /// True for the integer conversions `d i o u x X c C` (with any length).
     public var takesInteger: Bool { "diouxXcC".contains(conversion) }

@@ -153,4 +153,37 @@ enum Lexeme: Equatable {
         let dump = Lexer.dump(try Lexer.tokenize("age > 18"), source: "age > 18")
         #expect(dump == "1:1-1:4 identifier age\n1:5-1:6 punctuation >\n1:7-1:9 integer 18\n1:9-1:9 end")
     }
+
+    /// The parser looks at a token many times per token: a look must be a
+    /// plain copy, with no string or reference inside to retain and
+    /// release, so a format specifier keeps its spelling packed in the
+    /// token and not as a String.
+    @Test func tokensArePlainValues() {
+        #expect(_isPOD(TokenKind.self))
+        #expect(_isPOD(Token.self))
+        #expect(_isPOD(FormatSpecifier.self))
+    }
+
+    /// Every specifier the lexer accepts keeps its spelling and conversion
+    /// through the packed form, and the others are refused.
+    @Test func everyFormatSpecifierKeepsItsSpelling() {
+        var valid = 0
+        for length in ["", "h", "hh", "l", "ll", "q", "z", "t", "j", "L", "lh"] {
+            for conversion in "diouxXeEfFgGaAcCsS@K%yw" {
+                let text = "%" + length + String(conversion)
+                guard let spec = FormatSpecifier(rawValue: text) else { continue }
+                valid += 1
+                #expect(spec.rawValue == text)
+                #expect(spec.conversion == conversion)
+                #expect(spec.takesInteger == "diouxXcC".contains(conversion))
+                #expect(FormatSpecifier(rawValue: text) == spec)
+            }
+        }
+        // 21 bare conversions, 6 integer ones with 8 lengths, 8 float ones with 2.
+        #expect(valid == 21 + 6 * 8 + 8 * 2)
+        #expect(FormatSpecifier(rawValue: "%lld") != FormatSpecifier(rawValue: "%ld"))
+        #expect(FormatSpecifier(rawValue: "") == nil)
+        #expect(FormatSpecifier(rawValue: "%") == nil)
+        #expect(FormatSpecifier(rawValue: "%llld") == nil)
+    }
 }

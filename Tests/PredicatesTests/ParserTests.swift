@@ -21,6 +21,14 @@ import Testing
             """)
     }
 
+    /// Most comparisons compare a key path with a constant: those leaves
+    /// live in their expression node rather than in a box of their own
+    /// (only the cases that hold another expression are `indirect`), so
+    /// parsing `age > 18` allocates no node for either side.
+    @Test func leafExpressionsAreNotBoxed() {
+        #expect(MemoryLayout<Expression.Kind>.size > MemoryLayout<Int>.size)
+    }
+
     @Test func keyPathsArePlainLists() throws {
         let e = try Expression(format: "department.manager.name")
         #expect(e.keyPathComponents == ["department", "manager", "name"])
