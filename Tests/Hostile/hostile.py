@@ -667,7 +667,16 @@ class Corpus:
             dict_class = plistlib.UID(class_index(a, "NSDictionary"))
             a["$objects"][1]["NSFetchRequestTemplates"] = add(a, {"$class": dict_class, "NS.keys": [add(a, "evil")],
                                                                   "NS.objects": [request]})
-        cache_case("dag-40-fetch-template-predicate", dag_template, expect="refuse")
+        # A model reads its templates when one is first used: the store
+        # opens, and using the template is refused, as bounded as before.
+        cache_case("dag-40-fetch-template-predicate", dag_template, expect="safe")
+
+        def dag_template_used(d):
+            a = self.archive()
+            dag_template(a)
+            write_cache(self.store_copy(d), a)
+        self.add("model-cache", "dag-40-fetch-template-predicate-used", dag_template_used,
+                 [["--store", "{S}", "--read-only", "-c", "fetch evil"]], expect="refuse", needle="visits more than")
 
         def cycle(a):
             array_class = plistlib.UID(class_index(a, "NSArray"))

@@ -108,13 +108,14 @@ import Testing
         return nil
     }
 
-    /// Decodes `data` as the model loaders do, and returns the error and
-    /// the work spent.
+    /// Decodes `data` as the model loaders do, then its fetch request
+    /// templates (which a model reads when they are first asked for), and
+    /// returns the error and the work spent.
     static func decode(_ data: Data) throws -> (error: KeyedArchiveError?, work: ArchiveWork) {
         let archive = try KeyedArchive(data)
         var decoder = CoreDataModelDecoder(archive)
         do {
-            _ = try decoder.decode()
+            _ = try decoder.decode().templates.read()
             return (nil, archive.work)
         } catch let error as KeyedArchiveError {
             return (error, archive.work)
@@ -184,8 +185,15 @@ import Testing
         defer { try? FileManager.default.removeItem(at: directory) }
         let mom = directory.appendingPathComponent("Model.mom")
         try data.write(to: mom)
-        let modelError = #expect(throws: ModelError.self) { _ = try ManagedObjectModel(contentsOf: mom) }
-        #expect(modelError?.description.contains("Model.mom") == true, "\(String(describing: modelError))")
+        // The model reads its templates when one is first asked for: the
+        // model loads, and the template says why it cannot be read.
+        let model = try ManagedObjectModel(contentsOf: mom)
+        #expect(model.entity(named: "Person") != nil)
+        #expect(model.fetchRequestTemplatesByName["adults"] == nil)
+        let modelError = #expect(throws: ModelError.self) {
+            _ = try model.fetchRequestFromTemplate(withName: "adults", substitutionVariables: [:])
+        }
+        #expect(modelError?.description.contains("fetch request template 'adults' cannot be read") == true, "\(String(describing: modelError))")
         #expect(modelError?.description.contains("visits more than") == true)
     }
 

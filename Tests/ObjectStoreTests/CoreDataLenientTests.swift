@@ -10,8 +10,14 @@ import Testing
 enum ArchiveSurgery {
     /// The objects and top of `model`'s archive.
     static func objects(of model: ManagedObjectModel) throws -> (objects: [Any], top: [String: Any]) {
-        let archive = try KeyedArchive(try model.coreDataArchive())
-        return (archive.objects, archive.top)
+        try objects(of: try model.coreDataArchive())
+    }
+
+    /// The objects and top of a binary keyed archive, as Foundation's
+    /// reader returns them (UIDs as `PlistUID`).
+    static func objects(of archive: Data) throws -> (objects: [Any], top: [String: Any]) {
+        let plist = try #require(try BinaryPropertyList.parse(archive) as? [String: Any])
+        return (try #require(plist["$objects"] as? [Any]), try #require(plist["$top"] as? [String: Any]))
     }
 
     /// `model`'s archive after `edit` changed its objects.
@@ -568,7 +574,7 @@ enum ArchiveSurgery {
         let templates = [ArchivedFetchRequestTemplate(name: "byTitle", entityName: "Book", predicateFormat: "title == $T")]
         let archive = try S.edited(model) { objects in
             var (original, _) = (objects, 0)
-            original = try KeyedArchive(try model.coreDataArchive(fetchRequestTemplates: templates)).objects
+            original = try S.objects(of: try model.coreDataArchive(fetchRequestTemplates: templates)).objects
             objects = original
             let specifier = try #require(objects.indices.first { i in
                 guard let fields = objects[i] as? [String: Any], let uid = fields["NSKeyPath"] as? PlistUID else { return false }

@@ -91,11 +91,11 @@ enum HandArchive {
         let outer = ArchiveNode.dictionary([(.string("k"), .node(inner))], classes: ["NSMutableDictionary", "NSDictionary", "NSObject"])
         let archive = try KeyedArchive(KeyedArchiveWriter.archive(root: outer))
         #expect(archive.objects.count == 7)
-        #expect(archive.objects[2] as? String == "k")
+        #expect(archive.objects[2].string == "k")
         #expect(try archive.object(at: 3).className == "NSArray")
-        #expect(archive.objects[4] as? String == "x")
+        #expect(archive.objects[4].string == "x")
         #expect(try archive.object(at: 1).className == "NSMutableDictionary")
-        #expect((archive.objects[6] as? [String: Any])?["$classname"] as? String == "NSMutableDictionary")
+        #expect(archive.objects[6].entries?["$classname"]?.string == "NSMutableDictionary")
     }
 
     @Test func testWriterWritesEachStringOnceAndConditionalsAsUIDs() throws {
@@ -112,7 +112,7 @@ enum HandArchive {
         #expect(try objectA.reference("other") == objectB.index)
         #expect(try objectB.reference("other") == objectA.index)
         #expect(try objectA.reference("name") == objectB.reference("name"))
-        #expect(archive.objects.filter { ($0 as? String) == "same" }.count == 1)
+        #expect(archive.objects.filter { $0.string == "same" }.count == 1)
     }
 
     @Test func testCycleIsAnErrorNamingTheObject() throws {

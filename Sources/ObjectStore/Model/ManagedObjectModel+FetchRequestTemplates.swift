@@ -43,6 +43,9 @@ extension ManagedObjectModel {
         withName name: String, substitutionExpressions: [String: Predicates.Expression]
     ) throws -> FetchRequest {
         guard var request = fetchRequestTemplatesByName[name] else {
+            if let damage = damageOfFetchRequestTemplate(named: name) {
+                throw ModelError("fetch request template '\(name)' cannot be read: \(damage)")
+            }
             var message = "no fetch request template named '\(name)'"
             if let close = Suggestions.closest(to: name, in: Array(fetchRequestTemplatesByName.keys)) {
                 message += "; did you mean '\(close)'?"
@@ -57,6 +60,14 @@ extension ManagedObjectModel {
             }
         }
         return request
+    }
+
+    /// Why the template named `name` is not in a model read from a Core
+    /// Data archive, when damage kept it out (the model reads its
+    /// templates when first asked for, and leaves a damaged one out); nil
+    /// when the model has it or never had it.
+    package func damageOfFetchRequestTemplate(named name: String) -> String? {
+        templateStore.damage(of: name, in: self)
     }
 
     /// Adds, replaces (or with nil removes) the template named `name`.
@@ -103,5 +114,70 @@ extension ManagedObjectModel {
     public func substitutionVariables(ofTemplate name: String) -> [String] {
         guard let predicate = fetchRequestTemplatesByName[name]?.predicate else { return [] }
         return predicate.freeVariables.sorted()
+    }
+}
+
+/// A model's fetch request templates, with those still to be read: a
+/// model read from a Core Data archive leaves its templates there until
+/// they are first asked for. Safe from any thread.
+final class FetchRequestTemplateStore: @unchecked Sendable {
+    /// What reading the templates found: the templates, and the damage
+    /// that kept some out, by name, or all of those not read (`all`).
+    struct Reading {
+        var templates: [String: FetchRequest]
+        var damageByName: [String: String] = [:]
+        var all: String?
+    }
+
+    private let lock = NSLock()
+    private var byName: [String: FetchRequest] = [:]
+    private var damageByName: [String: String] = [:]
+    private var damageToAll: String?
+    /// Reads the templates for the model passed; nil once read.
+    private var pending: ((ManagedObjectModel) -> Reading)?
+
+    /// Leaves `read` to run when the templates are first asked for (under
+    /// the lock: one thread reads, the others wait for what it read).
+    func readLater(_ read: @escaping (ManagedObjectModel) -> Reading) {
+        lock.withLock { pending = read }
+    }
+
+    /// Whether the templates are still to be read.
+    var isPending: Bool { lock.withLock { pending != nil } }
+
+    /// The templates, read first if they are pending.
+    func templates(of model: ManagedObjectModel) -> [String: FetchRequest] {
+        lock.withLock {
+            resolve(model)
+            return byName
+        }
+    }
+
+    /// Why the template named `name` is not there, when damage kept it
+    /// out; nil when it was never there or was read.
+    func damage(of name: String, in model: ManagedObjectModel) -> String? {
+        lock.withLock {
+            resolve(model)
+            guard byName[name] == nil else { return nil }
+            return damageByName[name] ?? damageToAll
+        }
+    }
+
+    /// Replaces every template (after the pending ones were read: setting
+    /// one goes through the getter first).
+    func replace(_ templates: [String: FetchRequest]) {
+        lock.withLock {
+            pending = nil
+            byName = templates
+        }
+    }
+
+    private func resolve(_ model: ManagedObjectModel) {
+        guard let read = pending else { return }
+        pending = nil
+        let reading = read(model)
+        byName = reading.templates
+        damageByName = reading.damageByName
+        damageToAll = reading.all
     }
 }

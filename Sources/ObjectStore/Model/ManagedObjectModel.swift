@@ -29,7 +29,17 @@ public final class ManagedObjectModel: @unchecked Sendable {
     public var localizationDictionary: [String: String] = [:]
     /// The model's fetch request templates by name (Xcode's model-level
     /// `<fetchRequest>`): see `fetchRequestTemplate(forName:)`.
-    public internal(set) var fetchRequestTemplatesByName: [String: FetchRequest] = [:]
+    ///
+    /// A model read from a Core Data archive reads its templates the first
+    /// time they are asked for (from any thread); one that turns out
+    /// damaged is left out here, and `fetchRequestFromTemplate(withName:…)`
+    /// says why.
+    public internal(set) var fetchRequestTemplatesByName: [String: FetchRequest] {
+        get { templateStore.templates(of: self) }
+        set { templateStore.replace(newValue) }
+    }
+    /// Where the templates are kept, and read from when first asked for.
+    let templateStore = FetchRequestTemplateStore()
 
     /// A model of `entities`, resolved: parents, inherited properties,
     /// relationship destinations and inverses are linked, and the entities

@@ -23,6 +23,9 @@ extension ShellSession {
     func templateRequest(_ fetch: TemplateFetch) throws -> (FetchRequest, EntityDescription) {
         let name = fetch.name
         guard model.fetchRequestTemplate(forName: name.text) != nil else {
+            if let damage = model.damageOfFetchRequestTemplate(named: name.text) {
+                throw LocatedError("fetch request template '\(name.text)' cannot be read: \(damage)", name.range)
+            }
             let names = Array(model.fetchRequestTemplatesByName.keys)
             var message = "no fetch request template named '\(name.text)'"
             if let close = Suggestions.closest(to: name.text, in: names) {

@@ -19,9 +19,9 @@ extension ArchivedObject {
         guard Self.isPropertyList(data) else { return nil }
         do {
             try Self.checkXMLNesting(data)
-            let plist = try KeyedArchive.propertyList(data)
+            let plist = try KeyedArchive.plistValue(data)
             let work = ArchiveWork(objects: data.count, archiveBytes: data.count)
-            if let dictionary = plist as? [String: Any], dictionary["$archiver"] != nil {
+            if case .dictionary(let dictionary) = plist, dictionary["$archiver"] != nil {
                 self = try ArchiveReader.decode(dictionary, bytes: data.count)
             } else {
                 var reader = PlistReader(work: work)
@@ -77,27 +77,28 @@ extension ArchivedObject {
     public static let maximumDepth = 128
 }
 
-/// Turns a plain property list, as `KeyedArchive.propertyList` returns
+/// Turns a plain property list, as `KeyedArchive.plistValue` returns
 /// it, into an ``ArchivedObject``, counting each value against `work`: a
 /// binary plist can point at one array from many places.
 private struct PlistReader {
     let work: ArchiveWork
 
-    mutating func decode(_ raw: Any, depth: Int) throws -> ArchivedObject {
+    mutating func decode(_ raw: PlistValue, depth: Int) throws -> ArchivedObject {
         try work.visit("a property list value")
         guard depth < ArchivedObject.maximumDepth else {
             return .error("collections nest more than \(ArchivedObject.maximumDepth) deep")
         }
         switch raw {
-        case let array as [Any]:
+        case .array(let array):
             return .array(try array.map { try decode($0, depth: depth + 1) })
-        case let dictionary as [String: Any]:
-            return .dictionary(try dictionary.keys.sorted().map { key in
+        case .dictionary(let dictionary):
+            return .dictionary(try dictionary.sorted { $0.key < $1.key }.map { key, value in
                 try work.hand(key.utf8.count, "a property list key")
-                return ArchivedObject.Entry(key: .string(key), value: try decode(dictionary[key] as Any, depth: depth + 1))
+                return ArchivedObject.Entry(key: .string(key), value: try decode(value, depth: depth + 1))
             })
+        case .uid(let uid):
+            return .object(className: "CF$UID", fields: [.init("value", .int(Int64(uid)))])
         default:
-            if let uid = KeyedArchive.uid(raw) { return .object(className: "CF$UID", fields: [.init("value", .int(Int64(uid)))]) }
             let scalar = try KeyedArchive.scalar(raw, at: "a property list value")
             try work.hand(scalar, "a property list value")
             return ArchivedObject(scalar)
@@ -138,17 +139,17 @@ struct ArchiveReader {
 
     /// The root (`$top`'s `root`), or a dictionary of every `$top` key
     /// when there is no `root`.
-    static func decode(_ dictionary: [String: Any], bytes: Int) throws -> ArchivedObject {
-        guard dictionary["$archiver"] as? String == "NSKeyedArchiver" else {
+    static func decode(_ dictionary: [String: PlistValue], bytes: Int) throws -> ArchivedObject {
+        guard case .string("NSKeyedArchiver")? = dictionary["$archiver"] else {
             throw KeyedArchiveError("'$archiver' is not 'NSKeyedArchiver'")
         }
-        guard let objects = dictionary["$objects"] as? [Any], let top = dictionary["$top"] as? [String: Any] else {
+        guard case .array(let objects)? = dictionary["$objects"], case .dictionary(let top)? = dictionary["$top"] else {
             throw KeyedArchiveError("the archive has no '$objects' array or no '$top' dictionary")
         }
         var reader = ArchiveReader(archive: KeyedArchive(objects: objects, top: top, archiveBytes: bytes))
         if let root = top["root"] { return try reader.decodeField(root, place: "'$top' key 'root'", depth: 0) }
-        return .dictionary(try top.keys.sorted().map { key in
-            ArchivedObject.Entry(key: .string(key), value: try reader.decodeField(top[key] as Any, place: "'$top' key '\(key)'", depth: 0))
+        return .dictionary(try top.sorted { $0.key < $1.key }.map { key, value in
+            ArchivedObject.Entry(key: .string(key), value: try reader.decodeField(value, place: "'$top' key '\(key)'", depth: 0))
         })
     }
 
@@ -161,19 +162,13 @@ struct ArchiveReader {
     ///
     /// `place`, which names the field in an error, is made only for one:
     /// a value has many fields, and most read.
-    private mutating func decodeField(_ raw: Any, place: @autoclosure () -> String, depth: Int) throws -> ArchivedObject {
-        if let uid = raw as? PlistUID { return try decode(uid.value, depth: depth) }
-        if let list = raw as? [Any] {
-            return .array(try list.map { try decodeField($0, place: place(), depth: depth + 1) })
+    private mutating func decodeField(_ raw: PlistValue, place: @autoclosure () -> String, depth: Int) throws -> ArchivedObject {
+        switch raw {
+        case .uid(let uid): return try decode(uid, depth: depth)
+        case .array(let list): return .array(try list.map { try decodeField($0, place: place(), depth: depth + 1) })
+        default: break
         }
-        // Foundation's UIDs (from XML) are told by their description,
-        // which costs: numbers, strings and data first.
-        if !(raw is NSNumber || raw is String || raw is Data || raw is Bool), let uid = KeyedArchive.uid(raw) {
-            return try decode(uid, depth: depth)
-        }
-        guard let scalar = try? KeyedArchive.scalar(raw, at: "") else {
-            throw KeyedArchiveError("\(place()) is \(KeyedArchive.describe(raw)), not a value")
-        }
+        let scalar = try KeyedArchive.scalar(raw, at: place())
         try archive.work.hand(scalar, place())
         return ArchivedObject(scalar)
     }
@@ -189,7 +184,7 @@ struct ArchiveReader {
             return .error("object \(uid): objects nest more than \(ArchivedObject.maximumDepth) deep")
         }
         let raw = archive.objects[uid]
-        guard raw is [String: Any] else {
+        guard case .dictionary = raw else {
             // Not an object with a class: a string, number or data, or
             // (in no archive Apple writes) a list, which may hold UIDs.
             try archive.work.visit("object \(uid)")
@@ -232,8 +227,8 @@ struct ArchiveReader {
 
     /// Every field but `$class`, in key order, decoded.
     private mutating func storedFields(_ object: KeyedObject, depth: Int) throws -> [ArchivedObject.Field] {
-        try object.fields.keys.sorted().filter { $0 != "$class" }.map { key in
-            .init(key, try decodeField(object.fields[key] as Any, place: "object \(object.index) (\(object.className)), key '\(key)'", depth: depth))
+        try object.fields.sorted { $0.key < $1.key }.filter { $0.key != "$class" }.map { key, value in
+            .init(key, try decodeField(value, place: "object \(object.index) (\(object.className)), key '\(key)'", depth: depth))
         }
     }
 
@@ -324,7 +319,7 @@ struct ArchiveReader {
     /// Data stored in place (`encodeBytes:length:forKey:`) or as an
     /// NSData pointed at.
     private func dataField(_ object: KeyedObject, _ key: String) throws -> Data? {
-        if object.fields[key] is Data { return try object.inlineData(key) }
+        if case .data? = object.fields[key] { return try object.inlineData(key) }
         guard let value = try object.value(key) else { return nil }
         guard case .data(let data) = value else { throw object.error(key, "expected data, found \(value.kind)") }
         return data
@@ -404,11 +399,11 @@ struct ArchiveReader {
         guard try object.double(prefix + "CoordinateLatitude") != nil else { return nil }
         let order = ["latitude", "longitude", "altitude", "horizontalAccuracy", "verticalAccuracy", "speed", "course", "timestamp"]
         var fields: [ArchivedObject.Field] = []
-        for key in object.keys.sorted() {
+        for (key, raw) in object.fields.sorted(by: { $0.key < $1.key }) where key != "$class" {
             var name = key.hasPrefix(prefix) ? String(key.dropFirst(prefix.count)) : key
             if name.hasPrefix("Coordinate") { name.removeFirst("Coordinate".count) }
             name = name.prefix(1).lowercased() + name.dropFirst()
-            var value = try decodeField(object.fields[key] as Any, place: "object \(object.index) (\(object.className)), key '\(key)'", depth: depth)
+            var value = try decodeField(raw, place: "object \(object.index) (\(object.className)), key '\(key)'", depth: depth)
             if name == "timestamp", let seconds = try object.double(key) {
                 value = .date(Date(timeIntervalSinceReferenceDate: seconds))
             }
@@ -423,8 +418,8 @@ struct ArchiveReader {
     /// and date components that are not set (NSDateComponentUndefined).
     private mutating func foundationObject(_ object: KeyedObject, name: String, depth: Int) throws -> ArchivedObject {
         var fields: [ArchivedObject.Field] = []
-        for key in object.keys.sorted() where !(name == "NSTimeZone" && key == "NS.data") {
-            let value = try decodeField(object.fields[key] as Any, place: "object \(object.index) (\(object.className)), key '\(key)'", depth: depth)
+        for (key, raw) in object.fields.sorted(by: { $0.key < $1.key }) where key != "$class" && !(name == "NSTimeZone" && key == "NS.data") {
+            let value = try decodeField(raw, place: "object \(object.index) (\(object.className)), key '\(key)'", depth: depth)
             if value == .int(Int64(Int.max)) || value == .int(Int64(Int32.max)) { continue }
             fields.append(.init(key.hasPrefix("NS.") ? String(key.dropFirst(3)) : key, value))
         }

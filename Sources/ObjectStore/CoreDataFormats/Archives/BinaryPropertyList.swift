@@ -15,23 +15,31 @@ import Foundation
 /// from files mrq is asked to open, so they are read here; XML plists, which
 /// have no sets, still go to Foundation.
 ///
-/// Values come back as Foundation's reader returns them: `String`,
-/// `NSNumber` for integers and reals, `Bool`, `Data`, `Date`, `[Any]`,
-/// `[String: Any]`, and `PlistUID` for UIDs. Sets, which keyed archives and
-/// the plists mrq reads never hold, and dictionaries with keys that are not
-/// strings are errors.
+/// `value(_:)` returns a typed `PlistValue`, which the keyed archive reads;
+/// `parse(_:)` returns values as Foundation's reader returns them:
+/// `String`, `NSNumber` for integers and reals, `Bool`, `Data`, `Date`,
+/// `[Any]`, `[String: Any]`, and `PlistUID` for UIDs. Sets, which keyed
+/// archives and the plists mrq reads never hold, and dictionaries with
+/// keys that are not strings are errors.
 enum BinaryPropertyList {
     static let magic = Array("bplist00".utf8)
     /// How deep arrays and dictionaries may nest (Foundation's own limit is
     /// about 512).
     static let maximumDepth = 512
 
+    /// The plist's top object as Foundation's reader returns it.
     static func parse(_ data: Data) throws -> Any {
-        var parser = try Parser(bytes: [UInt8](data))
+        var parser = try Parser<FoundationPlist>(bytes: [UInt8](data))
         return try parser.object(parser.top, depth: 0)
     }
 
-    private struct Parser {
+    /// The plist's top object, typed.
+    static func value(_ data: Data) throws -> PlistValue {
+        var parser = try Parser<TypedPlist>(bytes: [UInt8](data))
+        return try parser.object(parser.top, depth: 0)
+    }
+
+    private struct Parser<Build: PlistBuilder> {
         let bytes: [UInt8]
         let offsetSize: Int
         let referenceSize: Int
@@ -44,7 +52,7 @@ enum BinaryPropertyList {
         /// (-1: not read yet; -2: being read, so met again it contains
         /// itself): four bytes an object, and no more objects than bytes.
         var slots: [Int32]
-        var values: [Any] = []
+        var values: [Build.Value] = []
 
         init(bytes: [UInt8]) throws {
             guard bytes.count >= magic.count + 32, bytes.starts(with: magic) else {
@@ -129,7 +137,7 @@ enum BinaryPropertyList {
             }
         }
 
-        mutating func object(_ index: Int, depth: Int) throws -> Any {
+        mutating func object(_ index: Int, depth: Int) throws -> Build.Value {
             let slot = slots[index]
             if slot >= 0 { return values[Int(slot)] }
             guard depth <= BinaryPropertyList.maximumDepth else {
@@ -141,26 +149,26 @@ enum BinaryPropertyList {
             slots[index] = -2
             let start = try offset(of: index)
             let marker = bytes[start]
-            let value: Any
+            let value: Build.Value
             switch marker >> 4 {
             case 0x0:
                 switch marker {
-                case 0x08: value = false
-                case 0x09: value = true
+                case 0x08: value = Build.bool(false)
+                case 0x09: value = Build.bool(true)
                 default: throw KeyedArchiveError("binary property list: object \(index) has marker \(marker), which mrq does not read")
                 }
             case 0x1:
                 let size = 1 << Int(marker & 0x0f)
                 try check(start + 1, size, index)
                 switch size {
-                case 1, 2, 4: value = NSNumber(value: Int64(unsigned(start + 1, size)))
-                case 8: value = NSNumber(value: Int64(bitPattern: unsigned(start + 1, 8)))
+                case 1, 2, 4: value = Build.int(Int64(unsigned(start + 1, size)))
+                case 8: value = Build.int(Int64(bitPattern: unsigned(start + 1, 8)))
                 case 16:
                     // 128-bit: only values that fit 64 bits unsigned.
                     guard unsigned(start + 1, 8) == 0 else {
                         throw KeyedArchiveError("binary property list: object \(index) is an integer past 64 bits")
                     }
-                    value = NSNumber(value: unsigned(start + 9, 8))
+                    value = Build.unsigned(unsigned(start + 9, 8))
                 default:
                     throw KeyedArchiveError("binary property list: object \(index) is an integer of \(size) bytes")
                 }
@@ -168,18 +176,18 @@ enum BinaryPropertyList {
                 let size = 1 << Int(marker & 0x0f)
                 try check(start + 1, size, index)
                 switch size {
-                case 4: value = NSNumber(value: Double(Float(bitPattern: UInt32(unsigned(start + 1, 4)))))
-                case 8: value = NSNumber(value: Double(bitPattern: unsigned(start + 1, 8)))
+                case 4: value = Build.real(Double(Float(bitPattern: UInt32(unsigned(start + 1, 4)))))
+                case 8: value = Build.real(Double(bitPattern: unsigned(start + 1, 8)))
                 default: throw KeyedArchiveError("binary property list: object \(index) is a real of \(size) bytes")
                 }
             case 0x3:
                 guard marker == 0x33 else { throw KeyedArchiveError("binary property list: object \(index) has marker \(marker)") }
                 try check(start + 1, 8, index)
-                value = Date(timeIntervalSinceReferenceDate: Double(bitPattern: unsigned(start + 1, 8)))
+                value = Build.date(Date(timeIntervalSinceReferenceDate: Double(bitPattern: unsigned(start + 1, 8))))
             case 0x4:
                 let (n, content) = try length(marker, at: start, index)
                 try check(content, n, index)
-                value = Data(bytes[content..<content + n])
+                value = Build.data(Data(bytes[content..<content + n]))
             case 0x5:
                 let (n, content) = try length(marker, at: start, index)
                 try check(content, n, index)
@@ -187,41 +195,41 @@ enum BinaryPropertyList {
                 guard text.allSatisfy({ $0 < 0x80 }) else {
                     throw KeyedArchiveError("binary property list: object \(index) is an ASCII string that is not ASCII")
                 }
-                value = String(decoding: text, as: UTF8.self)
+                value = Build.string(String(decoding: text, as: UTF8.self))
             case 0x6:
                 let (n, content) = try length(marker, at: start, index)
                 let (size, overflow) = n.multipliedReportingOverflow(by: 2)
                 guard !overflow else { throw KeyedArchiveError("binary property list: object \(index) is too long") }
                 try check(content, size, index)
                 let units = (0..<n).map { UInt16(bytes[content + 2 * $0]) << 8 | UInt16(bytes[content + 2 * $0 + 1]) }
-                value = String(decoding: units, as: UTF16.self)
+                value = Build.string(String(decoding: units, as: UTF16.self))
             case 0x8:
                 let size = Int(marker & 0x0f) + 1
                 guard size <= 8 else { throw KeyedArchiveError("binary property list: object \(index) is a UID of \(size) bytes") }
                 try check(start + 1, size, index)
                 let uid = unsigned(start + 1, size)
                 guard uid <= UInt64(UInt32.max) else { throw KeyedArchiveError("binary property list: object \(index) is a UID past 32 bits") }
-                value = PlistUID(value: Int(uid))
+                value = Build.uid(Int(uid))
             case 0xA:
                 let (n, content) = try length(marker, at: start, index)
                 let references = try references(n, at: content, index)
-                var array: [Any] = []
+                var array: [Build.Value] = []
                 array.reserveCapacity(references.count)
                 for reference in references {
                     array.append(try object(reference, depth: depth + 1))
                 }
-                value = array
+                value = Build.array(array)
             case 0xD:
                 let (n, content) = try length(marker, at: start, index)
                 let refs = try references(2 * n, at: content, index)
-                var dictionary: [String: Any] = Dictionary(minimumCapacity: n)
+                var dictionary: [String: Build.Value] = Dictionary(minimumCapacity: n)
                 for i in 0..<n {
-                    guard let key = try object(refs[i], depth: depth + 1) as? String else {
+                    guard let key = try Build.key(object(refs[i], depth: depth + 1)) else {
                         throw KeyedArchiveError("binary property list: dictionary \(index) has a key that is not a string")
                     }
                     dictionary[key] = try object(refs[n + i], depth: depth + 1)
                 }
-                value = dictionary
+                value = Build.dictionary(dictionary)
             case 0xC:
                 throw KeyedArchiveError("binary property list: object \(index) is a set, which keyed archives do not hold")
             default:

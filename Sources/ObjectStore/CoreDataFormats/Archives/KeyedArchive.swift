@@ -18,15 +18,10 @@ import Foundation
 /// (`object 25 (NSRelationshipDescription), key 'NSDestinationEntity':
 /// UID 900 is past the last object (211)`).
 package struct KeyedArchive {
-    /// `$objects`, as Foundation's property list reader returned it.
-    let objects: [Any]
-    /// The fields of each object of `$objects` that is a dictionary, nil
-    /// for the others: cast from `Any` once here rather than each time an
-    /// object is looked at (an entity is looked at from its properties,
-    /// its sub-entities and the model).
-    private let fieldsByIndex: [[String: Any]?]
+    /// `$objects`, as the property list holds them.
+    let objects: [PlistValue]
     /// `$top`: the names of the roots and their UIDs.
-    let top: [String: Any]
+    let top: [String: PlistValue]
     /// What reading the archive has cost so far, and may cost: see
     /// ``ArchiveWork``.
     package let work: ArchiveWork
@@ -39,32 +34,38 @@ package struct KeyedArchive {
 
     /// Reads `data`, a binary or XML property list.
     package init(_ data: Data) throws {
-        let plist = try Self.propertyList(data)
-        guard let dictionary = plist as? [String: Any] else {
-            throw KeyedArchiveError("the property list is not a dictionary but \(Self.describe(plist))")
+        let plist = try Self.plistValue(data)
+        guard case .dictionary(let dictionary) = plist else {
+            throw KeyedArchiveError("the property list is not a dictionary but \(plist.kind)")
         }
-        guard let archiver = dictionary["$archiver"] as? String else {
+        guard case .string(let archiver)? = dictionary["$archiver"] else {
             throw KeyedArchiveError("the property list has no '$archiver': not a keyed archive")
         }
         guard archiver == "NSKeyedArchiver" else {
             throw KeyedArchiveError("'$archiver' is '\(archiver)', not 'NSKeyedArchiver'")
         }
-        guard let objects = dictionary["$objects"] as? [Any] else {
+        guard case .array(let objects)? = dictionary["$objects"] else {
             throw KeyedArchiveError("the archive has no '$objects' array")
         }
-        guard let top = dictionary["$top"] as? [String: Any] else {
+        guard case .dictionary(let top)? = dictionary["$top"] else {
             throw KeyedArchiveError("the archive has no '$top' dictionary")
         }
         self.init(objects: objects, top: top, archiveBytes: data.count)
     }
 
-    /// An archive of `objects` and `top` as Foundation read them from
-    /// `archiveBytes` bytes (0 when unknown).
-    init(objects: [Any], top: [String: Any], archiveBytes: Int = 0) {
+    /// An archive of `objects` and `top` read from `archiveBytes` bytes (0
+    /// when unknown).
+    init(objects: [PlistValue], top: [String: PlistValue], archiveBytes: Int = 0) {
         self.objects = objects
-        fieldsByIndex = objects.map { $0 as? [String: Any] }
         self.top = top
         work = ArchiveWork(objects: objects.count, archiveBytes: archiveBytes)
+    }
+
+    /// The fields of object `index` when it is a dictionary (an instance
+    /// of a class, or a class record); nil for the others.
+    private func fields(at index: Int) -> [String: PlistValue]? {
+        if case .dictionary(let fields) = objects[index] { return fields }
+        return nil
     }
 
     /// Reads a property list: a binary one with `BinaryPropertyList`
@@ -72,12 +73,27 @@ package struct KeyedArchive {
     /// Foundation. Keyed archives are never in the old OpenStep text
     /// format, so nothing else is handed to Foundation.
     static func propertyList(_ data: Data) throws -> Any {
-        if data.starts(with: Array("bplist".utf8)) {
-            guard data.starts(with: BinaryPropertyList.magic) else {
-                throw KeyedArchiveError("binary property list version '\(String(decoding: data.prefix(8), as: UTF8.self))' is not one mrq reads")
-            }
-            return try BinaryPropertyList.parse(data)
+        if try isBinary(data) { return try BinaryPropertyList.parse(data) }
+        return try xmlPropertyList(data)
+    }
+
+    /// `propertyList(_:)`, typed.
+    static func plistValue(_ data: Data) throws -> PlistValue {
+        if try isBinary(data) { return try BinaryPropertyList.value(data) }
+        return try PlistValue(foundation: try xmlPropertyList(data))
+    }
+
+    /// Whether `data` is a binary plist mrq reads; throws for another
+    /// version of the binary format.
+    private static func isBinary(_ data: Data) throws -> Bool {
+        guard data.starts(with: Array("bplist".utf8)) else { return false }
+        guard data.starts(with: BinaryPropertyList.magic) else {
+            throw KeyedArchiveError("binary property list version '\(String(decoding: data.prefix(8), as: UTF8.self))' is not one mrq reads")
         }
+        return true
+    }
+
+    private static func xmlPropertyList(_ data: Data) throws -> Any {
         let text = data.drop { [0x20, 0x09, 0x0a, 0x0d, 0xef, 0xbb, 0xbf].contains($0) }
         guard text.first == UInt8(ascii: "<") else {
             throw KeyedArchiveError("not a property list: neither binary ('bplist00') nor XML")
@@ -93,8 +109,8 @@ package struct KeyedArchive {
     /// with `archivedData(withRootObject:)`).
     package func topReference(_ key: String = "root") throws -> Int {
         guard let value = top[key] else { throw KeyedArchiveError("'$top' has no '\(key)'") }
-        guard let uid = Self.uid(value) else {
-            throw KeyedArchiveError("'$top' key '\(key)' is \(Self.describe(value)), not a UID")
+        guard case .uid(let uid) = value else {
+            throw KeyedArchiveError("'$top' key '\(key)' is \(value.kind), not a UID")
         }
         guard uid != 0 else { throw KeyedArchiveError("'$top' key '\(key)' is nil") }
         try check(uid, from: "'$top' key '\(key)'")
@@ -106,24 +122,27 @@ package struct KeyedArchive {
     package func object(at index: Int) throws -> KeyedObject {
         try check(index, from: "a reference")
         try work.visit("object \(index)")
-        guard let fields = fieldsByIndex[index] else {
+        guard let fields = self.fields(at: index) else {
             throw KeyedArchiveError(
-                "object \(index) is \(Self.describe(objects[index])), not an object with a class")
+                "object \(index) is \(objects[index].kind), not an object with a class")
         }
         guard let classValue = fields["$class"] else {
             throw KeyedArchiveError("object \(index) has no '$class'")
         }
-        guard let classIndex = Self.uid(classValue), classIndex != 0 else {
-            throw KeyedArchiveError("object \(index): '$class' is \(Self.describe(classValue)), not a UID")
+        guard case .uid(let classIndex) = classValue, classIndex != 0 else {
+            throw KeyedArchiveError("object \(index): '$class' is \(classValue.kind), not a UID")
         }
         try check(classIndex, from: "object \(index), key '$class'")
         if let (name, chain) = classRecords.byIndex[classIndex] {
             return KeyedObject(archive: self, index: index, className: name, classes: chain, fields: fields)
         }
-        guard let record = fieldsByIndex[classIndex], let name = record["$classname"] as? String else {
+        guard let record = self.fields(at: classIndex), case .string(let name)? = record["$classname"] else {
             throw KeyedArchiveError("object \(index): its class (object \(classIndex)) has no '$classname'")
         }
-        let chain = (record["$classes"] as? [Any])?.compactMap { $0 as? String } ?? [name]
+        var chain = [name]
+        if case .array(let classes)? = record["$classes"] {
+            chain = classes.compactMap { if case .string(let s) = $0 { s } else { nil } }
+        }
         classRecords.byIndex[classIndex] = (name, chain)
         return KeyedObject(archive: self, index: index, className: name, classes: chain, fields: fields)
     }
@@ -131,7 +150,7 @@ package struct KeyedArchive {
     /// Whether `index` points at an instance of a class (rather than a
     /// string, number or data stored directly).
     func isObject(_ index: Int) -> Bool {
-        index > 0 && index < objects.count && fieldsByIndex[index]?["$class"] != nil
+        index > 0 && index < objects.count && fields(at: index)?["$class"] != nil
     }
 
     /// The value at `index`: strings, numbers, data and the Foundation
@@ -148,7 +167,7 @@ package struct KeyedArchive {
     private func value(at index: Int, visiting: inout Set<Int>, from place: @autoclosure () -> String) throws -> ArchivedValue {
         if index == 0 { return .null }
         try check(index, from: place())
-        if fieldsByIndex[index] == nil {
+        if fields(at: index) == nil {
             let raw = objects[index]
             try work.visit("object \(index)")
             let scalar = try Self.scalar(raw, at: "object \(index)")
@@ -189,9 +208,10 @@ package struct KeyedArchive {
         }
     }
 
-    // MARK: Foundation's plist values
+    // MARK: Plist values
 
-    /// The number in a UID, or nil when `value` is not one.
+    /// The number in a UID Foundation's reader returned, or nil when
+    /// `value` is not one.
     ///
     /// `BinaryPropertyList` returns UIDs as `PlistUID`. Foundation, which
     /// reads XML archives (where a UID is a `{CF$UID = n}` dictionary), hands
@@ -223,19 +243,16 @@ package struct KeyedArchive {
 
     /// A string, number, boolean, date or data stored directly in
     /// `$objects` or in an object's field.
-    static func scalar(_ raw: Any, at place: String) throws -> ArchivedValue {
+    static func scalar(_ raw: PlistValue, at place: @autoclosure () -> String) throws -> ArchivedValue {
         switch raw {
-        case let string as String:
-            return string == "$null" ? .null : .string(string)
-        case let data as Data:
-            return .data(data)
-        case let date as Date:
-            return .date(date)
-        default:
-            break
+        case .string(let string): return string == "$null" ? .null : .string(string)
+        case .data(let data): return .data(data)
+        case .date(let date): return .date(date)
+        case .int(let n): return .int(n)
+        case .real(let d): return .double(d)
+        case .bool(let b): return .bool(b)
+        case .uid, .array, .dictionary: throw KeyedArchiveError("\(place()) is \(raw.kind), not a value")
         }
-        if let number = number(raw) { return number }
-        throw KeyedArchiveError("\(place) is \(describe(raw)), not a value")
     }
 
     /// A boolean, integer or real, however this platform's Foundation
@@ -259,21 +276,6 @@ package struct KeyedArchive {
             return Int64(exactly: number.uint64Value).map(ArchivedValue.int) ?? .double(number.doubleValue)
         default:
             return .int(number.int64Value)
-        }
-    }
-
-    /// A short description of what a value is, for errors.
-    static func describe(_ raw: Any) -> String {
-        switch raw {
-        case is String: return "a string"
-        case is Data: return "data"
-        case is Date: return "a date"
-        case is [Any]: return "an array"
-        case is [String: Any]: return "a dictionary"
-        default:
-            if uid(raw) != nil { return "a UID" }
-            if number(raw) != nil { return "a number" }
-            return "a \(type(of: raw))"
         }
     }
 
@@ -342,7 +344,7 @@ package struct KeyedObject {
     package let className: String
     /// `$classes`: the class and its superclasses.
     package let classes: [String]
-    let fields: [String: Any]
+    let fields: [String: PlistValue]
 
     /// The field names, without `$class`.
     package var keys: Set<String> { Set(fields.keys).subtracting(["$class"]) }
@@ -367,41 +369,41 @@ package struct KeyedObject {
     /// An integer field; nil when absent.
     package func int(_ key: String) throws -> Int? {
         guard let raw = fields[key] else { return nil }
-        switch KeyedArchive.number(raw) {
-        case .int(let n)?:
+        switch raw {
+        case .int(let n):
             guard let value = Int(exactly: n) else { throw error(key, "\(n) is out of range") }
             return value
-        case .bool(let flag)?:
+        case .bool(let flag):
             return flag ? 1 : 0
         default:
-            throw error(key, "expected an integer, found \(KeyedArchive.describe(raw))")
+            throw error(key, "expected an integer, found \(raw.kind)")
         }
     }
 
     /// A boolean field (an integer 0 or 1 counts); nil when absent.
     package func bool(_ key: String) throws -> Bool? {
         guard let raw = fields[key] else { return nil }
-        switch KeyedArchive.number(raw) {
-        case .bool(let flag)?: return flag
-        case .int(let n)? where n == 0 || n == 1: return n == 1
-        default: throw error(key, "expected a boolean, found \(KeyedArchive.describe(raw))")
+        switch raw {
+        case .bool(let flag): return flag
+        case .int(let n) where n == 0 || n == 1: return n == 1
+        default: throw error(key, "expected a boolean, found \(raw.kind)")
         }
     }
 
     /// A real field (an integer counts); nil when absent.
     package func double(_ key: String) throws -> Double? {
         guard let raw = fields[key] else { return nil }
-        switch KeyedArchive.number(raw) {
-        case .double(let d)?: return d
-        case .int(let n)?: return Double(n)
-        default: throw error(key, "expected a number, found \(KeyedArchive.describe(raw))")
+        switch raw {
+        case .real(let d): return d
+        case .int(let n): return Double(n)
+        default: throw error(key, "expected a number, found \(raw.kind)")
         }
     }
 
     /// A data field stored in the object (`NS.bytes`, `NS.uuidbytes`).
     package func inlineData(_ key: String) throws -> Data? {
         guard let raw = fields[key] else { return nil }
-        guard let data = raw as? Data else { throw error(key, "expected data, found \(KeyedArchive.describe(raw))") }
+        guard case .data(let data) = raw else { throw error(key, "expected data, found \(raw.kind)") }
         return data
     }
 
@@ -410,8 +412,8 @@ package struct KeyedObject {
     /// The UID a field holds; nil when the field is absent or `$null`.
     package func reference(_ key: String) throws -> Int? {
         guard let raw = fields[key] else { return nil }
-        guard let uid = KeyedArchive.uid(raw) else {
-            throw error(key, "expected a UID, found \(KeyedArchive.describe(raw))")
+        guard case .uid(let uid) = raw else {
+            throw error(key, "expected a UID, found \(raw.kind)")
         }
         try archive.check(uid, from: "\(place), key '\(key)'")
         return uid == 0 ? nil : uid
@@ -421,7 +423,7 @@ package struct KeyedObject {
     package func object(_ key: String) throws -> KeyedObject? {
         guard let uid = try reference(key) else { return nil }
         guard archive.isObject(uid) else {
-            throw error(key, "UID \(uid) is \(KeyedArchive.describe(archive.objects[uid])), not an object with a class")
+            throw error(key, "UID \(uid) is \(archive.objects[uid].kind), not an object with a class")
         }
         return try archive.object(at: uid)
     }
@@ -440,7 +442,7 @@ package struct KeyedObject {
     /// in place); nil when the field is absent.
     package func value(_ key: String) throws -> ArchivedValue? {
         guard let raw = fields[key] else { return nil }
-        if let uid = KeyedArchive.uid(raw) {
+        if case .uid(let uid) = raw {
             try archive.check(uid, from: "\(place), key '\(key)'")
             do {
                 return try archive.value(at: uid)
@@ -545,10 +547,10 @@ package struct KeyedObject {
     /// A list of UIDs stored in place (`NS.objects`); empty when absent.
     func uidList(_ key: String) throws -> [Int] {
         guard let raw = fields[key] else { return [] }
-        guard let list = raw as? [Any] else { throw error(key, "expected a list of UIDs, found \(KeyedArchive.describe(raw))") }
+        guard case .array(let list) = raw else { throw error(key, "expected a list of UIDs, found \(raw.kind)") }
         return try list.enumerated().map { offset, item in
-            guard let uid = KeyedArchive.uid(item) else {
-                throw error(key, "item \(offset) is \(KeyedArchive.describe(item)), not a UID")
+            guard case .uid(let uid) = item else {
+                throw error(key, "item \(offset) is \(item.kind), not a UID")
             }
             try archive.check(uid, from: "\(place), key '\(key)' item \(offset)")
             return uid
@@ -558,7 +560,7 @@ package struct KeyedObject {
     /// A list of UIDs either stored in place or in an NSArray pointed at
     /// (NSKnownKeysDictionary1 writes its `values` either way).
     private func uidCollection(_ key: String) throws -> [Int] {
-        if fields[key] is [Any] { return try uidList(key) }
+        if case .array? = fields[key] { return try uidList(key) }
         return try elements(key)
     }
 
@@ -568,7 +570,7 @@ package struct KeyedObject {
         switch className {
         case "NSString", "NSMutableString":
             if let raw = fields["NS.string"] {
-                guard let s = raw as? String else { throw error("NS.string", "expected a string") }
+                guard case .string(let s) = raw else { throw error("NS.string", "expected a string") }
                 return .string(s)
             }
             if let bytes = try inlineData("NS.bytes") {
@@ -614,7 +616,7 @@ package struct KeyedObject {
     private func urlValue(depth: Int) throws -> URL {
         guard let relative = try string("NS.relative") else { throw error("NS.relative", "missing") }
         let base: URL?
-        if let raw = fields["NS.base"], KeyedArchive.uid(raw) != nil, let uid = try reference("NS.base"),
+        if case .uid? = fields["NS.base"], let uid = try reference("NS.base"),
            archive.isObject(uid), case let object = try archive.object(at: uid), object.classes.contains("NSURL") {
             guard depth < Self.maximumURLDepth else {
                 throw error("NS.base", "URLs based on URLs nest more than \(Self.maximumURLDepth) deep")

@@ -92,7 +92,9 @@ struct CoreDataModelDecoder {
         var entities: [EntityDescription]
         var configurations: [String: [String]]
         var versionIdentifier: String?
-        var fetchRequestTemplates: [ArchivedFetchRequestTemplate]
+        /// The fetch request templates, still to be read: a model reads
+        /// them when they are first asked for.
+        var templates: PendingTemplates
     }
 
     init(_ archive: KeyedArchive) { self.archive = archive }
@@ -125,8 +127,8 @@ struct CoreDataModelDecoder {
         }
         let entities = try entityObjects.map(entity)
         return Result(
-            entities: entities, configurations: try configurations(root),
-            versionIdentifier: try versionIdentifier(root), fetchRequestTemplates: try templates(root))
+            entities: entities, configurations: try configurations(root), versionIdentifier: try versionIdentifier(root),
+            templates: PendingTemplates(decoder: self, entries: try root.dictionary("NSFetchRequestTemplates"), root: root))
     }
 
     /// The name of the entity an object points at through `key`; nil when
@@ -200,8 +202,7 @@ struct CoreDataModelDecoder {
     /// The object a field points at, when it holds a UID of one; nil when
     /// it holds anything else (a number, a flag, `$null`).
     private func objectReference(_ object: KeyedObject, _ key: String) throws -> Int? {
-        guard let raw = object.fields[key], KeyedArchive.uid(raw) != nil,
-              let uid = try object.reference(key), archive.isObject(uid) else { return nil }
+        guard case .uid? = object.fields[key], let uid = try object.reference(key), archive.isObject(uid) else { return nil }
         return uid
     }
 
@@ -543,6 +544,13 @@ struct CoreDataModelDecoder {
     /// (or, for a request made by name, its name), `NSPredicate` an
     /// archived NSPredicate or nil.
     private func fetchRequest(_ request: KeyedObject, name: String, fallbackEntity: String? = nil) throws -> ArchivedFetchRequestTemplate {
+        let decoded = try decodedFetchRequest(request, name: name, fallbackEntity: fallbackEntity)
+        return ArchivedFetchRequestTemplate(name: name, entityName: decoded.entityName,
+                                            predicateFormat: decoded.predicate?.format ?? "TRUEPREDICATE")
+    }
+
+    /// `fetchRequest`, with its predicate as read (nil when it has none).
+    private func decodedFetchRequest(_ request: KeyedObject, name: String, fallbackEntity: String? = nil) throws -> DecodedTemplate {
         guard request.classes.contains("NSFetchRequest") else {
             throw KeyedArchiveError("object \(request.index): the fetch request of '\(name)' is an \(request.className)")
         }
@@ -553,11 +561,11 @@ struct CoreDataModelDecoder {
         guard let entityName = entity ?? fallbackEntity else {
             throw request.error("NSEntity", "the fetch request of '\(name)' names no entity")
         }
-        var format = "TRUEPREDICATE"
-        if let predicate = try request.object("NSPredicate") {
-            format = try PredicateArchive.predicate(predicate).format
+        var predicate: Predicates.Predicate?
+        if let archived = try request.object("NSPredicate") {
+            predicate = try PredicateArchive.predicate(archived)
         }
-        return ArchivedFetchRequestTemplate(name: name, entityName: entityName, predicateFormat: format)
+        return DecodedTemplate(name: name, entityName: entityName, predicate: predicate)
     }
 
     private func uniquenessConstraints(_ object: KeyedObject) throws -> [[String]] {
@@ -712,38 +720,19 @@ struct CoreDataModelDecoder {
         return names.isEmpty ? nil : names.joined(separator: ", ")
     }
 
-    /// The fetch request templates; one mrq cannot read (a predicate it
-    /// does not know, a request of a class it does not know) is left out.
-    private func templates(_ root: KeyedObject) throws -> [ArchivedFetchRequestTemplate] {
-        try root.dictionary("NSFetchRequestTemplates").compactMap { key, value in
-            guard let name = try archive.value(at: key).string else {
-                throw root.error("NSFetchRequestTemplates", "the key object \(key) is not a string")
-            }
-            return try known { try fetchRequest(try archive.object(at: value), name: name) }
-        }.sorted { $0.name < $1.name }
+    /// The name of the template `NSFetchRequestTemplates` holds under
+    /// the key with UID `key`.
+    func templateName(_ key: Int, root: KeyedObject) throws -> String {
+        guard let name = try archive.value(at: key).string else {
+            throw root.error("NSFetchRequestTemplates", "the key object \(key) is not a string")
+        }
+        return name
     }
-}
 
-/// A model's fetch request template as a Core Data archive holds it: its
-/// name, entity and predicate.
-///
-/// ```swift
-/// let templates = try ManagedObjectModel.fetchRequestTemplates(coreDataArchive: data)
-/// templates.first?.predicateFormat   // name BEGINSWITH $PREFIX
-/// ```
-public struct ArchivedFetchRequestTemplate: Sendable, Hashable {
-    /// The template's name.
-    public var name: String
-    /// The entity it fetches.
-    public var entityName: String
-    /// Its predicate as mrq prints it, `$variables` and all;
-    /// `TRUEPREDICATE` when it has none.
-    public var predicateFormat: String
-
-    /// A template fetching `entityName` with `predicateFormat`.
-    public init(name: String, entityName: String, predicateFormat: String) {
-        self.name = name
-        self.entityName = entityName
-        self.predicateFormat = predicateFormat
+    /// The template named `name` at UID `value`; nil when mrq cannot read
+    /// it (a predicate it does not know, a request of a class it does not
+    /// know).
+    func template(_ value: Int, name: String) throws -> DecodedTemplate? {
+        try known { try decodedFetchRequest(try archive.object(at: value), name: name) }
     }
 }

@@ -26,6 +26,11 @@ extension ManagedObjectModel {
     /// a `ModelError` that says which object of the archive and which key:
     /// `not a Core Data model: object 25 (NSRelationshipDescription), key
     /// 'NSDestinationEntity': UID 900 is past the last object (211)`.
+    ///
+    /// The fetch request templates are read when they are first asked
+    /// for (most uses of a model never do, and they cost as much as a tenth
+    /// of the reading): a damaged one is then left out, and
+    /// `fetchRequestFromTemplate(withName:…)` says why.
     public convenience init(coreDataArchive data: Data) throws {
         let result = try Self.decodeCoreDataArchive(data)
         do {
@@ -34,15 +39,21 @@ extension ManagedObjectModel {
             throw ModelError("the Core Data model does not resolve: \(error.message)")
         }
         versionIdentifier = result.versionIdentifier
-        // Core Data checks a template's keys only when it runs (Viber's
-        // Contacts.data has one naming a key its entity lacks): kept so, and
-        // refused when run. One whose predicate mrq cannot parse or whose
-        // entity the model lacks is left out: templates are conveniences,
-        // not the store's content.
-        for template in result.fetchRequestTemplates {
-            guard let predicate = try? Predicates.Predicate(format: template.predicateFormat) else { continue }
-            try? setFetchRequestTemplate(FetchRequest(entityName: template.entityName, predicate: predicate), forName: template.name,
-                                         checkingComparisons: false, checkingKeys: false)
+        let pending = result.templates
+        guard !pending.isEmpty else { return }
+        templateStore.readLater { model in
+            // Core Data checks a template's keys only when it runs (Viber's
+            // Contacts.data has one naming a key its entity lacks): kept so,
+            // and refused when run. One whose predicate mrq cannot read or
+            // whose entity the model lacks is left out: templates are
+            // conveniences, not the store's content.
+            let (templates, byName, all) = pending.readEach()
+            var reading = FetchRequestTemplateStore.Reading(templates: [:], damageByName: byName, all: all)
+            for template in templates where model.entity(named: template.entityName) != nil {
+                let predicate = template.predicate ?? Predicates.Predicate.truePredicate
+                reading.templates[template.name] = FetchRequest(entityName: template.entityName, predicate: predicate)
+            }
+            return reading
         }
     }
 
@@ -113,7 +124,15 @@ extension ManagedObjectModel {
     /// let templates = try ManagedObjectModel.fetchRequestTemplates(coreDataArchive: data)
     /// ```
     public static func fetchRequestTemplates(coreDataArchive data: Data) throws -> [ArchivedFetchRequestTemplate] {
-        try decodeCoreDataArchive(data).fetchRequestTemplates
+        let pending = try decodeCoreDataArchive(data).templates
+        do {
+            return try pending.read().map {
+                ArchivedFetchRequestTemplate(name: $0.name, entityName: $0.entityName,
+                                             predicateFormat: $0.predicate?.format ?? "TRUEPREDICATE")
+            }
+        } catch let error as KeyedArchiveError {
+            throw ModelError("not a Core Data model: \(error.description)")
+        }
     }
 
     private static func decodeCoreDataArchive(_ data: Data) throws -> CoreDataModelDecoder.Result {

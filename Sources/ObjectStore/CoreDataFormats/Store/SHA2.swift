@@ -5,20 +5,25 @@ import Foundation
 // hundred bytes, so one-shot functions over a byte array are enough.
 
 /// SHA-256 of `message`: 32 bytes.
+///
+/// A model's version hashes take two of these per property and one per
+/// entity, each of a few dozen bytes: the message's whole blocks are read
+/// in place and only its last one or two are padded, in a buffer on the
+/// stack, so a hash allocates nothing but its result.
 func sha256(_ message: [UInt8]) -> [UInt8] {
     var h: (UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32, UInt32) = (
         0x6a09_e667, 0xbb67_ae85, 0x3c6e_f372, 0xa54f_f53a, 0x510e_527f, 0x9b05_688c, 0x1f83_d9ab, 0x5be0_cd19
     )
-    let padded = SHA2Padding.pad(message, blockSize: 64, lengthSize: 8)
-    var schedule = [UInt32](repeating: 0, count: 64)
     // Over buffers: every index below is in range by construction, and
     // checking each one costs about as much as the rounds.
-    sha256Constants.withUnsafeBufferPointer { k in schedule.withUnsafeMutableBufferPointer { w in padded.withUnsafeBufferPointer { bytes in
-        for block in stride(from: 0, to: bytes.count, by: 64) {
+    withUnsafeTemporaryAllocation(of: UInt32.self, capacity: 64) { w in
+    withUnsafeTemporaryAllocation(of: UInt8.self, capacity: 128) { tail in
+    sha256Constants.withUnsafeBufferPointer { k in message.withUnsafeBufferPointer { bytes in
+        func compress(_ block: UnsafeBufferPointer<UInt8>, at start: Int) {
             for t in 0..<16 {
-                let i = block + 4 * t
-                w[t] = UInt32(bytes[i]) << 24 | UInt32(bytes[i + 1]) << 16 | UInt32(bytes[i + 2]) << 8
-                    | UInt32(bytes[i + 3])
+                let i = start + 4 * t
+                w[t] = UInt32(block[i]) << 24 | UInt32(block[i + 1]) << 16 | UInt32(block[i + 2]) << 8
+                    | UInt32(block[i + 3])
             }
             for t in 16..<64 {
                 let s0 = w[t - 15].rotatedRight(7) ^ w[t - 15].rotatedRight(18) ^ (w[t - 15] >> 3)
@@ -36,8 +41,26 @@ func sha256(_ message: [UInt8]) -> [UInt8] {
             }
             h = (h.0 &+ a, h.1 &+ b, h.2 &+ c, h.3 &+ d, h.4 &+ e, h.5 &+ f, h.6 &+ g, h.7 &+ hh)
         }
-    } } }
-    return SHA2Padding.bigEndian([h.0, h.1, h.2, h.3, h.4, h.5, h.6, h.7])
+        let whole = bytes.count / 64 * 64
+        for start in stride(from: 0, to: whole, by: 64) { compress(bytes, at: start) }
+        // The rest, a 1 bit, zeros, and the length in bits (big-endian,
+        // 8 bytes): one block, or two when the rest leaves no room.
+        let rest = bytes.count - whole
+        let blocks = rest + 9 <= 64 ? 1 : 2
+        tail.initialize(repeating: 0)
+        for i in 0..<rest { tail[i] = bytes[whole + i] }
+        tail[rest] = 0x80
+        let bits = UInt64(bytes.count) &* 8
+        for i in 0..<8 { tail[64 * blocks - 1 - i] = UInt8(truncatingIfNeeded: bits >> (8 * UInt64(i))) }
+        let padded = UnsafeBufferPointer(tail)
+        for block in 0..<blocks { compress(padded, at: 64 * block) }
+    } }
+    } }
+    var digest = [UInt8](repeating: 0, count: 32)
+    for (i, word) in [h.0, h.1, h.2, h.3, h.4, h.5, h.6, h.7].enumerated() {
+        for j in 0..<4 { digest[4 * i + j] = UInt8(truncatingIfNeeded: word >> (24 - 8 * UInt32(j))) }
+    }
+    return digest
 }
 
 /// SHA-512 of `message`: 64 bytes.
