@@ -102,15 +102,15 @@ import Testing
     @Test func testShuffledObjectGraphsNeverCrash() throws {
         let original = try KeyedArchive(try Self.sampleArchive())
         var random = Random(state: 4)
-        var fieldValues: [Any] = []
-        for case let fields as [String: Any] in original.objects {
+        var fieldValues: [PlistValue] = []
+        for case .dictionary(let fields) in original.objects {
             fieldValues += fields.filter { $0.key != "$class" }.map(\.value)
         }
         for _ in 0..<300 {
             var objects = original.objects
             for _ in 0...random.below(6) {
                 let index = random.below(objects.count)
-                guard var fields = objects[index] as? [String: Any], !fields.isEmpty else { continue }
+                guard case .dictionary(var fields) = objects[index], !fields.isEmpty else { continue }
                 let keys = fields.keys.sorted()
                 let key = keys[random.below(keys.count)]
                 switch random.below(3) {
@@ -118,7 +118,7 @@ import Testing
                 case 1: fields[key] = fieldValues[random.below(fieldValues.count)]
                 default: fields[key] = objects[random.below(objects.count)]
                 }
-                objects[index] = fields
+                objects[index] = .dictionary(fields)
             }
             let archive = KeyedArchive(objects: objects, top: original.top)
             var decoder = CoreDataModelDecoder(archive)
