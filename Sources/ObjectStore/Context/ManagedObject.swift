@@ -28,8 +28,6 @@ open class ManagedObject: CustomStringConvertible {
         var changeOrder = 0
         var changedRelationshipSet = SlotSet()
         var hasAwokenFromInsert = false
-        /// The owning context, held weakly: see `managedObjectContext`.
-        weak var context: ManagedObjectContext?
     }
     // An object is used on its context's queue only, one access at a time,
     // and every read and write of a property goes through this state: its
@@ -48,20 +46,17 @@ open class ManagedObject: CustomStringConvertible {
         get { record.objectID }
         set { record.objectID = newValue }
     }
-    // Held in `record`, whose accesses skip the exclusivity bookkeeping: as
-    // a stored property of its own, every read (each object's deinit, each
-    // change) paid for a check.
     /// The context that owns the object, or nil once the object has left
     /// it: its delete was saved, its unsaved insert was deleted or undone,
     /// or the context was reset. The context is held weakly, as in Core
     /// Data: keep a reference to the context yourself.
-    public final var managedObjectContext: ManagedObjectContext? { record.context }
+    public private(set) weak var managedObjectContext: ManagedObjectContext?
 
     /// Joins `context` (or leaves, with nil); takes its `hearing` along
     /// without loading the weak reference back.
     @inline(__always)
     func setContext(_ context: ManagedObjectContext?) {
-        record.context = context
+        managedObjectContext = context
         hearing = context?.hearing
     }
     /// The context's `hearing`: whether it must hear of every change of an
@@ -134,26 +129,6 @@ open class ManagedObject: CustomStringConvertible {
 
     enum State { case clean, inserted, updated, deleted }
 
-    /// Fills a fault from the row it was fetched with (its `committed`
-    /// snapshot, Core Data's row cache): its values and to-ones; false
-    /// when it holds no row. The row is read where it lies: a copy of the
-    /// snapshot would retain and release its ID's entity, its values and
-    /// its links, for every object a fetch returns.
-    final func takeFetchedRow() -> Bool {
-        guard let values = record.committed?.values else { return false }
-        record.values = values
-        let relationships = entity.relationships
-        if !relationships.isEmpty, let links = record.committed?.links {
-            for i in relationships.indices where relationships[i].isToOne {
-                var destination: ObjectID?
-                if i < links.count, case .toOne(let id) = links[i] { destination = id }
-                record.relationshipSlots[i] = .toOne(destination)
-            }
-        }
-        record.isFault = false
-        return true
-    }
-
     /// Creates an object of `entity`; the context, if any, inserts it.
     public required init(entity: EntityDescription, insertInto context: ManagedObjectContext?) {
         self.entity = entity
@@ -175,7 +150,8 @@ open class ManagedObject: CustomStringConvertible {
         // A fault stands for a saved object: it was inserted long ago.
         self.record = Record(
             objectID: id, hearing: context.hearing, values: [], relationshipSlots: id.entity.faultSlots,
-            isFault: true, hasAwokenFromInsert: true, context: context)
+            isFault: true, hasAwokenFromInsert: true)
+        self.managedObjectContext = context
     }
 
     /// A typed subclass names its entity: its class name by default.

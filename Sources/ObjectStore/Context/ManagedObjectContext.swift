@@ -326,19 +326,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// The object for `id`, registered or a new fault; never nil.
     public func object(with id: ObjectID) -> ManagedObject {
-        registeredObject(for: id)
-    }
-
-    /// The object registered for `id`, or a new fault for it, registered.
-    /// A plain object is made under the registry's lock, taken once; a
-    /// subclass's initializer runs outside it.
-    @inline(__always)
-    func registeredObject(for id: ObjectID) -> ManagedObject {
-        let type = objectClass(for: id.entity)
-        if type == ManagedObject.self {
-            return registered.plainObject(for: id, orMake: { ManagedObject(fault: id, context: self) })
-        }
-        return registered.object(for: id) { type.init(fault: id, context: self) }
+        if let object = registered[id] { return object }
+        let object = objectClass(for: id.entity).init(fault: id, context: self)
+        registered[id] = object
+        return object
     }
 
     /// The object for `id`, fulfilled; throws if it does not exist.
@@ -391,7 +382,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     func fulfillFault(_ object: ManagedObject) {
         guard object.isFault else { return }
         // A fault fetched with its row holds it already.
-        if object.takeFetchedRow() {
+        if object.committed != nil {
+            object.values = object.committed!.values
+            for (i, relationship) in object.entity.relationships.enumerated() where relationship.isToOne {
+                object.relationshipSlots[i] = .toOne(object.committed!.toOneID(at: i))
+            }
+            object.isFault = false
             object.awakeFromFetch()
             return
         }
@@ -446,7 +442,8 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
 
     /// Registers or refreshes one object from its row (see above).
     func register(_ snapshot: consuming Snapshot, asFaults: Bool) -> ManagedObject {
-        let object = registeredObject(for: snapshot.id)
+        let id = snapshot.id
+        let object = registered.object(for: id) { objectClass(for: id.entity).init(fault: id, context: self) }
         if object.isFault {
             if asFaults {
                 object.version = snapshot.version

@@ -24,13 +24,12 @@ import Foundation
 /// already gone. (Before, with unretained pointers, such a lookup revived
 /// it, and the process aborted with "deallocated with non-zero retain
 /// count", or the map was corrupted.) Nothing runs under the lock but the
-/// map's own bookkeeping and the making of plain objects: no code of the
-/// app's (a subclass's initializer) runs there.
+/// map's own bookkeeping: no object is made there.
 final class ObjectRegistry: @unchecked Sendable {
     /// What a table holds: the IDs of one hierarchy in one store,
     /// temporary or not. Kept apart from the tables, so that finding one
     /// copies no table.
-    fileprivate struct TableKey: Equatable {
+    private struct TableKey: Equatable {
         let root: ObjectIdentifier
         let store: StoreNumber
         let temporary: Bool
@@ -42,50 +41,7 @@ final class ObjectRegistry: @unchecked Sendable {
         }
     }
 
-    /// Everything the map holds, in one value: a locked operation reaches
-    /// it with one access, checked once for exclusivity, rather than one
-    /// per field it reads or writes (four in the removal each object's
-    /// deinit makes).
-    fileprivate struct Tables {
-        /// `tables[i]` holds the IDs `keys[i]` describes. Tables are read
-        /// and written in place (`tables[t].…`, mutating): reading
-        /// `tables[t]` first would copy the table.
-        var keys: [TableKey] = []
-        var tables: [RowPages] = []
-        /// The table used last: lookups come in runs of one hierarchy.
-        var recent = 0
-
-        @inline(__always)
-        mutating func table(for id: ObjectID, creating: Bool) -> Int? {
-            let key = TableKey(id)
-            if recent < keys.count, keys[recent] == key { return recent }
-            if let i = keys.firstIndex(of: key) {
-                recent = i
-                return i
-            }
-            guard creating else { return nil }
-            keys.append(key)
-            tables.append(RowPages())
-            recent = tables.count - 1
-            return recent
-        }
-
-        /// The live object registered for `id`.
-        @inline(__always)
-        mutating func object(for id: ObjectID) -> ManagedObject? {
-            guard let t = table(for: id, creating: false) else { return nil }
-            return tables[t].object(at: ObjectRegistry.key(id))
-        }
-
-        /// Files `object` under `id`, in place of any object there.
-        @inline(__always)
-        mutating func insert(_ object: ManagedObject, for id: ObjectID) {
-            if let t = table(for: id, creating: true) { tables[t].insert(object, at: ObjectRegistry.key(id)) }
-        }
-    }
-
     private let mutex: UnsafeMutablePointer<pthread_mutex_t>
-    private var map = Tables()
 
     init() {
         mutex = .allocate(capacity: 1)
@@ -98,27 +54,54 @@ final class ObjectRegistry: @unchecked Sendable {
     }
 
     @inline(__always)
-    private func locked<T>(_ body: (inout Tables) -> T) -> T {
+    private func locked<T>(_ body: () -> T) -> T {
         pthread_mutex_lock(mutex)
         defer { pthread_mutex_unlock(mutex) }
-        return body(&map)
+        return body()
     }
 
     /// The number an ID is filed under in its table: the row, or the
     /// temporary number (temporary primary keys are negated).
     @inline(__always)
-    fileprivate static func key(_ id: ObjectID) -> Int64 { id.primaryKey < 0 ? -id.primaryKey : id.primaryKey }
+    private static func key(_ id: ObjectID) -> Int64 { id.primaryKey < 0 ? -id.primaryKey : id.primaryKey }
+
+    /// `tables[i]` holds the IDs `tableKeys[i]` describes. Tables are read and
+    /// written in place (`tables[t].…`, mutating): reading
+    /// `tables[t]` first would copy the table.
+    private var tableKeys: [TableKey] = []
+    private var tables: [RowPages] = []
+    /// The table used last: lookups come in runs of one hierarchy.
+    private var recent = 0
+
+    @inline(__always)
+    private func table(for id: ObjectID, creating: Bool) -> Int? {
+        let key = TableKey(id)
+        if recent < tableKeys.count, tableKeys[recent] == key { return recent }
+        if let i = tableKeys.firstIndex(of: key) {
+            recent = i
+            return i
+        }
+        guard creating else { return nil }
+        tableKeys.append(key)
+        tables.append(RowPages())
+        recent = tables.count - 1
+        return recent
+    }
 
     subscript(id: ObjectID) -> ManagedObject? {
         get {
-            locked { $0.object(for: id) }
+            locked {
+                guard let t = table(for: id, creating: false) else { return nil }
+                return tables[t].object(at: Self.key(id))
+            }
         }
         set {
-            locked { map in
+            locked {
                 if let newValue {
-                    map.insert(newValue, for: id)
-                } else if let t = map.table(for: id, creating: false) {
-                    map.tables[t].removeValue(at: Self.key(id))
+                    let t = table(for: id, creating: true)!
+                    tables[t].insert(newValue, at: Self.key(id))
+                } else if let t = table(for: id, creating: false) {
+                    tables[t].removeValue(at: Self.key(id))
                 }
             }
         }
@@ -130,35 +113,28 @@ final class ObjectRegistry: @unchecked Sendable {
     /// this queue registers), the object found there wins.
     @inline(__always)
     func object(for id: ObjectID, orMake make: () -> ManagedObject) -> ManagedObject {
-        if let found = locked({ $0.object(for: id) }) { return found }
+        let key = Self.key(id)
+        if let found: ManagedObject = locked({
+            guard let t = table(for: id, creating: false) else { return nil }
+            return tables[t].object(at: key)
+        }) {
+            return found
+        }
         let made = make()
-        return locked { map in
+        return locked {
+            let t = table(for: id, creating: true)!
+            if let found = tables[t].object(at: key) { return found }
             // Empty, or holding an object whose deinit has begun (which
             // then leaves the new one in place: it removes only itself).
-            if let found = map.object(for: id) { return found }
-            map.insert(made, for: id)
-            return made
-        }
-    }
-
-    /// `object(for:orMake:)` for a `make` that runs none of the app's
-    /// code (a plain `ManagedObject`'s initializer, no subclass's): made
-    /// under the lock, so that registering a new object takes the lock
-    /// once and finds its slot once, for every row a fetch registers.
-    @inline(__always)
-    func plainObject(for id: ObjectID, orMake make: () -> ManagedObject) -> ManagedObject {
-        locked { map in
-            if let found = map.object(for: id) { return found }
-            let made = make()
-            map.insert(made, for: id)
+            tables[t].insert(made, at: key)
             return made
         }
     }
 
     @discardableResult
     func removeValue(forKey id: ObjectID) -> ManagedObject? {
-        locked { map in
-            guard let t = map.table(for: id, creating: false), let slot = map.tables[t].removeValue(at: Self.key(id)) else {
+        locked {
+            guard let t = table(for: id, creating: false), let slot = tables[t].removeValue(at: Self.key(id)) else {
                 return nil
             }
             return slot.object
@@ -168,18 +144,18 @@ final class ObjectRegistry: @unchecked Sendable {
     /// Called from the object's deinit, on whatever thread let it go:
     /// forgets it if it is still the one registered under `id`.
     func remove(_ id: ObjectID, ifSameAs object: ObjectIdentifier) {
-        locked { map in
-            guard let t = map.table(for: id, creating: false) else { return }
-            map.tables[t].removeValue(at: Self.key(id), ifSameAs: object)
+        locked {
+            guard let t = table(for: id, creating: false) else { return }
+            tables[t].removeValue(at: Self.key(id), ifSameAs: object)
         }
     }
 
     /// Every registered object still alive.
     var values: [ManagedObject] {
-        locked { map in
+        locked {
             var result: [ManagedObject] = []
-            result.reserveCapacity(map.tables.reduce(0) { $0 + $1.count })
-            for table in map.tables {
+            result.reserveCapacity(tables.reduce(0) { $0 + $1.count })
+            for table in tables {
                 table.forEach { slot in
                     if let object = slot.object { result.append(object) }
                 }
@@ -189,11 +165,13 @@ final class ObjectRegistry: @unchecked Sendable {
     }
 
     var keys: [ObjectID] { values.map(\.objectID) }
-    var count: Int { locked { map in map.tables.reduce(0) { $0 + $1.count } } }
+    var count: Int { locked { tables.reduce(0) { $0 + $1.count } } }
 
     func removeAll() {
-        locked { map in
-            map = Tables()
+        locked {
+            tableKeys.removeAll()
+            tables.removeAll()
+            recent = 0
         }
     }
 }

@@ -216,8 +216,7 @@ extension ManagedObjectContext {
             let asFaults = !inMemory && request.returnsObjectsAsFaults && request.relationshipKeyPathsForPrefetching.isEmpty
             objects = []
             try statement.store.forEachSnapshot(sql: statement.sql, bindings: plan.bindings, root: plan.root) { snapshot in
-                // Handed on, not copied: the object keeps the row itself.
-                objects.append(register(consume snapshot, asFaults: asFaults))
+                objects.append(register(snapshot, asFaults: asFaults))
             }
             if !inMemory { return objects }
             sorted = plan.order != nil
@@ -291,7 +290,7 @@ extension ManagedObjectContext {
                 var rows: [ManagedObject] = []
                 try statement.store.forEachSnapshot(sql: plan.selectRows(store: statement.store, limit: page, offset: read),
                                                     bindings: plan.bindings, root: plan.root) { snapshot in
-                    rows.append(register(consume snapshot, asFaults: false))
+                    rows.append(register(snapshot, asFaults: false))
                 }
                 for object in rows {
                     try StatementInterrupt.check()
@@ -428,15 +427,14 @@ struct FetchStatement {
 /// batch; reading an element loads its batch in one query, so iterating a
 /// million rows keeps memory bounded.
 public struct FetchResults: RandomAccessCollection {
-    /// The objects, when all are loaded; empty when batched. Kept apart
-    /// from the batcher, not as an enum's payload: reading an element
-    /// then copies no array (once per element of every fetch read).
-    private let objects: [ManagedObject]
-    /// Loads batch by batch; nil when every object is loaded.
-    private let batcher: Batcher?
+    private let storage: Storage
     /// Objects loaded by prefetching: the context holds clean objects
     /// weakly, so the results keep them alive.
     private let prefetched: [ManagedObject]
+    private enum Storage {
+        case objects([ManagedObject])
+        case batched(Batcher)
+    }
 
     final class Batcher {
         let context: ManagedObjectContext
@@ -480,28 +478,35 @@ public struct FetchResults: RandomAccessCollection {
     }
 
     init(objects: [ManagedObject], prefetched: [ManagedObject] = []) {
-        self.objects = objects
-        batcher = nil
+        storage = .objects(objects)
         self.prefetched = prefetched
     }
 
     init(context: ManagedObjectContext, ids: ObjectIDList, batchSize: Int, prefetching: [String] = []) {
-        objects = []
-        batcher = Batcher(context: context, ids: ids, batchSize: batchSize, prefetching: prefetching)
+        storage = .batched(Batcher(context: context, ids: ids, batchSize: batchSize, prefetching: prefetching))
         prefetched = []
     }
 
     public var startIndex: Int { 0 }
-    public var endIndex: Int { batcher?.ids.count ?? objects.count }
+    public var endIndex: Int {
+        switch storage {
+        case .objects(let objects): return objects.count
+        case .batched(let batcher): return batcher.ids.count
+        }
+    }
 
     public subscript(position: Int) -> ManagedObject {
-        if let batcher { return batcher.object(at: position) }
-        return objects[position]
+        switch storage {
+        case .objects(let objects): return objects[position]
+        case .batched(let batcher): return batcher.object(at: position)
+        }
     }
 
     /// The IDs, without loading anything.
     public var objectIDs: [ObjectID] {
-        if let batcher { return batcher.ids.all }
-        return objects.map(\.objectID)
+        switch storage {
+        case .objects(let objects): return objects.map(\.objectID)
+        case .batched(let batcher): return batcher.ids.all
+        }
     }
 }

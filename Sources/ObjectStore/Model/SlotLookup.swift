@@ -58,16 +58,6 @@ struct SlotLookup: Sendable {
 
     @inline(__always)
     private static func quickHash(_ key: String) -> Int {
-        // Read from the bytes themselves (a short string's are copied out
-        // of its two words), rather than through the UTF-8 view's index
-        // arithmetic and its `first`, which the release build calls out of
-        // line, on every `object["name"]`.
-        if let hash = key.utf8.withContiguousStorageIfAvailable({ bytes -> Int in
-            guard let first = bytes.first, let last = bytes.last else { return 0 }
-            return (bytes.count &* 0x2F) ^ (Int(first) &* 0x9) ^ (Int(last) &* 0x241)
-        }) {
-            return hash
-        }
         let utf8 = key.utf8
         let count = utf8.count
         guard count > 0 else { return 0 }

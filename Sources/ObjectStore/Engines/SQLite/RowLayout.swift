@@ -95,13 +95,26 @@ package final class RowLayout {
     package func place(_ pk: Int64) -> String { "row \(pk) of \(tableName)" }
 
     func decode(_ statement: Statement, pk: Int64, store: SQLiteStore) throws -> Snapshot {
-        // Written in place, each slot once: appending checks the array's
-        // capacity and uniqueness for every column of every row fetched.
-        let count = attributes.count
-        let values = try [Value](unsafeUninitializedCapacity: count) { buffer, initialized in
-            for i in 0..<count {
-                buffer.initializeElement(at: i, to: try value(at: i, statement, pk: pk, store: store))
-                initialized = i + 1
+        var values: [Value] = []
+        values.reserveCapacity(attributes.count)
+        for (i, slot) in attributes.enumerated() {
+            // One look at the storage class serves the NULL test and the
+            // decoding: the loop runs once per column of every row fetched.
+            guard let column = slot.column else {
+                values.append(.null)
+                continue
+            }
+            let storage = sqlite3_column_type(statement.handle, column)
+            if storage == SQLITE_NULL {
+                values.append(.null)
+                continue
+            }
+            if slot.isExternal {
+                values.append(try ExternalBinaryData.decode(statement, column: column, store: store) {
+                    "\(self.place(pk)), \(self.columnName(at: column)) (\(self.entity.name).\(self.entity.attributes[i].name))"
+                })
+            } else {
+                values.append(Self.decode(statement, column: column, type: slot.type, storage: storage))
             }
         }
         // Slots as a fault's object holds them: to-manys not loaded. An
@@ -124,20 +137,6 @@ package final class RowLayout {
         return Snapshot(
             id: ObjectID(entity: entity, primaryKey: pk, store: store.storeNumber),
             version: statement.int64(at: 2), values: values, links: links)
-    }
-
-    /// The value of attribute slot `i` in the row `statement` is on. One
-    /// look at the storage class serves the NULL test and the decoding.
-    @inline(__always)
-    private func value(at i: Int, _ statement: Statement, pk: Int64, store: SQLiteStore) throws -> Value {
-        let slot = attributes[i]
-        guard let column = slot.column else { return .null }
-        let storage = sqlite3_column_type(statement.handle, column)
-        if storage == SQLITE_NULL { return .null }
-        guard slot.isExternal else { return Self.decode(statement, column: column, type: slot.type, storage: storage) }
-        return try ExternalBinaryData.decode(statement, column: column, store: store) {
-            "\(self.place(pk)), \(self.columnName(at: column)) (\(self.entity.name).\(self.entity.attributes[i].name))"
-        }
     }
 
     /// The key in column `column`: an integer, not negative (a negative key
