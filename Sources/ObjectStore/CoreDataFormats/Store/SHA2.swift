@@ -56,11 +56,7 @@ func sha256(_ message: [UInt8]) -> [UInt8] {
         for block in 0..<blocks { compress(padded, at: 64 * block) }
     } }
     } }
-    var digest = [UInt8](repeating: 0, count: 32)
-    for (i, word) in [h.0, h.1, h.2, h.3, h.4, h.5, h.6, h.7].enumerated() {
-        for j in 0..<4 { digest[4 * i + j] = UInt8(truncatingIfNeeded: word >> (24 - 8 * UInt32(j))) }
-    }
-    return digest
+    return SHA2Padding.bigEndian([h.0, h.1, h.2, h.3, h.4, h.5, h.6, h.7])
 }
 
 /// SHA-512 of `message`: 64 bytes.
