@@ -24,7 +24,7 @@ struct Scale: Sendable {
     static let compare = Scale(name: "compare", people: 50_000, importPeople: 20_000, naivePeople: 1_000,
                                memoryRows: 100_000, parseIterations: 500, smoke: false)
     /// `make bench-instructions`: the 10k-row paths run under callgrind.
-    static let instructions = Scale(name: "instructions", people: 10_000, importPeople: 1_000, naivePeople: 100,
+    static let instructions = Scale(name: "instructions", people: 10_000, importPeople: 2_000, naivePeople: 100,
                                     memoryRows: 1_000, parseIterations: 10, smoke: true)
 
     /// The scale a name gives: smoke, compare, instructions, full, or a

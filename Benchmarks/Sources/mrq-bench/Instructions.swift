@@ -1,3 +1,4 @@
+import ActiveRecord
 import CBaseline
 import Foundation
 import ObjectStore
@@ -55,6 +56,20 @@ let instructionPaths = [
     }),
     InstructionPath(name: "filter", label: "filter + sort 10k people (parse included)", setup: { fixtures in
         try query(fixtures) { try MRQWorkloads.filterRequest() }
+    }),
+    InstructionPath(name: "import", label: "import 2k people with departments + save", setup: { fixtures in
+        let json = try MRQWorkloads.importJSON(fixtures, count: Scale.instructions.importPeople)
+        let model = try Models.importing()
+        guard let person = model.entity(named: "Person") else { throw BenchError("the import model has no Person") }
+        let store = fixtures.scratch("instructions-import")
+        try Fixtures.copy(fixtures.importTemplate, to: store)
+        let coordinator = try MRQWorkloads.open(store, model: model)
+        return {
+            let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+            try Importer(context: context).importArray(json, into: person)
+            try context.save()
+            return Int64(context.registeredObjects.count)
+        }
     }),
 ]
 

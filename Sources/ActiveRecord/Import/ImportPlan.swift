@@ -10,11 +10,22 @@ final class JSONKey {
     /// Split at the dots; one element for a plain member name.
     let path: [String]
     /// The member position the key had in the last object that had it.
-    var hint = 0
+    // Read and written for every key of every row, only by the importer
+    // that owns the plan (an importer is confined to its context): its
+    // accesses skip the runtime's exclusivity bookkeeping (mrq-bench
+    // d. import).
+    @exclusivity(unchecked) private var hint = 0
 
     init(_ text: String) {
         self.text = text
         self.path = text.split(separator: ".", omittingEmptySubsequences: false).map(String.init)
+    }
+
+    /// The value of this (single-member) key in `members`, looked for
+    /// first where the last object had it.
+    @inline(__always)
+    func value(in members: JSONObject) -> JSON? {
+        members.value(forKey: text, near: &hint)
     }
 
     /// The keys a property reads, in order: its `mappedKeyName` or its
@@ -237,10 +248,14 @@ final class KeyIndex {
     let entity: EntityDescription
     let step: AttributeStep
     var attribute: AttributeDescription { step.attribute }
-    var known: [Value: ManagedObject] = [:]
+    // Read and written for every row and every related key, only by the
+    // importer that owns the index (confined to its context's queue): its
+    // accesses skip the runtime's exclusivity bookkeeping (mrq-bench
+    // d. import).
+    @exclusivity(unchecked) private var known: [Value: ManagedObject] = [:]
     /// Values the current batch's prefetch asked the store for: one not
     /// in `known` is new, with no need to ask again.
-    var asked: Set<Value> = []
+    @exclusivity(unchecked) private var asked: Set<Value> = []
     /// The import call (`Importer.generation`) whose pending objects
     /// `known` holds.
     var pendingSeen = -1
@@ -252,6 +267,34 @@ final class KeyIndex {
     init(entity: EntityDescription, step: AttributeStep) {
         self.entity = entity
         self.step = step
+    }
+
+    /// The object found or made for `key`, or nil.
+    @inline(__always)
+    subscript(key: Value) -> ManagedObject? {
+        get { known[key] }
+        set { known[key] = newValue }
+    }
+
+    /// Adds the objects `found` by key; one already known stays.
+    func add(_ found: [Value: ManagedObject]) {
+        known.merge(found) { a, _ in a }
+    }
+
+    /// Makes room for `count` more objects.
+    func reserve(_ count: Int) {
+        known.reserveCapacity(known.count + count)
+    }
+
+    /// Whether the current batch's prefetch asked the store for `key`.
+    func wasAsked(_ key: Value) -> Bool { asked.contains(key) }
+
+    /// Notes that the store was asked for `values`.
+    func noteAsked(_ values: Set<Value>) { asked.formUnion(values) }
+
+    /// Forgets what the last batch asked.
+    func forgetAsked() {
+        if !asked.isEmpty { asked.removeAll(keepingCapacity: true) }
     }
 }
 
@@ -321,17 +364,18 @@ extension Importer {
 
     /// `lookup` in an object's members.
     func lookup(in members: JSONObject, keys: [JSONKey]) -> (key: String, json: JSON)? {
+        let normalizesKeys = options.normalizesKeys
         // The plan holds its keys throughout: each is used as a guaranteed
         // reference, not retained and released per lookup.
-        keys.withUnsafeBufferPointer { keys in
+        return keys.withUnsafeBufferPointer { keys in
             for n in keys.indices {
                 let found = Unmanaged.passUnretained(keys[n])._withUnsafeGuaranteedRef { candidate -> (key: String, json: JSON)? in
                     if candidate.path.count == 1 {
-                        if let value = members.value(forKey: candidate.text, near: &candidate.hint) { return (candidate.text, value) }
+                        if let value = candidate.value(in: members) { return (candidate.text, value) }
                     } else if let value = JSON.object(members).value(atPath: candidate.path) {
                         return (candidate.text, value)
                     }
-                    if options.normalizesKeys, let (found, value) = normalizedLookup(.object(members), keyPath: candidate.text) {
+                    if normalizesKeys, let (found, value) = normalizedLookup(.object(members), keyPath: candidate.text) {
                         return (found, value)
                     }
                     return nil

@@ -31,7 +31,14 @@ public final class Importer {
     /// queue.
     public let context: ManagedObjectContext
     /// How the import treats what it reads.
-    public var options: ImportOptions
+    public var options: ImportOptions {
+        get { settings }
+        set { settings = newValue }
+    }
+    // Read for every key of every row; the importer is used on its
+    // context's queue, one call at a time: its accesses skip the runtime's
+    // exclusivity bookkeeping (mrq-bench d. import).
+    @exclusivity(unchecked) private var settings: ImportOptions
     var dateFormatters = DateFormatterCache()
     var plans: [ObjectIdentifier: EntityPlan] = [:]
     /// Objects found or made, by entity and key value.
@@ -58,7 +65,7 @@ public final class Importer {
     /// ```
     public init(context: ManagedObjectContext, options: ImportOptions = ImportOptions()) {
         self.context = context
-        self.options = options
+        self.settings = options
     }
 
     // MARK: - Entry points
@@ -118,7 +125,7 @@ public final class Importer {
         let batchSize = max(1, options.batchSize)
         // Room for every item's key at once: growing batch by batch would
         // rehash all the keys seen so far at each doubling.
-        if let index = plan.key, expected > 0 { index.known.reserveCapacity(index.known.count + expected) }
+        if let index = plan.key, expected > 0 { index.reserve(expected) }
         inBatches = true
         defer { inBatches = false }
         var start = 0
@@ -170,7 +177,7 @@ public final class Importer {
     /// Returns the top-level objects' key values (nil where absent or
     /// invalid: `importOne` reads those again and reports the error).
     private func prefetch(_ items: ArraySlice<JSON>, plan: EntityPlan) throws -> [Value?] {
-        for index in keyIndexes.values where !index.asked.isEmpty { index.asked.removeAll(keepingCapacity: true) }
+        for index in keyIndexes.values { index.forgetAsked() }
         // Known values need no query: the context's pending objects first.
         if let index = plan.key { try seedPending(index) }
         for step in plan.relationships {
@@ -181,7 +188,7 @@ public final class Importer {
         var keysWanted: [Value] = []
         var relatedWanted: [ObjectIdentifier: (KeyIndex, Set<Value>)] = [:]
         func wantRelated(_ index: KeyIndex, _ value: Value) {
-            guard !value.isNull, index.known[value] == nil else { return }
+            guard !value.isNull, index[value] == nil else { return }
             relatedWanted[ObjectIdentifier(index), default: (index, [])].1.insert(value)
         }
         var keys: [Value?] = []
@@ -189,7 +196,7 @@ public final class Importer {
         for item in items {
             let key = plan.key.flatMap { try? keyValue(of: item, $0) }
             keys.append(key)
-            if let key, !key.isNull, let index = plan.key, index.known[key] == nil { keysWanted.append(key) }
+            if let key, !key.isNull, let index = plan.key, index[key] == nil { keysWanted.append(key) }
             guard case .object = item else { continue }
             for step in plan.relationships {
                 guard let index = step.destinationKey, let related = lookup(item, keys: step.keys)?.json else { continue }
@@ -206,14 +213,14 @@ public final class Importer {
         // `asked` serves the related ones.
         if let index = plan.key, !keysWanted.isEmpty, try mayHaveSaved(index) {
             let found = try context.savedObjects(of: index.entity, where: index.attribute.name, in: keysWanted)
-            index.known.merge(found) { a, _ in a }
+            index.add(found)
         }
         for (index, values) in relatedWanted.values {
             if try mayHaveSaved(index) {
                 let found = try context.savedObjects(of: index.entity, where: index.attribute.name, in: Array(values))
-                index.known.merge(found) { a, _ in a }
+                index.add(found)
             }
-            index.asked.formUnion(values)
+            index.noteAsked(values)
         }
         return keys
     }
@@ -235,7 +242,7 @@ public final class Importer {
     private func seedPending(_ index: KeyIndex) throws {
         guard index.pendingSeen != generation else { return }
         index.pendingSeen = generation
-        index.known.merge(context.pendingObjects(of: index.entity, where: index.attribute.name)) { a, _ in a }
+        index.add(context.pendingObjects(of: index.entity, where: index.attribute.name))
     }
 
     /// The identifying value of one item: a bare value is the key itself.
@@ -260,20 +267,20 @@ public final class Importer {
     /// not known is in neither the store nor the context.
     private func findOrCreate(_ entity: EntityDescription, key: Value?, index: KeyIndex?, prefetched: Bool = false) throws -> (ManagedObject, isNew: Bool) {
         guard let key, !key.isNull, let index else { return (try create(entity), true) }
-        if let object = index.known[key] { return (object, false) }
+        if let object = index[key] { return (object, false) }
         // Not prefetched (a nested level): ask once.
         if !prefetched, index.pendingSeen != generation {
             try seedPending(index)
-            if let object = index.known[key] { return (object, false) }
+            if let object = index[key] { return (object, false) }
         }
-        if !prefetched, !index.asked.contains(key), try mayHaveSaved(index),
+        if !prefetched, !index.wasAsked(key), try mayHaveSaved(index),
            let object = try context.savedObjects(of: entity, where: index.attribute.name, in: [key])[key] {
-            index.known[key] = object
+            index[key] = object
             return (object, false)
         }
         let object = try create(entity)
         object.setAttributeValue(key, at: index.step.index)
-        index.known[key] = object
+        index[key] = object
         return (object, true)
     }
 
@@ -330,7 +337,7 @@ public final class Importer {
         let hooks = plan.hooks(of: object)
         if let hooks, !hooks.shouldImport(item) {
             if isNew {
-                if let key, let index { index.known[key] = nil }
+                if let key, let index { index[key] = nil }
                 context.delete(object)
             }
             return nil

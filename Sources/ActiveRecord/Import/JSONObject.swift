@@ -18,9 +18,13 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// One reference, so that copying a JSON value (which the importer
     /// does for every member it reads) retains one object.
     private final class Storage: @unchecked Sendable {
-        var members: [Member]
+        // Read for every member the importer reads; written only through
+        // a JSONObject that holds the sole reference (`makeUnique`), so
+        // no two accesses overlap: they skip the runtime's exclusivity
+        // bookkeeping (mrq-bench d. import).
+        @exclusivity(unchecked) fileprivate var members: [Member]
         /// Positions by key, for objects too large to search member by member.
-        var positions: [String: Int]?
+        @exclusivity(unchecked) fileprivate var positions: [String: Int]?
 
         init(_ members: [Member]) {
             self.members = members

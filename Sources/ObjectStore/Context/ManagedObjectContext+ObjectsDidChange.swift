@@ -42,7 +42,7 @@ extension ManagedObjectContext {
     /// work in progress on its queue ends; a confined one on `save()`,
     /// merges, `rollback()` and `processPendingChanges()`.
     func noteObjectChange(_ object: ManagedObject) {
-        guard !changeTracker.observers.isEmpty else { return }
+        guard hearing.observed else { return }
         let key = ObjectIdentifier(object)
         if changeTracker.pending[key] == nil {
             let first = changeTracker.pending.isEmpty
@@ -60,7 +60,7 @@ extension ManagedObjectContext {
     /// them. Each is a fault until an observer reads it, holding its row
     /// when `snapshots` (saved rows) has it.
     func noteUnregisteredChanges(_ ids: [ObjectID], snapshots: [ObjectID: Snapshot] = [:]) {
-        guard !changeTracker.observers.isEmpty else { return }
+        guard hearing.observed else { return }
         for id in ids where registered[id] == nil && !id.isTemporaryID {
             noteObjectChange(snapshots[id].map { register($0, asFaults: true) } ?? object(with: id))
         }

@@ -48,7 +48,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     public var mergePolicy: MergePolicy = .error
     /// Records changes for undo and redo; nil (the default) records nothing.
     public var undoManager: UndoManager? {
-        didSet {
+        get { undo.manager }
+        set {
+            undo.manager = newValue
             hearing.update(self)
             renamedIDs = PermanentIDs()
         }
@@ -56,7 +58,15 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// Hears how far the save under way has written (`save(progress:)`).
     var saveProgress: ((Int, Int) throws -> Void)?
     /// What `undoingAsOneAction` records while it runs.
-    var bulkUndo: BulkUndoRecording?
+    var bulkUndo: BulkUndoRecording? {
+        get { undo.bulk }
+        set { undo.bulk = newValue }
+    }
+    // Asked on every change of every object (is it recorded, and how), set
+    // only when undo is set up or an action recorded as one runs, on the
+    // context's queue: its accesses skip the runtime's exclusivity
+    // bookkeeping (mrq-bench d. import).
+    @exclusivity(unchecked) private var undo: (manager: UndoManager?, bulk: BulkUndoRecording?) = (nil, nil)
     /// Temporary IDs and the permanent ones saves gave them, kept while an
     /// undo manager may name them (see `currentID`).
     var renamedIDs = PermanentIDs()
@@ -647,6 +657,9 @@ struct ChangeSet {
 /// its changes.
 final class ChangeHearing: @unchecked Sendable {
     var everyChange: Bool { heard.everyChange }
+    /// Whether the context has observers of its objects-did-change
+    /// notification.
+    var observed: Bool { heard.observed }
     /// While changes are undone as one action, objects whose (temporary)
     /// primary key is below this were made meanwhile: undoing takes them
     /// out whole, so none of their changes needs a word. `Int64.min`
@@ -658,9 +671,10 @@ final class ChangeHearing: @unchecked Sendable {
     // Written on the context's queue, read on every write of every object
     // in its change set: its accesses skip the runtime's exclusivity
     // bookkeeping (mrq-bench a. insert, d. import).
-    @exclusivity(unchecked) private var heard = (everyChange: false, bornBelow: Int64.min)
+    @exclusivity(unchecked) private var heard = (everyChange: false, observed: false, bornBelow: Int64.min)
 
     func update(_ context: ManagedObjectContext) {
-        heard.everyChange = context.undoManager != nil || !context.changeTracker.observers.isEmpty
+        heard.observed = !context.changeTracker.observers.isEmpty
+        heard.everyChange = context.undoManager != nil || heard.observed
     }
 }
