@@ -28,4 +28,18 @@ import struct Predicates.Predicate
         let noted = try Predicate(format: "note == 'x' AND i16 > 1 AND name LIKE '*'")
         #expect(try postgres.count(for: FetchRequest(entityName: "Item", predicate: noted)) == matching)
     }
+
+    /// The connection's placeholders: each `?` of a statement written whole
+    /// (the shared writes, migrations, batch statements) becomes `$n` in
+    /// order when it is prepared; one inside a quoted identifier (a
+    /// doubled quote in it too) or a string literal stays as it is, and a
+    /// statement that numbers its own parameters is left whole.
+    @Test func connectionNumbersPlaceholdersOutsideQuotes() {
+        let sql = #"SELECT "a?b", '?''?', "x""?" FROM "t?" WHERE c = ? AND d IN (?, ?) AND e = '?'"#
+        #expect(PostgresConnection.numberingParameters(sql)
+            == #"SELECT "a?b", '?''?', "x""?" FROM "t?" WHERE c = $1 AND d IN ($2, $3) AND e = '?'"#)
+        #expect(PostgresConnection.numberingParameters("SELECT $1::int, $2") == "SELECT $1::int, $2")
+        #expect(PostgresConnection.numberingParameters(#"UPDATE "q" SET "v" = ? WHERE "k" = ?"#)
+            == #"UPDATE "q" SET "v" = $1 WHERE "k" = $2"#)
+    }
 }

@@ -228,31 +228,33 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
     /// ```
     package func rendered(by dialect: some SQLDialect, explained: Bool = false) -> (text: String, bindings: [Value]) {
         guard !slots.isEmpty else { return (text, bindings) }
-        var out = ""
-        out.reserveCapacity(text.utf8.count + 4 * slots.count)
-        let utf8 = text.utf8
-        var start = utf8.startIndex
-        var at = 0
-        for slot in slots {
-            let end = utf8.index(start, offsetBy: slot.offset - at)
-            out.append(contentsOf: Substring(utf8[start..<end]))
-            (start, at) = (end, slot.offset)
-            switch slot.kind {
-            case .parameter(let index, let type):
-                if let type {
-                    out += dialect.parameter(index + 1, type: type)
-                } else {
-                    out += dialect.parameter(index + 1, of: bindings.indices.contains(index) ? bindings[index] : .null)
+        // The text's bytes between the slots, and each slot as the dialect
+        // writes it, into one buffer: one String made at the end.
+        var out: [UInt8] = []
+        out.reserveCapacity(text.utf8.count + 6 * slots.count)
+        var text = self.text
+        text.withUTF8 { source in
+            var at = 0
+            for slot in slots {
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: source[at..<slot.offset]))
+                at = slot.offset
+                switch slot.kind {
+                case .parameter(let index, let type):
+                    if let type {
+                        out.append(contentsOf: dialect.parameter(index + 1, type: type).utf8)
+                    } else {
+                        dialect.writeParameter(index + 1, of: bindings.indices.contains(index) ? bindings[index] : .null, to: &out)
+                    }
+                case .later(let n, let type):
+                    out.append(contentsOf: dialect.parameter(bindings.count + n + 1, type: type).utf8)
+                case .keys(let values, _, let numbered):
+                    out.append(contentsOf: dialect.keyList(parameters: (values.lowerBound + 1)..<(values.upperBound + 1),
+                                                           numbered: numbered, explained: explained).utf8)
                 }
-            case .later(let n, let type):
-                out += dialect.parameter(bindings.count + n + 1, type: type)
-            case .keys(let values, _, let numbered):
-                out += dialect.keyList(parameters: (values.lowerBound + 1)..<(values.upperBound + 1), numbered: numbered,
-                                       explained: explained)
             }
+            out.append(contentsOf: UnsafeBufferPointer(rebasing: source[at...]))
         }
-        out.append(contentsOf: Substring(utf8[start...]))
-        return (out, bindings)
+        return (String(decoding: out, as: UTF8.self), bindings)
     }
 
     /// The values as `explain` lists them: each list of keys as its count.

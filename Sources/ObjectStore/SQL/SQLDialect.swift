@@ -55,6 +55,9 @@ package protocol SQLDialect: Sendable {
 
     /// The `number`th parameter, holding `value`.
     func parameter(_ number: Int, of value: Value) -> String
+    /// Appends `parameter(number, of: value)`'s UTF-8 to `out` (what
+    /// `SQL.rendered` calls for every parameter it writes).
+    func writeParameter(_ number: Int, of value: Value, to out: inout [UInt8])
     /// The `number`th parameter, holding a value of `type` (a type of
     /// this dialect, as `castType` names it).
     func parameter(_ number: Int, type: String) -> String
@@ -143,4 +146,23 @@ package protocol SQLDialect: Sendable {
     /// LIKE or MATCHES with `options`.
     func like(_ c: Comparison, _ text: SQLTranslator.Operand, _ pattern: SQLTranslator.Operand, options: Comparison.Options,
               in translator: inout SQLTranslator) throws -> SQL
+}
+
+extension SQLDialect {
+    package func writeParameter(_ number: Int, of value: Value, to out: inout [UInt8]) {
+        out.append(contentsOf: parameter(number, of: value).utf8)
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends `number`'s decimal digits (a parameter's number, written
+    /// without making a String).
+    package mutating func appendDecimal(_ number: Int) {
+        guard number >= 10 else {
+            append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: Swift.max(0, number)))
+            return
+        }
+        appendDecimal(number / 10)
+        append(UInt8(ascii: "0") + UInt8(truncatingIfNeeded: number % 10))
+    }
 }

@@ -155,6 +155,9 @@ public struct SchemaMapping: Sendable {
     final class Storage: @unchecked Sendable {
         var tables: [String: Table] = [:]  // by root entity name
         var attributeColumns: [String: [String: AttributeColumn]] = [:]  // entity → attribute → column
+        /// The same columns by attribute object: one pointer hashed where a
+        /// predicate's key names an attribute, not two names.
+        var columnsByAttribute: [ObjectIdentifier: AttributeColumn] = [:]
         var toOneColumns: [String: [String: ToOneColumns]] = [:]  // entity → relationship
         var joinTables: [String: [String: JoinTable]] = [:]  // entity → relationship
         var toManyKeys: [String: [String: ToOneColumns]] = [:]  // entity → relationship
@@ -232,8 +235,9 @@ public struct SchemaMapping: Sendable {
                             columns.append(Column(name: name, sqlType: Self.sqlType(attribute.type),
                                                   property: attribute.name, entity: entity.name,
                                                   kind: .attribute(attribute.type)))
-                            storage.attributeColumns[entity.name, default: [:]][attribute.name] =
-                                AttributeColumn(name: name, type: attribute.type)
+                            let column = AttributeColumn(name: name, type: attribute.type)
+                            storage.attributeColumns[entity.name, default: [:]][attribute.name] = column
+                            storage.columnsByAttribute[ObjectIdentifier(attribute)] = column
                         }
                     case let relationship as RelationshipDescription where relationship.isToOne:
                         let fk = try unique(relationship.name, entity: entity)
@@ -334,7 +338,9 @@ public struct SchemaMapping: Sendable {
     /// of its parents), or nil when there is none: no such attribute, or a
     /// transient one.
     public func column(for attribute: String, of entity: EntityDescription) -> AttributeColumn? {
-        guard let owner = entity.attribute(named: attribute)?.entity else { return nil }
+        guard let found = entity.attribute(named: attribute) else { return nil }
+        if let column = storage.columnsByAttribute[ObjectIdentifier(found)] { return column }
+        guard let owner = found.entity else { return nil }
         return attributeColumns[owner.name]?[attribute]
     }
 

@@ -51,6 +51,10 @@ package struct SQLiteDialect: SQLDialect {
 
     package func parameter(_ number: Int, of value: Value) -> String { "?" + String(number) }
     package func parameter(_ number: Int, type: String) -> String { "?" + String(number) }
+    package func writeParameter(_ number: Int, of value: Value, to out: inout [UInt8]) {
+        out.append(UInt8(ascii: "?"))
+        out.appendDecimal(number)
+    }
 
     package func window(limit: Int, offset: Int) -> String {
         if limit > 0 { return " LIMIT \(limit)" + (offset > 0 ? " OFFSET \(offset)" : "") }
