@@ -25,8 +25,13 @@ import Predicates
 package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
     /// The text around the slots.
     package private(set) var text: String
-    /// Where values go in `text`, in order.
+    /// Where values go in `text`, in order; each slot's offset counts
+    /// from `slotBase`.
     private(set) var slots: [Slot]
+    /// Added to every slot's offset: text put before SQL (`"(\(sql))"`,
+    /// `"SELECT … WHERE \(condition)"`) moves its slots by its length
+    /// without copying them.
+    private var slotBase = 0
     /// The values the slots hold, in the order they were bound.
     package private(set) var bindings: [Value]
     /// For a condition known without its rows (`SQL.always`): whether it
@@ -69,7 +74,13 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
     }
 
     /// Equal SQL: the same text, slots and values.
-    package static func == (a: SQL, b: SQL) -> Bool { a.text == b.text && a.slots == b.slots && a.bindings == b.bindings }
+    package static func == (a: SQL, b: SQL) -> Bool {
+        guard a.text == b.text, a.bindings == b.bindings, a.slots.count == b.slots.count else { return false }
+        for (x, y) in zip(a.slots, b.slots) where x.offset + a.slotBase != y.offset + b.slotBase || x.kind != y.kind {
+            return false
+        }
+        return true
+    }
 
     /// `text`, SQL of mrq's own holding no slot.
     package init(sql text: String) {
@@ -126,8 +137,12 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
             return
         }
         truth = nil
-        if !other.slots.isEmpty {
-            let offset = text.utf8.count
+        if !other.slots.isEmpty && slots.isEmpty && bindings.isEmpty {
+            // Text only so far: `other`'s slots move by its length as they are.
+            slotBase = text.utf8.count + other.slotBase
+            slots = other.slots
+        } else if !other.slots.isEmpty {
+            let offset = text.utf8.count + other.slotBase - slotBase
             let shift = bindings.count
             for var slot in other.slots {
                 slot.offset += offset
@@ -165,7 +180,7 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
     /// the dialect).
     package mutating func appendParameter(_ value: Value, type: String? = nil) {
         truth = nil
-        slots.append(Slot(offset: text.utf8.count, kind: .parameter(bindings.count, type: type)))
+        slots.append(Slot(offset: text.utf8.count - slotBase, kind: .parameter(bindings.count, type: type)))
         bindings.append(value)
     }
 
@@ -173,7 +188,7 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
     /// its values by their place (see the type's notes).
     mutating func appendSlot(for index: Int, type: String? = nil) {
         truth = nil
-        slots.append(Slot(offset: text.utf8.count, kind: .parameter(index, type: type)))
+        slots.append(Slot(offset: text.utf8.count - slotBase, kind: .parameter(index, type: type)))
     }
 
     /// `value`, bound.
@@ -236,8 +251,9 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
         text.withUTF8 { source in
             var at = 0
             for slot in slots {
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: source[at..<slot.offset]))
-                at = slot.offset
+                let offset = slot.offset + slotBase
+                out.append(contentsOf: UnsafeBufferPointer(rebasing: source[at..<offset]))
+                at = offset
                 switch slot.kind {
                 case .parameter(let index, let type):
                     if let type {
