@@ -414,6 +414,8 @@ extension ManagedObjectContext {
         // The saved state travels in the notification only when someone
         // can merge it: an observer, a child, or the parent.
         let wantsPayload = !observers.isEmpty || !children.isEmpty || !isRoot
+        // A snapshot per saved object: room made once, not by doubling.
+        if wantsPayload { snapshots.reserveCapacity(inserted.count + updated.count) }
         // Nobody hears the notification's IDs either (the one posted to
         // NotificationCenter carries none): an object let go of here
         // needs no permanent ID, and no list of IDs is built.
