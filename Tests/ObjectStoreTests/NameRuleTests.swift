@@ -39,6 +39,27 @@ import Predicates
         _ = try ManagedObjectModel(entities: [entity])
     }
 
+    /// Plain ASCII names skip Unicode's tables: every name of one and two
+    /// ASCII characters still gets the rule's answer (a letter or `_`
+    /// first, then letters, digits and `_`), and the length limit holds.
+    @Test func asciiNamesGetTheRulesAnswer() {
+        func allowed(_ byte: UInt8, first: Bool) -> Bool {
+            (byte >= 65 && byte <= 90) || (byte >= 97 && byte <= 122) || byte == 95 || (!first && byte >= 48 && byte <= 57)
+        }
+        var wrong: [String] = []
+        for a in UInt8(0)...127 {
+            let one = String(decoding: [a], as: UTF8.self)
+            if (ModelName.problem(one) == nil) != allowed(a, first: true) { wrong.append(one) }
+            for b in UInt8(0)...127 {
+                let two = String(decoding: [a, b], as: UTF8.self)
+                if (ModelName.problem(two) == nil) != (allowed(a, first: true) && allowed(b, first: false)) { wrong.append(two) }
+            }
+        }
+        #expect(wrong.isEmpty, "\(wrong.prefix(5).map { TerminalText.escaped($0) })")
+        #expect(ModelName.problem(String(repeating: "a", count: ModelName.maximumLength)) == nil)
+        #expect(ModelName.problem(String(repeating: "a", count: ModelName.maximumLength + 1)) == "it is 1025 bytes long (at most 1024)")
+    }
+
     @Test(arguments: invalid)
     func entityNamesNoModelCanHoldAreRefused(name: String, problem: String) throws {
         #expect(ModelName.problem(name) == problem)

@@ -84,6 +84,23 @@ import Testing
     // MARK: Known answers from real stores
 
     /// Accounts3.sqlite: four required attributes.
+    /// An entity hashes its properties in the order of their names' UTF-16
+    /// code units, as Core Data's `compare:` sorts: U+10400 (a surrogate
+    /// pair, D801 DC00) before U+FF21, where UTF-8 and Swift's `<` put
+    /// U+FF21 first.
+    @Test func testPropertiesAreHashedInUTF16Order() throws {
+        let entity = EntityDescription(name: "E")
+        entity.add(AttributeDescription(name: "\u{FF21}", type: .string))
+        entity.add(AttributeDescription(name: "\u{10400}", type: .string))
+        let model = try ManagedObjectModel(entities: [entity])
+        let e = try #require(model.entity(named: "E"))
+        let fullwidth = try #require(e.attribute(named: "\u{FF21}")).versionHash
+        let deseret = try #require(e.attribute(named: "\u{10400}")).versionHash
+        #expect("\u{FF21}" < "\u{10400}")
+        #expect(e.versionHash == Data(sha256(Array("E".utf8) + [0] + deseret + fullwidth)))
+        #expect(e.versionHash != Data(sha256(Array("E".utf8) + [0] + fullwidth + deseret)))
+    }
+
     @Test func testAccountsCredentialItem() throws {
         let model = try ManagedObjectModel(entities: [
             entity("CredentialItem", [

@@ -30,6 +30,8 @@ enum CorpusWorkloads {
     /// readable model, or the generated stand-in.
     static func prepare(_ fixtures: Fixtures, _ scale: Scale) throws {
         let target = store(fixtures)
+        let objectsPerEntity = scale.smoke ? 40 : 400
+        try makeStandIn(at: standInStore(fixtures), objectsPerEntity: objectsPerEntity)
         if let (source, size) = largestReadableStore() {
             for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: source.path + suffix) {
                 try FileManager.default.copyItem(atPath: source.path + suffix, toPath: target.path + suffix)
@@ -37,7 +39,7 @@ enum CorpusWorkloads {
             let name = String(source.path.dropFirst(corpusFolder.path.count + 1))
             try "\(name) (model cache \(size) bytes)".write(to: note(fixtures), atomically: true, encoding: .utf8)
         } else {
-            try makeStandIn(at: target, objectsPerEntity: scale.smoke ? 40 : 400)
+            try Fixtures.copy(standInStore(fixtures), to: target)
             try "generated stand-in (no corpus in \(corpusFolder.path))".write(to: note(fixtures), atomically: true, encoding: .utf8)
         }
     }
@@ -152,16 +154,8 @@ enum CorpusWorkloads {
         var shape = ""
         for _ in 0..<runs {
             times.append(try time {
-                let (model, coordinator) = try opened(url)
-                guard model.entityVersionHashesByName == stored else {
-                    throw BenchError("the model the store keeps does not have the metadata's version hashes")
-                }
-                let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
-                (rows, checksum) = (0, 0)
-                for entity in model.entities {
-                    checksum += Int64(try context.count(for: FetchRequest(entityName: entity.name)))
-                    rows += 1
-                }
+                let (model, counted, sum) = try openAndCount(url, hashes: stored)
+                (rows, checksum) = (counted, sum)
                 shape = "\(model.entities.count) entities, \(model.entities.reduce(0) { $0 + $1.attributes.count }) attributes, "
                     + "\(model.entities.reduce(0) { $0 + $1.relationships.count }) relationships (inherited ones counted again)"
             })
@@ -169,6 +163,29 @@ enum CorpusWorkloads {
         let where_ = (try? String(contentsOf: note(fixtures), encoding: .utf8)) ?? ""
         return Measurement(times: times, rows: rows, checksum: checksum, peakKB: 0, note: "\(where_): \(shape)")
     }
+
+    /// What the mrq side of the row times, and the `model` instruction
+    /// path counts: the model decoded from the store's cache, its version
+    /// hashes compared with `hashes` (the metadata's), the store opened
+    /// read-only and every entity counted.
+    static func openAndCount(_ url: URL, hashes: [String: Data]) throws -> (model: ManagedObjectModel, rows: Int64, checksum: Int64) {
+        let (model, coordinator) = try opened(url)
+        guard model.entityVersionHashesByName == hashes else {
+            throw BenchError("the model the store keeps does not have the metadata's version hashes")
+        }
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        var (rows, checksum): (Int64, Int64) = (0, 0)
+        for entity in model.entities {
+            checksum += Int64(try context.count(for: FetchRequest(entityName: entity.name)))
+            rows += 1
+        }
+        return (model, rows, checksum)
+    }
+
+    /// The generated stand-in, made in every fixture set whether the
+    /// corpus is present or not, so the `model` instruction path counts
+    /// the same store on every machine.
+    static func standInStore(_ fixtures: Fixtures) -> URL { fixtures.directory.appendingPathComponent("corpus-standin.sqlite") }
 
     /// The same counts as whole commands, as a user runs them: the
     /// `sqlite3` CLI (read-only) running the hand-written count of every

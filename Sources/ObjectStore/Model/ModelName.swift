@@ -29,6 +29,7 @@ package enum ModelName {
 
     /// Why `name` cannot be a Core Data name, or nil when it can be.
     package static func problem(_ name: String) -> String? {
+        if isPlainASCII(name) { return nil }
         guard let first = name.unicodeScalars.first else { return "it is empty" }
         guard name.utf8.count <= maximumLength else {
             return "it is \(name.utf8.count) bytes long (at most \(maximumLength))"
@@ -41,6 +42,26 @@ package enum ModelName {
             return "it holds \(shown(scalar))"
         }
         return nil
+    }
+
+    /// Whether `name` is an ASCII letter or `_` and then ASCII letters,
+    /// digits and `_`, at most ``maximumLength`` bytes: what nearly every
+    /// real name is, and fine without asking Unicode's tables.
+    private static func isPlainASCII(_ name: String) -> Bool {
+        var utf8 = name.utf8.makeIterator()
+        guard name.utf8.count <= maximumLength, let first = utf8.next(), isASCIILetter(first) || first == UInt8(ascii: "_") else {
+            return false
+        }
+        while let byte = utf8.next() {
+            guard isASCIILetter(byte) || byte == UInt8(ascii: "_") || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains(byte) else {
+                return false
+            }
+        }
+        return true
+    }
+
+    private static func isASCIILetter(_ byte: UInt8) -> Bool {
+        (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(byte) || (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte)
     }
 
     /// A character as a message names it: `'"'`, `a space`, `U+001B`.

@@ -111,10 +111,18 @@ private enum SHA2Padding {
         return padded
     }
 
-    /// The words' bytes, most significant first.
+    /// The words' bytes, most significant first: written into one array
+    /// of the right size (a model's version hashes take one per property,
+    /// and a `flatMap` of `map`s allocated an array per word).
     static func bigEndian<Word: FixedWidthInteger>(_ words: [Word]) -> [UInt8] {
-        words.flatMap { word in
-            stride(from: Word.bitWidth - 8, through: 0, by: -8).map { UInt8(truncatingIfNeeded: word >> $0) }
+        let size = Word.bitWidth / 8
+        return [UInt8](unsafeUninitializedCapacity: words.count * size) { buffer, count in
+            for (index, word) in words.enumerated() {
+                for byte in 0..<size {
+                    buffer[index * size + byte] = UInt8(truncatingIfNeeded: word >> (8 * (size - 1 - byte)))
+                }
+            }
+            count = words.count * size
         }
     }
 }

@@ -176,16 +176,22 @@ extension SchemaMapping {
                 uses[base] = count + 1
                 return try SQLIdentifier(base + String(count + 1))
             }
+            // Each entity's stored attributes by name, once for all six
+            // groups. A composite's elements are stored attributes of their
+            // own (`magnitude.richter`, in column ZMAGNITUDE_RICHTER).
+            let storedAttributes = hierarchy.map { entity in
+                entity.declaredProperties.compactMap { $0 as? AttributeDescription }
+                    .flatMap(\.storedAttributes)
+                    .filter { !$0.isTransient }
+                    .sorted { $0.name < $1.name }
+            }
             for group in 0...5 {
-                for entity in hierarchy {
-                    // A composite's elements are stored attributes of their own
-                    // (`magnitude.richter`, in column ZMAGNITUDE_RICHTER).
-                    let attributes = entity.declaredProperties.compactMap { $0 as? AttributeDescription }
-                        .flatMap(\.storedAttributes)
-                        .filter { !$0.isTransient && Self.coreDataGroup($0.type) == group }
-                        .sorted { $0.name < $1.name }
-                    for attribute in attributes {
-                        let name = try unique(Self.coreDataName(attribute.name.replacingOccurrences(of: ".", with: "_")))
+                for (entity, stored) in zip(hierarchy, storedAttributes) {
+                    for attribute in stored where Self.coreDataGroup(attribute.type) == group {
+                        // Foundation's replacingOccurrences is slow; only a composite's elements have a dot.
+                        let flat = attribute.name.utf8.contains(UInt8(ascii: "."))
+                            ? attribute.name.replacingOccurrences(of: ".", with: "_") : attribute.name
+                        let name = try unique(Self.coreDataName(flat))
                         columns.append(Column(name: name, sqlType: Self.coreDataSQLType(attribute.type),
                                               property: attribute.name, entity: entity.name,
                                               kind: .attribute(attribute.type)))

@@ -190,7 +190,7 @@ struct VersionHasher {
         // (hashed apart, below) and fetched properties are.
         let flags: UInt16 = (property.isOptional ? 1 : 0) | (isTransient ? 2 : 0)
         var base = Array(property.name.utf8)
-        base += Self.littleEndian(flags)
+        Self.appendLittleEndian(flags, to: &base)
         base += (property.versionHashModifier ?? "").utf8
         var bytes = sha256(base)
         switch property {
@@ -200,7 +200,7 @@ struct VersionHasher {
             // attribute's hash and then leaves it out.
             bytes = sha256(Array((attribute.derivation ?? "").utf8))
         case let attribute as AttributeDescription:
-            bytes += Self.littleEndian(UInt32(attribute.type.coreDataAttributeType))
+            Self.appendLittleEndian(UInt32(attribute.type.coreDataAttributeType), to: &bytes)
             if attribute.allowsExternalBinaryDataStorage { bytes.append(1) }
             if attribute.preservesValueInHistoryOnDeletion { bytes.append(1) }
             bytes = sha256(bytes)
@@ -211,8 +211,8 @@ struct VersionHasher {
             }
             let maxCount = relationship.isToMany ? relationship.maxCount : 1
             let minCount = relationship.isToMany ? relationship.minCount : relationship.declaredMinCount ?? 0
-            bytes += Self.littleEndian(UInt32(truncatingIfNeeded: maxCount))
-            bytes += Self.littleEndian(UInt32(truncatingIfNeeded: minCount))
+            Self.appendLittleEndian(UInt32(truncatingIfNeeded: maxCount), to: &bytes)
+            Self.appendLittleEndian(UInt32(truncatingIfNeeded: minCount), to: &bytes)
             if relationship.isOrdered { bytes += [1, 0] }
             bytes = sha256(bytes)
         default:
@@ -234,7 +234,8 @@ struct VersionHasher {
         a.utf16.lexicographicallyPrecedes(b.utf16)
     }
 
-    private static func littleEndian<T: FixedWidthInteger>(_ value: T) -> [UInt8] {
-        (0..<T.bitWidth / 8).map { UInt8(truncatingIfNeeded: value >> (8 * $0)) }
+    /// Appends `value`'s bytes, least significant first.
+    private static func appendLittleEndian<T: FixedWidthInteger>(_ value: T, to bytes: inout [UInt8]) {
+        for shift in stride(from: 0, to: T.bitWidth, by: 8) { bytes.append(UInt8(truncatingIfNeeded: value >> shift)) }
     }
 }
