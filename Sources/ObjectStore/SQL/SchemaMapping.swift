@@ -163,6 +163,13 @@ public struct SchemaMapping: Sendable {
         var toManyKeys: [String: [String: ToOneColumns]] = [:]  // entity → relationship
         var entityCodes: [String: Int64] = [:]
         var entityNamesByCode: [Int64: String] = [:]
+
+        /// Records `attribute`'s column (of `entity`), by name and by
+        /// attribute: what both layouts call for every stored attribute.
+        func add(_ column: AttributeColumn, for attribute: AttributeDescription, of entity: EntityDescription) {
+            attributeColumns[entity.name, default: [:]][attribute.name] = column
+            columnsByAttribute[ObjectIdentifier(attribute)] = column
+        }
     }
 
     let storage = Storage()
@@ -235,9 +242,7 @@ public struct SchemaMapping: Sendable {
                             columns.append(Column(name: name, sqlType: Self.sqlType(attribute.type),
                                                   property: attribute.name, entity: entity.name,
                                                   kind: .attribute(attribute.type)))
-                            let column = AttributeColumn(name: name, type: attribute.type)
-                            storage.attributeColumns[entity.name, default: [:]][attribute.name] = column
-                            storage.columnsByAttribute[ObjectIdentifier(attribute)] = column
+                            storage.add(AttributeColumn(name: name, type: attribute.type), for: attribute, of: entity)
                         }
                     case let relationship as RelationshipDescription where relationship.isToOne:
                         let fk = try unique(relationship.name, entity: entity)

@@ -195,7 +195,7 @@ extension SchemaMapping {
                         columns.append(Column(name: name, sqlType: Self.coreDataSQLType(attribute.type),
                                               property: attribute.name, entity: entity.name,
                                               kind: .attribute(attribute.type)))
-                        storage.attributeColumns[entity.name, default: [:]][attribute.name] = AttributeColumn(name: name, type: attribute.type)
+                        storage.add(AttributeColumn(name: name, type: attribute.type), for: attribute, of: entity)
                     }
                     guard group == 0 else { continue }
                     let toOnes = entity.declaredProperties.compactMap { $0 as? RelationshipDescription }
