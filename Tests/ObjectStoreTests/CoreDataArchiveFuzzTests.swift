@@ -103,11 +103,12 @@ import Testing
         let original = try KeyedArchive(try Self.sampleArchive())
         var random = Random(state: 4)
         var fieldValues: [PlistValue] = []
-        for case .dictionary(let fields) in original.objects {
+        let originalObjects = try original.allObjects()
+        for case .dictionary(let fields) in originalObjects {
             fieldValues += fields.filter { $0.key != "$class" }.map(\.value)
         }
         for _ in 0..<300 {
-            var objects = original.objects
+            var objects = originalObjects
             for _ in 0...random.below(6) {
                 let index = random.below(objects.count)
                 guard case .dictionary(var fields) = objects[index], !fields.isEmpty else { continue }

@@ -90,12 +90,13 @@ enum HandArchive {
         let inner = ArchiveNode.array([.string("x")])
         let outer = ArchiveNode.dictionary([(.string("k"), .node(inner))], classes: ["NSMutableDictionary", "NSDictionary", "NSObject"])
         let archive = try KeyedArchive(KeyedArchiveWriter.archive(root: outer))
-        #expect(archive.objects.count == 7)
-        #expect(archive.objects[2].string == "k")
+        let objects = try archive.allObjects()
+        #expect(objects.count == 7)
+        #expect(objects[2].string == "k")
         #expect(try archive.object(at: 3).className == "NSArray")
-        #expect(archive.objects[4].string == "x")
+        #expect(objects[4].string == "x")
         #expect(try archive.object(at: 1).className == "NSMutableDictionary")
-        #expect(archive.objects[6].entries?["$classname"]?.string == "NSMutableDictionary")
+        #expect(objects[6].entries?["$classname"]?.string == "NSMutableDictionary")
     }
 
     @Test func testWriterWritesEachStringOnceAndConditionalsAsUIDs() throws {
@@ -112,7 +113,7 @@ enum HandArchive {
         #expect(try objectA.reference("other") == objectB.index)
         #expect(try objectB.reference("other") == objectA.index)
         #expect(try objectA.reference("name") == objectB.reference("name"))
-        #expect(archive.objects.filter { $0.string == "same" }.count == 1)
+        #expect(try archive.allObjects().filter { $0.string == "same" }.count == 1)
     }
 
     @Test func testCycleIsAnErrorNamingTheObject() throws {
@@ -181,6 +182,47 @@ enum HandArchive {
     func testNotAKeyedArchive(data: Data, message: String) {
         let error = #expect(throws: KeyedArchiveError.self) { try KeyedArchive(data) }
         #expect(error?.description.hasPrefix(message) == true, "\(error?.description ?? "")")
+    }
+
+    /// A property-list dictionary reads a repeated key as its last value,
+    /// as Foundation's reader does, and compares as a map.
+    @Test func plistDictionariesReadTheLastOfARepeatedKey() {
+        var fields = PlistDictionary([("a", .int(1)), ("b", .int(2)), ("a", .int(3))])
+        #expect(fields["a"] == .int(3))
+        #expect(fields["b"] == .int(2))
+        #expect(fields["c"] == nil)
+        #expect(fields.keys == ["b", "a"])
+        #expect(fields == PlistDictionary([("a", .int(3)), ("b", .int(2))]))
+        #expect(fields != PlistDictionary([("a", .int(1)), ("b", .int(2))]))
+        fields["a"] = nil
+        #expect(fields["a"] == nil && fields.keys == ["b"])
+        fields["a"] = .string("x")
+        #expect(fields["a"] == .string("x"))
+    }
+
+    /// A binary archive's objects are read when asked for: damage in one
+    /// nobody asks for leaves the rest readable, and asking for it names
+    /// the damage. The whole list read at once refuses the same bytes.
+    @Test func aBinaryArchiveReadsTheObjectsAskedFor() throws {
+        let plist = BinaryPropertyListWriter.write(.dictionary([
+            "$archiver": .string("NSKeyedArchiver"), "$version": .int(100_000),
+            "$top": .dictionary(["root": .uid(1)]),
+            "$objects": .array([
+                .string("$null"), .dictionary(["$class": .uid(2), "name": .string("kept")]),
+                .dictionary(["$classname": .string("Thing"), "$classes": .array([.string("Thing"), .string("NSObject")])]),
+                .string("not asked"),
+            ]),
+        ]))
+        var bytes = [UInt8](plist)
+        let text = Array("not asked".utf8)
+        let at = try #require((0...(bytes.count - text.count)).first { Array(bytes[$0..<$0 + text.count]) == text })
+        bytes[at - 1] = 0x70   // its marker: no type mrq reads
+        let archive = try KeyedArchive(Data(bytes))
+        let root = try archive.object(at: archive.topReference())
+        #expect(root.className == "Thing")
+        #expect(try root.string("name") == "kept")
+        #expect(throws: KeyedArchiveError.self) { try archive.objects.value(at: 3) }
+        #expect(throws: KeyedArchiveError.self) { try KeyedArchive.plistValue(Data(bytes)) }
     }
 
     @Test func testDecimalNumberRoundTrip() throws {

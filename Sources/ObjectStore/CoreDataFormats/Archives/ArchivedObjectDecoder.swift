@@ -139,7 +139,7 @@ struct ArchiveReader {
 
     /// The root (`$top`'s `root`), or a dictionary of every `$top` key
     /// when there is no `root`.
-    static func decode(_ dictionary: [String: PlistValue], bytes: Int) throws -> ArchivedObject {
+    static func decode(_ dictionary: PlistDictionary, bytes: Int) throws -> ArchivedObject {
         guard case .string("NSKeyedArchiver")? = dictionary["$archiver"] else {
             throw KeyedArchiveError("'$archiver' is not 'NSKeyedArchiver'")
         }
@@ -183,7 +183,12 @@ struct ArchiveReader {
         guard depth < ArchivedObject.maximumDepth else {
             return .error("object \(uid): objects nest more than \(ArchivedObject.maximumDepth) deep")
         }
-        let raw = archive.objects[uid]
+        let raw: PlistValue
+        do {
+            raw = try archive.objects.value(at: uid)
+        } catch let error as KeyedArchiveError {
+            return .error(error.description)
+        }
         guard case .dictionary = raw else {
             // Not an object with a class: a string, number or data, or
             // (in no archive Apple writes) a list, which may hold UIDs.

@@ -39,7 +39,40 @@ enum BinaryPropertyList {
         return try parser.object(parser.top, depth: 0)
     }
 
-    private struct Parser<Build: PlistBuilder> {
+    /// A keyed archive's top dictionary, typed, but for its `$objects`:
+    /// those are read one at a time, when asked for (`ObjectReader`), so
+    /// objects nobody asks for (the fetch request templates of a model
+    /// not yet used) cost nothing. Nil when the top object is not a
+    /// dictionary with an array under `$objects`.
+    static func keyedArchive(_ data: Data) throws -> (top: PlistDictionary, objects: ObjectReader)? {
+        var parser = try Parser<TypedPlist>(bytes: [UInt8](data))
+        guard let (top, references) = try parser.topLeavingObjects() else { return nil }
+        return (top, ObjectReader(parser: parser, references: references))
+    }
+
+    /// The `$objects` of a keyed archive, each read when first asked for
+    /// and kept: a reader like the whole plist's, with its checks and
+    /// bounds, stopped short of the objects. Used from one thread at a
+    /// time, as the archive reading it is.
+    final class ObjectReader {
+        private var parser: Parser<TypedPlist>
+        private let references: [Int]
+
+        fileprivate init(parser: Parser<TypedPlist>, references: [Int]) {
+            self.parser = parser
+            self.references = references
+        }
+
+        /// How many objects `$objects` holds.
+        var count: Int { references.count }
+
+        /// Object `index` of `$objects` (which must be below `count`).
+        func value(at index: Int) throws -> PlistValue {
+            try parser.object(references[index], depth: 1)
+        }
+    }
+
+    fileprivate struct Parser<Build: PlistBuilder> {
         let bytes: [UInt8]
         let offsetSize: Int
         let referenceSize: Int
@@ -124,17 +157,54 @@ enum BinaryPropertyList {
             return (Int(value), start + 2 + size)
         }
 
-        private func references(_ n: Int, at start: Int, _ index: Int) throws -> [Int] {
+        /// Throws unless `n` references from `start` lie among the objects.
+        private func checkReferences(_ n: Int, at start: Int, _ index: Int) throws {
             let (total, overflow) = n.multipliedReportingOverflow(by: referenceSize)
             guard !overflow else { throw KeyedArchiveError("binary property list: object \(index) is too long") }
             try check(start, total, index)
-            return try (0..<n).map { i in
-                let reference = unsigned(start + i * referenceSize, referenceSize)
-                guard reference < UInt64(count) else {
-                    throw KeyedArchiveError("binary property list: object \(index) refers to object \(reference) of \(count)")
-                }
-                return Int(reference)
+        }
+
+        /// Reference `i` of the list at `start` (checked by
+        /// `checkReferences`), itself checked to name an object.
+        private func reference(_ i: Int, at start: Int, _ index: Int) throws -> Int {
+            let reference = unsigned(start + i * referenceSize, referenceSize)
+            guard reference < UInt64(count) else {
+                throw KeyedArchiveError("binary property list: object \(index) refers to object \(reference) of \(count)")
             }
+            return Int(reference)
+        }
+
+        /// The top object when it is a dictionary holding an array under
+        /// `$objects`: its other entries read, and the array's references.
+        /// The top and the array stay marked as being read, so an object
+        /// read later that contains either is refused as it would be in a
+        /// whole read. Nil for any other top object.
+        mutating func topLeavingObjects() throws -> (PlistDictionary, [Int])? where Build == TypedPlist {
+            let start = try offset(of: top)
+            guard bytes[start] >> 4 == 0xD else { return nil }
+            slots[top] = -2
+            let (n, content) = try length(bytes[start], at: start, top)
+            try checkReferences(2 * n, at: content, top)
+            var entries = PlistDictionary(capacity: n)
+            var objects: [Int]?
+            for i in 0..<n {
+                guard case .string(let key) = try object(reference(i, at: content, top), depth: 1) else {
+                    throw KeyedArchiveError("binary property list: dictionary \(top) has a key that is not a string")
+                }
+                let valueIndex = try reference(n + i, at: content, top)
+                if key == "$objects" {
+                    let arrayStart = try offset(of: valueIndex)
+                    guard bytes[arrayStart] >> 4 == 0xA, slots[valueIndex] == -1 else { return nil }
+                    slots[valueIndex] = -2
+                    let (count, items) = try length(bytes[arrayStart], at: arrayStart, valueIndex)
+                    try checkReferences(count, at: items, valueIndex)
+                    objects = try (0..<count).map { try reference($0, at: items, valueIndex) }
+                } else {
+                    entries.append(key, try object(valueIndex, depth: 1))
+                }
+            }
+            guard let objects else { return nil }
+            return (entries, objects)
         }
 
         mutating func object(_ index: Int, depth: Int) throws -> Build.Value {
@@ -212,24 +282,24 @@ enum BinaryPropertyList {
                 value = Build.uid(Int(uid))
             case 0xA:
                 let (n, content) = try length(marker, at: start, index)
-                let references = try references(n, at: content, index)
+                try checkReferences(n, at: content, index)
                 var array: [Build.Value] = []
-                array.reserveCapacity(references.count)
-                for reference in references {
-                    array.append(try object(reference, depth: depth + 1))
+                array.reserveCapacity(n)
+                for i in 0..<n {
+                    array.append(try object(reference(i, at: content, index), depth: depth + 1))
                 }
                 value = Build.array(array)
             case 0xD:
                 let (n, content) = try length(marker, at: start, index)
-                let refs = try references(2 * n, at: content, index)
-                var dictionary: [String: Build.Value] = Dictionary(minimumCapacity: n)
+                try checkReferences(2 * n, at: content, index)
+                var entries = Build.entries(capacity: n)
                 for i in 0..<n {
-                    guard let key = try Build.key(object(refs[i], depth: depth + 1)) else {
+                    guard let key = try Build.key(object(reference(i, at: content, index), depth: depth + 1)) else {
                         throw KeyedArchiveError("binary property list: dictionary \(index) has a key that is not a string")
                     }
-                    dictionary[key] = try object(refs[n + i], depth: depth + 1)
+                    Build.add(key, try object(reference(n + i, at: content, index), depth: depth + 1), to: &entries)
                 }
-                value = Build.dictionary(dictionary)
+                value = Build.dictionary(entries)
             case 0xC:
                 throw KeyedArchiveError("binary property list: object \(index) is a set, which keyed archives do not hold")
             default:

@@ -19,9 +19,9 @@ import Foundation
 /// UID 900 is past the last object (211)`).
 package struct KeyedArchive {
     /// `$objects`, as the property list holds them.
-    let objects: [PlistValue]
+    let objects: ArchiveObjects
     /// `$top`: the names of the roots and their UIDs.
-    let top: [String: PlistValue]
+    let top: PlistDictionary
     /// What reading the archive has cost so far, and may cost: see
     /// ``ArchiveWork``.
     package let work: ArchiveWork
@@ -34,38 +34,61 @@ package struct KeyedArchive {
 
     /// Reads `data`, a binary or XML property list.
     package init(_ data: Data) throws {
+        if try Self.isBinary(data), let (top, objects) = try BinaryPropertyList.keyedArchive(data) {
+            try self.init(archive: top, objects: ArchiveObjects(objects), archiveBytes: data.count)
+            return
+        }
         let plist = try Self.plistValue(data)
         guard case .dictionary(let dictionary) = plist else {
             throw KeyedArchiveError("the property list is not a dictionary but \(plist.kind)")
         }
+        try Self.checkArchiver(dictionary)
+        guard case .array(let objects)? = dictionary["$objects"] else {
+            throw KeyedArchiveError("the archive has no '$objects' array")
+        }
+        try self.init(archive: dictionary, objects: ArchiveObjects(objects), archiveBytes: data.count)
+    }
+
+    /// Throws unless `dictionary` says NSKeyedArchiver wrote it.
+    private static func checkArchiver(_ dictionary: PlistDictionary) throws {
         guard case .string(let archiver)? = dictionary["$archiver"] else {
             throw KeyedArchiveError("the property list has no '$archiver': not a keyed archive")
         }
         guard archiver == "NSKeyedArchiver" else {
             throw KeyedArchiveError("'$archiver' is '\(archiver)', not 'NSKeyedArchiver'")
         }
-        guard case .array(let objects)? = dictionary["$objects"] else {
-            throw KeyedArchiveError("the archive has no '$objects' array")
-        }
+    }
+
+    /// The archive whose top dictionary (but for `$objects`) is
+    /// `dictionary`.
+    private init(archive dictionary: PlistDictionary, objects: ArchiveObjects, archiveBytes: Int) throws {
+        try Self.checkArchiver(dictionary)
         guard case .dictionary(let top)? = dictionary["$top"] else {
             throw KeyedArchiveError("the archive has no '$top' dictionary")
         }
-        self.init(objects: objects, top: top, archiveBytes: data.count)
+        self.objects = objects
+        self.top = top
+        work = ArchiveWork(objects: objects.count, archiveBytes: archiveBytes)
     }
 
     /// An archive of `objects` and `top` read from `archiveBytes` bytes (0
     /// when unknown).
-    init(objects: [PlistValue], top: [String: PlistValue], archiveBytes: Int = 0) {
-        self.objects = objects
+    init(objects: [PlistValue], top: PlistDictionary, archiveBytes: Int = 0) {
+        self.objects = ArchiveObjects(objects)
         self.top = top
         work = ArchiveWork(objects: objects.count, archiveBytes: archiveBytes)
     }
 
     /// The fields of object `index` when it is a dictionary (an instance
     /// of a class, or a class record); nil for the others.
-    private func fields(at index: Int) -> [String: PlistValue]? {
-        if case .dictionary(let fields) = objects[index] { return fields }
+    private func fields(at index: Int) throws -> PlistDictionary? {
+        if case .dictionary(let fields) = try objects.value(at: index) { return fields }
         return nil
+    }
+
+    /// Every object, read: for tests that rearrange an archive.
+    func allObjects() throws -> [PlistValue] {
+        try (0..<objects.count).map { try objects.value(at: $0) }
     }
 
     /// Reads a property list: a binary one with `BinaryPropertyList`
@@ -85,7 +108,7 @@ package struct KeyedArchive {
 
     /// Whether `data` is a binary plist mrq reads; throws for another
     /// version of the binary format.
-    private static func isBinary(_ data: Data) throws -> Bool {
+    static func isBinary(_ data: Data) throws -> Bool {
         guard data.starts(with: Array("bplist".utf8)) else { return false }
         guard data.starts(with: BinaryPropertyList.magic) else {
             throw KeyedArchiveError("binary property list version '\(String(decoding: data.prefix(8), as: UTF8.self))' is not one mrq reads")
@@ -122,9 +145,9 @@ package struct KeyedArchive {
     package func object(at index: Int) throws -> KeyedObject {
         try check(index, from: "a reference")
         try work.visit("object \(index)")
-        guard let fields = self.fields(at: index) else {
+        guard let fields = try self.fields(at: index) else {
             throw KeyedArchiveError(
-                "object \(index) is \(objects[index].kind), not an object with a class")
+                "object \(index) is \(try objects.value(at: index).kind), not an object with a class")
         }
         guard let classValue = fields["$class"] else {
             throw KeyedArchiveError("object \(index) has no '$class'")
@@ -136,7 +159,7 @@ package struct KeyedArchive {
         if let (name, chain) = classRecords.byIndex[classIndex] {
             return KeyedObject(archive: self, index: index, className: name, classes: chain, fields: fields)
         }
-        guard let record = self.fields(at: classIndex), case .string(let name)? = record["$classname"] else {
+        guard let record = try self.fields(at: classIndex), case .string(let name)? = record["$classname"] else {
             throw KeyedArchiveError("object \(index): its class (object \(classIndex)) has no '$classname'")
         }
         var chain = [name]
@@ -149,8 +172,9 @@ package struct KeyedArchive {
 
     /// Whether `index` points at an instance of a class (rather than a
     /// string, number or data stored directly).
-    func isObject(_ index: Int) -> Bool {
-        index > 0 && index < objects.count && fields(at: index)?["$class"] != nil
+    func isObject(_ index: Int) throws -> Bool {
+        guard index > 0, index < objects.count else { return false }
+        return try fields(at: index)?["$class"] != nil
     }
 
     /// The value at `index`: strings, numbers, data and the Foundation
@@ -167,8 +191,8 @@ package struct KeyedArchive {
     private func value(at index: Int, visiting: inout Set<Int>, from place: @autoclosure () -> String) throws -> ArchivedValue {
         if index == 0 { return .null }
         try check(index, from: place())
-        if fields(at: index) == nil {
-            let raw = objects[index]
+        if try fields(at: index) == nil {
+            let raw = try objects.value(at: index)
             try work.visit("object \(index)")
             let scalar = try Self.scalar(raw, at: "object \(index)")
             try work.hand(scalar, "object \(index)")
@@ -285,6 +309,34 @@ package struct KeyedArchive {
     }
 }
 
+/// The `$objects` of a keyed archive: read already (an XML archive, read
+/// by Foundation whole), or read one at a time from a binary one.
+struct ArchiveObjects {
+    private let values: [PlistValue]
+    private let reader: BinaryPropertyList.ObjectReader?
+    /// How many there are.
+    let count: Int
+
+    init(_ values: [PlistValue]) {
+        self.values = values
+        reader = nil
+        count = values.count
+    }
+
+    init(_ reader: BinaryPropertyList.ObjectReader) {
+        values = []
+        self.reader = reader
+        count = reader.count
+    }
+
+    /// Object `index` (below `count`); throws when a binary archive's
+    /// object cannot be read.
+    func value(at index: Int) throws -> PlistValue {
+        if let reader { return try reader.value(at: index) }
+        return values[index]
+    }
+}
+
 /// The class records of one archive already read: its name and its
 /// chain of classes, by the record's UID.
 private final class ClassRecords {
@@ -344,7 +396,7 @@ package struct KeyedObject {
     package let className: String
     /// `$classes`: the class and its superclasses.
     package let classes: [String]
-    let fields: [String: PlistValue]
+    let fields: PlistDictionary
 
     /// The field names, without `$class`.
     package var keys: Set<String> { Set(fields.keys).subtracting(["$class"]) }
@@ -422,8 +474,8 @@ package struct KeyedObject {
     /// The object a field points at; nil when absent or `$null`.
     package func object(_ key: String) throws -> KeyedObject? {
         guard let uid = try reference(key) else { return nil }
-        guard archive.isObject(uid) else {
-            throw error(key, "UID \(uid) is \(archive.objects[uid].kind), not an object with a class")
+        guard try archive.isObject(uid) else {
+            throw error(key, "UID \(uid) is \(try archive.objects.value(at: uid).kind), not an object with a class")
         }
         return try archive.object(at: uid)
     }
@@ -617,7 +669,7 @@ package struct KeyedObject {
         guard let relative = try string("NS.relative") else { throw error("NS.relative", "missing") }
         let base: URL?
         if case .uid? = fields["NS.base"], let uid = try reference("NS.base"),
-           archive.isObject(uid), case let object = try archive.object(at: uid), object.classes.contains("NSURL") {
+           try archive.isObject(uid), case let object = try archive.object(at: uid), object.classes.contains("NSURL") {
             guard depth < Self.maximumURLDepth else {
                 throw error("NS.base", "URLs based on URLs nest more than \(Self.maximumURLDepth) deep")
             }

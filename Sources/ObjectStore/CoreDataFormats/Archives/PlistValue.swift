@@ -14,7 +14,12 @@ import Foundation
 /// Foundation's unsigned NSNumbers. A 32-bit real is widened to `real`.
 /// Sets and dictionaries whose keys are not strings are never values:
 /// the readers refuse them.
-indirect enum PlistValue: Equatable {
+///
+/// Not `indirect`: a collection's payload is already one reference, so a
+/// number or a UID is held in place rather than in a box of its own (a
+/// model cache holds tens of thousands of them, each a malloc and a
+/// release otherwise).
+enum PlistValue: Equatable {
     case string(String)
     case int(Int64)
     case real(Double)
@@ -24,7 +29,7 @@ indirect enum PlistValue: Equatable {
     /// A UID of a keyed archive (`CF$UID`).
     case uid(Int)
     case array([PlistValue])
-    case dictionary([String: PlistValue])
+    case dictionary(PlistDictionary)
 
     /// How deep `init(foundation:)` follows collections (the depth of
     /// `BinaryPropertyList.maximumDepth`).
@@ -43,7 +48,7 @@ indirect enum PlistValue: Equatable {
         case let date as Date: self = .date(date)
         case let array as [Any]: self = .array(try array.map { try PlistValue(foundation: $0, depth: depth + 1) })
         case let dictionary as [String: Any]:
-            self = .dictionary(try dictionary.mapValues { try PlistValue(foundation: $0, depth: depth + 1) })
+            self = .dictionary(PlistDictionary(try dictionary.map { ($0.key, try PlistValue(foundation: $0.value, depth: depth + 1)) }))
         default:
             switch KeyedArchive.number(raw) {
             case .int(let n)?: self = .int(n)
@@ -84,9 +89,105 @@ indirect enum PlistValue: Equatable {
     }
 
     /// The entries, when this is a dictionary.
-    var entries: [String: PlistValue]? {
+    var entries: PlistDictionary? {
         if case .dictionary(let d) = self { return d }
         return nil
+    }
+}
+
+/// A property-list dictionary: its entries in the order the list holds
+/// them, each with a 64-bit tag of its key, looked up by a scan of the
+/// tags. A keyed archive's objects are dictionaries of a few fields each,
+/// read a field or two at a time: one array scanned costs less than a
+/// hash table per object, both to build and to free, and comparing tags
+/// spares comparing strings that differ.
+///
+/// ```swift
+/// let fields = PlistDictionary([("$class", .uid(3)), ("NSName", .uid(4))])
+/// fields["NSName"]   // .uid(4)
+/// ```
+///
+/// A key written twice (a damaged or hand-made list) reads as its last
+/// value, as a dictionary built from the entries in order would hold it.
+struct PlistDictionary: Equatable, Sequence {
+    private struct Entry {
+        let tag: UInt64
+        let key: String
+        var value: PlistValue
+    }
+
+    /// The entries as the list holds them, repeated keys and all.
+    private var pairs: [Entry]
+
+    init(_ entries: [(String, PlistValue)]) {
+        pairs = entries.map { Entry(tag: Self.tag($0.0), key: $0.0, value: $0.1) }
+    }
+
+    /// No entries yet, room for `capacity`.
+    init(capacity: Int) {
+        pairs = []
+        pairs.reserveCapacity(capacity)
+    }
+
+    /// Adds an entry after the others (a key already there is read as
+    /// this value from now on).
+    mutating func append(_ key: String, _ value: PlistValue) {
+        pairs.append(Entry(tag: Self.tag(key), key: key, value: value))
+    }
+
+    /// FNV-1a of the key's UTF-8: equal keys have equal tags.
+    private static func tag(_ key: String) -> UInt64 {
+        func fnv<C: Sequence<UInt8>>(_ bytes: C) -> UInt64 {
+            var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            return hash
+        }
+        return key.utf8.withContiguousStorageIfAvailable { fnv($0) } ?? fnv(key.utf8)
+    }
+
+    /// The value of `key`, its last one when the list repeats it; setting
+    /// nil removes every entry of `key`.
+    subscript(key: String) -> PlistValue? {
+        get {
+            let tag = Self.tag(key)
+            return pairs.withUnsafeBufferPointer { entries in
+                var i = entries.count
+                while i > 0 {
+                    i -= 1
+                    if entries[i].tag == tag && entries[i].key == key { return entries[i].value }
+                }
+                return nil
+            }
+        }
+        set {
+            pairs.removeAll { $0.key == key }
+            if let newValue { pairs.append(Entry(tag: Self.tag(key), key: key, value: newValue)) }
+        }
+    }
+
+    var isEmpty: Bool { pairs.isEmpty }
+
+    /// Each key once.
+    var keys: [String] { entries.map(\.key) }
+
+    /// Each key once with its value (its last one), in the list's order of
+    /// those last entries.
+    var entries: [(key: String, value: PlistValue)] {
+        var seen = Set<String>(minimumCapacity: pairs.count)
+        var reversed: [(key: String, value: PlistValue)] = []
+        reversed.reserveCapacity(pairs.count)
+        for entry in pairs.reversed() where seen.insert(entry.key).inserted { reversed.append((entry.key, entry.value)) }
+        return reversed.reversed()
+    }
+
+    func makeIterator() -> IndexingIterator<[(key: String, value: PlistValue)]> { entries.makeIterator() }
+
+    /// Equal when they map the same keys to equal values, whatever the
+    /// order (an XML list read by Foundation comes in hash order).
+    static func == (a: PlistDictionary, b: PlistDictionary) -> Bool {
+        let x = a.entries
+        guard x.count == b.entries.count else { return false }
+        return x.allSatisfy { b[$0.key] == $0.value }
     }
 }
 
@@ -105,7 +206,12 @@ protocol PlistBuilder {
     static func string(_ value: String) -> Value
     static func uid(_ value: Int) -> Value
     static func array(_ items: [Value]) -> Value
-    static func dictionary(_ entries: [String: Value]) -> Value
+    /// A dictionary's entries as they are read, in the list's order (a
+    /// key may repeat: the last wins).
+    associatedtype Entries
+    static func entries(capacity: Int) -> Entries
+    static func add(_ key: String, _ value: Value, to entries: inout Entries)
+    static func dictionary(_ entries: Entries) -> Value
     /// The string a dictionary key holds; nil when it is no string.
     static func key(_ value: Value) -> String?
 }
@@ -122,7 +228,9 @@ enum TypedPlist: PlistBuilder {
     static func string(_ value: String) -> PlistValue { .string(value) }
     static func uid(_ value: Int) -> PlistValue { .uid(value) }
     static func array(_ items: [PlistValue]) -> PlistValue { .array(items) }
-    static func dictionary(_ entries: [String: PlistValue]) -> PlistValue { .dictionary(entries) }
+    static func entries(capacity: Int) -> PlistDictionary { PlistDictionary(capacity: capacity) }
+    static func add(_ key: String, _ value: PlistValue, to entries: inout PlistDictionary) { entries.append(key, value) }
+    static func dictionary(_ entries: PlistDictionary) -> PlistValue { .dictionary(entries) }
     static func key(_ value: PlistValue) -> String? { value.string }
 }
 
@@ -139,6 +247,8 @@ enum FoundationPlist: PlistBuilder {
     static func string(_ value: String) -> Any { value }
     static func uid(_ value: Int) -> Any { PlistUID(value: value) }
     static func array(_ items: [Any]) -> Any { items }
+    static func entries(capacity: Int) -> [String: Any] { Dictionary(minimumCapacity: capacity) }
+    static func add(_ key: String, _ value: Any, to entries: inout [String: Any]) { entries[key] = value }
     static func dictionary(_ entries: [String: Any]) -> Any { entries }
     static func key(_ value: Any) -> String? { value as? String }
 }

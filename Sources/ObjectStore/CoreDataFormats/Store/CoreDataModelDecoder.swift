@@ -202,7 +202,7 @@ struct CoreDataModelDecoder {
     /// The object a field points at, when it holds a UID of one; nil when
     /// it holds anything else (a number, a flag, `$null`).
     private func objectReference(_ object: KeyedObject, _ key: String) throws -> Int? {
-        guard case .uid? = object.fields[key], let uid = try object.reference(key), archive.isObject(uid) else { return nil }
+        guard case .uid? = object.fields[key], let uid = try object.reference(key), try archive.isObject(uid) else { return nil }
         return uid
     }
 
@@ -556,7 +556,7 @@ struct CoreDataModelDecoder {
         }
         var entity: String?
         if let uid = try request.reference("NSEntity") {
-            entity = archive.isObject(uid) ? try entityName(request, "NSEntity") : try archive.value(at: uid).string
+            entity = try archive.isObject(uid) ? try entityName(request, "NSEntity") : try archive.value(at: uid).string
         }
         guard let entityName = entity ?? fallbackEntity else {
             throw request.error("NSEntity", "the fetch request of '\(name)' names no entity")
@@ -580,12 +580,12 @@ struct CoreDataModelDecoder {
         guard let outer = try object.object(key), outer.isCollection, !outer.isDictionary else { return [] }
         var lists: [[String]] = []
         for uid in try outer.collectionElements() {
-            guard archive.isObject(uid) else { continue }
+            guard try archive.isObject(uid) else { continue }
             let list = try archive.object(at: uid)
             guard list.isCollection, !list.isDictionary else { continue }
             let items = try list.collectionElements()
             let names = try items.compactMap { item -> String? in
-                if archive.isObject(item) {
+                if try archive.isObject(item) {
                     let named = try archive.object(at: item)
                     if named.classes.contains("NSPropertyDescription") { return try named.string("NSPropertyName") }
                     return try named.scalarValue()?.string
