@@ -289,8 +289,50 @@ import Testing
         #expect(store.database.statementsStarted > writer)
     }
 
-    /// Stores opened read-only, immutable, or in memory all read; the
-    /// first two on read connections, the last on its one connection.
+    /// A read-only store lends its writer to one read at a time: a read
+    /// on another thread meanwhile opens a connection of its own rather
+    /// than wait; later reads take whichever is free.
+    @Test func aReadOnlyStoreLendsItsWriterToOneReadAtATime() throws {
+        let path = TestModels.temporaryStorePath()
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        do {
+            let (coordinator, _) = try Self.bank(at: path)
+            coordinator.removeStores()
+        }
+        let coordinator = PersistentStoreCoordinator(model: try Self.model())
+        var options = PersistentStoreOptions()
+        options.readOnly = true
+        try coordinator.addPersistentStore(type: .sqlite, at: URL(fileURLWithPath: path), options: options)
+        let store = coordinator.store
+        final class Other: @unchecked Sendable {
+            var tables: Value?
+            var onWriter = true
+        }
+        let other = Other()
+        let tables = try store.read { outer in
+            #expect(outer === store.database)
+            let done = DispatchSemaphore(value: 0)
+            Thread {
+                other.tables = try? store.read { db in
+                    other.onWriter = db === store.database
+                    return try db.scalar("SELECT count(*) FROM sqlite_master")
+                }
+                done.signal()
+            }.start()
+            #expect(done.wait(timeout: .now() + 30) == .success, "the second read waited for the first")
+            return try outer.scalar("SELECT count(*) FROM sqlite_master")
+        }
+        #expect(other.tables != nil && other.tables == tables)
+        #expect(!other.onWriter)
+        #expect(store.readConnectionCount == 1)
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        #expect(try context.count(for: FetchRequest(entityName: "Account")) == Self.accounts)
+        #expect(store.readConnectionCount == 1, "a read after the others opened another connection")
+    }
+
+    /// Stores opened read-only, immutable, or in memory all read, each
+    /// on its one connection: a read-only store lends its writer, which
+    /// never writes, to reads.
     @Test func readOnlyImmutableAndInMemoryStoresRead() throws {
         let path = TestModels.temporaryStorePath()
         defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
@@ -306,7 +348,8 @@ import Testing
             try coordinator.addPersistentStore(type: .sqlite, at: URL(fileURLWithPath: path), options: options)
             let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
             #expect(try context.count(for: FetchRequest(entityName: "Account")) == Self.accounts)
-            #expect(coordinator.store.readConnectionCount == 1, "immutable: \(immutable)")
+            #expect(coordinator.store.readConnectionCount == 0, "immutable: \(immutable)")
+            #expect(coordinator.store.statementsStarted == coordinator.store.database.statementsStarted)
         }
         let memory = try TestModels.coordinator(try Self.model())
         let context = ManagedObjectContext(concurrencyType: .confined, coordinator: memory)

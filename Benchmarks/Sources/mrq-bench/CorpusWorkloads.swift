@@ -229,14 +229,10 @@ enum CorpusWorkloads {
     }
 
     static func opened(_ url: URL) throws -> (ManagedObjectModel, PersistentStoreCoordinator) {
-        guard let model = try PersistentStoreCoordinator.storedModel(at: url) else {
-            throw BenchError("\(url.path) keeps no model")
-        }
-        let coordinator = PersistentStoreCoordinator(model: model)
         var options = PersistentStoreOptions()
         options.readOnly = true
-        try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
-        return (model, coordinator)
+        let coordinator = try PersistentStoreCoordinator.openingStore(at: url, options: options)
+        return (coordinator.model, coordinator)
     }
 
     /// A model the size of the corpus's largest, as an Xcode model: three

@@ -80,6 +80,39 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
             throw StoreError(.notFound, "the model has no configuration '\(configuration)'")
         }
         let store = try Self.makeStore(type: type, model: model, configuration: configuration, url: url, options: options)
+        try add(store, options: options)
+        return store
+    }
+
+    /// A coordinator whose model is the one the store at `url` keeps,
+    /// with that store added: what reading `storedModel(at:)` and adding
+    /// the store with it does, in one step. A SQLite store opened
+    /// read-only is read once: the model and then the objects through the
+    /// same connection.
+    ///
+    /// ```swift
+    /// var options = PersistentStoreOptions()
+    /// options.readOnly = true
+    /// let coordinator = try PersistentStoreCoordinator.openingStore(at: URL(fileURLWithPath: "Notes.sqlite"), options: options)
+    /// coordinator.model.entities.map(\.name)
+    /// ```
+    ///
+    /// Throws `StoreError.Kind.notFound` when there is no store at `url`,
+    /// or it keeps no model (a Core Data store written without a model
+    /// cache: open it with its model).
+    public static func openingStore(at url: URL, options: PersistentStoreOptions = PersistentStoreOptions()) throws
+        -> PersistentStoreCoordinator {
+        let type = PersistentStoreType.forURL(url)
+        guard let (model, opened) = try StoreEngines.engine(for: type).openWithStoredModel(url: url, options: options) else {
+            throw StoreError(.notFound, "'\(url.isFileURL ? url.path : url.absoluteString)' keeps no model to open it with")
+        }
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.add(opened.backend, options: options)
+        return coordinator
+    }
+
+    /// Holds `store`, opened for this coordinator's model.
+    private func add(_ store: any StoreBackend, options: PersistentStoreOptions) throws {
         try lock.withLock {
             if _stores.contains(where: { $0.identifier == store.identifier }) {
                 throw StoreError(.misuse, "store \(store.identifier) is already added to this coordinator")
@@ -94,7 +127,6 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
                 throw error
             }
         }
-        return store
     }
 
     /// Adds a store of the type `url` names (see

@@ -28,6 +28,9 @@ public protocol StoreEngine: Sendable {
               options: PersistentStoreOptions) throws -> OpenedStore
     /// The model the store at `url` was made with; nil when it holds none.
     func storedModel(at url: URL) throws -> ManagedObjectModel?
+    /// Opens the store at `url` with the model it was made with; nil when
+    /// it holds none. By default `storedModel(at:)`, then `open`.
+    func openWithStoredModel(url: URL, options: PersistentStoreOptions) throws -> (ManagedObjectModel, OpenedStore)?
     /// What opening the store at `url` with `model` would migrate and
     /// drop; nil when it matches the model or holds no store. Reads only.
     func migrationPreview(at url: URL, model: ManagedObjectModel) throws -> MigrationPreview?
@@ -40,6 +43,12 @@ public protocol StoreEngine: Sendable {
 extension StoreEngine {
     /// No engine can tell an empty file unless it says so.
     public func emptiness(at url: URL) throws -> String? { nil }
+
+    /// The model `storedModel(at:)` reads, and the store opened with it.
+    public func openWithStoredModel(url: URL, options: PersistentStoreOptions) throws -> (ManagedObjectModel, OpenedStore)? {
+        guard let model = try storedModel(at: url) else { return nil }
+        return (model, try open(url: url, model: model, configuration: nil, options: options))
+    }
 }
 
 /// A store an engine opened, for the coordinator to hold (see

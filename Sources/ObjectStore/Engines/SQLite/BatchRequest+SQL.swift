@@ -126,8 +126,11 @@ extension SQLiteStore {
         }
     }
 
-    package func sqlRows(_ sql: String, _ values: [Value]) throws -> [[Value]] { try database.rows(sql, values) }
-    package func sqlExecute(_ sql: String, _ values: [Value]) throws { try database.execute(sql, values) }
+    // Under the lock: inside `writeTransaction` it is held already, and an
+    // explained batch request reads here outside any, while a save (or a
+    // read-only store's read, lent the writer) may be using the writer.
+    package func sqlRows(_ sql: String, _ values: [Value]) throws -> [[Value]] { try withLock { try database.rows(sql, values) } }
+    package func sqlExecute(_ sql: String, _ values: [Value]) throws { try withLock { try database.execute(sql, values) } }
     package func writeTransaction<T>(_ body: () throws -> T) throws -> T { try withLock { try database.transaction(body) } }
 }
 

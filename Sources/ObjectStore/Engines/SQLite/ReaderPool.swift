@@ -27,6 +27,11 @@ import Foundation
 ///   through another context's queue, the cursor holding the last one.
 ///   At most `capacity` idle connections are kept; the rest close when
 ///   their read ends.
+/// - A store opened read-only never writes through its writer: the pool
+///   lends the writer itself to a read when the store's lock is free
+///   (held for the read, so nothing else uses the connection meanwhile),
+///   and opens a connection of its own only for a read made while the
+///   writer is lent. A store that is only read opens one connection.
 final class ReaderPool: @unchecked Sendable {
     /// One thread's hold on a connection. Only that thread touches it.
     private final class Lease {
@@ -37,9 +42,20 @@ final class ReaderPool: @unchecked Sendable {
         var scopes = 0
         /// A read transaction is open on `database`.
         var inTransaction = false
+        /// `database` is the writer, lent under the store's lock.
+        var holdsWriter = false
+    }
+
+    /// How the writer is lent to reads: `tryLock` takes the store's lock
+    /// without waiting, `unlock` gives it back (on the same thread).
+    struct WriterLending {
+        let tryLock: () -> Bool
+        let unlock: () -> Void
     }
 
     private let writer: Database
+    /// Set for a store that never writes: its writer is lent to reads.
+    private let lending: WriterLending?
     /// How many idle connections are kept open.
     let capacity: Int
     private let mutex = NSLock()
@@ -56,9 +72,13 @@ final class ReaderPool: @unchecked Sendable {
 
     /// A pool reading the file `writer` is open on. `capacity` defaults to
     /// the number of cores, and at least 4.
-    init(writer: Database, capacity: Int = Swift.max(4, ProcessInfo.processInfo.activeProcessorCount)) {
+    /// `lending`, for a store that never writes, lends the writer to
+    /// reads under the store's lock (see the type's notes).
+    init(writer: Database, capacity: Int = Swift.max(4, ProcessInfo.processInfo.activeProcessorCount),
+         lending: WriterLending? = nil) {
         self.writer = writer
         self.capacity = capacity
+        self.lending = lending
     }
 
     /// Runs `body` with the connection this thread reads through.
@@ -157,6 +177,9 @@ final class ReaderPool: @unchecked Sendable {
             database = held
         } else if let ready = mutex.withLock({ idle.popLast() }) {
             database = ready
+        } else if let lending, lending.tryLock() {
+            database = writer
+            lease.holdsWriter = true
         } else {
             database = try writer.openReader()
             mutex.withLock { open[ObjectIdentifier(database)] = database }
@@ -175,6 +198,12 @@ final class ReaderPool: @unchecked Sendable {
         let database = lease.database
         database?.finishReading()
         lease.database = nil
+        if lease.holdsWriter {
+            lease.holdsWriter = false
+            mutex.withLock { lent[thread] = nil }
+            lending?.unlock()
+            return
+        }
         let closing: Database? = mutex.withLock {
             lent[thread] = nil
             guard let database else { return nil }

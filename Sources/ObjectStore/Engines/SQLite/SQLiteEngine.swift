@@ -9,6 +9,30 @@ struct SQLiteEngine: StoreEngine {
 
     func open(url: URL?, model: ManagedObjectModel, configuration: String?,
               options: PersistentStoreOptions) throws -> OpenedStore {
+        let store = try SQLiteStore(path: try path(url), model: model, options: Self.options(options))
+        store.configurationName = configuration
+        return OpenedStore(store)
+    }
+
+    /// Read-only, the model and the objects are read through one
+    /// connection (see `SQLiteStore.openingStoredModel`).
+    func openWithStoredModel(url: URL, options: PersistentStoreOptions) throws -> (ManagedObjectModel, OpenedStore)? {
+        let sqliteOptions = Self.options(options)
+        guard storeType != .inMemory else { return nil }
+        guard sqliteOptions.readOnly else {
+            guard let model = try storedModel(at: url) else { return nil }
+            return (model, try open(url: url, model: model, configuration: nil, options: options))
+        }
+        return try SQLiteStore.openingStoredModel(path: url.path, options: sqliteOptions).map { ($0.model, OpenedStore($0)) }
+    }
+
+    private func path(_ url: URL?) throws -> String {
+        guard storeType != .inMemory else { return ":memory:" }
+        guard let url else { throw StoreError(.misuse, "a SQLite store needs a URL; use .inMemory for none") }
+        return url.path
+    }
+
+    private static func options(_ options: PersistentStoreOptions) -> SQLiteStore.Options {
         var sqliteOptions = SQLiteStore.Options()
         sqliteOptions.readOnly = options.readOnly || options.immutable
         sqliteOptions.immutable = options.immutable
@@ -18,14 +42,7 @@ struct SQLiteEngine: StoreEngine {
         sqliteOptions.busyTimeout = options.busyTimeout
         sqliteOptions.layout = options.layout
         sqliteOptions.readsUntilWritten = options.readsUntilWritten
-        var path = ":memory:"
-        if storeType != .inMemory {
-            guard let url else { throw StoreError(.misuse, "a SQLite store needs a URL; use .inMemory for none") }
-            path = url.path
-        }
-        let store = try SQLiteStore(path: path, model: model, options: sqliteOptions)
-        store.configurationName = configuration
-        return OpenedStore(store)
+        return sqliteOptions
     }
 
     func storedModel(at url: URL) throws -> ManagedObjectModel? {

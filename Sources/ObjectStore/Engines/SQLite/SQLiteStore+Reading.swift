@@ -37,14 +37,18 @@ extension SQLiteStore {
     /// mode (no other connection can read) or outside WAL mode (a reader
     /// would hold a lock that stops a save committing), unless the file is
     /// immutable (nobody writes it, nothing is locked).
-    static func readers(for database: Database) -> ReaderPool? {
+    ///
+    /// `lending`, for a store opened read-only, lends the writer to reads
+    /// (see `ReaderPool`): such a store reads through one connection until
+    /// two threads read at once.
+    static func readers(for database: Database, lending: ReaderPool.WriterLending? = nil) -> ReaderPool? {
         guard database.path != ":memory:", !database.path.isEmpty, !database.isExclusive else { return nil }
         if !database.isImmutable {
             guard case .string(let mode)? = try? database.scalar("PRAGMA journal_mode"), mode.lowercased() == "wal" else {
                 return nil
             }
         }
-        return ReaderPool(writer: database)
+        return ReaderPool(writer: database, lending: lending)
     }
 
     /// Closes the read connections (each lent one as its read ends). Later

@@ -66,9 +66,38 @@ package final class SQLiteStore: @unchecked Sendable {
         package init() {}
     }
 
-    package init(path: String, model: ManagedObjectModel, options: Options = Options()) throws {
+    package convenience init(path: String, model: ManagedObjectModel, options: Options = Options()) throws {
+        try self.init(path: path, options: options) { _ in model }
+    }
+
+    /// The store at `path`, opened read-only (`options.readOnly`), with
+    /// the model it keeps, read through the connection the store then
+    /// reads with: one connection, the schema parsed once. Nil when the
+    /// file does not exist or keeps no model.
+    ///
+    /// ```swift
+    /// var options = SQLiteStore.Options()
+    /// options.readOnly = true
+    /// let store = try SQLiteStore.openingStoredModel(path: "Photos.sqlite", options: options)
+    /// ```
+    package static func openingStoredModel(path: String, options: Options) throws -> SQLiteStore? {
+        guard options.readOnly, path != ":memory:", FileManager.default.fileExists(atPath: path) else { return nil }
+        do {
+            return try SQLiteStore(path: path, options: options) { database in
+                guard let model = try keptModel(database) else { throw KeepsNoModel() }
+                return model
+            }
+        } catch is KeepsNoModel {
+            return nil
+        }
+    }
+
+    private struct KeepsNoModel: Error {}
+
+    /// Opens the store at `path` with the model `model(database)` gives
+    /// once the file is open on `database`.
+    private init(path: String, options: Options, model: (Database) throws -> ManagedObjectModel) throws {
         self.path = path
-        self.model = model
         self.storeType = path == ":memory:" ? .inMemory : .sqlite
         self.options = options
         var options = options
@@ -91,6 +120,8 @@ package final class SQLiteStore: @unchecked Sendable {
         if options.readOnly { try Self.refuseUnreadableByImmutable(path, options) }
         var database = try Database(path: path, readOnly: options.readOnly, immutable: options.readOnly && options.immutable,
                                     busyTimeout: options.busyTimeout)
+        let model = try model(database)
+        self.model = model
         var prepared: (mapping: SchemaMapping, identifier: String)
         do {
             prepared = try Self.prepare(database, model: model, options: options)
@@ -106,7 +137,12 @@ package final class SQLiteStore: @unchecked Sendable {
         self.identifier = identifier
         self.storeNumber = StoreNumber(identifier)
         layouts = RowLayout.all(model: model, mapping: mapping)
-        readers = Self.readers(for: database)
+        // A store opened read-only lends its writer to reads: under the
+        // lock, which nothing else of such a store takes but a batch
+        // request SQLite itself refuses.
+        let lock = self.lock
+        readers = Self.readers(for: database, lending: isReadOnly ? ReaderPool.WriterLending(
+            tryLock: { lock.try() }, unlock: { lock.unlock() }) : nil)
     }
 
     /// A store over an open connection, brought up to `model` (migrated
@@ -137,7 +173,11 @@ package final class SQLiteStore: @unchecked Sendable {
     /// connection SQLite cannot write through (see `ReadingMode`).
     package static func storedModel(atPath path: String) throws -> ManagedObjectModel? {
         guard path != ":memory:", FileManager.default.fileExists(atPath: path) else { return nil }
-        let db = try Database(path: path, readOnly: true)
+        return try keptModel(Database(path: path, readOnly: true))
+    }
+
+    /// The model the store open on `db` keeps; nil when it keeps none.
+    private static func keptModel(_ db: Database) throws -> ManagedObjectModel? {
         if try isCoreDataStore(db) { return try CoreDataMetadata.storedModel(db) }
         guard try db.tableExists(metadataTable),
               case .data(let archive)? = try db.scalar("SELECT value FROM \(metadataTable) WHERE key = 'model'") else {
