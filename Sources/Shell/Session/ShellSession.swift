@@ -91,6 +91,9 @@ public final class ShellSession: ShellSessionProtocol {
             // Reading the store's model, previewing a migration and opening
             // it share one snapshot of a store that needs one.
             (model, coordinator, openingReport) = try StoreFiles.sharingSnapshots {
+                if modelPath == nil, let storeURL, let opened = try StoreOpening.openWithStoredModel(storeURL, options: opening) {
+                    return (opened.model, opened, [])
+                }
                 let model: ManagedObjectModel
                 if let modelPath {
                     model = try ManagedObjectModel(contentsOf: URL(fileURLWithPath: modelPath))

@@ -53,6 +53,24 @@ public enum StoreOpening {
     /// A PostgreSQL store's migration is previewed and refused as a
     /// file's is, naming `postgresFlags`; with none (a model the shell
     /// changed itself) the store's own refusal stands.
+    /// A SQLite store file opened read-only (or immutable) with the model
+    /// it keeps, read through the one connection the store then reads
+    /// with (see `PersistentStoreCoordinator.openingStore`); nil for any
+    /// other store, a file that keeps no model, or no file.
+    static func openWithStoredModel(_ storeURL: URL, options: Options) throws -> PersistentStoreCoordinator? {
+        guard options.readOnly || options.immutable, PersistentStoreType.forURL(storeURL) == .sqlite,
+              FileManager.default.fileExists(atPath: storeURL.path) else { return nil }
+        var storeOptions = PersistentStoreOptions()
+        storeOptions.readOnly = true
+        storeOptions.immutable = options.immutable
+        storeOptions.layout = options.layout
+        do {
+            return try PersistentStoreCoordinator.openingStore(at: storeURL, options: storeOptions)
+        } catch let error as StoreError where error.kind == .notFound {
+            return nil
+        }
+    }
+
     static func open(_ storeURL: URL?, model: ManagedObjectModel, modelGiven: Bool, options: Options,
                      postgresFlags: (migrate: String, drop: String)? = ("--migrate", "--migrate-dropping-data"))
         throws -> (PersistentStoreCoordinator, [String]) {
