@@ -132,11 +132,13 @@ soak: deps
 # harness, then runs each workload of both in turn, ROUNDS rounds, and prints
 # per workload the ratio B/A of mrq's time to the C baseline of its own
 # process, its spread, and a flag when every round of one build is beyond
-# every round of the other. WORKLOADS: letters or names of a. insert,
-# b. fetch, c. filter, d. import, e. parse; SCALE: compare (50k people),
-# smoke, full or a number of people.
+# every round of the other; for a, b and c also mrq's time over GRDB's in
+# the same processes. WORKLOADS: letters or names of a. insert, b. fetch,
+# c. filter, d. import, e. parse, w. corpus (the largest model opened with
+# no model, every entity counted); SCALE: compare (50k people), smoke, full
+# or a number of people.
 BASE ?=
-WORKLOADS ?= a,b,c,d,e
+WORKLOADS ?= a,b,c,d,e,w
 ROUNDS ?= 5
 SCALE ?= compare
 .PHONY: bench-compare

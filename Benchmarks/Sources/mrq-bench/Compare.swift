@@ -8,7 +8,7 @@ import Foundation
 // other work does to both; running the builds in turn spreads what is left
 // over both.
 //
-//   mrq-bench --compare BASE-MRQ-BENCH [--workloads a,c,e] [--rounds N] [--scale compare|smoke|full|PEOPLE] [--runs N]
+//   mrq-bench --compare BASE-MRQ-BENCH [--workloads a,c,e,w] [--rounds N] [--scale compare|smoke|full|PEOPLE] [--runs N]
 //   mrq-bench --prepare SCALE WORKDIR                 (internal: the fixtures)
 //   mrq-bench --pair WORKLOAD SCALE WORKDIR RUNS      (internal: one process's runs)
 
@@ -32,6 +32,7 @@ let compareWorkloads = [
     CompareWorkload(letter: "c", name: "filter", hasBaseline: true, sameData: true),
     CompareWorkload(letter: "d", name: "import", hasBaseline: true, sameData: false),
     CompareWorkload(letter: "e", name: "parse", hasBaseline: false, sameData: false),
+    CompareWorkload(letter: "w", name: "corpus", hasBaseline: true, sameData: true),
 ]
 
 /// What one `--pair` process measured: seconds per run of mrq and of the
@@ -39,10 +40,16 @@ let compareWorkloads = [
 struct PairResult: Codable {
     var mrq: [Double] = []
     var baseline: [Double] = []
+    /// GRDB's runs, for the workloads it has (a, b, c): run in turn with
+    /// the other two, so "mrq against GRDB" is measured under the same load.
+    var grdb: [Double] = []
 
     /// mrq's median over the baseline's, or mrq's median time when the
     /// workload has no baseline.
     var ratio: Double { baseline.isEmpty ? median(mrq) : median(mrq) / median(baseline) }
+
+    /// mrq's median over GRDB's; nil for a workload GRDB does not run.
+    var grdbRatio: Double? { grdb.isEmpty ? nil : median(mrq) / median(grdb) }
 }
 
 /// `--pair`: `runs` runs of the baseline and of mrq, in turn.
@@ -62,6 +69,9 @@ func runPair(_ workload: CompareWorkload, scale: Scale, fixtures: Fixtures, runs
         result.mrq += m.times
         if workload.sameData, let reference, m.rows != reference.rows || m.checksum != reference.checksum {
             throw BenchError("\(workload.label): mrq read \(m.rows) rows (checksum \(m.checksum)), the baseline \(reference.rows) (\(reference.checksum))")
+        }
+        if let grdb = implementations[workload.name + "/grdb"] {
+            result.grdb += try grdb(scale, fixtures, 1).times
         }
     }
     return result
@@ -116,6 +126,8 @@ func runCompare(base: URL, workloads: [CompareWorkload], rounds: Int, scale: Sca
     }
     // ratios[workload][side]: one per round.
     var ratios = Array(repeating: [[Double]](repeating: [], count: 2), count: workloads.count)
+    // grdbRatios[workload][side]: mrq over GRDB, one per round, when GRDB runs it.
+    var grdbRatios = ratios
     for round in 0..<rounds {
         for (w, workload) in workloads.enumerated() {
             // A B, then B A: a drift of the machine's load over a round
@@ -126,6 +138,7 @@ func runCompare(base: URL, workloads: [CompareWorkload], rounds: Int, scale: Sca
                 let payload = try runTool(sides[side].1, ["--pair", workload.name, scale.name, directories[side], String(runs)], prefix: "PAIR ")
                 let result = try JSONDecoder().decode(PairResult.self, from: Data(payload.utf8))
                 ratios[w][side].append(result.ratio)
+                if let grdb = result.grdbRatio { grdbRatios[w][side].append(grdb) }
             }
         }
     }
@@ -136,7 +149,8 @@ func runCompare(base: URL, workloads: [CompareWorkload], rounds: Int, scale: Sca
     // The chance that one build's rounds all land above (or below) the
     // other's when the two are the same: 2 / C(2n, n).
     let chance = 200 / binomial(2 * rounds, rounds)
-    var lines = [["workload", "A ×C median (min–max)", "B ×C median (min–max)", "B/A", "spread", "verdict"]]
+    var lines = [["workload", "A ×C median (min–max)", "B ×C median (min–max)", "B/A", "spread", "verdict",
+                  "B ×GRDB median (min–max)"]]
     for (w, workload) in workloads.enumerated() {
         let a = ratios[w][0], b = ratios[w][1]
         // Each round's B over the same round's A: their spread is the
@@ -158,14 +172,18 @@ func runCompare(base: URL, workloads: [CompareWorkload], rounds: Int, scale: Sca
             let f: (Double) -> String = workload.hasBaseline ? { String(format: "%.2f×", $0) } : { String(format: "%.2f µs", $0 * 1e6) }
             return "\(f(median(values))) (\(f(values.min() ?? .nan))–\(f(values.max() ?? .nan)))"
         }
+        let grdb = grdbRatios[w][1]
+        let againstGRDB = grdb.isEmpty ? "—"
+            : String(format: "%.2f× (%.2f–%.2f)", median(grdb), grdb.min() ?? .nan, grdb.max() ?? .nan)
         lines.append([workload.label, describe(a), describe(b), String(format: "%.3f", change),
-                      String(format: "±%.1f%%", spread * 100), verdict])
+                      String(format: "±%.1f%%", spread * 100), verdict, againstGRDB])
     }
     let widths = lines[0].indices.map { i in lines.map { $0[i].count }.max() ?? 0 }
     for line in lines {
         print(line.indices.map { pad(line[$0], widths[$0]) }.joined(separator: "  "))
     }
-    print(String(format: "\nB/A = median B ×C / median A ×C; spread = half the range of the rounds' B/A; "
+    print(String(format: "\nB/A = median B ×C / median A ×C; ×GRDB = B's median mrq time over GRDB's in the same process "
+                 + "(below 1: mrq ahead; GRDB runs a, b and c); spread = half the range of the rounds' B/A; "
                  + "a change is flagged when every round of one build is above every round of the other "
                  + "(by chance %.1f%% of the time with %ld rounds; none flagged above 5%%, below 4 rounds); wall time %.0f s",
                  chance, rounds, now(wall: true) - start))
@@ -208,7 +226,7 @@ func compareModeMain(_ arguments: [String], implementations: [String: Implementa
                 throw BenchError("--rounds needs a number of at least 2, --runs one of at least 1")
             }
             try runCompare(base: URL(fileURLWithPath: arguments[2]),
-                           workloads: try parseWorkloads(value("--workloads") ?? "a,b,c,d,e"),
+                           workloads: try parseWorkloads(value("--workloads") ?? "a,b,c,d,e,w"),
                            rounds: rounds, scale: Scale.named(scaleName), runs: runs)
         case "--instructions":
             guard arguments.count >= 3 else { throw BenchError("usage: mrq-bench --instructions BASELINE-FILE [--update] [--tolerance PERCENT]") }
