@@ -146,7 +146,8 @@ bench-compare: deps
 	SWIFT=$(SWIFT) Benchmarks/compare.sh "$(BASE)" --workloads $(WORKLOADS) --rounds $(ROUNDS) --scale $(SCALE)
 
 # The instruction-count check: parse + translate, fetch 10k, insert 10k,
-# filter, import 2k and model (the w row's open with the stored model),
+# filter, import 2k, shellimport (the m row's shell import + save, 5k) and
+# model (the w row's open with the stored model),
 # each counted by valgrind's callgrind in the release build of Benchmarks/,
 # against Benchmarks/instructions-baseline.txt; it fails when a path exceeds
 # its count by more than INSTRUCTIONS_TOLERANCE percent.

@@ -26,6 +26,7 @@ let package = Package(
                 .product(name: "ObjectStorePostgres", package: "mrq"),
                 .product(name: "ActiveRecord", package: "mrq"),
                 .product(name: "Predicates", package: "mrq"),
+                .product(name: "Shell", package: "mrq"),
                 .product(name: "GRDB", package: "GRDB.swift"),
             ]
         ),

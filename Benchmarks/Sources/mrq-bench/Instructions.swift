@@ -3,6 +3,7 @@ import CBaseline
 import Foundation
 import ObjectStore
 import Predicates
+import Shell
 
 // `make bench-instructions`: the instructions the hot single-thread paths
 // execute, counted by valgrind's callgrind in the release build, against
@@ -71,6 +72,24 @@ let instructionPaths = [
             return Int64(context.registeredObjects.count)
         }
     }),
+    InstructionPath(name: "shellimport", label: "shell: import 5k people from JSON, then save", setup: { fixtures in
+        // The m row's mrq side, small: the same file form, store and
+        // statements, through the Shell module the mrq binary runs.
+        let file = fixtures.scratch("instructions-shellimport.json")
+        try Dataset.importJSON(Dataset.people(5_000)).write(to: file, atomically: true, encoding: .utf8)
+        let store = fixtures.scratch("instructions-shellimport")
+        try Fixtures.copy(fixtures.importTemplate, to: store)
+        let session = try ShellSession(modelPath: nil, storePath: store.path)
+        let output = DiscardedOutput()
+        return {
+            guard session.run("import Person from \"\(file.path)\"", fileName: nil, output: output),
+                  session.run("save", fileName: nil, output: output)
+            else { throw BenchError("the shell's import or save failed") }
+            let stored = try session.context.count(for: FetchRequest(entityName: "Person"))
+            guard stored == 5_000 else { throw BenchError("the shell stored \(stored) people, not 5000") }
+            return Int64(stored)
+        }
+    }),
     InstructionPath(name: "model", label: "open the stand-in largest model with no model, count every entity", setup: { fixtures in
         let url = CorpusWorkloads.standInStore(fixtures)
         let stored = try CorpusWorkloads.storedHashes(url)
@@ -90,6 +109,14 @@ private func query(_ fixtures: Fixtures, _ makeRequest: @escaping () throws -> F
     }
     _ = try run()
     return run
+}
+
+/// A shell output that keeps nothing.
+private final class DiscardedOutput: ShellOutput {
+    func write(_ text: String) {}
+    func writeError(_ text: String) {}
+    func flush() {}
+    var isClosed: Bool { false }
 }
 
 /// What the counted body hands back through bench_measure's C frame.

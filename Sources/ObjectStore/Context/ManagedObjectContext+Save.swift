@@ -411,9 +411,15 @@ extension ManagedObjectContext {
         var toMany: [ObjectID: [Int: [ObjectID]]] = [:]
         let isRoot = parent == nil
         rememberRenames(permanentIDs)
+        lastSaveObjectCount = inserted.count + updated.count + deleted.count
         // The saved state travels in the notification only when someone
-        // can merge it: an observer, a child, or the parent.
-        let wantsPayload = !observers.isEmpty || !children.isEmpty || !isRoot
+        // can merge it: an observer (it may call `mergeChanges`), a child
+        // that merges automatically, or, through the parent, the parent's
+        // observers and the children beside this one that merge. A child
+        // that does not merge needs only the permanent IDs, which the
+        // notification always carries.
+        let wantsPayload = !observers.isEmpty || children.contains { $0.automaticallyMergesChangesFromParent }
+            || parent.map { $0.hearsChildSave(from: self) } == true
         // A snapshot per saved object: room made once, not by doubling.
         if wantsPayload { snapshots.reserveCapacity(inserted.count + updated.count) }
         // Nobody hears the notification's IDs either (the one posted to
@@ -621,6 +627,13 @@ extension ManagedObjectContext {
             }
         }
         NotificationCenter.default.post(name: ContextDidSaveNotification.name, object: self)
+    }
+
+    /// Whether a save `child` pushed here reaches anyone who reads its
+    /// saved state (see `childDidSave`): an observer of this context, or
+    /// another child that merges automatically.
+    func hearsChildSave(from child: ManagedObjectContext) -> Bool {
+        !observers.isEmpty || children.contains { $0 !== child && $0.automaticallyMergesChangesFromParent }
     }
 
     /// A child pushed its changes here: pass the news on to this context's

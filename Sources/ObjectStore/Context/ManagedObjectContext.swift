@@ -94,6 +94,10 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// as they were before the first change (for rollback).
     var committedToMany: [ObjectIdentifier: [Int: ObjectIDSet]] = [:]
     var observers: [UUID: @Sendable (ContextDidSaveNotification) -> Void] = [:]
+    /// How many objects the last successful save wrote (inserted, updated
+    /// and deleted): what its notification lists, without asking for the
+    /// notification, whose saved state costs a snapshot per object.
+    package internal(set) var lastSaveObjectCount = 0
     /// New objects a save merged into others by a uniqueness constraint,
     /// with the object each became (see `resolve(_:checkpoint:)`); for the
     /// save's notification.

@@ -38,11 +38,8 @@ extension ShellSession {
     /// the changes it started with. A conflict refused becomes a message
     /// saying how to go on.
     func saveCountingWrites(progress: @escaping (_ written: Int, _ total: Int) throws -> Void) throws -> Int {
-        let counter = WriteCounter()
-        let token = context.addDidSaveObserver { note in
-            counter.count = note.insertedObjectIDs.count + note.updatedObjectIDs.count + note.deletedObjectIDs.count
-        }
-        defer { context.removeDidSaveObserver(token) }
+        // Counted by the context, not by a save observer: an observer
+        // would have the save build a snapshot of every object for it.
         do {
             try context.save(progress: progress)
         } catch let error as MergeConflictError {
@@ -55,7 +52,7 @@ extension ShellSession {
             let stored = error.conflicts.contains { $0.existingObjectID != nil && $0.objectIDs.allSatisfy(\.isTemporaryID) }
             throw LocatedError(ShellDiagnostics.saveRefused("\(error)", stored ? .storedKey : .sameSave), .unknown)
         }
-        return counter.count
+        return context.lastSaveObjectCount
     }
 
     /// Rolls back the pending changes and reads the rows they touched
@@ -69,9 +66,4 @@ extension ShellSession {
             context.refresh(object, mergeChanges: false)
         }
     }
-}
-
-/// How many objects the last save wrote, as its notification said.
-private final class WriteCounter: @unchecked Sendable {
-    var count = 0
 }
