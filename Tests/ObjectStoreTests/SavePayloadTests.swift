@@ -136,6 +136,13 @@ import Testing
         root.delete(bo)
         try root.save()
         #expect(root.lastSaveObjectCount == 2)
+        // A save with nothing to write counts nothing, not the last one's.
+        try root.save()
+        #expect(root.lastSaveObjectCount == 0)
+        let eve = Self.insert(5, "Eve", in: root)
+        root.delete(eve)
+        try root.save()
+        #expect(root.lastSaveObjectCount == 0)
 
         // A child's push, then a root save that fails on an object of the
         // root's own: the child's objects keep their temporary IDs and the
@@ -147,7 +154,7 @@ import Testing
         #expect(throws: (any Error).self) { try child.saveUpToStore() }
         #expect(dee.objectID.isTemporaryID)
         #expect(child.hasChanges)
-        #expect(root.lastSaveObjectCount == 2)
+        #expect(root.lastSaveObjectCount == 0)
         root.delete(invalid)
         try child.saveUpToStore()
         #expect(!dee.objectID.isTemporaryID)

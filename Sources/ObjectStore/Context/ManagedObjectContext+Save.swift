@@ -70,6 +70,9 @@ extension ManagedObjectContext {
     private func saveLevel(upToStore: Bool, finishers: inout [() -> Void]) throws {
         processPendingChanges()
         guard hasChanges else {
+            // A save with nothing to write wrote nothing: the count of an
+            // earlier one must not read as this one's.
+            lastSaveObjectCount = 0
             if upToStore, let parent {
                 try parent.performAndWait { try parent.saveLevel(upToStore: true, finishers: &finishers) }
             } else {

@@ -95,8 +95,9 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     var committedToMany: [ObjectIdentifier: [Int: ObjectIDSet]] = [:]
     var observers: [UUID: @Sendable (ContextDidSaveNotification) -> Void] = [:]
     /// How many objects the last successful save wrote (inserted, updated
-    /// and deleted): what its notification lists, without asking for the
-    /// notification, whose saved state costs a snapshot per object.
+    /// and deleted; 0 for a save that had nothing to write): what its
+    /// notification lists, without asking for the notification, whose
+    /// saved state costs a snapshot per object.
     package internal(set) var lastSaveObjectCount = 0
     /// New objects a save merged into others by a uniqueness constraint,
     /// with the object each became (see `resolve(_:checkpoint:)`); for the
