@@ -46,6 +46,12 @@ extension StoreEngine {
 
     /// The model `storedModel(at:)` reads, and the store opened with it.
     public func openWithStoredModel(url: URL, options: PersistentStoreOptions) throws -> (ManagedObjectModel, OpenedStore)? {
+        try readStoredModelThenOpen(url: url, options: options)
+    }
+
+    /// `openWithStoredModel` in two steps: for an engine that opens the
+    /// store with its model in one only in some cases.
+    func readStoredModelThenOpen(url: URL, options: PersistentStoreOptions) throws -> (ManagedObjectModel, OpenedStore)? {
         guard let model = try storedModel(at: url) else { return nil }
         return (model, try open(url: url, model: model, configuration: nil, options: options))
     }

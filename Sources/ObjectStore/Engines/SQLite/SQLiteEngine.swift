@@ -18,11 +18,7 @@ struct SQLiteEngine: StoreEngine {
     /// connection (see `SQLiteStore.openingStoredModel`).
     func openWithStoredModel(url: URL, options: PersistentStoreOptions) throws -> (ManagedObjectModel, OpenedStore)? {
         let sqliteOptions = Self.options(options)
-        guard storeType != .inMemory else { return nil }
-        guard sqliteOptions.readOnly else {
-            guard let model = try storedModel(at: url) else { return nil }
-            return (model, try open(url: url, model: model, configuration: nil, options: options))
-        }
+        guard storeType != .inMemory, sqliteOptions.readOnly else { return try readStoredModelThenOpen(url: url, options: options) }
         return try SQLiteStore.openingStoredModel(path: url.path, options: sqliteOptions).map { ($0.model, OpenedStore($0)) }
     }
 

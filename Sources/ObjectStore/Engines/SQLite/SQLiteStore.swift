@@ -139,7 +139,7 @@ package final class SQLiteStore: @unchecked Sendable {
         layouts = RowLayout.all(model: model, mapping: mapping)
         // A store opened read-only lends its writer to reads: under the
         // lock, which nothing else of such a store takes but a batch
-        // request SQLite itself refuses.
+        // request (explained, or refused by SQLite).
         let lock = self.lock
         readers = Self.readers(for: database, lending: isReadOnly ? ReaderPool.WriterLending(
             tryLock: { lock.try() }, unlock: { lock.unlock() }) : nil)
