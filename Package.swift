@@ -37,6 +37,9 @@ let package = Package(
         ),
         // The CPU's prefetch hint (a header only), for ObjectStore's saves.
         .systemLibrary(name: "CPrefetch"),
+        // SHA-256 on the CPU's SHA instructions (a header only), for
+        // ObjectStore's version hashes.
+        .systemLibrary(name: "CSHA256"),
         .systemLibrary(
             name: "CEditLine",
             providers: [.apt(["libedit-dev"])]
@@ -45,7 +48,7 @@ let package = Package(
         .target(
             name: "ObjectStore",
             dependencies: [
-                "Predicates", "CSQLite", "CZlib", "CPrefetch",
+                "Predicates", "CSQLite", "CZlib", "CPrefetch", "CSHA256",
                 .product(name: "Logging", package: "swift-log"),
             ]
         ),

@@ -29,6 +29,21 @@ import Testing
     ])
     func testSHA256(message: String, digest: String) {
         #expect(hex(sha256(Array(message.utf8))) == digest)
+        #expect(hex(sha256(Array(message.utf8), inHardware: false)) == digest)
+        if sha256InHardware { #expect(hex(sha256(Array(message.utf8), inHardware: true)) == digest) }
+    }
+
+    /// The CPU's SHA instructions and the Swift rounds agree on messages of
+    /// every length from 0 to 300 bytes (one to six blocks, each padding
+    /// case) of random bytes. Where the CPU has no SHA instructions there
+    /// is only the Swift path, and the known answers above check it.
+    @Test(.enabled(if: sha256InHardware, "this CPU has no SHA instructions: only the Swift path runs here"))
+    func testSHA256InHardwareMatchesSwift() {
+        var generator = SystemRandomNumberGenerator()
+        for length in 0...300 {
+            let message = (0..<length).map { _ in UInt8.random(in: 0...255, using: &generator) }
+            #expect(sha256(message, inHardware: true) == sha256(message, inHardware: false), "length \(length)")
+        }
     }
 
     @Test(arguments: [
@@ -75,6 +90,7 @@ import Testing
     @Test func testMillionAs() {
         let message = [UInt8](repeating: UInt8(ascii: "a"), count: 1_000_000)
         #expect(hex(sha256(message)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
+        #expect(hex(sha256(message, inHardware: false)) == "cdc76e5c9914fb9281a1c7e284d73e67f1809a48a497200e046d39ccc7112cd0")
         #expect(
             hex(sha512(message))
                 == "e718483d0ce769644e2e42c7bc15b4638e1f98b13b2044285632a803afa973eb"
