@@ -330,6 +330,38 @@ enum ArchiveSurgery {
         #expect(luxury.first?["make"] == .string("Bentley"))
     }
 
+    /// Which columns a store has is asked of SQLite's schema in memory
+    /// (`Database.hasColumn`), not listed per table: names match as SQLite
+    /// resolves them in a statement, so a column written in another case is
+    /// the model's, and a missing one is still named in the refusal.
+    @Test func columnsAreMatchedAsSQLiteResolvesThem() throws {
+        let model = try ManagedObjectModel {
+            Entity("Car") { Attribute("make", .string); Attribute("year", .integer64) }
+        }
+        let url = try S.store(model, keeping: try model.coreDataArchive()) { context in
+            context.insertObject(forEntityName: "Car")["make"] = .string("Fiat")
+        }
+        do {
+            let db = try Database(path: url.path)
+            #expect(try db.hasColumn("ZMAKE", inTable: "ZCAR") && db.hasColumn("zMake", inTable: "ZCAR"))
+            #expect(try !db.hasColumn("ZCOLOUR", inTable: "ZCAR") && !db.hasColumn("ZMAKE", inTable: "ZBOAT"))
+            #expect(try !db.hasColumn("ZMA\u{0}KE", inTable: "ZCAR"), "a NUL is not the end of the name")
+            try db.execute("ALTER TABLE ZCAR RENAME COLUMN ZMAKE TO zmake")
+        }
+        let (context, _) = try S.open(url)
+        #expect(try context.fetch(FetchRequest(entityName: "Car")).first?["make"] == .string("Fiat"))
+        do {
+            let db = try Database(path: url.path)
+            try db.execute("ALTER TABLE ZCAR DROP COLUMN ZYEAR")
+        }
+        #expect(throws: StoreError.self) { try S.open(url) }
+        do {
+            _ = try S.open(url)
+        } catch let error as StoreError {
+            #expect(error.message.contains("ZCAR has no column ZYEAR for Car.year"), "\(error.message)")
+        }
+    }
+
     // MARK: The audit: one test per kept case
 
     /// A composite as an NSCompositeAttributeDescription (type 2100)

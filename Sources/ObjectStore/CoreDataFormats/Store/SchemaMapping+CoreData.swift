@@ -40,13 +40,37 @@ import Predicates
 public struct CoreDataSchema: Sendable {
     /// `Z_PRIMARYKEY.Z_NAME` → `Z_ENT`.
     public var entityNumbers: [String: Int64]
-    /// Table name → its columns, in order.
-    public var tables: [String: [String]]
+    /// Table name → its columns, in order, for a schema given by hand;
+    /// for one read from a store, the tables with no columns listed, which
+    /// its connection answers (a listing costs a statement per table).
+    private var tables: [String: [String]]
+    private let connection: Database?
 
-    /// A schema read from nothing: a new store.
+    /// A schema given by hand: a new store's (nothing), or a test's.
     public init(entityNumbers: [String: Int64] = [:], tables: [String: [String]] = [:]) {
         self.entityNumbers = entityNumbers
         self.tables = tables
+        self.connection = nil
+    }
+
+    /// The schema of the store open on `connection`: its entity numbers and
+    /// tables, the columns asked of SQLite as they are needed.
+    init(entityNumbers: [String: Int64], tableNames: [String], connection: Database) {
+        self.entityNumbers = entityNumbers
+        self.tables = Dictionary(tableNames.map { ($0, []) }, uniquingKeysWith: { first, _ in first })
+        self.connection = connection
+    }
+
+    /// Whether the store has a table named exactly `name`.
+    public func hasTable(_ name: String) -> Bool { tables[name] != nil }
+
+    /// Whether the store's table `table` has a column `column` (named as
+    /// SQLite resolves names, without regard to ASCII case, for a store read
+    /// from its file; exactly, for a schema given by hand).
+    public func table(_ table: String, hasColumn column: String) throws -> Bool {
+        guard let columns = tables[table] else { return false }
+        if let connection { return try connection.hasColumn(column, inTable: table) }
+        return columns.contains(column)
     }
 }
 
@@ -233,7 +257,7 @@ extension SchemaMapping {
                         var orderColumn: SQLIdentifier?
                         let orderName = "Z_FOK_" + base
                         if relationship.isOrdered,
-                           existing?.tables[Self.coreDataName(root.name)].map({ $0.contains(orderName) }) ?? true {
+                           try existing?.table(Self.coreDataName(root.name), hasColumn: orderName) ?? true {
                             let name = try unique(orderName)
                             columns.append(Column(name: name, sqlType: "INTEGER", property: relationship.name,
                                                   entity: source.name, kind: .toManyOrder))
@@ -266,11 +290,11 @@ extension SchemaMapping {
                 } else {
                     isOwner = code(entity) < code(inverseEntity)
                 }
-                if let tables = existing?.tables {
-                    let mine = "Z_\(code(entity))\(relationship.name.uppercased())"
-                    let theirs = "Z_\(code(inverseEntity))\(inverse.name.uppercased())"
-                    if tables[mine] == nil && tables[theirs] != nil { isOwner = false }
-                    if tables[theirs] == nil && tables[mine] != nil { isOwner = true }
+                if let existing {
+                    let mine = existing.hasTable("Z_\(code(entity))\(relationship.name.uppercased())")
+                    let theirs = existing.hasTable("Z_\(code(inverseEntity))\(inverse.name.uppercased())")
+                    if !mine && theirs { isOwner = false }
+                    if !theirs && mine { isOwner = true }
                 }
                 // Named from the owner: its entity, relationship and inverse.
                 let (ownerEntity, ownerName, otherEntity, otherName) = isOwner

@@ -272,6 +272,28 @@ package final class Database: @unchecked Sendable {
         }
     }
 
+    /// Whether `table` has a column `column`, names compared as SQLite
+    /// resolves them in a statement (without regard to ASCII case): from
+    /// the schema SQLite holds in memory where it can say, by `columns(of:)`
+    /// where it cannot (see `mrq_table_has_column`).
+    package func hasColumn(_ column: String, inTable table: String) throws -> Bool {
+        // A NUL would end the name early in C: asked by query instead.
+        if !table.utf8.contains(0), !column.utf8.contains(0) {
+            switch mrq_table_has_column(handle, table, column) {
+            case 1: return true
+            case 0: return false
+            default: break
+            }
+        }
+        let folded = Self.asciiFolded(column)
+        return try columns(of: table).contains { Self.asciiFolded($0) == folded }
+    }
+
+    /// A name's bytes with ASCII capitals made small: how SQLite matches names.
+    private static func asciiFolded(_ name: String) -> [UInt8] {
+        name.utf8.map { (0x41...0x5A).contains($0) ? $0 | 0x20 : $0 }
+    }
+
     func error(_ rc: Int32, sql: String?) -> StoreError {
         failure(rc, String(cString: sqlite3_errmsg(handle)), sql: sql)
     }

@@ -17,16 +17,17 @@ extension SQLiteStore {
     /// not one (no `Z_PRIMARYKEY` and `Z_METADATA`).
     static func coreDataSchema(_ db: Database) throws -> CoreDataSchema? {
         guard try isCoreDataStore(db) else { return nil }
-        var schema = CoreDataSchema()
+        var entityNumbers: [String: Int64] = [:]
         for row in try db.rows("SELECT Z_ENT, Z_NAME FROM \(CoreDataTables.primaryKey)") {
             guard row.count == 2, case .int(let number) = row[0], case .string(let name) = row[1] else { continue }
-            if number < CoreDataTables.firstHistoryEntity { schema.entityNumbers[name] = number }
+            if number < CoreDataTables.firstHistoryEntity { entityNumbers[name] = number }
         }
-        for row in try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'") {
-            guard case .string(let table)? = row.first else { continue }
-            schema.tables[table] = try db.columns(of: table)
-        }
-        return schema
+        let tables = try db.rows("SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")
+            .compactMap { row -> String? in
+                guard case .string(let table)? = row.first else { return nil }
+                return table
+            }
+        return CoreDataSchema(entityNumbers: entityNumbers, tableNames: tables, connection: db)
     }
 
     /// Whether the file open on `db` is a Core Data store: it has
@@ -42,24 +43,25 @@ extension SQLiteStore {
     /// numbers entities from the model and adds their rows lazily (the
     /// migrated stores of CoreDataPlus's tests lack the row of an entity of
     /// their own model), so the mapping numbers it as the model does.
-    static func coreDataDifferences(_ mapping: SchemaMapping, model: ManagedObjectModel, existing: CoreDataSchema) -> [String] {
+    static func coreDataDifferences(_ mapping: SchemaMapping, model: ManagedObjectModel,
+                                    existing: CoreDataSchema) throws -> [String] {
         var differences: [String] = []
         for table in mapping.allTables {
-            guard let columns = existing.tables[table.name.unquoted] else {
+            guard existing.hasTable(table.name.unquoted) else {
                 differences.append("no table \(table.name.unquoted) for \(table.rootEntity)")
                 continue
             }
-            let present = Set(columns)
-            for column in table.columns where !present.contains(column.name.unquoted) {
+            for column in table.columns where try !existing.table(table.name.unquoted, hasColumn: column.name.unquoted) {
                 differences.append("\(table.name.unquoted) has no column \(column.name.unquoted) for \(column.entity).\(column.property)")
             }
         }
         for join in mapping.allJoinTables {
-            guard let columns = existing.tables[join.name.unquoted] else {
+            guard existing.hasTable(join.name.unquoted) else {
                 differences.append("no join table \(join.name.unquoted)")
                 continue
             }
-            for column in [join.sourceColumn, join.destinationColumn] where !columns.contains(column.unquoted) {
+            for column in [join.sourceColumn, join.destinationColumn]
+            where try !existing.table(join.name.unquoted, hasColumn: column.unquoted) {
                 differences.append("\(join.name.unquoted) has no column \(column.unquoted)")
             }
         }
@@ -71,7 +73,7 @@ extension SQLiteStore {
     static func prepareCoreData(_ db: Database, mapping: SchemaMapping, model: ManagedObjectModel,
                                 existing: CoreDataSchema?, options: Options) throws -> String {
         if let existing {
-            let differences = coreDataDifferences(mapping, model: model, existing: existing)
+            let differences = try coreDataDifferences(mapping, model: model, existing: existing)
             if !differences.isEmpty {
                 let shown = differences.prefix(5).joined(separator: "; ")
                 let more = differences.count > 5 ? " (and \(differences.count - 5) more)" : ""
