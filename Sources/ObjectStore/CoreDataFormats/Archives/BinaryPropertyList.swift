@@ -90,6 +90,9 @@ enum BinaryPropertyList {
         /// itself): four bytes an object, and no more objects than bytes.
         var slots: [Int32]
         var values: [Build.Value] = []
+        /// Beside `values`: the tag (`PlistDictionary.tag`) of each value
+        /// read as a dictionary key; 0 until then.
+        var keyTags: [UInt64] = []
 
         init(bytes: [UInt8]) throws {
             guard bytes.count >= magic.count + 32, bytes.starts(with: magic) else {
@@ -298,10 +301,20 @@ enum BinaryPropertyList {
                 try checkReferences(2 * n, at: content, index)
                 var entries = Build.entries(capacity: n)
                 for i in 0..<n {
-                    guard let key = try Build.key(object(reference(i, at: content, index), depth: depth + 1)) else {
+                    let keyIndex = try reference(i, at: content, index)
+                    guard let key = try Build.key(object(keyIndex, depth: depth + 1)) else {
                         throw KeyedArchiveError("binary property list: dictionary \(index) has a key that is not a string")
                     }
-                    Build.add(key, try object(reference(n + i, at: content, index), depth: depth + 1), to: &entries)
+                    // An archive writes each key once and points at it from
+                    // every object that has the field: its tag is worked
+                    // out once (0: not yet, or a key whose tag is 0).
+                    let slot = Int(slots[keyIndex])   // read just now, so kept
+                    var tag = keyTags[slot]
+                    if tag == 0 {
+                        tag = PlistDictionary.tag(key)
+                        keyTags[slot] = tag
+                    }
+                    Build.add(key, tag: tag, try object(reference(n + i, at: content, index), depth: depth + 1), to: &entries)
                 }
                 value = Build.dictionary(entries)
             case 0xC:
@@ -311,6 +324,7 @@ enum BinaryPropertyList {
             }
             slots[index] = Int32(values.count)
             values.append(value)
+            keyTags.append(0)
             return value
         }
     }

@@ -135,8 +135,14 @@ struct PlistDictionary: Equatable, Sequence {
         pairs.append(Entry(tag: Self.tag(key), key: key, value: value))
     }
 
+    /// `append(_:_:)` with the key's tag already known (`tag(_:)` of it):
+    /// a reader meets the same key object in many dictionaries.
+    mutating func append(_ key: String, tag: UInt64, _ value: PlistValue) {
+        pairs.append(Entry(tag: tag, key: key, value: value))
+    }
+
     /// FNV-1a of the key's UTF-8: equal keys have equal tags.
-    private static func tag(_ key: String) -> UInt64 {
+    static func tag(_ key: String) -> UInt64 {
         func fnv<C: Sequence<UInt8>>(_ bytes: C) -> UInt64 {
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
             for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
@@ -210,7 +216,8 @@ protocol PlistBuilder {
     /// key may repeat: the last wins).
     associatedtype Entries
     static func entries(capacity: Int) -> Entries
-    static func add(_ key: String, _ value: Value, to entries: inout Entries)
+    /// Adds an entry whose key's tag (`PlistDictionary.tag`) is `tag`.
+    static func add(_ key: String, tag: UInt64, _ value: Value, to entries: inout Entries)
     static func dictionary(_ entries: Entries) -> Value
     /// The string a dictionary key holds; nil when it is no string.
     static func key(_ value: Value) -> String?
@@ -229,7 +236,9 @@ enum TypedPlist: PlistBuilder {
     static func uid(_ value: Int) -> PlistValue { .uid(value) }
     static func array(_ items: [PlistValue]) -> PlistValue { .array(items) }
     static func entries(capacity: Int) -> PlistDictionary { PlistDictionary(capacity: capacity) }
-    static func add(_ key: String, _ value: PlistValue, to entries: inout PlistDictionary) { entries.append(key, value) }
+    static func add(_ key: String, tag: UInt64, _ value: PlistValue, to entries: inout PlistDictionary) {
+        entries.append(key, tag: tag, value)
+    }
     static func dictionary(_ entries: PlistDictionary) -> PlistValue { .dictionary(entries) }
     static func key(_ value: PlistValue) -> String? { value.string }
 }
@@ -248,7 +257,7 @@ enum FoundationPlist: PlistBuilder {
     static func uid(_ value: Int) -> Any { PlistUID(value: value) }
     static func array(_ items: [Any]) -> Any { items }
     static func entries(capacity: Int) -> [String: Any] { Dictionary(minimumCapacity: capacity) }
-    static func add(_ key: String, _ value: Any, to entries: inout [String: Any]) { entries[key] = value }
+    static func add(_ key: String, tag: UInt64, _ value: Any, to entries: inout [String: Any]) { entries[key] = value }
     static func dictionary(_ entries: [String: Any]) -> Any { entries }
     static func key(_ value: Any) -> String? { value as? String }
 }

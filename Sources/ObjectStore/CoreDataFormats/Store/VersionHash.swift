@@ -163,15 +163,18 @@ struct VersionHasher {
         if let parent = entity.parent, let parentHash = entityHashes[ObjectIdentifier(parent)] {
             bytes += parentHash
         }
-        var properties: [PropertyDescription] = []
+        // Each name's UTF-16 once, not at every comparison of the sort.
+        var properties: [(name: [UInt16], property: PropertyDescription)] = []
         var owner: EntityDescription? = entity
         while let e = owner {
-            properties += e.declaredProperties.filter {
-                ($0 is AttributeDescription || $0 is RelationshipDescription) && !$0.isTransient
+            for property in e.declaredProperties
+            where (property is AttributeDescription || property is RelationshipDescription) && !property.isTransient {
+                properties.append((Array(property.name.utf16), property))
             }
             owner = e.parent
         }
-        for property in properties.sorted(by: { Self.precedes($0.name, $1.name) }) {
+        properties.sort { $0.name.lexicographicallyPrecedes($1.name) }
+        for (_, property) in properties {
             bytes += hash(property)
         }
         bytes += (entity.versionHashModifier ?? "").utf8

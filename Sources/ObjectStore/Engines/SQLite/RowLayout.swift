@@ -52,7 +52,7 @@ package final class RowLayout {
             if let found = positions[key] {
                 known = found
             } else {
-                var position: [SQLIdentifier: Int32] = [:]
+                var position: [SQLIdentifier: Int32] = Dictionary(minimumCapacity: table.columns.count)
                 for (i, column) in table.columns.enumerated() { position[column.name] = Int32(i + 3) }
                 known = (table.columns.map(\.name), position)
                 positions[key] = known
