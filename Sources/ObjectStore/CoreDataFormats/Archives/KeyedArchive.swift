@@ -144,14 +144,30 @@ package struct KeyedArchive {
     /// string, number or data).
     package func object(at index: Int) throws -> KeyedObject {
         try check(index, from: "a reference")
-        try work.visit("object \(index)")
         guard let fields = try self.fields(at: index) else {
+            try work.visit("object \(index)")
             throw KeyedArchiveError(
                 "object \(index) is \(try objects.value(at: index).kind), not an object with a class")
         }
         guard let classValue = fields["$class"] else {
+            try work.visit("object \(index)")
             throw KeyedArchiveError("object \(index) has no '$class'")
         }
+        return try object(at: index, fields: fields, classValue: classValue)
+    }
+
+    /// The object at `index` (checked to name one) when it is an instance
+    /// of a class; nil when it is a string, number or data stored directly
+    /// or a dictionary with no `$class`: `isObject` and `object(at:)` in
+    /// one reading of its fields.
+    func instance(at index: Int) throws -> KeyedObject? {
+        guard index > 0, index < objects.count, let fields = try self.fields(at: index),
+              let classValue = fields["$class"] else { return nil }
+        return try object(at: index, fields: fields, classValue: classValue)
+    }
+
+    private func object(at index: Int, fields: PlistDictionary, classValue: PlistValue) throws -> KeyedObject {
+        try work.visit("object \(index)")
         guard case .uid(let classIndex) = classValue, classIndex != 0 else {
             throw KeyedArchiveError("object \(index): '$class' is \(classValue.kind), not a UID")
         }
@@ -474,10 +490,10 @@ package struct KeyedObject {
     /// The object a field points at; nil when absent or `$null`.
     package func object(_ key: String) throws -> KeyedObject? {
         guard let uid = try reference(key) else { return nil }
-        guard try archive.isObject(uid) else {
+        guard let object = try archive.instance(at: uid) else {
             throw error(key, "UID \(uid) is \(try archive.objects.value(at: uid).kind), not an object with a class")
         }
-        return try archive.object(at: uid)
+        return object
     }
 
     /// The object a field points at, which must be there and be of class

@@ -209,8 +209,8 @@ struct CoreDataModelDecoder {
     /// Whether a field points at an instance of a class that is neither a
     /// value nor a collection (an object archived by an app's code).
     private func holdsInstance(_ object: KeyedObject, _ key: String) throws -> Bool {
-        guard let uid = try objectReference(object, key) else { return false }
-        let target = try archive.object(at: uid)
+        guard case .uid? = object.fields[key], let uid = try object.reference(key),
+              let target = try archive.instance(at: uid) else { return false }
         return try target.scalarValue() == nil && !target.isCollection
     }
 
@@ -227,15 +227,17 @@ struct CoreDataModelDecoder {
         entity.renamingIdentifier = try object.string("NSRenamingIdentifier").flatMap { $0 == name ? nil : $0 }
         entity.versionHashModifier = try object.string("NSVersionHashModifier").flatMap { $0.isEmpty ? nil : $0 }
         entity.uniquenessConstraints = try uniquenessConstraints(object)
-        for property in try properties(object) { entity.add(property) }
-        entity.fetchIndexes = try fetchIndexes(object, entity: entity)
+        let (properties, listed) = try properties(object)
+        for property in properties { entity.add(property) }
+        entity.fetchIndexes = try fetchIndexes(object, entity: entity, listed: listed)
         return entity
     }
 
     /// The entity's own properties, in Core Data's order: attributes,
     /// to-one relationships, to-many relationships, fetched properties,
     /// each by name (the archive's dictionary has no order of its own).
-    private func properties(_ object: KeyedObject) throws -> [PropertyDescription] {
+    /// Also returns every name `NSProperties` lists, inherited ones too.
+    private func properties(_ object: KeyedObject) throws -> ([PropertyDescription], listed: Set<String>) {
         var inherited: Set<String> = []
         if let parent = try object.object("NSSuperentity") {
             for (key, _) in try parent.dictionary("NSProperties") {
@@ -243,10 +245,12 @@ struct CoreDataModelDecoder {
             }
         }
         var result: [PropertyDescription] = []
+        var listed: Set<String> = []
         for (key, value) in try object.dictionary("NSProperties") {
             guard let name = try archive.value(at: key).string else {
                 throw object.error("NSProperties", "the key object \(key) is not a string")
             }
+            listed.insert(name)
             let property = try archive.object(at: value)
             if property.className == "_NSPropertyDescriptionProxy" || inherited.contains(name) { continue }
             guard try property.string("NSPropertyName") == name else {
@@ -264,7 +268,7 @@ struct CoreDataModelDecoder {
             default: 3
             }
         }
-        return result.sorted { (rank($0), $0.name) < (rank($1), $1.name) }
+        return (result.sorted { (rank($0), $0.name) < (rank($1), $1.name) }, listed)
     }
 
     /// The property an archived description stands for; nil for a class
@@ -606,13 +610,12 @@ struct CoreDataModelDecoder {
     /// in the index's `expressions`; no store builds an index over them. Old
     /// archives with only `NSCompoundIndexes` give one index per compound
     /// index, named as the Xcode reader names them.
-    private func fetchIndexes(_ object: KeyedObject, entity: EntityDescription) throws -> [FetchIndexDescription] {
+    /// `listed`: the names the entity's `NSProperties` lists, which
+    /// include its inherited properties.
+    private func fetchIndexes(_ object: KeyedObject, entity: EntityDescription,
+                              listed: Set<String>) throws -> [FetchIndexDescription] {
         var indexes: [FetchIndexDescription] = []
-        // The entity's NSProperties lists its inherited properties too.
-        var propertyNames = Set(entity.declaredProperties.map(\.name))
-        for (key, _) in try object.dictionary("NSProperties") {
-            if let name = try archive.value(at: key).string { propertyNames.insert(name) }
-        }
+        let propertyNames = listed.union(entity.declaredProperties.map(\.name))
         let indexedAttributes = Set(entity.declaredProperties.compactMap { ($0 as? AttributeDescription)?.isIndexed == true ? $0.name : nil })
         for uid in try object.elements("NSFetchIndexDescriptions") {
             let index = try archive.object(at: uid)
