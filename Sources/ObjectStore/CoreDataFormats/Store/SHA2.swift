@@ -55,7 +55,9 @@ private let sha256Initial: [UInt32] = [
 private func sha256BlocksInHardware(_ state: UnsafeMutableBufferPointer<UInt32>, _ data: UnsafePointer<UInt8>,
                                     _ blocks: Int) {
     guard let words = state.baseAddress else { return }
-    mrq_sha256_blocks(words, data, blocks)
+    sha256Constants.withUnsafeBufferPointer { k in
+        if let k = k.baseAddress { mrq_sha256_blocks(words, data, blocks, k) }
+    }
 }
 
 /// FIPS 180-4's compression of `blocks` 64-byte blocks at `data` into
