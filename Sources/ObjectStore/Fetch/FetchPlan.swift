@@ -55,7 +55,11 @@ package struct FetchPlan {
                                           mapping: mapping) {
             condition.append(filter)
         }
-        residual = try predicate.flatMap { try translator.split($0, into: &condition) }
+        if let predicate {
+            residual = try translator.split(predicate, into: &condition)
+        } else {
+            residual = nil
+        }
         restricts = !condition.isEmpty
         var terms = SQL()
         var orderable = true
