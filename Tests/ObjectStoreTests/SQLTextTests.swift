@@ -121,4 +121,55 @@ import struct Predicates.Predicate
         #expect(try countSQL("FALSEPREDICATE") == "SELECT COUNT(*) FROM \"Person\" t WHERE 0")
         #expect(try context.count(for: FetchRequest(entityName: "Person", predicate: try Predicate(format: "TRUEPREDICATE"))) == 3)
     }
+
+    /// A plan's WHERE is written in one buffer, conjunct after conjunct:
+    /// a conjunct SQL cannot run, refused after part of it was written
+    /// (`(age > 3 OR ` and its parameter), leaves nothing of itself in
+    /// the SQL or its values, and runs in memory.
+    @Test func refusedConjunctLeavesNothingInTheCondition() throws {
+        let (context, _) = try ChainFetchTests.people(count: 12)
+        // `(age + 1) / (age + 1)`: a division by no constant runs in memory.
+        let refused = "(age > 3 OR (age + 1) / (age + 1) > 1)"
+        var request = FetchRequest(entityName: "Person", predicate: try Predicate(format: "name != nil AND \(refused) AND age < 9"))
+        request.resultType = .count
+        let plan = try context.explain(request)
+        // With a residual, a count reads the rows SQL selects.
+        #expect(plan.sql.hasSuffix(" FROM \"Person\" t WHERE t.\"name\" IS NOT NULL AND t.\"age\" < ?1 ORDER BY t.\"_pk\""))
+        #expect(plan.bindings == [.int(9)])
+        #expect(plan.residual == (try Predicate(format: refused)))
+        #expect(try context.count(for: request) == 5)
+        // Refused first, and refused alone.
+        request.predicate = try Predicate(format: "\(refused) AND age < 9")
+        #expect(try context.explain(request).sql.hasSuffix(" FROM \"Person\" t WHERE t.\"age\" < ?1 ORDER BY t.\"_pk\""))
+        request.predicate = try Predicate(format: refused)
+        #expect(try context.explain(request).sql.hasSuffix(" FROM \"Person\" t WHERE 1 ORDER BY t.\"_pk\""))
+        #expect(try context.count(for: request) == 8)
+    }
+
+    /// `SQL.truncate(to:)` drops text, slots and values appended after
+    /// the mark, and gives back what `truth` was.
+    @Test func truncatingGoesBackToTheMark() {
+        var sql = SQL.always(true, "1")
+        let start = sql.mark
+        sql += " AND t.x = "
+        sql.appendParameter(.int(4))
+        #expect(sql.truth == nil)
+        sql.truncate(to: start)
+        #expect(sql == SQL.always(true, "1"))
+        #expect(sql.truth == true)
+        var condition: SQL = "t.a > "
+        condition.appendParameter(.int(1))
+        let mark = condition.mark
+        condition += " AND t.b < "
+        condition.appendParameter(.string("é"))
+        condition.truncate(to: mark)
+        condition += " AND t.c = "
+        condition.appendParameter(.int(2))
+        var expected: SQL = "t.a > "
+        expected.appendParameter(.int(1))
+        expected += " AND t.c = "
+        expected.appendParameter(.int(2))
+        #expect(condition == expected)
+        #expect(condition.rendered(by: SQLiteDialect()).text == "t.a > ?1 AND t.c = ?2")
+    }
 }

@@ -18,8 +18,12 @@ package struct FetchPlan {
     let restricts: Bool
     /// The values the plan's statements bind (the condition's), in order.
     package var bindings: [Value] { condition.bindings }
-    /// nil when some sort key cannot be expressed in SQL.
-    package let order: SQL?
+    /// The ORDER BY: the sort keys, then the primary key; nil when some
+    /// sort key cannot be expressed in SQL. Written when a statement
+    /// sorts (a count does not).
+    package var order: SQL? { sortTerms.map { $0 + "t." + table.primaryKey.quoted } }
+    /// The sort keys' ORDER BY terms, each followed by `, `; nil as `order`.
+    private let sortTerms: SQL?
     /// Whether `order` sorts as `sortInMemory` does, so that SQL's sorted
     /// rows and objects sorted in memory merge: every key is a number, a
     /// boolean, a date, a string or a URI (decimals are text in mrq's
@@ -44,19 +48,20 @@ package struct FetchPlan {
         table = mapping.table(for: entity)
         var translator = SQLTranslator(store: store, entity: entity)
         translator.objectVariables = request.objectVariables
-        var condition = Self.entityFilter(entity: entity, table: table, includesSubentities: request.includesSubentities,
-                                          mapping: mapping).map(SQL.init(sql:))
-        var residual: Predicate?
-        if let predicate {
-            let (sql, rest) = try translator.split(predicate)
-            if let sql {
-                if condition == nil { condition = sql } else { condition! += " AND " + sql }
-            }
-            residual = rest
+        // The WHERE condition, written in one buffer: the entity filter,
+        // then each conjunct SQL runs.
+        var condition = SQL()
+        if let filter = Self.entityFilter(entity: entity, table: table, includesSubentities: request.includesSubentities,
+                                          mapping: mapping) {
+            condition.append(filter)
         }
-        self.residual = residual
-        restricts = condition != nil
-        var orderParts: [SQL] = []
+        if let predicate {
+            residual = try translator.split(predicate, into: &condition)
+        } else {
+            residual = nil
+        }
+        restricts = !condition.isEmpty
+        var terms = SQL()
         var orderable = true
         var matchesMemory = true
         var reads: [EntityDescription] = []
@@ -73,7 +78,8 @@ package struct FetchPlan {
                     break
                 }
                 if !Self.sortsAsInMemory.contains(type) { matchesMemory = false }
-                orderParts.append(dialect.orderTerm(SQL(sql: sql), type: type, ascending: key.ascending))
+                terms += dialect.orderTerm(SQL(sql: sql), type: type, ascending: key.ascending)
+                terms += ", "
             } catch is SQLTranslator.Untranslatable {
                 orderable = false
                 break
@@ -81,13 +87,8 @@ package struct FetchPlan {
         }
         orderMatchesMemory = orderable && matchesMemory
         orderReads = reads
-        if !orderable {
-            order = nil
-        } else {
-            orderParts.append("t.\(mapping.primaryKey)")
-            order = SQL.joined(orderParts, separator: ", ")
-        }
-        self.condition = translator.statement(condition ?? translator.trueSQL)
+        sortTerms = orderable ? terms : nil
+        self.condition = translator.statement(restricts ? condition : translator.trueSQL)
         var from = table.name.quoted + " t"
         for join in translator.joins { from += " " + join }
         self.from = from
@@ -131,17 +132,17 @@ package struct FetchPlan {
     }
 
     func selectCount(limit: Int, offset: Int) -> String {
-        let sql: SQL
         if limit == 0 && offset == 0 {
             // With no WHERE at all SQLite counts the b-tree's cells page by
             // page (OP_Count) instead of stepping every row; even `WHERE 1`
             // turns that off and makes counting a big table twice as slow.
-            sql = restricts ? "SELECT COUNT(*) FROM \(from) WHERE \(condition)" : "SELECT COUNT(*) FROM \(from)"
+            guard restricts else { return "SELECT COUNT(*) FROM " + from }
+            return condition.rendered(by: dialect, after: "SELECT COUNT(*) FROM ", from, restricts ? " WHERE " : "").text
         } else {
             let window = dialect.window(limit: limit, offset: offset)
-            sql = "SELECT COUNT(*) FROM (SELECT 1 FROM \(from) WHERE \(condition)\(window))\(dialect.derivedTableName)"
+            let sql: SQL = "SELECT COUNT(*) FROM (SELECT 1 FROM \(from) WHERE \(condition)\(window))\(dialect.derivedTableName)"
+            return sql.rendered(by: dialect).text
         }
-        return sql.rendered(by: dialect).text
     }
 
     /// How many of the rows whose keys are bound, as a JSON list, to the

@@ -191,6 +191,29 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
         slots.append(Slot(offset: text.utf8.count - slotBase, kind: .parameter(index, type: type)))
     }
 
+    /// Where the SQL ends now: `truncate(to:)` goes back there. A
+    /// writer that appends a part it may yet refuse (the translator's
+    /// conjuncts) marks first and truncates on refusal.
+    struct Mark {
+        fileprivate let bytes: Int
+        fileprivate let slots: Int
+        fileprivate let bindings: Int
+        fileprivate let truth: Bool?
+    }
+
+    /// The end of the SQL as it stands.
+    var mark: Mark { Mark(bytes: text.utf8.count, slots: slots.count, bindings: bindings.count, truth: truth) }
+
+    /// Drops what was appended after `mark`.
+    mutating func truncate(to mark: Mark) {
+        if text.utf8.count > mark.bytes {
+            text.removeSubrange(text.utf8.index(text.utf8.startIndex, offsetBy: mark.bytes)...)
+        }
+        if slots.count > mark.slots { slots.removeSubrange(mark.slots...) }
+        if bindings.count > mark.bindings { bindings.removeSubrange(mark.bindings...) }
+        truth = mark.truth
+    }
+
     /// `value`, bound.
     package static func parameter(_ value: Value, type: String? = nil) -> SQL {
         var sql = SQL()
@@ -241,12 +264,19 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
     /// ```swift
     /// let (text, values) = sql.rendered(by: store.dialect)
     /// ```
-    package func rendered(by dialect: some SQLDialect, explained: Bool = false) -> (text: String, bindings: [Value]) {
-        guard !slots.isEmpty else { return (text, bindings) }
-        // The text's bytes between the slots, and each slot as the dialect
-        // writes it, into one buffer: one String made at the end.
+    ///
+    /// `head`, pieces of SQL text of mrq's own without slots, is written
+    /// before it (`SELECT COUNT(*) FROM `, the FROM clause, ` WHERE `
+    /// before a condition): the statement is written once, into one
+    /// buffer, not composed as SQL or a String first.
+    package func rendered(by dialect: some SQLDialect, after head: String...,
+                          explained: Bool = false) -> (text: String, bindings: [Value]) {
+        guard !slots.isEmpty || !head.isEmpty else { return (text, bindings) }
+        // The head, the text's bytes between the slots, and each slot as
+        // the dialect writes it, into one buffer: one String made at the end.
         var out: [UInt8] = []
-        out.reserveCapacity(text.utf8.count + 6 * slots.count)
+        out.reserveCapacity(head.reduce(0) { $0 + $1.utf8.count } + text.utf8.count + 6 * slots.count)
+        for piece in head { out.append(contentsOf: piece.utf8) }
         var text = self.text
         text.withUTF8 { source in
             var at = 0

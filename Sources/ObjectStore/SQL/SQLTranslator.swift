@@ -146,8 +146,8 @@ package struct SQLTranslator {
     /// The request's object variables: `$d` reads as the object's primary
     /// key, compared with a to-one's foreign key.
     var objectVariables: [String: ObjectVariable] = [:]
-    package private(set) var bindings: [Value] = []
-    private var aliasCounter = 0
+    package internal(set) var bindings: [Value] = []
+    var aliasCounter = 0
     /// How deep the SQL written so far nests at this point.
     var nesting = 0
     /// Where the comparison being written stands in its conjunct: true
@@ -251,46 +251,59 @@ package struct SQLTranslator {
     /// The condition for `predicate`, two-valued when `negated` context
     /// needs it.
     mutating func condition(for predicate: Predicate, in scope: Scope? = nil, twoValued: Bool = false) throws -> SQL {
-        let scope = scope ?? root
+        var sql = SQL()
+        try write(predicate, in: scope ?? root, twoValued: twoValued, into: &sql)
+        return sql
+    }
+
+    /// Appends the condition for `predicate` to `out`: one buffer for the
+    /// whole condition, each part written where it goes. On a throw, `out`
+    /// holds part of it: the caller truncates (see `translate(conjunct:)`).
+    mutating func write(_ predicate: Predicate, in scope: Scope, twoValued: Bool, into out: inout SQL) throws {
         try deeper()
         defer { nesting -= 1 }
         switch predicate.kind {
         case .constant(let value):
-            return value ? trueSQL : falseSQL
+            out += value ? trueSQL : falseSQL
         case .not(let inner):
             let saved = polarity
             polarity = polarity.map { !$0 }
             defer { polarity = saved }
-            return "NOT (\(try condition(for: inner, in: scope, twoValued: true)))"
+            out += "NOT ("
+            try write(inner, in: scope, twoValued: true, into: &out)
+            out += ")"
         case .and(let parts):
-            return try conditions(parts, separator: " AND ", in: scope, twoValued: twoValued)
+            try conditions(parts, separator: " AND ", in: scope, twoValued: twoValued, into: &out)
         case .or(let parts):
-            return try conditions(parts, separator: " OR ", in: scope, twoValued: twoValued)
+            try conditions(parts, separator: " OR ", in: scope, twoValued: twoValued, into: &out)
         case .comparison(let comparison):
             let sql = try self.comparison(comparison, in: scope)
-            return twoValued ? dialect.twoValued(sql) : sql
+            out += twoValued ? dialect.twoValued(sql) : sql
         }
     }
 
-    /// `(a AND b …)` or `(a OR b …)`, built in one string; a list longer
+    /// `(a AND b …)` or `(a OR b …)`, appended to `out`; a list longer
     /// than `groupSize` as `((a OR …) OR (… OR z))`, groups of at most
     /// `groupSize` nested as deep as it takes (AND and OR group freely,
     /// also in SQL's three-valued logic).
-    private mutating func conditions(_ parts: [Predicate], separator: String, in scope: Scope, twoValued: Bool) throws -> SQL {
+    private mutating func conditions(_ parts: [Predicate], separator: String, in scope: Scope, twoValued: Bool,
+                                     into out: inout SQL) throws {
         if parts.count <= Self.groupSize {
-            // Flat: each part appended where it goes, no list of parts.
-            var sql: SQL = "("
+            // Flat: each part written where it goes, no list of parts.
+            out += "("
             for (i, part) in parts.enumerated() {
-                if i > 0 { sql += separator }
-                sql += try condition(for: part, in: scope, twoValued: twoValued)
+                if i > 0 { out += separator }
+                try write(part, in: scope, twoValued: twoValued, into: &out)
             }
-            sql += ")"
-            return sql
+            out += ")"
+            return
         }
         var sqls: [SQL] = []
         sqls.reserveCapacity(parts.count)
         for part in parts { sqls.append(try condition(for: part, in: scope, twoValued: twoValued)) }
-        return "(" + Self.grouped(sqls[...], separator: separator) + ")"
+        out += "("
+        out += Self.grouped(sqls[...], separator: separator)
+        out += ")"
     }
 
     /// `a OR b OR …` as SQLite parses it without growing a tree deeper
@@ -305,59 +318,6 @@ package struct SQLTranslator {
             sql += "(" + grouped(parts[start..<min(start + perGroup, parts.endIndex)], separator: separator) + ")"
         }
         return sql
-    }
-
-    /// Splits `predicate` into what SQL can run and what must be evaluated
-    /// in memory: each top-level conjunct goes to one side or the other,
-    /// or to both when SQL selects only a superset of its rows (PostgreSQL's
-    /// `[c]` on rows that are not all ASCII): memory then decides those.
-    mutating func split(_ predicate: Predicate) throws -> (sql: SQL?, residual: Predicate?) {
-        var conjuncts = [predicate]
-        if case .and(let parts) = predicate.kind { conjuncts = parts }
-        var parts: [SQL] = []
-        var residual: [Predicate] = []
-        for conjunct in conjuncts {
-            if let part = try translate(conjunct: conjunct) {
-                parts.append(part)
-                if approximated { residual.append(conjunct) }
-            } else {
-                residual.append(conjunct)
-            }
-        }
-        let rest: Predicate? = residual.isEmpty ? nil : residual.count == 1 ? residual[0] : Predicate(.and(residual))
-        // Only TRUEPREDICATE: no condition at all, so that a count needs
-        // no WHERE (see `FetchPlan.selectCount`).
-        let alwaysTrue = conjuncts.allSatisfy { if case .constant(true) = $0.kind { return true }; return false }
-        return (parts.isEmpty || alwaysTrue ? nil : Self.grouped(parts[...], separator: " AND "), rest)
-    }
-
-    /// The condition for one conjunct, or nil (with bindings and joins as
-    /// they were) when SQL cannot express it, or not within SQLite's
-    /// limits on parameters.
-    private mutating func translate(conjunct: Predicate) throws -> SQL? {
-        let savedBindings = bindings.count
-        let savedJoins = (root.joins.count, aliasCounter)
-        let savedAliases = root.joinAliases
-        func rollBack() {
-            bindings.removeSubrange(savedBindings...)
-            root.joins.removeSubrange(savedJoins.0...)
-            aliasCounter = savedJoins.1
-            root.joinAliases = savedAliases
-        }
-        polarity = dialect.approximates ? true : nil
-        approximated = false
-        defer { polarity = nil }
-        do {
-            let sql = try condition(for: conjunct)
-            if bindings.count > Self.maximumBindings {
-                rollBack()
-                return nil
-            }
-            return sql
-        } catch is Untranslatable {
-            rollBack()
-            return nil
-        }
     }
 
     // MARK: - Comparisons
@@ -684,9 +644,10 @@ package struct SQLTranslator {
             let folds = !c.options.isEmpty && value.category == .string
             let fold: (SQL) -> SQL? = { folds ? dialect.folded($0, c.options) : nil }
             var head = fold(value.sql) ?? value.sql
-            var items: [SQL] = []
+            // The items written in one list, as they come.
+            var items = SQL()
             var undecided: [SQL] = []
-            for element in elements {
+            for (i, element) in elements.enumerated() {
                 var item = try operand(element, in: rhsScope)
                 if item.isNullConstant { throw Untranslatable(reason: "nil inside IN") }
                 var subject = value
@@ -695,9 +656,10 @@ package struct SQLTranslator {
                 // PostgreSQL's [c] [d]: the subject lowered, each item folded.
                 let prepared = try dialect.prepare(&subject, &item, c, in: &self)
                 if let folding = prepared.undecided { (head, undecided) = (subject.sql, folding) }
-                items.append(fold(item.sql) ?? item.sql)
+                if i > 0 { items += ", " }
+                items += fold(item.sql) ?? item.sql
             }
-            return dialect.approximation("\(head) IN (\(SQL.joined(items, separator: ", ")))", undecided: undecided, in: &self)
+            return dialect.approximation("\(head) IN (\(items))", undecided: undecided, in: &self)
         default:
             // `needle IN haystack` where the haystack is a string: substring.
             let mark = bindings.count
