@@ -201,16 +201,15 @@ struct CoreDataModelDecoder {
 
     /// The object a field points at, when it holds a UID of one; nil when
     /// it holds anything else (a number, a flag, `$null`).
-    private func objectReference(_ object: KeyedObject, _ key: String) throws -> Int? {
-        guard case .uid? = object.fields[key], let uid = try object.reference(key), try archive.isObject(uid) else { return nil }
-        return uid
+    private func referencedObject(_ object: KeyedObject, _ key: String) throws -> KeyedObject? {
+        guard case .uid? = object.fields[key], let uid = try object.reference(key) else { return nil }
+        return try archive.instance(at: uid)
     }
 
     /// Whether a field points at an instance of a class that is neither a
     /// value nor a collection (an object archived by an app's code).
     private func holdsInstance(_ object: KeyedObject, _ key: String) throws -> Bool {
-        guard case .uid? = object.fields[key], let uid = try object.reference(key),
-              let target = try archive.instance(at: uid) else { return false }
+        guard let target = try referencedObject(object, key) else { return false }
         return try target.scalarValue() == nil && !target.isCollection
     }
 
@@ -384,8 +383,7 @@ struct CoreDataModelDecoder {
             throw object.error("NSAttributeType", "composites nest more than \(Self.maximumCompositeDepth) deep")
         }
         for key in object.keys.sorted() {
-            guard let uid = try objectReference(object, key) else { continue }
-            let list = try archive.object(at: uid)
+            guard let list = try referencedObject(object, key) else { continue }
             guard list.classes.contains("NSArray"), !list.isDictionary else { continue }
             let items = try list.collectionElements().map { try archive.object(at: $0) }
             guard !items.isEmpty, items.allSatisfy({ $0.classes.contains("NSAttributeDescription") }) else { continue }
@@ -664,12 +662,10 @@ struct CoreDataModelDecoder {
     /// the expression; nil when the element indexes a property.
     private func expression(of element: KeyedObject) throws -> String? {
         for key in element.keys.sorted() {
-            guard let uid = try objectReference(element, key) else { continue }
-            let property = try archive.object(at: uid)
+            guard let property = try referencedObject(element, key) else { continue }
             guard property.classes.contains("NSExpressionDescription") else { continue }
             for field in property.keys.sorted() {
-                guard let inner = try objectReference(property, field) else { continue }
-                let candidate = try archive.object(at: inner)
+                guard let candidate = try referencedObject(property, field) else { continue }
                 if candidate.classes.contains("NSExpression") {
                     return try known { try PredicateArchive.expressionFormat(candidate) } ?? ""
                 }
