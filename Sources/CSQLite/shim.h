@@ -56,3 +56,11 @@ static inline int mrq_table_has_column(sqlite3 *db, const char *table, const cha
     if (rc == SQLITE_OK) return 1;
     return rc == SQLITE_ERROR ? 0 : -1;
 }
+
+/// Whether the main database has a table `table` (not a view; SQLite
+/// compares the name without regard to ASCII case), from the schema in
+/// memory as `mrq_table_has_column` answers: 1, 0, or -1 for "ask with a
+/// query". A query on `sqlite_master` reads every row of the schema.
+static inline int mrq_table_exists(sqlite3 *db, const char *table) {
+    return mrq_table_has_column(db, table, 0);
+}

@@ -362,6 +362,22 @@ enum ArchiveSurgery {
         }
     }
 
+    /// `tableExists` answers from SQLite's schema in memory as a statement
+    /// would resolve the name: any ASCII case, tables (SQLite's own too)
+    /// and not views, a name holding a NUL by query (not cut at the NUL).
+    @Test func tablesAreFoundAsSQLiteResolvesThem() throws {
+        let url = FileManager.default.temporaryDirectory.appendingPathComponent("tables-\(UUID().uuidString).sqlite")
+        defer { try? FileManager.default.removeItem(at: url) }
+        let db = try Database(path: url.path)
+        try db.execute("CREATE TABLE Z_PRIMARYKEY (Z_ENT INTEGER)")
+        try db.execute("CREATE VIEW Z_METADATA AS SELECT 1")
+        #expect(try db.tableExists("Z_PRIMARYKEY") && db.tableExists("z_primaryKey"))
+        #expect(try !db.tableExists("Z_METADATA"), "a view is no table")
+        #expect(try !db.tableExists("ZNONE"))
+        #expect(try !db.tableExists("Z_PRIMARYKEY\u{0}X"), "a NUL is not the end of the name")
+        #expect(try db.tableExists("sqlite_master"), "a table a statement reads")
+    }
+
     // MARK: The audit: one test per kept case
 
     /// A composite as an NSCompositeAttributeDescription (type 2100)

@@ -28,7 +28,7 @@ public struct SQLIdentifier: Sendable, Hashable, Comparable, CustomStringConvert
     /// `name` as an identifier; throws `StoreError` for a name holding a
     /// NUL character, which no SQL statement can carry.
     public init(_ name: String) throws {
-        guard !name.utf8.contains(0) else {
+        guard !name.holdsByte(0) else {
             throw StoreError(.validation, "the name '\(TerminalText.escaped(name))' holds a NUL character, which SQL cannot carry")
         }
         self.init(checked: name)
@@ -46,9 +46,17 @@ public struct SQLIdentifier: Sendable, Hashable, Comparable, CustomStringConvert
     private init(checked name: String) {
         unquoted = name
         // Foundation's replacingOccurrences is slow; most names have no quote.
-        quoted = name.utf8.contains(UInt8(ascii: "\""))
-            ? "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
-            : "\"" + name + "\""
+        if name.holdsByte(UInt8(ascii: "\"")) {
+            quoted = "\"" + name.replacingOccurrences(of: "\"", with: "\"\"") + "\""
+        } else {
+            // One allocation: `"\"" + name + "\""` makes two strings.
+            var text = String()
+            text.reserveCapacity(name.utf8.count + 2)
+            text.append("\"")
+            text.append(name)
+            text.append("\"")
+            quoted = text
+        }
     }
 
     /// The quoted name: what interpolating an identifier writes.

@@ -261,7 +261,15 @@ package final class Database: @unchecked Sendable {
     package var changes: Int { Int(sqlite3_changes(handle)) }
 
     package func tableExists(_ name: String) throws -> Bool {
-        try scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?", [.string(name)]) != nil
+        // A NUL would end the name early in C: asked by query instead.
+        if !name.holdsByte(0) {
+            switch mrq_table_exists(handle, name) {
+            case 1: return true
+            case 0: return false
+            default: break
+            }
+        }
+        return try scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE", [.string(name)]) != nil
     }
 
     /// The names of a table's columns, in order; empty for no such table.
@@ -278,7 +286,7 @@ package final class Database: @unchecked Sendable {
     /// where it cannot (see `mrq_table_has_column`).
     package func hasColumn(_ column: String, inTable table: String) throws -> Bool {
         // A NUL would end the name early in C: asked by query instead.
-        if !table.utf8.contains(0), !column.utf8.contains(0) {
+        if !table.holdsByte(0), !column.holdsByte(0) {
             switch mrq_table_has_column(handle, table, column) {
             case 1: return true
             case 0: return false

@@ -70,12 +70,16 @@ final class ReaderPool: @unchecked Sendable {
     private var retiredStatements = 0
     private var isClosed = false
 
+    /// The number of cores, and at least 4: asked of the system once (on
+    /// Linux it reads the process's CPU affinity, some 2% of opening a
+    /// big Core Data store and counting its entities).
+    static let defaultCapacity = Swift.max(4, ProcessInfo.processInfo.activeProcessorCount)
+
     /// A pool reading the file `writer` is open on. `capacity` defaults to
-    /// the number of cores, and at least 4.
+    /// `defaultCapacity`.
     /// `lending`, for a store that never writes, lends the writer to
     /// reads under the store's lock (see the type's notes).
-    init(writer: Database, capacity: Int = Swift.max(4, ProcessInfo.processInfo.activeProcessorCount),
-         lending: WriterLending? = nil) {
+    init(writer: Database, capacity: Int = ReaderPool.defaultCapacity, lending: WriterLending? = nil) {
         self.writer = writer
         self.capacity = capacity
         self.lending = lending
