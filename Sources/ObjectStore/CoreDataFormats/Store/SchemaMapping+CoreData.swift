@@ -189,12 +189,25 @@ extension SchemaMapping {
                 toManyKeys[ObjectIdentifier(destination), default: []].append((entity, relationship))
             }
         }
+        var columnsByAttribute: [ObjectIdentifier: AttributeColumn] = [:]
+        columnsByAttribute.reserveCapacity(order.reduce(0) { $0 + $1.declaredProperties.count })
+        defer {
+            if storage.columnsByAttribute.isEmpty {
+                storage.columnsByAttribute = columnsByAttribute
+            } else {
+                storage.columnsByAttribute.merge(columnsByAttribute) { $1 }
+            }
+        }
         var hierarchies: [ObjectIdentifier: [EntityDescription]] = [:]
         for entity in order { hierarchies[ObjectIdentifier(entity.rootEntity), default: []].append(entity) }
         for root in order where root.parent == nil {
             let hierarchy = hierarchies[ObjectIdentifier(root)]!
             var columns: [Column] = []
             var uses: [String: Int] = [:]
+            // Sized once: a big model's tables have hundreds of columns.
+            let declaredCount = hierarchy.reduce(0) { $0 + $1.declaredProperties.count }
+            uses.reserveCapacity(declaredCount + 8)
+            columns.reserveCapacity(declaredCount + 8)
             func unique(_ base: String) throws -> SQLIdentifier {
                 guard let count = uses[base] else { uses[base] = 0; return try SQLIdentifier(base) }
                 uses[base] = count + 1
@@ -209,17 +222,22 @@ extension SchemaMapping {
                     .filter { !$0.isTransient }
                     .sorted { $0.name < $1.name }
             }
+            // Each entity's attribute columns, gathered here and handed to
+            // the storage once per entity.
+            var attributeColumns = storedAttributes.map { [String: AttributeColumn](minimumCapacity: $0.count) }
             for group in 0...5 {
-                for (entity, stored) in zip(hierarchy, storedAttributes) {
+                for (index, (entity, stored)) in zip(hierarchy, storedAttributes).enumerated() {
                     for attribute in stored where Self.coreDataGroup(attribute.type) == group {
                         // Foundation's replacingOccurrences is slow; only a composite's elements have a dot.
-                        let flat = attribute.name.utf8.contains(UInt8(ascii: "."))
+                        let flat = attribute.name.holdsByte(UInt8(ascii: "."))
                             ? attribute.name.replacingOccurrences(of: ".", with: "_") : attribute.name
                         let name = try unique(Self.coreDataName(flat))
                         columns.append(Column(name: name, sqlType: Self.coreDataSQLType(attribute.type),
                                               property: attribute.name, entity: entity.name,
                                               kind: .attribute(attribute.type)))
-                        storage.add(AttributeColumn(name: name, type: attribute.type), for: attribute, of: entity)
+                        let column = AttributeColumn(name: name, type: attribute.type)
+                        attributeColumns[index][attribute.name] = column
+                        columnsByAttribute[ObjectIdentifier(attribute)] = column
                     }
                     guard group == 0 else { continue }
                     let toOnes = entity.declaredProperties.compactMap { $0 as? RelationshipDescription }
@@ -266,6 +284,13 @@ extension SchemaMapping {
                         storage.toManyKeys[source.name, default: [:]][relationship.name] =
                             ToOneColumns(foreignKey: key, entity: nil, order: orderColumn)
                     }
+                }
+            }
+            for (entity, columns) in zip(hierarchy, attributeColumns) {
+                if storage.attributeColumns[entity.name] == nil {
+                    storage.attributeColumns[entity.name] = columns
+                } else {
+                    storage.attributeColumns[entity.name]!.merge(columns) { $1 }
                 }
             }
             storage.tables[root.name] = Table(
