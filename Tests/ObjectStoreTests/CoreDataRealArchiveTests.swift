@@ -55,7 +55,7 @@ struct CoreDataRealArchiveTests {
             var name = object.className
             if ["NSMutableString", "NSString", "_NSPropertyDescriptionProxy"].contains(name) { continue }
             if name.hasPrefix("NSMutable") { name = "NS" + name.dropFirst("NSMutable".count) }
-            shape[name, default: []].formUnion(object.keys)
+            shape[name, default: []].formUnion(try object.keys)
         }
         return shape
     }

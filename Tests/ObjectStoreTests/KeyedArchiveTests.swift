@@ -48,6 +48,37 @@ enum HandArchive {
     /// swift-corelibs-foundation returns UIDs as `_NSKeyedArchiverUID`
     /// with the number in a stored `value: UInt32`; if that changes, this
     /// fails rather than every archive.
+    /// A binary archive's objects are read in place, a field when asked
+    /// for: every object of a real model's archive (Everything.xcdatamodel,
+    /// archived as Core Data does) reads the same fields, with the same
+    /// values, as the whole property list read at once, and a key it
+    /// lacks reads as absent.
+    @Test func testFieldsReadInPlaceAreTheWholeListsFields() throws {
+        let data = try ModelFixtures.load("Everything.xcdatamodel").coreDataArchive()
+        guard case .dictionary(let top) = try BinaryPropertyList.value(data), case .array(let whole)? = top["$objects"] else {
+            Issue.record("the archive has no $objects")
+            return
+        }
+        let archive = try KeyedArchive(data)
+        #expect(archive.objects.count == whole.count)
+        var objects = 0
+        for (index, value) in whole.enumerated() {
+            guard case .dictionary(let expected) = value else {
+                #expect(try archive.objects.fields(at: index) == nil, "object \(index) is no dictionary")
+                continue
+            }
+            objects += 1
+            let fields = try #require(try archive.objects.fields(at: index))
+            let read = try fields.entries()
+            #expect(read.map(\.key) == expected.entries.map(\.key), "object \(index): keys")
+            for (key, value) in expected.entries {
+                #expect(try fields[key] == value, "object \(index), key \(key)")
+            }
+            #expect(try fields["no such key"] == nil && !fields.contains("$classnam"))
+        }
+        #expect(objects > 50, "the archive's objects (\(objects)) are mostly instances")
+    }
+
     @Test func testUIDsAsFoundationReadsThem() throws {
         let data = try H.data(["$null", "x"])
         let plist = try PropertyListSerialization.propertyList(from: data, format: nil) as? [String: Any]

@@ -232,7 +232,7 @@ struct ArchiveReader {
 
     /// Every field but `$class`, in key order, decoded.
     private mutating func storedFields(_ object: KeyedObject, depth: Int) throws -> [ArchivedObject.Field] {
-        try object.fields.sorted { $0.key < $1.key }.filter { $0.key != "$class" }.map { key, value in
+        try object.fields.entries().sorted { $0.key < $1.key }.filter { $0.key != "$class" }.map { key, value in
             .init(key, try decodeField(value, place: "object \(object.index) (\(object.className)), key '\(key)'", depth: depth))
         }
     }
@@ -246,7 +246,7 @@ struct ArchiveReader {
         if classes.contains("NSAttributedString") { return try attributedString(object, depth: depth) }
         if classes.contains("NSColor") || classes.contains("UIColor") { return try color(object, depth: depth) }
         if classes.contains("NSIndexSet") { return try indexSet(object) }
-        if object.className == "NSValue" || classes.contains("NSValue") && object.has("NS.special") { return try nsValue(object) }
+        if try object.className == "NSValue" || classes.contains("NSValue") && object.has("NS.special") { return try nsValue(object) }
         if classes.contains("CLLocation") { return try location(object, depth: depth) }
         for name in ["NSTimeZone", "NSLocale", "NSCalendar", "NSDateComponents"] where classes.contains(name) {
             return try foundationObject(object, name: name, depth: depth)
@@ -324,7 +324,7 @@ struct ArchiveReader {
     /// Data stored in place (`encodeBytes:length:forKey:`) or as an
     /// NSData pointed at.
     private func dataField(_ object: KeyedObject, _ key: String) throws -> Data? {
-        if case .data? = object.fields[key] { return try object.inlineData(key) }
+        if case .data? = try object.fields[key] { return try object.inlineData(key) }
         guard let value = try object.value(key) else { return nil }
         guard case .data(let data) = value else { throw object.error(key, "expected data, found \(value.kind)") }
         return data
@@ -404,7 +404,7 @@ struct ArchiveReader {
         guard try object.double(prefix + "CoordinateLatitude") != nil else { return nil }
         let order = ["latitude", "longitude", "altitude", "horizontalAccuracy", "verticalAccuracy", "speed", "course", "timestamp"]
         var fields: [ArchivedObject.Field] = []
-        for (key, raw) in object.fields.sorted(by: { $0.key < $1.key }) where key != "$class" {
+        for (key, raw) in try object.fields.entries().sorted(by: { $0.key < $1.key }) where key != "$class" {
             var name = key.hasPrefix(prefix) ? String(key.dropFirst(prefix.count)) : key
             if name.hasPrefix("Coordinate") { name.removeFirst("Coordinate".count) }
             name = name.prefix(1).lowercased() + name.dropFirst()
@@ -423,7 +423,7 @@ struct ArchiveReader {
     /// and date components that are not set (NSDateComponentUndefined).
     private mutating func foundationObject(_ object: KeyedObject, name: String, depth: Int) throws -> ArchivedObject {
         var fields: [ArchivedObject.Field] = []
-        for (key, raw) in object.fields.sorted(by: { $0.key < $1.key }) where key != "$class" && !(name == "NSTimeZone" && key == "NS.data") {
+        for (key, raw) in try object.fields.entries().sorted(by: { $0.key < $1.key }) where key != "$class" && !(name == "NSTimeZone" && key == "NS.data") {
             let value = try decodeField(raw, place: "object \(object.index) (\(object.className)), key '\(key)'", depth: depth)
             if value == .int(Int64(Int.max)) || value == .int(Int64(Int32.max)) { continue }
             fields.append(.init(key.hasPrefix("NS.") ? String(key.dropFirst(3)) : key, value))

@@ -44,8 +44,8 @@ enum BinaryPropertyList {
     /// objects nobody asks for (the fetch request templates of a model
     /// not yet used) cost nothing. Nil when the top object is not a
     /// dictionary with an array under `$objects`.
-    static func keyedArchive(_ data: Data) throws -> (top: PlistDictionary, objects: ObjectReader)? {
-        var parser = try Parser<TypedPlist>(bytes: [UInt8](data))
+    static func keyedArchive(_ bytes: [UInt8]) throws -> (top: PlistDictionary, objects: ObjectReader)? {
+        var parser = try Parser<TypedPlist>(bytes: bytes)
         guard let (top, references) = try parser.topLeavingObjects() else { return nil }
         return (top, ObjectReader(parser: parser, references: references))
     }
@@ -74,6 +74,48 @@ enum BinaryPropertyList {
         func value(at index: Int) throws -> PlistValue {
             try parser.object(references[index], depth: 1)
         }
+
+        /// Object `index` of `$objects` (below `count`) when it is a
+        /// dictionary, as an index of its entries (`DictionarySpan`): its
+        /// keys read and checked to be strings, its values left to be read
+        /// when asked for. Nil for any other object. Made once per object.
+        func dictionary(at index: Int) throws -> DictionarySpan? {
+            try parser.dictionarySpan(references[index])
+        }
+
+        /// The value of `key` (whose tag is `PlistDictionary.tag(key)`)
+        /// in `span`, its last when the dictionary repeats it; nil when
+        /// absent.
+        func value(of key: String, tag: UInt64, in span: DictionarySpan) throws -> PlistValue? {
+            try parser.value(of: key, tag: tag, in: span)
+        }
+
+        /// Every entry of `span`, in the list's order, repeats and all.
+        func entries(of span: DictionarySpan) throws -> PlistDictionary {
+            try parser.entries(of: span)
+        }
+    }
+
+    /// Where a reader keeps the index of one dictionary's entries (each
+    /// key's tag, where the key's string and the value are; the values
+    /// not read): numbers in one array for the whole archive, where a
+    /// `PlistDictionary` holds a string and a value (each retained, and
+    /// released) per entry.
+    struct DictionarySpan {
+        /// The dictionary's object number.
+        let object: Int
+        /// Its entries' range in the reader's `DictionaryEntry` array.
+        let start: Int32
+        let count: Int32
+    }
+
+    fileprivate struct DictionaryEntry {
+        /// `PlistDictionary.tag` of the key.
+        let tag: UInt64
+        /// Where the key's string is among the values read.
+        let keySlot: Int32
+        /// The value's object number.
+        let value: Int32
     }
 
     fileprivate struct Parser<Build: PlistBuilder> {
@@ -93,6 +135,13 @@ enum BinaryPropertyList {
         /// Beside `values`: the tag (`PlistDictionary.tag`) of each value
         /// read as a dictionary key; 0 until then.
         var keyTags: [UInt64] = []
+        /// The dictionaries indexed by `dictionarySpan`, by object: -1 not
+        /// yet, -2 not a dictionary, else the place in `spans`. Empty
+        /// until the first is asked for.
+        var spanOf: [Int32] = []
+        var spans: [DictionarySpan] = []
+        /// Every indexed dictionary's entries, one after the other.
+        var entries: [DictionaryEntry] = []
 
         init(bytes: [UInt8]) throws {
             guard bytes.count >= magic.count + 32, bytes.starts(with: magic) else {
@@ -123,9 +172,16 @@ enum BinaryPropertyList {
         }
 
         private func unsigned(_ at: Int, _ size: Int) -> UInt64 {
-            var value: UInt64 = 0
-            for i in at..<at + size { value = value << 8 | UInt64(bytes[i]) }
-            return value
+            // References and offsets are one or two bytes in all but the
+            // largest lists: read without the loop.
+            switch size {
+            case 1: return UInt64(bytes[at])
+            case 2: return UInt64(bytes[at]) << 8 | UInt64(bytes[at + 1])
+            default:
+                var value: UInt64 = 0
+                for i in at..<at + size { value = value << 8 | UInt64(bytes[i]) }
+                return value
+            }
         }
 
         /// The start of object `index`, checked to lie among the objects.
@@ -212,6 +268,92 @@ enum BinaryPropertyList {
             }
             guard let objects else { return nil }
             return (entries, objects)
+        }
+
+        /// Object `index` as a `DictionarySpan` when it is a dictionary
+        /// (nil otherwise): its keys are read, checked to be strings and
+        /// tagged; its values are not read. Made once per object.
+        mutating func dictionarySpan(_ index: Int) throws -> DictionarySpan? where Build == TypedPlist {
+            if spanOf.isEmpty { spanOf = Array(repeating: -1, count: count) }
+            switch spanOf[index] {
+            case -1: break
+            case -2: return nil
+            case let known: return spans[Int(known)]
+            }
+            guard slots[index] != -2 else {
+                throw KeyedArchiveError("binary property list: object \(index) contains itself")
+            }
+            let start = try offset(of: index)
+            guard bytes[start] >> 4 == 0xD else {
+                spanOf[index] = -2
+                return nil
+            }
+            let (n, content) = try length(bytes[start], at: start, index)
+            try checkReferences(2 * n, at: content, index)
+            let first = entries.count
+            do {
+                for i in 0..<n {
+                    let keyIndex = try reference(i, at: content, index)
+                    let tag = try keyTag(keyIndex, of: index, depth: 2)
+                    let value = try reference(n + i, at: content, index)
+                    // Both below `count`, itself below Int32.max.
+                    entries.append(DictionaryEntry(tag: tag, keySlot: slots[keyIndex], value: Int32(value)))
+                }
+                guard entries.count <= Int(Int32.max) else {
+                    throw KeyedArchiveError("binary property list: more dictionary entries than mrq reads")
+                }
+            } catch {
+                entries.removeSubrange(first...)
+                throw error
+            }
+            let span = DictionarySpan(object: index, start: Int32(first), count: Int32(n))
+            spanOf[index] = Int32(spans.count)
+            spans.append(span)
+            return span
+        }
+
+        /// The tag (`PlistDictionary.tag`) of object `keyIndex`, a key of
+        /// dictionary `dictionary`: read and worked out once per key
+        /// object (an archive writes each key once and points at it from
+        /// every object that has the field).
+        private mutating func keyTag(_ keyIndex: Int, of dictionary: Int, depth: Int) throws -> UInt64 {
+            var slot = slots[keyIndex]
+            if slot < 0 {
+                _ = try object(keyIndex, depth: depth)
+                slot = slots[keyIndex]
+            }
+            // 0: not yet, or a key whose tag is 0 (worked out again).
+            if keyTags[Int(slot)] == 0 {
+                guard let key = Build.key(values[Int(slot)]) else {
+                    throw KeyedArchiveError("binary property list: dictionary \(dictionary) has a key that is not a string")
+                }
+                keyTags[Int(slot)] = PlistDictionary.tag(key)
+            }
+            return keyTags[Int(slot)]
+        }
+
+        /// The value of `key` in `span`, its last when repeated.
+        mutating func value(of key: String, tag: UInt64, in span: DictionarySpan) throws -> PlistValue? where Build == TypedPlist {
+            var i = Int(span.start) + Int(span.count)
+            while i > Int(span.start) {
+                i -= 1
+                let entry = entries[i]
+                guard entry.tag == tag, case .string(let name) = values[Int(entry.keySlot)], name == key else { continue }
+                return try object(Int(entry.value), depth: 2)
+            }
+            return nil
+        }
+
+        /// Every entry of `span`, its values read.
+        mutating func entries(of span: DictionarySpan) throws -> PlistDictionary where Build == TypedPlist {
+            var result = PlistDictionary(capacity: Int(span.count))
+            for i in Int(span.start)..<Int(span.start) + Int(span.count) {
+                let entry = entries[i]
+                // Checked to be a string when the span was made.
+                guard case .string(let key) = values[Int(entry.keySlot)] else { continue }
+                result.append(key, tag: entry.tag, try object(Int(entry.value), depth: 2))
+            }
+            return result
         }
 
         mutating func object(_ index: Int, depth: Int) throws -> Build.Value {
@@ -302,17 +444,9 @@ enum BinaryPropertyList {
                 var entries = Build.entries(capacity: n)
                 for i in 0..<n {
                     let keyIndex = try reference(i, at: content, index)
-                    guard let key = try Build.key(object(keyIndex, depth: depth + 1)) else {
+                    let tag = try keyTag(keyIndex, of: index, depth: depth + 1)
+                    guard let key = Build.key(values[Int(slots[keyIndex])]) else {
                         throw KeyedArchiveError("binary property list: dictionary \(index) has a key that is not a string")
-                    }
-                    // An archive writes each key once and points at it from
-                    // every object that has the field: its tag is worked
-                    // out once (0: not yet, or a key whose tag is 0).
-                    let slot = Int(slots[keyIndex])   // read just now, so kept
-                    var tag = keyTags[slot]
-                    if tag == 0 {
-                        tag = PlistDictionary.tag(key)
-                        keyTags[slot] = tag
                     }
                     Build.add(key, tag: tag, try object(reference(n + i, at: content, index), depth: depth + 1), to: &entries)
                 }

@@ -34,10 +34,16 @@ package struct KeyedArchive {
 
     /// Reads `data`, a binary or XML property list.
     package init(_ data: Data) throws {
-        if try Self.isBinary(data), let (top, objects) = try BinaryPropertyList.keyedArchive(data) {
-            try self.init(archive: top, objects: ArchiveObjects(objects), archiveBytes: data.count)
+        try self.init(bytes: [UInt8](data))
+    }
+
+    /// Reads `bytes`, a binary or XML property list.
+    init(bytes: [UInt8]) throws {
+        if try Self.isBinary(bytes), let (top, objects) = try BinaryPropertyList.keyedArchive(bytes) {
+            try self.init(archive: top, objects: ArchiveObjects(objects), archiveBytes: bytes.count)
             return
         }
+        let data = Data(bytes)
         let plist = try Self.plistValue(data)
         guard case .dictionary(let dictionary) = plist else {
             throw KeyedArchiveError("the property list is not a dictionary but \(plist.kind)")
@@ -81,9 +87,8 @@ package struct KeyedArchive {
 
     /// The fields of object `index` when it is a dictionary (an instance
     /// of a class, or a class record); nil for the others.
-    private func fields(at index: Int) throws -> PlistDictionary? {
-        if case .dictionary(let fields) = try objects.value(at: index) { return fields }
-        return nil
+    private func fields(at index: Int) throws -> ObjectFields? {
+        try objects.fields(at: index)
     }
 
     /// Every object, read: for tests that rearrange an archive.
@@ -108,7 +113,7 @@ package struct KeyedArchive {
 
     /// Whether `data` is a binary plist mrq reads; throws for another
     /// version of the binary format.
-    static func isBinary(_ data: Data) throws -> Bool {
+    static func isBinary<Bytes: Collection<UInt8>>(_ data: Bytes) throws -> Bool {
         guard data.starts(with: Array("bplist".utf8)) else { return false }
         guard data.starts(with: BinaryPropertyList.magic) else {
             throw KeyedArchiveError("binary property list version '\(String(decoding: data.prefix(8), as: UTF8.self))' is not one mrq reads")
@@ -149,7 +154,7 @@ package struct KeyedArchive {
             throw KeyedArchiveError(
                 "object \(index) is \(try objects.value(at: index).kind), not an object with a class")
         }
-        guard let classValue = fields["$class"] else {
+        guard let classValue = try fields["$class"] else {
             try work.visit("object \(index)")
             throw KeyedArchiveError("object \(index) has no '$class'")
         }
@@ -162,27 +167,27 @@ package struct KeyedArchive {
     /// one reading of its fields.
     func instance(at index: Int) throws -> KeyedObject? {
         guard index > 0, index < objects.count, let fields = try self.fields(at: index),
-              let classValue = fields["$class"] else { return nil }
+              let classValue = try fields["$class"] else { return nil }
         return try object(at: index, fields: fields, classValue: classValue)
     }
 
-    private func object(at index: Int, fields: PlistDictionary, classValue: PlistValue) throws -> KeyedObject {
+    private func object(at index: Int, fields: ObjectFields, classValue: PlistValue) throws -> KeyedObject {
         try work.visit("object \(index)")
         guard case .uid(let classIndex) = classValue, classIndex != 0 else {
             throw KeyedArchiveError("object \(index): '$class' is \(classValue.kind), not a UID")
         }
         try check(classIndex, from: "object \(index), key '$class'")
-        if let (name, chain) = classRecords.byIndex[classIndex] {
+        if let (name, chain) = classRecords[classIndex] {
             return KeyedObject(archive: self, index: index, className: name, classes: chain, fields: fields)
         }
-        guard let record = try self.fields(at: classIndex), case .string(let name)? = record["$classname"] else {
+        guard let record = try self.fields(at: classIndex), case .string(let name)? = try record["$classname"] else {
             throw KeyedArchiveError("object \(index): its class (object \(classIndex)) has no '$classname'")
         }
         var chain = [name]
-        if case .array(let classes)? = record["$classes"] {
+        if case .array(let classes)? = try record["$classes"] {
             chain = classes.compactMap { if case .string(let s) = $0 { s } else { nil } }
         }
-        classRecords.byIndex[classIndex] = (name, chain)
+        classRecords[classIndex] = (name, chain)
         return KeyedObject(archive: self, index: index, className: name, classes: chain, fields: fields)
     }
 
@@ -190,7 +195,7 @@ package struct KeyedArchive {
     /// string, number or data stored directly).
     func isObject(_ index: Int) throws -> Bool {
         guard index > 0, index < objects.count else { return false }
-        return try fields(at: index)?["$class"] != nil
+        return try fields(at: index)?.contains("$class") ?? false
     }
 
     /// The value at `index`: strings, numbers, data and the Foundation
@@ -351,12 +356,74 @@ struct ArchiveObjects {
         if let reader { return try reader.value(at: index) }
         return values[index]
     }
+
+    /// The fields of object `index` (below `count`) when it is a
+    /// dictionary; nil for the others. A binary archive's are read in
+    /// place, a field when it is asked for.
+    func fields(at index: Int) throws -> ObjectFields? {
+        if let reader { return try reader.dictionary(at: index).map { ObjectFields(reader, $0) } }
+        if case .dictionary(let fields) = values[index] { return ObjectFields(fields) }
+        return nil
+    }
+}
+
+/// The fields of one object of a keyed archive: in a binary archive, read
+/// where the property list holds them, each value when it is asked for
+/// (a model's decoder reads a dozen fields of each of thousands of
+/// objects once: building a dictionary of each object, and freeing it,
+/// cost more than the reading); in an XML archive, the dictionary
+/// Foundation's reader made.
+struct ObjectFields {
+    // A struct of optionals rather than an enum: copied with each
+    // `KeyedObject`, it is two references to retain, not a call to the
+    // enum's copy function (mrq-bench w. corpus's largest model).
+    private let reader: BinaryPropertyList.ObjectReader?
+    private let span: BinaryPropertyList.DictionarySpan
+    private let read: PlistDictionary?
+
+    init(_ reader: BinaryPropertyList.ObjectReader, _ span: BinaryPropertyList.DictionarySpan) {
+        self.reader = reader
+        self.span = span
+        read = nil
+    }
+
+    init(_ fields: PlistDictionary) {
+        reader = nil
+        span = BinaryPropertyList.DictionarySpan(object: 0, start: 0, count: 0)
+        read = fields
+    }
+
+    /// The value of `key`, its last when the object repeats it; nil when
+    /// absent. Throws when a binary archive's value cannot be read.
+    subscript(key: String) -> PlistValue? {
+        get throws {
+            if let reader { return try reader.value(of: key, tag: PlistDictionary.tag(key), in: span) }
+            return read?[key]
+        }
+    }
+
+    /// Whether the object has a field `key`.
+    func contains(_ key: String) throws -> Bool { try self[key] != nil }
+
+    /// Each field once with its value (its last), in the order of those
+    /// last entries.
+    func entries() throws -> [(key: String, value: PlistValue)] {
+        if let reader { return try reader.entries(of: span).entries }
+        return read?.entries ?? []
+    }
 }
 
 /// The class records of one archive already read: its name and its
 /// chain of classes, by the record's UID.
 private final class ClassRecords {
-    var byIndex: [Int: (name: String, classes: [String])] = [:]
+    // Read at every object, by the one thread reading the archive, as
+    // `ArchiveWork`'s counts are (mrq-bench w. corpus's largest model).
+    @exclusivity(unchecked) private var records: [Int: (name: String, classes: [String])] = [:]
+
+    subscript(index: Int) -> (name: String, classes: [String])? {
+        get { records[index] }
+        set { records[index] = newValue }
+    }
 }
 
 /// A value an archive holds: what `KeyedArchive.value(at:)` returns.
@@ -412,13 +479,15 @@ package struct KeyedObject {
     package let className: String
     /// `$classes`: the class and its superclasses.
     package let classes: [String]
-    let fields: PlistDictionary
+    let fields: ObjectFields
 
     /// The field names, without `$class`.
-    package var keys: Set<String> { Set(fields.keys).subtracting(["$class"]) }
+    package var keys: Set<String> {
+        get throws { Set(try fields.entries().lazy.map(\.key)).subtracting(["$class"]) }
+    }
 
     /// Whether the object has a field named `key`.
-    package func has(_ key: String) -> Bool { fields[key] != nil }
+    package func has(_ key: String) throws -> Bool { try fields.contains(key) }
 
     private var place: String { "object \(index) (\(className))" }
 
@@ -436,7 +505,7 @@ package struct KeyedObject {
 
     /// An integer field; nil when absent.
     package func int(_ key: String) throws -> Int? {
-        guard let raw = fields[key] else { return nil }
+        guard let raw = try fields[key] else { return nil }
         switch raw {
         case .int(let n):
             guard let value = Int(exactly: n) else { throw error(key, "\(n) is out of range") }
@@ -450,7 +519,7 @@ package struct KeyedObject {
 
     /// A boolean field (an integer 0 or 1 counts); nil when absent.
     package func bool(_ key: String) throws -> Bool? {
-        guard let raw = fields[key] else { return nil }
+        guard let raw = try fields[key] else { return nil }
         switch raw {
         case .bool(let flag): return flag
         case .int(let n) where n == 0 || n == 1: return n == 1
@@ -460,7 +529,7 @@ package struct KeyedObject {
 
     /// A real field (an integer counts); nil when absent.
     package func double(_ key: String) throws -> Double? {
-        guard let raw = fields[key] else { return nil }
+        guard let raw = try fields[key] else { return nil }
         switch raw {
         case .real(let d): return d
         case .int(let n): return Double(n)
@@ -470,7 +539,7 @@ package struct KeyedObject {
 
     /// A data field stored in the object (`NS.bytes`, `NS.uuidbytes`).
     package func inlineData(_ key: String) throws -> Data? {
-        guard let raw = fields[key] else { return nil }
+        guard let raw = try fields[key] else { return nil }
         guard case .data(let data) = raw else { throw error(key, "expected data, found \(raw.kind)") }
         return data
     }
@@ -479,7 +548,7 @@ package struct KeyedObject {
 
     /// The UID a field holds; nil when the field is absent or `$null`.
     package func reference(_ key: String) throws -> Int? {
-        guard let raw = fields[key] else { return nil }
+        guard let raw = try fields[key] else { return nil }
         guard case .uid(let uid) = raw else {
             throw error(key, "expected a UID, found \(raw.kind)")
         }
@@ -509,7 +578,7 @@ package struct KeyedObject {
     /// The value a field points at (or holds, for a number or string stored
     /// in place); nil when the field is absent.
     package func value(_ key: String) throws -> ArchivedValue? {
-        guard let raw = fields[key] else { return nil }
+        guard let raw = try fields[key] else { return nil }
         if case .uid(let uid) = raw {
             try archive.check(uid, from: "\(place), key '\(key)'")
             do {
@@ -614,7 +683,7 @@ package struct KeyedObject {
 
     /// A list of UIDs stored in place (`NS.objects`); empty when absent.
     func uidList(_ key: String) throws -> [Int] {
-        guard let raw = fields[key] else { return [] }
+        guard let raw = try fields[key] else { return [] }
         guard case .array(let list) = raw else { throw error(key, "expected a list of UIDs, found \(raw.kind)") }
         return try list.enumerated().map { offset, item in
             guard case .uid(let uid) = item else {
@@ -628,7 +697,7 @@ package struct KeyedObject {
     /// A list of UIDs either stored in place or in an NSArray pointed at
     /// (NSKnownKeysDictionary1 writes its `values` either way).
     private func uidCollection(_ key: String) throws -> [Int] {
-        if case .array? = fields[key] { return try uidList(key) }
+        if case .array? = try fields[key] { return try uidList(key) }
         return try elements(key)
     }
 
@@ -637,7 +706,7 @@ package struct KeyedObject {
     func scalarValue() throws -> ArchivedValue? {
         switch className {
         case "NSString", "NSMutableString":
-            if let raw = fields["NS.string"] {
+            if let raw = try fields["NS.string"] {
                 guard case .string(let s) = raw else { throw error("NS.string", "expected a string") }
                 return .string(s)
             }
@@ -684,7 +753,7 @@ package struct KeyedObject {
     private func urlValue(depth: Int) throws -> URL {
         guard let relative = try string("NS.relative") else { throw error("NS.relative", "missing") }
         let base: URL?
-        if case .uid? = fields["NS.base"], let uid = try reference("NS.base"),
+        if case .uid? = try fields["NS.base"], let uid = try reference("NS.base"),
            try archive.isObject(uid), case let object = try archive.object(at: uid), object.classes.contains("NSURL") {
             guard depth < Self.maximumURLDepth else {
                 throw error("NS.base", "URLs based on URLs nest more than \(Self.maximumURLDepth) deep")

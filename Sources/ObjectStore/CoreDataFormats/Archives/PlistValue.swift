@@ -143,12 +143,18 @@ struct PlistDictionary: Equatable, Sequence {
 
     /// FNV-1a of the key's UTF-8: equal keys have equal tags.
     static func tag(_ key: String) -> UInt64 {
-        func fnv<C: Sequence<UInt8>>(_ bytes: C) -> UInt64 {
+        // Asked at every field a decoder reads: an index loop over the
+        // bytes (a generic `for … in` left an iterator call per byte).
+        var key = key
+        return key.withUTF8 { bytes in
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
-            for byte in bytes { hash = (hash ^ UInt64(byte)) &* 0x100_0000_01b3 }
+            var i = 0
+            while i < bytes.count {
+                hash = (hash ^ UInt64(bytes[i])) &* 0x100_0000_01b3
+                i += 1
+            }
             return hash
         }
-        return key.utf8.withContiguousStorageIfAvailable { fnv($0) } ?? fnv(key.utf8)
     }
 
     /// The value of `key`, its last one when the list repeats it; setting

@@ -202,7 +202,7 @@ struct CoreDataModelDecoder {
     /// The object a field points at, when it holds a UID of one; nil when
     /// it holds anything else (a number, a flag, `$null`).
     private func referencedObject(_ object: KeyedObject, _ key: String) throws -> KeyedObject? {
-        guard case .uid? = object.fields[key], let uid = try object.reference(key) else { return nil }
+        guard case .uid? = try object.fields[key], let uid = try object.reference(key) else { return nil }
         return try archive.instance(at: uid)
     }
 
@@ -382,7 +382,7 @@ struct CoreDataModelDecoder {
         guard depth <= Self.maximumCompositeDepth else {
             throw object.error("NSAttributeType", "composites nest more than \(Self.maximumCompositeDepth) deep")
         }
-        for key in object.keys.sorted() {
+        for key in try object.keys.sorted() {
             guard let list = try referencedObject(object, key) else { continue }
             guard list.classes.contains("NSArray"), !list.isDictionary else { continue }
             let items = try list.collectionElements().map { try archive.object(at: $0) }
@@ -661,10 +661,10 @@ struct CoreDataModelDecoder {
     /// reads wherever the description keeps it; "" when mrq cannot read
     /// the expression; nil when the element indexes a property.
     private func expression(of element: KeyedObject) throws -> String? {
-        for key in element.keys.sorted() {
+        for key in try element.keys.sorted() {
             guard let property = try referencedObject(element, key) else { continue }
             guard property.classes.contains("NSExpressionDescription") else { continue }
-            for field in property.keys.sorted() {
+            for field in try property.keys.sorted() {
                 guard let candidate = try referencedObject(property, field) else { continue }
                 if candidate.classes.contains("NSExpression") {
                     return try known { try PredicateArchive.expressionFormat(candidate) } ?? ""
