@@ -14,6 +14,7 @@ deps:
 	[ -f /usr/include/editline/readline.h ] || missing="$$missing libedit-dev"; \
 	[ -f /usr/include/sqlite3.h ] || missing="$$missing libsqlite3-dev"; \
 	[ -f /usr/include/zlib.h ] || missing="$$missing zlib1g-dev"; \
+	[ -f /usr/include/libdeflate.h ] || missing="$$missing libdeflate-dev"; \
 	[ -f /usr/include/postgresql/libpq-fe.h ] || missing="$$missing libpq-dev"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing$$missing"; \

@@ -58,6 +58,49 @@ import Testing
         #expect(try Deflate.decompress(blob, limit: 8 << 20).count == 8 << 20)
     }
 
+    /// libdeflate inflates and zlib explains what it refuses: on every
+    /// stream, sound or damaged, the two say the same (the same bytes, or
+    /// both refuse). Streams: sound ones of many sizes, then each with
+    /// bytes flipped, cut or added at seeded places.
+    @Test func testLibdeflateAndZlibAgree() throws {
+        var state: UInt64 = 0x5eed
+        func next(_ bound: Int) -> Int {
+            state = state &* 6364136223846793005 &+ 1442695040888963407
+            return Int(state >> 33) % bound
+        }
+        var streams: [Data] = []
+        for count in [0, 1, 7, 300, 5_000, 70_000, 270_000] {
+            let blob = Deflate.compress(Self.sample(count, seed: UInt64(count)))
+            streams.append(blob)
+            for _ in 0..<40 {
+                var damaged = blob
+                switch next(3) {
+                case 0 where !damaged.isEmpty:
+                    let at = next(damaged.count)
+                    damaged[damaged.startIndex + at] ^= UInt8(1 << next(8))
+                case 1 where !damaged.isEmpty:
+                    damaged = damaged.prefix(next(damaged.count))
+                default:
+                    damaged.append(UInt8(next(256)))
+                }
+                streams.append(damaged)
+            }
+        }
+        var refused = 0
+        for (index, stream) in streams.enumerated() {
+            let fast = Result { try Deflate.inflate(stream, limit: 1 << 20) }
+            let zlib = Result { try Deflate.zlibInflate(stream, limit: 1 << 20) }
+            switch (fast, zlib) {
+            case let (.success(a), .success(b)): #expect(a == b, "stream \(index): different bytes")
+            case let (.failure(a), .failure(b)):
+                refused += 1
+                #expect("\(a)" == "\(b)", "stream \(index): libdeflate's refusal is explained by zlib")
+            default: Issue.record("stream \(index): \(fast) against zlib's \(zlib)")
+            }
+        }
+        #expect(refused > 50, "the damaged streams should mostly be refused (\(refused))")
+    }
+
     @Test func testDefaultLimitIs64MiB() {
         #expect(Deflate.defaultLimit == 64 * 1024 * 1024)
     }

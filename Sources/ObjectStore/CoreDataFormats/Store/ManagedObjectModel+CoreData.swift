@@ -32,7 +32,12 @@ extension ManagedObjectModel {
     /// of the reading): a damaged one is then left out, and
     /// `fetchRequestFromTemplate(withName:…)` says why.
     public convenience init(coreDataArchive data: Data) throws {
-        let result = try Self.decodeCoreDataArchive(data)
+        try self.init(coreDataArchiveBytes: [UInt8](data))
+    }
+
+    /// `init(coreDataArchive:)` of the archive's bytes.
+    convenience init(coreDataArchiveBytes bytes: [UInt8]) throws {
+        let result = try Self.decodeCoreDataArchive(bytes)
         do {
             try self.init(entities: result.entities, configurations: result.configurations)
         } catch let error as ModelError {
@@ -68,13 +73,13 @@ extension ManagedObjectModel {
     /// A blob that does not inflate, that inflates past 64 MiB, or whose
     /// content is not an archived model throws a `ModelError`.
     public convenience init(modelCache blob: Data) throws {
-        let archive: Data
+        let archive: [UInt8]
         do {
-            archive = try Deflate.decompress(blob)
+            archive = try Deflate.inflate(blob)
         } catch let error as DeflateError {
             throw ModelError("the model cache does not inflate: \(error.description)")
         }
-        try self.init(coreDataArchive: archive)
+        try self.init(coreDataArchiveBytes: archive)
     }
 
     /// Loads a compiled model: a `.mom` file, or a `.momd` folder as Xcode
@@ -124,7 +129,7 @@ extension ManagedObjectModel {
     /// let templates = try ManagedObjectModel.fetchRequestTemplates(coreDataArchive: data)
     /// ```
     public static func fetchRequestTemplates(coreDataArchive data: Data) throws -> [ArchivedFetchRequestTemplate] {
-        let pending = try decodeCoreDataArchive(data).templates
+        let pending = try decodeCoreDataArchive([UInt8](data)).templates
         do {
             return try pending.read().map {
                 ArchivedFetchRequestTemplate(name: $0.name, entityName: $0.entityName,
@@ -135,9 +140,9 @@ extension ManagedObjectModel {
         }
     }
 
-    private static func decodeCoreDataArchive(_ data: Data) throws -> CoreDataModelDecoder.Result {
+    private static func decodeCoreDataArchive(_ bytes: [UInt8]) throws -> CoreDataModelDecoder.Result {
         do {
-            var decoder = CoreDataModelDecoder(try KeyedArchive(data))
+            var decoder = CoreDataModelDecoder(try KeyedArchive(bytes: bytes))
             return try decoder.decode()
         } catch let error as KeyedArchiveError {
             throw ModelError("not a Core Data model: \(error.description)")
