@@ -236,7 +236,7 @@ struct CoreDataModelDecoder {
     /// to-one relationships, to-many relationships, fetched properties,
     /// each by name (the archive's dictionary has no order of its own).
     /// Also returns every name `NSProperties` lists, inherited ones too.
-    private func properties(_ object: KeyedObject) throws -> ([PropertyDescription], listed: Set<String>) {
+    private func properties(_ object: KeyedObject) throws -> ([PropertyDescription], listed: [String]) {
         var inherited: Set<String> = []
         if let parent = try object.object("NSSuperentity") {
             for (key, _) in try parent.dictionary("NSProperties") {
@@ -244,12 +244,12 @@ struct CoreDataModelDecoder {
             }
         }
         var result: [PropertyDescription] = []
-        var listed: Set<String> = []
+        var listed: [String] = []
         for (key, value) in try object.dictionary("NSProperties") {
             guard let name = try archive.value(at: key).string else {
                 throw object.error("NSProperties", "the key object \(key) is not a string")
             }
-            listed.insert(name)
+            listed.append(name)
             let property = try archive.object(at: value)
             if property.className == "_NSPropertyDescriptionProxy" || inherited.contains(name) { continue }
             guard try property.string("NSPropertyName") == name else {
@@ -611,10 +611,11 @@ struct CoreDataModelDecoder {
     /// `listed`: the names the entity's `NSProperties` lists, which
     /// include its inherited properties.
     private func fetchIndexes(_ object: KeyedObject, entity: EntityDescription,
-                              listed: Set<String>) throws -> [FetchIndexDescription] {
+                              listed: [String]) throws -> [FetchIndexDescription] {
         var indexes: [FetchIndexDescription] = []
-        let propertyNames = listed.union(entity.declaredProperties.map(\.name))
-        let indexedAttributes = Set(entity.declaredProperties.compactMap { ($0 as? AttributeDescription)?.isIndexed == true ? $0.name : nil })
+        // Made when an index needs them: most entities have none.
+        lazy var propertyNames = Set(listed).union(entity.declaredProperties.map(\.name))
+        lazy var indexedAttributes = Set(entity.declaredProperties.compactMap { ($0 as? AttributeDescription)?.isIndexed == true ? $0.name : nil })
         for uid in try object.elements("NSFetchIndexDescriptions") {
             let index = try archive.object(at: uid)
             guard index.classes.contains("NSFetchIndexDescription") else {

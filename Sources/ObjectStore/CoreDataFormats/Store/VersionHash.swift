@@ -113,8 +113,9 @@ extension ManagedObjectModel {
     /// model.entityVersionHashesByName["Person"]   // 32 bytes
     /// ```
     public var entityVersionHashesByName: [String: Data] {
-        var hasher = VersionHasher()
+        var hasher = VersionHasher(entities: entities)
         var hashes: [String: Data] = [:]
+        hashes.reserveCapacity(entities.count)
         for entity in entities {
             hashes[entity.name] = Data(hasher.hash(entity))
         }
@@ -138,6 +139,15 @@ extension ManagedObjectModel {
 struct VersionHasher {
     private var entityHashes: [ObjectIdentifier: [UInt8]] = [:]
     private var propertyHashes: [ObjectIdentifier: [UInt8]] = [:]
+
+    init() {}
+
+    /// A hasher for `entities`, its tables sized for them (a big model's
+    /// thousands of properties would otherwise regrow them a dozen times).
+    init(entities: [EntityDescription]) {
+        entityHashes.reserveCapacity(entities.count)
+        propertyHashes.reserveCapacity(entities.reduce(0) { $0 + $1.declaredProperties.count })
+    }
 
     mutating func hash(_ entity: EntityDescription) -> [UInt8] {
         if let known = entityHashes[ObjectIdentifier(entity)] { return known }
