@@ -248,7 +248,7 @@ public final class ManagedObjectModel: @unchecked Sendable {
         var relationships = parent?.relationships ?? []
         var fetched = parent?.fetchedProperties ?? []
         var composites = parent?.compositeAttributes ?? []
-        var declared: Set<String> = []
+        var declared = Set<String>(minimumCapacity: entity.declaredProperties.count)
         for property in entity.declaredProperties {
             let inherited = parent.map { $0.property(named: property.name) != nil || $0.compositeAttribute(named: property.name) != nil } ?? false
             guard !inherited, declared.insert(property.name).inserted else {

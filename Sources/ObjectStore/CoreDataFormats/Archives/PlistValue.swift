@@ -144,9 +144,9 @@ struct PlistDictionary: Equatable, Sequence {
     /// FNV-1a of the key's UTF-8: equal keys have equal tags.
     static func tag(_ key: String) -> UInt64 {
         // Asked at every field a decoder reads: an index loop over the
-        // bytes (a generic `for … in` left an iterator call per byte).
-        var key = key
-        return key.withUTF8 { bytes in
+        // bytes where they lie (a generic `for … in` left an iterator
+        // call per byte; `withUTF8` a copy of the string to retain).
+        func fnv(_ bytes: UnsafeBufferPointer<UInt8>) -> UInt64 {
             var hash: UInt64 = 0xcbf2_9ce4_8422_2325
             var i = 0
             while i < bytes.count {
@@ -155,6 +155,8 @@ struct PlistDictionary: Equatable, Sequence {
             }
             return hash
         }
+        if let hash = key.utf8.withContiguousStorageIfAvailable(fnv) { return hash }
+        return Array(key.utf8).withUnsafeBufferPointer(fnv)
     }
 
     /// The value of `key`, its last one when the list repeats it; setting
