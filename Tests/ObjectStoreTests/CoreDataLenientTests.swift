@@ -378,6 +378,24 @@ enum ArchiveSurgery {
         #expect(try db.tableExists("sqlite_master"), "a table a statement reads")
     }
 
+    /// An immutable connection names its file in an SQLite URI: a path
+    /// with spaces, `?`, `#`, `%` and letters past ASCII is encoded so
+    /// SQLite opens that file and no other.
+    @Test func oddPathsOpenImmutably() throws {
+        #expect(Database.uriPath("/a b/c?d#e%f/é.sqlite") == "/a%20b/c%3Fd%23e%25f/%C3%A9.sqlite")
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("odd ?#%é \(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        let path = folder.appendingPathComponent("st?re#1%.sqlite").path
+        do {
+            let db = try Database(path: path)
+            try db.execute("CREATE TABLE t (x)")
+            try db.execute("INSERT INTO t VALUES (42)")
+        }
+        let db = try Database(path: path, readOnly: true, immutable: true)
+        #expect(try db.scalar("SELECT x FROM t") == .int(42))
+    }
+
     // MARK: The audit: one test per kept case
 
     /// A composite as an NSCompositeAttributeDescription (type 2100)
