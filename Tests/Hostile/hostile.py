@@ -656,6 +656,10 @@ class Corpus:
             attr = attribute_object(a, "Note", "body")
             attr["NSValidationPredicates"] = add(a, {"$class": array_class, "NS.objects": [node]})
             attr["NSValidationWarnings"] = add(a, {"$class": array_class, "NS.objects": [add(a, "w")]})
+            # _P's 0x10 and 0x20 say "no validation predicates or warnings":
+            # Core Data clears them when it writes the keys.
+            if isinstance(attr.get("_P"), int):
+                attr["_P"] &= ~0x30
         cache_case("dag-40-validation-predicate", dag_validation, expect="refuse")
 
         def dag_template(a):

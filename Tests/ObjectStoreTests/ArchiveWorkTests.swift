@@ -162,6 +162,8 @@ import Testing
             let age = try #require(Self.node(in: root, "NSAttributeDescription", named: "age"))
             age.set("NSValidationPredicates", .object(.node(.array([.node(Self.doublingPredicate(Self.levels))]))))
             age.set("NSValidationWarnings", .object(.node(.array([.string("too old")]))))
+            // _P would say "no validation predicates": 0 has the keys read.
+            age.set("_P", .int(0))
         }
         let (error, work) = try Self.decode(data)
         #expect(error?.description.contains("visits more than") == true, "\(String(describing: error))")

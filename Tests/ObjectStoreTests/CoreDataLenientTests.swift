@@ -74,6 +74,14 @@ enum ArchiveSurgery {
         objects[index] = fields
     }
 
+    /// Clears `bits` of a property's `_P` (its "no user info", "no
+    /// validation predicates"… bits), as Core Data does when it writes the
+    /// key the bit stands for.
+    static func clearPacked(_ objects: inout [Any], _ index: Int, _ bits: Int) throws {
+        let packed = try #require((objects[index] as? [String: Any])?["_P"] as? Int)
+        try set(&objects, index, "_P", packed & ~bits)
+    }
+
     /// A new Core Data store of `model` holding what `fill` inserts, whose
     /// `Z_MODELCACHE` is then replaced by `archive`, deflated.
     static func store(_ model: ManagedObjectModel, keeping archive: Data,
@@ -209,8 +217,7 @@ enum ArchiveSurgery {
             let place = try S.index(of: "place", "NSAttributeDescription", in: objects)
             try S.set(&objects, place, "NSUserInfo", S.uid(info))
             // _P's 0x40 says "no user info": Core Data clears it.
-            let packed = try #require((objects[place] as? [String: Any])?["_P"] as? Int)
-            try S.set(&objects, place, "_P", packed & ~0x40)
+            try S.clearPacked(&objects, place, 0x40)
             let book = try S.index(of: "Book", "NSEntityDescription", in: objects)
             try S.set(&objects, book, "NSUserInfo", S.uid(info))
         }
@@ -616,7 +623,9 @@ enum ArchiveSurgery {
         let error = #expect(throws: ModelError.self) { try ManagedObjectModel(coreDataArchive: cycle) }
         #expect(error?.message.contains("contains itself") == true, "\(String(describing: error))")
         let dangling = try S.edited(model) { objects in
-            try S.set(&objects, try S.index(of: "books", "NSRelationshipDescription", in: objects), "NSUserInfo", S.uid(1 << 20))
+            let books = try S.index(of: "books", "NSRelationshipDescription", in: objects)
+            try S.set(&objects, books, "NSUserInfo", S.uid(1 << 20))
+            try S.clearPacked(&objects, books, 0x40)
         }
         let past = #expect(throws: ModelError.self) { try ManagedObjectModel(coreDataArchive: dangling) }
         #expect(past?.message.contains("key 'NSUserInfo'") == true, "\(String(describing: past))")
@@ -626,7 +635,9 @@ enum ArchiveSurgery {
             let n = objects.count
             objects.append(["$class": S.uid(array), "NS.objects": [S.uid(n)]] as [String: Any])
             let info = S.append(&objects, ["$class": S.uid(dictionary), "NS.keys": [S.uid(S.append(&objects, "k"))], "NS.objects": [S.uid(n)]] as [String: Any])
-            try S.set(&objects, try S.index(of: "title", "NSAttributeDescription", in: objects), "NSUserInfo", S.uid(info))
+            let title = try S.index(of: "title", "NSAttributeDescription", in: objects)
+            try S.set(&objects, title, "NSUserInfo", S.uid(info))
+            try S.clearPacked(&objects, title, 0x40)
         }
         let info = #expect(throws: ModelError.self) { try ManagedObjectModel(coreDataArchive: cyclicInfo) }
         #expect(info?.message.contains("contains itself") == true, "\(String(describing: info))")

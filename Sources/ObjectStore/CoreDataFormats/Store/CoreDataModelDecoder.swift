@@ -58,6 +58,9 @@ import Predicates
 ///   | 0x200 | stored in an external record ("truth") |
 ///   | 0x400 | ordered (a relationship) |
 ///   | 0x800 | allows cloud encryption |
+///
+///   As Core Data does, this reader does not look for a key `_P` says is
+///   absent (user info, version hash modifier, validation predicates).
 /// - NSAttributeDescription: `NSAttributeType`, `NSAttributeValueClassName`,
 ///   `NSDefaultValue`, `NSValueTransformerName`, `NSIsIndexed` (only when
 ///   true) and `NSFlagsKey`: 0x4 allows external binary storage, 0x10
@@ -278,11 +281,16 @@ struct CoreDataModelDecoder {
         func flag(_ bit: Int, _ key: String) throws -> Bool {
             packed != 0 ? packed & bit != 0 : try object.bool(key) ?? false
         }
+        // Core Data reads `_P` instead of the keys it packs: where a bit
+        // says a key is absent, the key is not looked for (a look for a
+        // key an object lacks reads all its fields).
+        func absent(_ bit: Int) -> Bool { packed != 0 && packed & bit != 0 }
         let isOptional = try flag(0x2, "NSIsOptional")
         let isTransient = try flag(0x8, "NSIsTransient")
         let property: PropertyDescription?
         if object.classes.contains("NSAttributeDescription") {
-            property = try attribute(object, name: name, isOptional: isOptional, isTransient: isTransient, depth: depth)
+            property = try attribute(object, name: name, isOptional: isOptional, isTransient: isTransient,
+                                     validated: !absent(0x10), depth: depth)
         } else if object.classes.contains("NSRelationshipDescription") {
             property = try relationship(object, name: name, isOptional: isOptional, isTransient: isTransient,
                                         isOrdered: try flag(0x400, "NSIsOrdered"))
@@ -292,14 +300,19 @@ struct CoreDataModelDecoder {
             property = nil
         }
         guard let property else { return nil }
-        (property.userInfo, property.otherUserInfo) = try userInfo(object)
-        property.versionHashModifier = try object.string("NSVersionHashModifier").flatMap { $0.isEmpty ? nil : $0 }
+        if !absent(0x40) { (property.userInfo, property.otherUserInfo) = try userInfo(object) }
+        if !absent(0x80) {
+            property.versionHashModifier = try object.string("NSVersionHashModifier").flatMap { $0.isEmpty ? nil : $0 }
+        }
         property.renamingIdentifier = try object.string("NSRenamingIdentifier").flatMap { $0 == name ? nil : $0 }
         property.isIndexedBySpotlight = try flag(0x100, "NSIndexedBySpotlight")
         return property
     }
 
-    private func attribute(_ object: KeyedObject, name: String, isOptional: Bool, isTransient: Bool, depth: Int) throws -> AttributeDescription {
+    /// `validated`: whether the attribute may have validation predicates
+    /// (`_P` says when it has none).
+    private func attribute(_ object: KeyedObject, name: String, isOptional: Bool, isTransient: Bool,
+                           validated: Bool = true, depth: Int) throws -> AttributeDescription {
         let code = try object.int("NSAttributeType") ?? 0
         // A type this reader does not know (a newer Core Data's, such as
         // 2200) is read as Transformable: its column reads as whatever it
@@ -322,7 +335,7 @@ struct CoreDataModelDecoder {
         attribute.preservesValueInHistoryOnDeletion = flags & 0x10 != 0
         if flags & 0x1 != 0 { attribute.maxValue = try oldBound(object, "NSMaxValueName", type) }
         if flags & 0x2 != 0 { attribute.minValue = try oldBound(object, "NSMinValueName", type) }
-        try readValidation(object, into: attribute)
+        if validated { try readValidation(object, into: attribute) }
         if object.classes.contains("NSDerivedAttributeDescription") {
             attribute.derivation = derivation(object)
         }
