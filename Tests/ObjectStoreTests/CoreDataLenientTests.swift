@@ -383,6 +383,13 @@ enum ArchiveSurgery {
         #expect(try !db.tableExists("ZNONE"))
         #expect(try !db.tableExists("Z_PRIMARYKEY\u{0}X"), "a NUL is not the end of the name")
         #expect(try db.tableExists("sqlite_master"), "a table a statement reads")
+        // A table and a column another connection makes after this one read
+        // the schema: found, as a statement would find them.
+        let other = try Database(path: url.path)
+        try other.execute("CREATE TABLE ZLATER (ZNAME)")
+        try other.execute("ALTER TABLE Z_PRIMARYKEY ADD COLUMN Z_MAX INTEGER")
+        #expect(try db.tableExists("ZLATER") && db.hasColumn("ZNAME", inTable: "ZLATER"))
+        #expect(try db.hasColumn("Z_MAX", inTable: "Z_PRIMARYKEY"))
     }
 
     /// An immutable connection names its file in an SQLite URI: a path

@@ -282,14 +282,11 @@ package final class Database: @unchecked Sendable {
     package var changes: Int { Int(sqlite3_changes(handle)) }
 
     package func tableExists(_ name: String) throws -> Bool {
-        // A NUL would end the name early in C: asked by query instead.
-        if !name.holdsByte(0) {
-            switch mrq_table_exists(handle, name) {
-            case 1: return true
-            case 0: return false
-            default: break
-            }
-        }
+        // A NUL would end the name early in C: asked by query instead. A
+        // "no" is asked again by query too: the schema in memory may
+        // predate a table another connection has just made, which a
+        // statement would see (SQLite rereads a schema that changed).
+        if !name.holdsByte(0), mrq_table_exists(handle, name) == 1 { return true }
         return try scalar("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ? COLLATE NOCASE", [.string(name)]) != nil
     }
 
@@ -307,13 +304,8 @@ package final class Database: @unchecked Sendable {
     /// where it cannot (see `mrq_table_has_column`).
     package func hasColumn(_ column: String, inTable table: String) throws -> Bool {
         // A NUL would end the name early in C: asked by query instead.
-        if !table.holdsByte(0), !column.holdsByte(0) {
-            switch mrq_table_has_column(handle, table, column) {
-            case 1: return true
-            case 0: return false
-            default: break
-            }
-        }
+        // A "no" is asked again by query, as for `tableExists`.
+        if !table.holdsByte(0), !column.holdsByte(0), mrq_table_has_column(handle, table, column) == 1 { return true }
         let folded = Self.asciiFolded(column)
         return try columns(of: table).contains { Self.asciiFolded($0) == folded }
     }
