@@ -160,3 +160,15 @@ extension SQLTranslator {
         return rewritten
     }
 }
+
+extension SQL {
+    /// Appends `operand`'s SQL: a column's text or its parameter's slot as
+    /// they are, without an SQL value made for either.
+    package mutating func append(_ operand: SQLTranslator.Operand) {
+        switch operand.form {
+        case .text(let text): append(text)
+        case .parameter(let n): appendSlot(for: n - 1)
+        case .sql(let sql): append(sql)
+        }
+    }
+}
