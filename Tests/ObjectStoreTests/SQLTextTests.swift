@@ -86,6 +86,38 @@ import struct Predicates.Predicate
     /// A list of keys is written by the dialect: in full to run, as its
     /// first parameter and `…` to explain, its values bound after those
     /// before it, however the SQL was composed.
+    /// An operand held as a column's text or a parameter's number is
+    /// appended as the SQL it stands for, and each dialect's writing hooks
+    /// write what its returning hooks return.
+    @Test func operandsAndWritingHooksWriteWhatTheirSQLWould() {
+        let column = SQLTranslator.Operand(form: .text("t.\"name\""), category: .string)
+        let parameter = SQLTranslator.Operand(form: .parameter(2), category: .string, parameter: 2)
+        for operand in [column, parameter] {
+            var written: SQL = "x = "
+            written.append(operand)
+            #expect(written == "x = " + operand.sql)
+        }
+        #expect(parameter.sql.binding([.int(1), .string("a")]).rendered(by: SQLiteDialect()).text == "?2")
+        let dialects: [any SQLDialect] = [SQLiteDialect(), PostgresDialect()]
+        for dialect in dialects {
+            for equal in [true, false] {
+                var out = SQL()
+                dialect.writeSame(column, parameter, equal, into: &out)
+                #expect(out == dialect.same(column.sql, parameter.sql, equal))
+            }
+            var ordered = SQL()
+            dialect.writeOrdered(parameter, column, into: &ordered)
+            #expect(ordered == dialect.ordered(parameter.sql, column))
+            for op in [Comparison.Operator.beginsWith, .endsWith, .contains] {
+                for options in [Comparison.Options(), .caseInsensitive] {
+                    var out = SQL()
+                    dialect.writeStringOperator(op, column, parameter, options: options, into: &out)
+                    #expect(out == dialect.stringOperator(op, column.sql, parameter.sql, options: options))
+                }
+            }
+        }
+    }
+
     @Test func keyListsAreFragmentsTheDialectWrites() {
         let sqlite = SQLiteDialect()
         var sql: SQL = "UPDATE \(SQLIdentifier(constant: "Person")) SET x = "

@@ -106,6 +106,9 @@ package protocol SQLDialect: Sendable {
     func keptKey(_ key: String, present: String) -> String
     /// `a IS b` (equal, nil equal to nil), or its negation.
     func same(_ a: SQL, _ b: SQL, _ equal: Bool) -> SQL
+    /// Appends `same(a.sql, b.sql, equal)` to `out`: the translator writes
+    /// a comparison where it goes in the statement.
+    func writeSame(_ a: SQLTranslator.Operand, _ b: SQLTranslator.Operand, _ equal: Bool, into out: inout SQL)
     /// Whether the translator lets rows through for memory to decide
     /// where this engine's SQL is exact only on some rows.
     var approximates: Bool { get }
@@ -141,14 +144,34 @@ package protocol SQLDialect: Sendable {
     func checkComparable(_ lhs: SQLTranslator.Operand, _ rhs: SQLTranslator.Operand, options: Comparison.Options) throws
     /// `sql` ordered as the evaluator orders `subject`'s kind.
     func ordered(_ sql: SQL, _ subject: SQLTranslator.Operand) -> SQL
+    /// Appends `ordered(operand.sql, subject)` to `out`.
+    func writeOrdered(_ operand: SQLTranslator.Operand, _ subject: SQLTranslator.Operand, into out: inout SQL)
     /// BEGINSWITH, ENDSWITH or CONTAINS with `options`.
     func stringOperator(_ op: Comparison.Operator, _ text: SQL, _ needle: SQL, options: Comparison.Options) -> SQL
+    /// Appends `stringOperator(op, text.sql, needle.sql, options:)` to `out`.
+    func writeStringOperator(_ op: Comparison.Operator, _ text: SQLTranslator.Operand, _ needle: SQLTranslator.Operand,
+                             options: Comparison.Options, into out: inout SQL)
     /// LIKE or MATCHES with `options`.
     func like(_ c: Comparison, _ text: SQLTranslator.Operand, _ pattern: SQLTranslator.Operand, options: Comparison.Options,
               in translator: inout SQLTranslator) throws -> SQL
 }
 
 extension SQLDialect {
+    // The translator's writing hooks, by the hooks that return SQL: a
+    // dialect overrides them where writing its text in place is worth it.
+    package func writeSame(_ a: SQLTranslator.Operand, _ b: SQLTranslator.Operand, _ equal: Bool, into out: inout SQL) {
+        out += same(a.sql, b.sql, equal)
+    }
+
+    package func writeOrdered(_ operand: SQLTranslator.Operand, _ subject: SQLTranslator.Operand, into out: inout SQL) {
+        out += ordered(operand.sql, subject)
+    }
+
+    package func writeStringOperator(_ op: Comparison.Operator, _ text: SQLTranslator.Operand, _ needle: SQLTranslator.Operand,
+                                     options: Comparison.Options, into out: inout SQL) {
+        out += stringOperator(op, text.sql, needle.sql, options: options)
+    }
+
     package func writeParameter(_ number: Int, of value: Value, to out: inout [UInt8]) {
         out.append(contentsOf: parameter(number, of: value).utf8)
     }

@@ -137,9 +137,9 @@ extension SQLTranslator {
             case .attribute(let sql, let type):
                 if type == .decimal { throw Untranslatable(reason: "decimal attributes compare exactly only in memory") }
                 // Booleans compare with numbers, as 0 and 1, as in SQLite.
-                return Operand(sql: SQL(sql: dialect.column(sql, of: type)), category: Self.category(of: type), kind: .of(type))
+                return Operand(form: .text(dialect.column(sql, of: type)), category: Self.category(of: type), kind: .of(type))
             case .toOne(let sql, let destination, let presence):
-                return Operand(sql: SQL(sql: sql), category: .object, entity: destination, presence: presence)
+                return Operand(form: .text(sql), category: .object, entity: destination, presence: presence)
             }
         case .variable(let name):
             if let variableScope = scope.variables[name] {

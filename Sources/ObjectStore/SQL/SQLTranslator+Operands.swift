@@ -3,6 +3,79 @@ import Predicates
 import struct Predicates.Predicate
 import struct Predicates.Expression
 
+extension SQLTranslator {
+    /// A translated scalar: its SQL, and what kind of value it holds.
+    ///
+    /// A column or a bound constant, what most operands are, is held as
+    /// its text or its parameter's number, and appended to the statement
+    /// as that (`SQL.append(_:)`): no SQL value of its own is made unless
+    /// one is asked for (`sql`).
+    package struct Operand {
+        /// How the operand's SQL is held.
+        enum Form {
+            /// SQL text of mrq's own without slots: a column, `alias.key`.
+            case text(String)
+            /// The `n`th value (from 1) of the translator's bindings alone.
+            case parameter(Int)
+            case sql(SQL)
+        }
+
+        var form: Form
+        /// The operand's SQL (made here for a column or a parameter).
+        package var sql: SQL {
+            get {
+                switch form {
+                case .text(let text): return SQL(sql: text)
+                case .parameter(let n):
+                    var sql = SQL()
+                    sql.appendSlot(for: n - 1)
+                    return sql
+                case .sql(let sql): return sql
+                }
+            }
+            set { form = .sql(newValue) }
+        }
+        package var category: Category
+        /// A bound constant (for null checks and type decisions).
+        package var constant: Value?
+        /// For an object (a to-one's foreign key, an object variable): the
+        /// entity it belongs to.
+        var entity: EntityDescription?
+        /// For an object constant (an object given for `%@`, an object
+        /// variable): its ID. Its primary key is bound only when a row of
+        /// this store can be the object.
+        var object: ObjectID?
+        /// For a to-one's foreign key that may name a row that is gone:
+        /// the condition that its row exists (an EXISTS, binding nothing),
+        /// which stands for `IS NOT NULL`.
+        var presence: String?
+        package var kind: NumberKind = .unknown
+        /// For a bound constant whose SQL is its parameter alone: the
+        /// number of that parameter among the translator's bindings, so
+        /// that it can be bound again otherwise (folded, as a pattern).
+        package var parameter: Int?
+        package var isNullConstant: Bool { constant?.isNull ?? false }
+
+        package init(sql: SQL, category: Category, constant: Value? = nil, entity: EntityDescription? = nil,
+                     object: ObjectID? = nil, presence: String? = nil, kind: NumberKind = .unknown, parameter: Int? = nil) {
+            self.init(form: .sql(sql), category: category, constant: constant, entity: entity, object: object,
+                      presence: presence, kind: kind, parameter: parameter)
+        }
+
+        init(form: Form, category: Category, constant: Value? = nil, entity: EntityDescription? = nil,
+             object: ObjectID? = nil, presence: String? = nil, kind: NumberKind = .unknown, parameter: Int? = nil) {
+            self.form = form
+            self.category = category
+            self.constant = constant
+            self.entity = entity
+            self.object = object
+            self.presence = presence
+            self.kind = kind
+            self.parameter = parameter
+        }
+    }
+}
+
 // Arithmetic and collection operators as SQL operands, and the uniform
 // type operators rewritten into comparisons SQL has.
 extension SQLTranslator {
@@ -158,5 +231,17 @@ extension SQLTranslator {
             rewritten.rhs = .aggregate(UniformTypes.conforming(to: type).map { .string($0) })
         }
         return rewritten
+    }
+}
+
+extension SQL {
+    /// Appends `operand`'s SQL: a column's text or its parameter's slot as
+    /// they are, without an SQL value made for either.
+    package mutating func append(_ operand: SQLTranslator.Operand) {
+        switch operand.form {
+        case .text(let text): append(text)
+        case .parameter(let n): appendSlot(for: n - 1)
+        case .sql(let sql): append(sql)
+        }
     }
 }

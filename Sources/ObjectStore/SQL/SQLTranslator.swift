@@ -97,43 +97,6 @@ package struct SQLTranslator {
         }
     }
 
-    /// A translated scalar: its SQL, and what kind of value it holds.
-    package struct Operand {
-        package var sql: SQL
-        package var category: Category
-        /// A bound constant (for null checks and type decisions).
-        package var constant: Value?
-        /// For an object (a to-one's foreign key, an object variable): the
-        /// entity it belongs to.
-        var entity: EntityDescription?
-        /// For an object constant (an object given for `%@`, an object
-        /// variable): its ID. Its primary key is bound only when a row of
-        /// this store can be the object.
-        var object: ObjectID?
-        /// For a to-one's foreign key that may name a row that is gone:
-        /// the condition that its row exists (an EXISTS, binding nothing),
-        /// which stands for `IS NOT NULL`.
-        var presence: String?
-        package var kind: NumberKind = .unknown
-        /// For a bound constant whose SQL is its parameter alone: the
-        /// number of that parameter among the translator's bindings, so
-        /// that it can be bound again otherwise (folded, as a pattern).
-        package var parameter: Int?
-        package var isNullConstant: Bool { constant?.isNull ?? false }
-
-        package init(sql: SQL, category: Category, constant: Value? = nil, entity: EntityDescription? = nil,
-                     object: ObjectID? = nil, presence: String? = nil, kind: NumberKind = .unknown, parameter: Int? = nil) {
-            self.sql = sql
-            self.category = category
-            self.constant = constant
-            self.entity = entity
-            self.object = object
-            self.presence = presence
-            self.kind = kind
-            self.parameter = parameter
-        }
-    }
-
     let storeNumber: StoreNumber
     /// Whose SQL to write: the store's engine's.
     package let dialect: SQLDialect
@@ -224,8 +187,9 @@ package struct SQLTranslator {
     /// `value` bound as a constant operand: its parameter, remembered
     /// (see `Operand.parameter`).
     package mutating func bound(_ value: Value, category: Category, constant: Value?, kind: NumberKind = .unknown) -> Operand {
-        let sql = bind(value)
-        return Operand(sql: sql, category: category, constant: constant, kind: kind, parameter: bindings.count)
+        bindings.append(value)
+        return Operand(form: .parameter(bindings.count), category: category, constant: constant, kind: kind,
+                       parameter: bindings.count)
     }
 
     /// Binds `value` instead as the `n`th value (from 1); returns its SQL.
@@ -277,8 +241,11 @@ package struct SQLTranslator {
         case .or(let parts):
             try conditions(parts, separator: " OR ", in: scope, twoValued: twoValued, into: &out)
         case .comparison(let comparison):
-            let sql = try self.comparison(comparison, in: scope)
-            out += twoValued ? dialect.twoValued(sql) : sql
+            if twoValued {
+                out += dialect.twoValued(try self.comparison(comparison, in: scope))
+            } else {
+                try self.comparison(comparison, in: scope, into: &out)
+            }
         }
     }
 
@@ -323,9 +290,17 @@ package struct SQLTranslator {
     // MARK: - Comparisons
 
     private mutating func comparison(_ c: Comparison, in scope: Scope) throws -> SQL {
+        var sql = SQL()
+        try comparison(c, in: scope, into: &sql)
+        return sql
+    }
+
+    /// Appends the condition for `c` to `out`.
+    private mutating func comparison(_ c: Comparison, in scope: Scope, into out: inout SQL) throws {
         // A key path through a to-many on the left: ANY (or the modifier) over it.
         if let path = c.lhs.keyPathComponents, let split = try toManySplit(path, in: scope) {
-            return try quantified(c, path: split, in: scope)
+            out += try quantified(c, path: split, in: scope)
+            return
         }
         if c.modifier != .direct {
             throw Untranslatable(reason: "\(c.modifier.rawValue) needs a to-many key path")
@@ -336,14 +311,14 @@ package struct SQLTranslator {
                 var contains = c
                 contains.op = .contains
                 swap(&contains.lhs, &contains.rhs)
-                return try comparison(contains, in: scope)
+                return try comparison(contains, in: scope, into: &out)
             }
             if c.op == .in || c.op == .contains {
                 throw Untranslatable(reason: "membership in a to-many relationship")
             }
             throw Untranslatable(reason: "to-many key path on the right")
         }
-        return try scalarComparison(c, in: scope)
+        if let sql = try scalarComparison(c, in: scope, rhsScope: scope, into: &out) { out += sql }
     }
 
     /// `prefix` (to-one hops), the to-many relationship, and what follows.
@@ -470,33 +445,52 @@ package struct SQLTranslator {
     /// (the same unless the left side is an element of a quantified
     /// to-many).
     private mutating func scalarComparison(_ c: Comparison, in scope: Scope, rhsScope: Scope? = nil) throws -> SQL {
+        var sql = SQL()
+        if let whole = try scalarComparison(c, in: scope, rhsScope: rhsScope ?? scope, into: &sql) { return whole }
+        return sql
+    }
+
+    /// Appends `lhs op rhs` to `out`, or returns its SQL where it is not
+    /// written in place (decided without rows, or composed around its
+    /// operands): the caller appends it.
+    private mutating func scalarComparison(_ c: Comparison, in scope: Scope, rhsScope: Scope,
+                                           into out: inout SQL) throws -> SQL? {
         let mark = bindings.count
-        let sql = try scalarComparisonSQL(c, in: scope, rhsScope: rhsScope ?? scope)
+        guard let sql = try scalarComparisonSQL(c, in: scope, rhsScope: rhsScope, into: &out) else { return nil }
         // A comparison decided without its operands leaves no parameters
         // behind: every numbered parameter must appear in the SQL.
         if sql.truth != nil { bindings.removeSubrange(mark...) }
         return sql
     }
 
-    private mutating func scalarComparisonSQL(_ c: Comparison, in scope: Scope, rhsScope: Scope) throws -> SQL {
+    /// ``scalarComparison(_:in:rhsScope:into:)`` without giving back the
+    /// bindings of a comparison decided without rows.
+    private mutating func scalarComparisonSQL(_ c: Comparison, in scope: Scope, rhsScope: Scope,
+                                              into out: inout SQL) throws -> SQL? {
         if c.op == .utiConformsTo || c.op == .utiEquals {
-            return try scalarComparisonSQL(try Self.uniformTypeComparison(c), in: scope, rhsScope: rhsScope)
+            return try scalarComparisonSQL(try Self.uniformTypeComparison(c), in: scope, rhsScope: rhsScope, into: &out)
         }
         if c.op == .between { return try between(c, in: scope, rhsScope: rhsScope) }
-        if c.op == .in { return try membership(c, in: scope, rhsScope: rhsScope) }
+        if c.op == .in { return try membership(c, in: scope, rhsScope: rhsScope, into: &out) }
         var lhs = try operand(c.lhs, in: scope)
         var rhs = try operand(c.rhs, in: rhsScope)
         try reconcile(&lhs, &rhs, op: c.op)
         try checkCategories(lhs, rhs, op: c.op)
         let dialect = self.dialect
         let prepared = try dialect.prepare(&lhs, &rhs, c, in: &self)
-        let sql = try compared(c, lhs, rhs, options: prepared.options)
-        return dialect.approximation(sql, undecided: prepared.undecided ?? [], in: &self)
+        guard let undecided = prepared.undecided, !undecided.isEmpty else {
+            return try compared(c, lhs, rhs, options: prepared.options, into: &out)
+        }
+        var sql = SQL()
+        if let whole = try compared(c, lhs, rhs, options: prepared.options, into: &sql) { sql = whole }
+        return dialect.approximation(sql, undecided: undecided, in: &self)
     }
 
     /// `lhs op rhs` once the operands are read and reconciled, with
-    /// `options` (none when PostgreSQL's folding has been done).
-    private mutating func compared(_ c: Comparison, _ lhs: Operand, _ rhs: Operand, options: Comparison.Options) throws -> SQL {
+    /// `options` (none when PostgreSQL's folding has been done): appended
+    /// to `out`, or returned where it is decided or composed otherwise.
+    private mutating func compared(_ c: Comparison, _ lhs: Operand, _ rhs: Operand, options: Comparison.Options,
+                                   into out: inout SQL) throws -> SQL? {
         switch c.op {
         case .equal, .notEqual:
             if let equal = try knownObjectEquality(lhs, rhs) { return equal == (c.op == .equal) ? trueSQL : falseSQL }
@@ -514,20 +508,31 @@ package struct SQLTranslator {
                 return dialect.same(lhs.sql, rhs.sql, c.op == .equal)
             }
             // IS, not =: nil == nil holds in the evaluator.
-            let (l, r) = folded(lhs, rhs, options)
+            guard let (l, r) = folded(lhs, rhs, options) else {
+                dialect.writeSame(lhs, rhs, c.op == .equal, into: &out)
+                return nil
+            }
             return dialect.same(l, r, c.op == .equal)
         case .less, .lessEqual, .greater, .greaterEqual:
             if lhs.isNullConstant || rhs.isNullConstant { return falseSQL }
             if lhs.category == .object || rhs.category == .object || lhs.category == .data {
                 throw Untranslatable(reason: "ordering of objects or data")
             }
-            let (l, r) = folded(lhs, rhs, options)
+            guard let (l, r) = folded(lhs, rhs, options) else {
+                out.append(lhs)
+                out += " "
+                out += c.op.rawValue
+                out += " "
+                dialect.writeOrdered(rhs, lhs, into: &out)
+                return nil
+            }
             return "\(l) \(c.op.rawValue) \(dialect.ordered(r, lhs))"
         case .beginsWith, .endsWith, .contains:
             guard lhs.category == .string || lhs.category == .unknown, rhs.category == .string else {
                 throw Untranslatable(reason: "string operator on a non-string")
             }
-            return dialect.stringOperator(c.op, lhs.sql, rhs.sql, options: options)
+            dialect.writeStringOperator(c.op, lhs, rhs, options: options, into: &out)
+            return nil
         case .like, .matches:
             guard lhs.category == .string || lhs.category == .unknown, rhs.category == .string else {
                 throw Untranslatable(reason: "string operator on a non-string")
@@ -539,10 +544,11 @@ package struct SQLTranslator {
         }
     }
 
-    /// Applies `[c] [d] [n]` folding to both sides when asked.
-    private func folded(_ lhs: Operand, _ rhs: Operand, _ options: Comparison.Options) -> (SQL, SQL) {
+    /// Both sides with `[c] [d] [n]` folding applied, or nil when they
+    /// compare as they are.
+    private func folded(_ lhs: Operand, _ rhs: Operand, _ options: Comparison.Options) -> (SQL, SQL)? {
         guard !options.isEmpty, lhs.category == .string || rhs.category == .string,
-              let l = dialect.folded(lhs.sql, options), let r = dialect.folded(rhs.sql, options) else { return (lhs.sql, rhs.sql) }
+              let l = dialect.folded(lhs.sql, options), let r = dialect.folded(rhs.sql, options) else { return nil }
         return (l, r)
     }
 
@@ -620,7 +626,7 @@ package struct SQLTranslator {
         return "\(value.sql) BETWEEN \(dialect.ordered(low.sql, value)) AND \(dialect.ordered(high.sql, value))"
     }
 
-    private mutating func membership(_ c: Comparison, in scope: Scope, rhsScope: Scope) throws -> SQL {
+    private mutating func membership(_ c: Comparison, in scope: Scope, rhsScope: Scope, into out: inout SQL) throws -> SQL? {
         switch c.rhs.kind {
         case .variable(let name) where objectVariables[name] != nil:
             // `department IN $ds`: the foreign key among the objects' keys.
@@ -643,7 +649,7 @@ package struct SQLTranslator {
             let dialect = self.dialect
             let folds = !c.options.isEmpty && value.category == .string
             let fold: (SQL) -> SQL? = { folds ? dialect.folded($0, c.options) : nil }
-            var head = fold(value.sql) ?? value.sql
+            var head: SQL? = fold(value.sql)
             // The items written in one list, as they come.
             var items = SQL()
             var undecided: [SQL] = []
@@ -657,9 +663,17 @@ package struct SQLTranslator {
                 let prepared = try dialect.prepare(&subject, &item, c, in: &self)
                 if let folding = prepared.undecided { (head, undecided) = (subject.sql, folding) }
                 if i > 0 { items += ", " }
-                items += fold(item.sql) ?? item.sql
+                if folds, let folded = fold(item.sql) { items += folded } else { items.append(item) }
             }
-            return dialect.approximation("\(head) IN (\(items))", undecided: undecided, in: &self)
+            guard undecided.isEmpty else {
+                let sql: SQL = "\(head ?? value.sql) IN (\(items))"
+                return dialect.approximation(sql, undecided: undecided, in: &self)
+            }
+            if let head { out += head } else { out.append(value) }
+            out += " IN ("
+            out += items
+            out += ")"
+            return nil
         default:
             // `needle IN haystack` where the haystack is a string: substring.
             let mark = bindings.count
@@ -673,7 +687,7 @@ package struct SQLTranslator {
             reversed.op = .contains
             reversed.lhs = c.rhs
             reversed.rhs = c.lhs
-            return try scalarComparisonSQL(reversed, in: rhsScope, rhsScope: scope)
+            return try scalarComparisonSQL(reversed, in: rhsScope, rhsScope: scope, into: &out)
         }
     }
 

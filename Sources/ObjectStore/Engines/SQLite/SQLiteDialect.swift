@@ -113,6 +113,11 @@ package struct SQLiteDialect: SQLDialect {
     /// the file holds it.
     package func keptKey(_ key: String, present: String) -> String { "(typeof(\(key)) <> 'integer' OR \(present))" }
     package func same(_ a: SQL, _ b: SQL, _ equal: Bool) -> SQL { equal ? "\(a) IS \(b)" : "\(a) IS NOT \(b)" }
+    package func writeSame(_ a: SQLTranslator.Operand, _ b: SQLTranslator.Operand, _ equal: Bool, into out: inout SQL) {
+        out.append(a)
+        out += equal ? " IS " : " IS NOT "
+        out.append(b)
+    }
     package var approximates: Bool { false }
 
     package func constant(_ value: Value, in translator: inout SQLTranslator) throws -> SQLTranslator.Operand {
@@ -147,6 +152,9 @@ package struct SQLiteDialect: SQLDialect {
 
     package func approximation(_ sql: SQL, undecided: [SQL], in translator: inout SQLTranslator) -> SQL { sql }
     package func ordered(_ sql: SQL, _ subject: SQLTranslator.Operand) -> SQL { sql }
+    package func writeOrdered(_ operand: SQLTranslator.Operand, _ subject: SQLTranslator.Operand, into out: inout SQL) {
+        out.append(operand)
+    }
     package func uuidText(_ sql: SQL) -> SQL { sql }
     package func checkComparable(_ lhs: SQLTranslator.Operand, _ rhs: SQLTranslator.Operand, options: Comparison.Options) throws {}
 
@@ -158,6 +166,52 @@ package struct SQLiteDialect: SQLDialect {
             return "(length(\(needle)) > 0 AND length(\(text)) >= length(\(needle)) AND substr(\(text), -length(\(needle))) = \(needle))"
         default: return "(length(\(needle)) > 0 AND instr(\(text), \(needle)) > 0)"
         }
+    }
+
+    /// ``stringOperator(_:_:_:options:)`` written in place, piece by piece.
+    package func writeStringOperator(_ op: Comparison.Operator, _ text: SQLTranslator.Operand, _ needle: SQLTranslator.Operand,
+                                     options: Comparison.Options, into out: inout SQL) {
+        if !options.isEmpty {
+            out += "mrq_string("
+            out += String(SQLFunctions.code(for: op))
+            out += ", "
+            out.append(text)
+            out += ", "
+            out.append(needle)
+            out += ", "
+            out += String(options.rawValue)
+            out += ")"
+            return
+        }
+        out += "(length("
+        out.append(needle)
+        switch op {
+        case .beginsWith:
+            out += ") > 0 AND substr("
+            out.append(text)
+            out += ", 1, length("
+            out.append(needle)
+            out += ")) = "
+            out.append(needle)
+        case .endsWith:
+            out += ") > 0 AND length("
+            out.append(text)
+            out += ") >= length("
+            out.append(needle)
+            out += ") AND substr("
+            out.append(text)
+            out += ", -length("
+            out.append(needle)
+            out += ")) = "
+            out.append(needle)
+        default:
+            out += ") > 0 AND instr("
+            out.append(text)
+            out += ", "
+            out.append(needle)
+            out += ") > 0"
+        }
+        out += ")"
     }
 
     package func like(_ c: Comparison, _ text: SQLTranslator.Operand, _ pattern: SQLTranslator.Operand, options: Comparison.Options,
