@@ -290,7 +290,7 @@ extension SchemaMapping {
                 if storage.attributeColumns[entity.name] == nil {
                     storage.attributeColumns[entity.name] = columns
                 } else {
-                    storage.attributeColumns[entity.name]!.merge(columns) { $1 }
+                    storage.attributeColumns[entity.name, default: [:]].merge(columns) { $1 }
                 }
             }
             storage.tables[root.name] = Table(
