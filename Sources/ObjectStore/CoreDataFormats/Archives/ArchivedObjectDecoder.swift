@@ -264,11 +264,11 @@ struct ArchiveReader {
     /// (`NS.sizeval`), 3 a rect (`NS.rectval`, `{{x, y}, {w, h}}`), 4 a
     /// range (`NS.rangeval.location`, `NS.rangeval.length`).
     private func nsValue(_ object: KeyedObject) throws -> ArchivedObject? {
-        func numbers(_ key: String, _ count: Int) throws -> [ArchivedObject.Field]? {
+        func numbers(_ key: FieldKey, _ count: Int) throws -> [ArchivedObject.Field]? {
             guard let text = try object.string(key) else { return nil }
             let parts = text.split { "{}, ".contains($0) }.compactMap { Double($0) }
             guard parts.count == count else { throw object.error(key, "'\(text)' is not \(count) numbers in braces") }
-            let names = count == 4 ? ["x", "y", "width", "height"] : key == "NS.sizeval" ? ["width", "height"] : ["x", "y"]
+            let names = count == 4 ? ["x", "y", "width", "height"] : key.name == "NS.sizeval" ? ["width", "height"] : ["x", "y"]
             return zip(names, parts).map { .init($0, .double($1)) }
         }
         switch try object.int("NS.special") {
@@ -290,7 +290,7 @@ struct ArchiveReader {
     /// `UIGreen`, `UIBlue`, `UIAlpha` or `UIWhite`, `UIAlpha`, else the
     /// same `NSRGB` and `NSWhite` as NSColor.
     private mutating func color(_ object: KeyedObject, depth: Int) throws -> ArchivedObject? {
-        func components(_ names: [String], _ key: String) throws -> [ArchivedObject.Field]? {
+        func components(_ names: [String], _ key: FieldKey) throws -> [ArchivedObject.Field]? {
             guard let bytes = try dataField(object, key) else { return nil }
             let text = String(decoding: bytes.prefix { $0 != 0 }, as: UTF8.self)
             let values = text.split(separator: " ").compactMap { Double($0) }
@@ -323,7 +323,7 @@ struct ArchiveReader {
 
     /// Data stored in place (`encodeBytes:length:forKey:`) or as an
     /// NSData pointed at.
-    private func dataField(_ object: KeyedObject, _ key: String) throws -> Data? {
+    private func dataField(_ object: KeyedObject, _ key: FieldKey) throws -> Data? {
         if case .data? = try object.fields[key] { return try object.inlineData(key) }
         guard let value = try object.value(key) else { return nil }
         guard case .data(let data) = value else { throw object.error(key, "expected data, found \(value.kind)") }
@@ -401,7 +401,7 @@ struct ArchiveReader {
     /// seconds since 2001.
     private mutating func location(_ object: KeyedObject, depth: Int) throws -> ArchivedObject? {
         let prefix = "kCLLocationCodingKey"
-        guard try object.double(prefix + "CoordinateLatitude") != nil else { return nil }
+        guard try object.double(FieldKey(prefix + "CoordinateLatitude")) != nil else { return nil }
         let order = ["latitude", "longitude", "altitude", "horizontalAccuracy", "verticalAccuracy", "speed", "course", "timestamp"]
         var fields: [ArchivedObject.Field] = []
         for (key, raw) in try object.fields.entries().sorted(by: { $0.key < $1.key }) where key != "$class" {
@@ -409,7 +409,7 @@ struct ArchiveReader {
             if name.hasPrefix("Coordinate") { name.removeFirst("Coordinate".count) }
             name = name.prefix(1).lowercased() + name.dropFirst()
             var value = try decodeField(raw, place: "object \(object.index) (\(object.className)), key '\(key)'", depth: depth)
-            if name == "timestamp", let seconds = try object.double(key) {
+            if name == "timestamp", let seconds = try object.double(FieldKey(key)) {
                 value = .date(Date(timeIntervalSinceReferenceDate: seconds))
             }
             fields.append(.init(name, value))

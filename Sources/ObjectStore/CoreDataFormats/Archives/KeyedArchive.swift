@@ -17,7 +17,11 @@ import Foundation
 /// names the object's index, its class and the key
 /// (`object 25 (NSRelationshipDescription), key 'NSDestinationEntity':
 /// UID 900 is past the last object (211)`).
-package struct KeyedArchive {
+///
+/// A class, so that each `KeyedObject` (thousands made and copied while a
+/// model is decoded) holds one reference to it rather than a copy of its
+/// parts, each retained and released.
+package final class KeyedArchive {
     /// `$objects`, as the property list holds them.
     let objects: ArchiveObjects
     /// `$top`: the names of the roots and their UIDs.
@@ -27,18 +31,18 @@ package struct KeyedArchive {
     package let work: ArchiveWork
     /// The class records read so far, by UID: an archive names a few
     /// dozen classes for thousands of objects.
-    private let classRecords = ClassRecords()
+    private let classRecords: ClassRecords
 
     /// How deep `value(at:)` follows collections inside collections.
     static let maximumDepth = 256
 
     /// Reads `data`, a binary or XML property list.
-    package init(_ data: Data) throws {
+    package convenience init(_ data: Data) throws {
         try self.init(bytes: [UInt8](data))
     }
 
     /// Reads `bytes`, a binary or XML property list.
-    init(bytes: [UInt8]) throws {
+    convenience init(bytes: [UInt8]) throws {
         if try Self.isBinary(bytes), let (top, objects) = try BinaryPropertyList.keyedArchive(bytes) {
             try self.init(archive: top, objects: ArchiveObjects(objects), archiveBytes: bytes.count)
             return
@@ -75,6 +79,7 @@ package struct KeyedArchive {
         self.objects = objects
         self.top = top
         work = ArchiveWork(objects: objects.count, archiveBytes: archiveBytes)
+        classRecords = ClassRecords(objects: objects.count)
     }
 
     /// An archive of `objects` and `top` read from `archiveBytes` bytes (0
@@ -83,6 +88,7 @@ package struct KeyedArchive {
         self.objects = ArchiveObjects(objects)
         self.top = top
         work = ArchiveWork(objects: objects.count, archiveBytes: archiveBytes)
+        classRecords = ClassRecords(objects: objects.count)
     }
 
     /// The fields of object `index` when it is a dictionary (an instance
@@ -154,7 +160,7 @@ package struct KeyedArchive {
             throw KeyedArchiveError(
                 "object \(index) is \(try objects.value(at: index).kind), not an object with a class")
         }
-        guard let classValue = try fields["$class"] else {
+        guard let classValue = try fields[.className] else {
             try work.visit("object \(index)")
             throw KeyedArchiveError("object \(index) has no '$class'")
         }
@@ -167,7 +173,7 @@ package struct KeyedArchive {
     /// one reading of its fields.
     func instance(at index: Int) throws -> KeyedObject? {
         guard index > 0, index < objects.count, let fields = try self.fields(at: index),
-              let classValue = try fields["$class"] else { return nil }
+              let classValue = try fields[.className] else { return nil }
         return try object(at: index, fields: fields, classValue: classValue)
     }
 
@@ -177,8 +183,8 @@ package struct KeyedArchive {
             throw KeyedArchiveError("object \(index): '$class' is \(classValue.kind), not a UID")
         }
         try check(classIndex, from: "object \(index), key '$class'")
-        if let (name, chain) = classRecords[classIndex] {
-            return KeyedObject(archive: self, index: index, className: name, classes: chain, fields: fields)
+        if let known = classRecords[classIndex] {
+            return KeyedObject(archive: self, index: index, type: known, fields: fields)
         }
         guard let record = try self.fields(at: classIndex), case .string(let name)? = try record["$classname"] else {
             throw KeyedArchiveError("object \(index): its class (object \(classIndex)) has no '$classname'")
@@ -187,15 +193,16 @@ package struct KeyedArchive {
         if case .array(let classes)? = try record["$classes"] {
             chain = classes.compactMap { if case .string(let s) = $0 { s } else { nil } }
         }
-        classRecords[classIndex] = (name, chain)
-        return KeyedObject(archive: self, index: index, className: name, classes: chain, fields: fields)
+        let type = ArchiveClass(name: name, chain: chain)
+        classRecords[classIndex] = type
+        return KeyedObject(archive: self, index: index, type: type, fields: fields)
     }
 
     /// Whether `index` points at an instance of a class (rather than a
     /// string, number or data stored directly).
     func isObject(_ index: Int) throws -> Bool {
         guard index > 0, index < objects.count else { return false }
-        return try fields(at: index)?.contains("$class") ?? false
+        return try fields(at: index)?.contains(.className) ?? false
     }
 
     /// The value at `index`: strings, numbers, data and the Foundation
@@ -395,15 +402,17 @@ struct ObjectFields {
 
     /// The value of `key`, its last when the object repeats it; nil when
     /// absent. Throws when a binary archive's value cannot be read.
-    subscript(key: String) -> PlistValue? {
+    subscript(key: FieldKey) -> PlistValue? {
         get throws {
-            if let reader { return try reader.value(of: key, tag: PlistDictionary.tag(key), in: span) }
-            return read?[key]
+            // The dictionary is checked, not the reader: binding the
+            // reader copied (retained and released) it at every field.
+            guard let read else { return try reader.unsafelyUnwrapped.value(of: key.name, tag: key.tag, in: span) }
+            return read[key.name]
         }
     }
 
     /// Whether the object has a field `key`.
-    func contains(_ key: String) throws -> Bool { try self[key] != nil }
+    func contains(_ key: FieldKey) throws -> Bool { try self[key] != nil }
 
     /// Each field once with its value (its last), in the order of those
     /// last entries.
@@ -413,16 +422,78 @@ struct ObjectFields {
     }
 }
 
-/// The class records of one archive already read: its name and its
-/// chain of classes, by the record's UID.
+/// A field's name with its tag (`PlistDictionary.tag`) worked out once.
+/// The fields a model's decoder reads at each of its thousands of objects
+/// are named by constants of this type (`FieldKey.className`), not by
+/// text hashed again at every look (mrq-bench w. corpus's largest model);
+/// a string literal makes one where it is written.
+package struct FieldKey: ExpressibleByStringLiteral, CustomStringConvertible, Sendable {
+    /// The field's name, as the archive spells it.
+    package let name: String
+    let tag: UInt64
+
+    package init(_ name: String) {
+        self.name = name
+        tag = PlistDictionary.tag(name)
+    }
+
+    package init(stringLiteral name: String) { self.init(name) }
+
+    /// The name: what messages show.
+    package var description: String { name }
+
+    /// `$class`: every object's.
+    static let className = FieldKey("$class")
+    /// An array's or a set's elements, a dictionary's values.
+    static let objects = FieldKey("NS.objects")
+    /// A dictionary's keys.
+    static let keys = FieldKey("NS.keys")
+    /// An NSString's text.
+    static let string = FieldKey("NS.string")
+}
+
+/// A class an archive names (a class record: `$classname`, `$classes`),
+/// read once and shared by every object of the class, with what readers
+/// ask of it at each object worked out once.
+final class ArchiveClass {
+    /// `$classname`: `NSEntityDescription`, `NSMutableDictionary`...
+    let name: String
+    /// `$classes`: the class and its superclasses.
+    let chain: [String]
+    /// An NSDictionary or Core Data's NSKnownKeysDictionary1.
+    let isDictionary: Bool
+    /// An NSSet or NSOrderedSet.
+    let isSet: Bool
+    /// A dictionary, a set or an NSArray.
+    let isCollection: Bool
+
+    init(name: String, chain: [String]) {
+        self.name = name
+        self.chain = chain
+        isDictionary = name == "NSKnownKeysDictionary1" || chain.contains("NSDictionary")
+        isSet = chain.contains("NSSet") || chain.contains("NSOrderedSet")
+        isCollection = isDictionary || isSet || chain.contains("NSArray")
+    }
+}
+
+/// The class records of one archive already read, by the record's UID.
 private final class ClassRecords {
     // Read at every object, by the one thread reading the archive, as
     // `ArchiveWork`'s counts are (mrq-bench w. corpus's largest model).
-    @exclusivity(unchecked) private var records: [Int: (name: String, classes: [String])] = [:]
+    // By UID, made when the first record is read: an archive's objects
+    // are already in memory, and this is one reference per object.
+    @exclusivity(unchecked) private var records: [ArchiveClass?] = []
+    private let count: Int
 
-    subscript(index: Int) -> (name: String, classes: [String])? {
-        get { records[index] }
-        set { records[index] = newValue }
+    init(objects count: Int) { self.count = count }
+
+    /// The record at UID `index` (below the archive's object count).
+    subscript(index: Int) -> ArchiveClass? {
+        get { records.isEmpty ? nil : records[index] }
+        set {
+            if records.isEmpty { records = Array(repeating: nil, count: count) }
+            records[index] = newValue
+        }
     }
 }
 
@@ -475,11 +546,14 @@ package struct KeyedObject {
     let archive: KeyedArchive
     /// The object's UID.
     package let index: Int
-    /// `$classname`: `NSEntityDescription`, `NSMutableDictionary`...
-    package let className: String
-    /// `$classes`: the class and its superclasses.
-    package let classes: [String]
+    /// Its class record.
+    let type: ArchiveClass
     let fields: ObjectFields
+
+    /// `$classname`: `NSEntityDescription`, `NSMutableDictionary`...
+    package var className: String { type.name }
+    /// `$classes`: the class and its superclasses.
+    package var classes: [String] { type.chain }
 
     /// The field names, without `$class`.
     package var keys: Set<String> {
@@ -487,9 +561,13 @@ package struct KeyedObject {
     }
 
     /// Whether the object has a field named `key`.
-    package func has(_ key: String) throws -> Bool { try fields.contains(key) }
+    package func has(_ key: FieldKey) throws -> Bool { try fields.contains(key) }
 
     private var place: String { "object \(index) (\(className))" }
+
+    func error(_ key: FieldKey, _ message: String) -> KeyedArchiveError {
+        error(key.name, message)
+    }
 
     func error(_ key: String, _ message: String) -> KeyedArchiveError {
         KeyedArchiveError("\(place), key '\(key)': \(message)")
@@ -504,7 +582,7 @@ package struct KeyedObject {
     // MARK: Fields stored in the object
 
     /// An integer field; nil when absent.
-    package func int(_ key: String) throws -> Int? {
+    package func int(_ key: FieldKey) throws -> Int? {
         guard let raw = try fields[key] else { return nil }
         switch raw {
         case .int(let n):
@@ -518,7 +596,7 @@ package struct KeyedObject {
     }
 
     /// A boolean field (an integer 0 or 1 counts); nil when absent.
-    package func bool(_ key: String) throws -> Bool? {
+    package func bool(_ key: FieldKey) throws -> Bool? {
         guard let raw = try fields[key] else { return nil }
         switch raw {
         case .bool(let flag): return flag
@@ -528,7 +606,7 @@ package struct KeyedObject {
     }
 
     /// A real field (an integer counts); nil when absent.
-    package func double(_ key: String) throws -> Double? {
+    package func double(_ key: FieldKey) throws -> Double? {
         guard let raw = try fields[key] else { return nil }
         switch raw {
         case .real(let d): return d
@@ -538,7 +616,7 @@ package struct KeyedObject {
     }
 
     /// A data field stored in the object (`NS.bytes`, `NS.uuidbytes`).
-    package func inlineData(_ key: String) throws -> Data? {
+    package func inlineData(_ key: FieldKey) throws -> Data? {
         guard let raw = try fields[key] else { return nil }
         guard case .data(let data) = raw else { throw error(key, "expected data, found \(raw.kind)") }
         return data
@@ -547,7 +625,7 @@ package struct KeyedObject {
     // MARK: References
 
     /// The UID a field holds; nil when the field is absent or `$null`.
-    package func reference(_ key: String) throws -> Int? {
+    package func reference(_ key: FieldKey) throws -> Int? {
         guard let raw = try fields[key] else { return nil }
         guard case .uid(let uid) = raw else {
             throw error(key, "expected a UID, found \(raw.kind)")
@@ -557,7 +635,7 @@ package struct KeyedObject {
     }
 
     /// The object a field points at; nil when absent or `$null`.
-    package func object(_ key: String) throws -> KeyedObject? {
+    package func object(_ key: FieldKey) throws -> KeyedObject? {
         guard let uid = try reference(key) else { return nil }
         guard let object = try archive.instance(at: uid) else {
             throw error(key, "UID \(uid) is \(try archive.objects.value(at: uid).kind), not an object with a class")
@@ -567,7 +645,7 @@ package struct KeyedObject {
 
     /// The object a field points at, which must be there and be of class
     /// `className` (or a subclass of it).
-    package func object(_ key: String, of className: String) throws -> KeyedObject {
+    package func object(_ key: FieldKey, of className: String) throws -> KeyedObject {
         guard let object = try object(key) else { throw error(key, "missing") }
         guard object.classes.contains(className) else {
             throw error(key, "object \(object.index) is an instance of \(object.className), not \(className)")
@@ -577,7 +655,7 @@ package struct KeyedObject {
 
     /// The value a field points at (or holds, for a number or string stored
     /// in place); nil when the field is absent.
-    package func value(_ key: String) throws -> ArchivedValue? {
+    package func value(_ key: FieldKey) throws -> ArchivedValue? {
         guard let raw = try fields[key] else { return nil }
         if case .uid(let uid) = raw {
             try archive.check(uid, from: "\(place), key '\(key)'")
@@ -594,7 +672,7 @@ package struct KeyedObject {
 
     /// A string field (an NSString or NSMutableString pointed at, or a
     /// string stored in place); nil when absent or `$null`.
-    package func string(_ key: String) throws -> String? {
+    package func string(_ key: FieldKey) throws -> String? {
         switch try value(key) {
         case nil, .null?: return nil
         case .string(let s)?: return s
@@ -604,7 +682,7 @@ package struct KeyedObject {
 
     /// The elements of the NSArray or NSSet a field points at, as UIDs;
     /// empty when the field is absent or `$null`.
-    package func elements(_ key: String) throws -> [Int] {
+    package func elements(_ key: FieldKey) throws -> [Int] {
         guard let collection = try object(key) else { return [] }
         guard collection.isCollection, !collection.isDictionary else {
             throw error(key, "object \(collection.index) is an instance of \(collection.className), not an array or a set")
@@ -615,7 +693,7 @@ package struct KeyedObject {
     /// The entries of the NSDictionary (or NSKnownKeysDictionary1) a field
     /// points at, as UIDs of keys and values in the archive's order; empty
     /// when the field is absent or `$null`.
-    package func dictionary(_ key: String) throws -> [(key: Int, value: Int)] {
+    package func dictionary(_ key: FieldKey) throws -> [(key: Int, value: Int)] {
         guard let dictionary = try object(key) else { return [] }
         guard dictionary.isDictionary else {
             throw error(key, "object \(dictionary.index) is an instance of \(dictionary.className), not a dictionary")
@@ -625,7 +703,7 @@ package struct KeyedObject {
 
     /// A dictionary field whose keys and values are strings (a user info
     /// dictionary); empty when absent or `$null`.
-    package func stringDictionary(_ key: String) throws -> [String: String] {
+    package func stringDictionary(_ key: FieldKey) throws -> [String: String] {
         guard let value = try value(key) else { return [:] }
         switch value {
         case .null: return [:]
@@ -649,17 +727,15 @@ package struct KeyedObject {
 
     // MARK: Collections and values
 
-    var isDictionary: Bool {
-        className == "NSKnownKeysDictionary1" || classes.contains("NSDictionary")
-    }
+    var isDictionary: Bool { type.isDictionary }
 
-    var isSet: Bool { classes.contains("NSSet") || classes.contains("NSOrderedSet") }
+    var isSet: Bool { type.isSet }
 
-    var isCollection: Bool { isDictionary || isSet || classes.contains("NSArray") }
+    var isCollection: Bool { type.isCollection }
 
     /// The UIDs in `NS.objects` of an array or set.
     func collectionElements() throws -> [Int] {
-        try uidList("NS.objects")
+        try uidList(.objects)
     }
 
     /// The key and value UIDs of an NSDictionary (`NS.keys`, `NS.objects`)
@@ -672,8 +748,8 @@ package struct KeyedObject {
             keys = try mapping.uidCollection("keys")
             values = try uidCollection("values")
         } else {
-            keys = try uidList("NS.keys")
-            values = try uidList("NS.objects")
+            keys = try uidList(.keys)
+            values = try uidList(.objects)
         }
         guard keys.count == values.count else {
             throw KeyedArchiveError("\(place): \(keys.count) keys but \(values.count) values")
@@ -682,7 +758,7 @@ package struct KeyedObject {
     }
 
     /// A list of UIDs stored in place (`NS.objects`); empty when absent.
-    func uidList(_ key: String) throws -> [Int] {
+    func uidList(_ key: FieldKey) throws -> [Int] {
         guard let raw = try fields[key] else { return [] }
         guard case .array(let list) = raw else { throw error(key, "expected a list of UIDs, found \(raw.kind)") }
         return try list.enumerated().map { offset, item in
@@ -696,7 +772,7 @@ package struct KeyedObject {
 
     /// A list of UIDs either stored in place or in an NSArray pointed at
     /// (NSKnownKeysDictionary1 writes its `values` either way).
-    private func uidCollection(_ key: String) throws -> [Int] {
+    private func uidCollection(_ key: FieldKey) throws -> [Int] {
         if case .array? = try fields[key] { return try uidList(key) }
         return try elements(key)
     }
@@ -706,7 +782,7 @@ package struct KeyedObject {
     func scalarValue() throws -> ArchivedValue? {
         switch className {
         case "NSString", "NSMutableString":
-            if let raw = try fields["NS.string"] {
+            if let raw = try fields[.string] {
                 guard case .string(let s) = raw else { throw error("NS.string", "expected a string") }
                 return .string(s)
             }

@@ -136,7 +136,7 @@ struct CoreDataModelDecoder {
 
     /// The name of the entity an object points at through `key`; nil when
     /// the field is absent or nil.
-    private func entityName(_ object: KeyedObject, _ key: String) throws -> String? {
+    private func entityName(_ object: KeyedObject, _ key: FieldKey) throws -> String? {
         guard let uid = try object.reference(key) else { return nil }
         guard let name = entityNames[uid] else {
             throw object.error(key, "object \(uid) is not one of the model's entities")
@@ -152,15 +152,15 @@ struct CoreDataModelDecoder {
     /// nothing mrq could use, and the store opens.
     private func userInfo(_ object: KeyedObject) throws -> (strings: [String: String], others: [String: UserInfoValue]) {
         var strings: [String: String] = [:], others: [String: UserInfoValue] = [:]
-        guard try object.reference("NSUserInfo") != nil else { return ([:], [:]) }
-        for (keyUID, valueUID) in try object.dictionary("NSUserInfo") {
+        guard try object.reference(.userInfo) != nil else { return ([:], [:]) }
+        for (keyUID, valueUID) in try object.dictionary(.userInfo) {
             let key = try archive.value(at: keyUID)
-            guard let name = key.string else { throw object.error("NSUserInfo", "a key is \(key.kind), not a string") }
+            guard let name = key.string else { throw object.error(.userInfo, "a key is \(key.kind), not a string") }
             let read: ArchivedValue?
             do {
                 read = try known { try archive.value(at: valueUID) }
             } catch let error as KeyedArchiveError {
-                throw object.error("NSUserInfo", "the value of '\(name)': \(error.description)")
+                throw object.error(.userInfo, "the value of '\(name)': \(error.description)")
             }
             guard let value = read else { continue }
             switch value {
@@ -204,14 +204,14 @@ struct CoreDataModelDecoder {
 
     /// The object a field points at, when it holds a UID of one; nil when
     /// it holds anything else (a number, a flag, `$null`).
-    private func referencedObject(_ object: KeyedObject, _ key: String) throws -> KeyedObject? {
+    private func referencedObject(_ object: KeyedObject, _ key: FieldKey) throws -> KeyedObject? {
         guard case .uid? = try object.fields[key], let uid = try object.reference(key) else { return nil }
         return try archive.instance(at: uid)
     }
 
     /// Whether a field points at an instance of a class that is neither a
     /// value nor a collection (an object archived by an app's code).
-    private func holdsInstance(_ object: KeyedObject, _ key: String) throws -> Bool {
+    private func holdsInstance(_ object: KeyedObject, _ key: FieldKey) throws -> Bool {
         guard let target = try referencedObject(object, key) else { return false }
         return try target.scalarValue() == nil && !target.isCollection
     }
@@ -223,11 +223,11 @@ struct CoreDataModelDecoder {
         let info = try userInfo(object)
         let entity = EntityDescription(
             name: name, isAbstract: try object.bool("NSIsAbstract") ?? false,
-            parent: try entityName(object, "NSSuperentity"), userInfo: info.strings)
+            parent: try entityName(object, .superentity), userInfo: info.strings)
         entity.otherUserInfo = info.others
         entity.className = try object.string("NSClassNameForEntity")
-        entity.renamingIdentifier = try object.string("NSRenamingIdentifier").flatMap { $0 == name ? nil : $0 }
-        entity.versionHashModifier = try object.string("NSVersionHashModifier").flatMap { $0.isEmpty ? nil : $0 }
+        entity.renamingIdentifier = try object.string(.renamingIdentifier).flatMap { $0 == name ? nil : $0 }
+        entity.versionHashModifier = try object.string(.versionHashModifier).flatMap { $0.isEmpty ? nil : $0 }
         entity.uniquenessConstraints = try uniquenessConstraints(object)
         let (properties, listed) = try properties(object)
         for property in properties { entity.add(property) }
@@ -241,25 +241,25 @@ struct CoreDataModelDecoder {
     /// Also returns every name `NSProperties` lists, inherited ones too.
     private func properties(_ object: KeyedObject) throws -> ([PropertyDescription], listed: [String]) {
         var inherited: Set<String> = []
-        if let parent = try object.object("NSSuperentity") {
-            for (key, _) in try parent.dictionary("NSProperties") {
+        if let parent = try object.object(.superentity) {
+            for (key, _) in try parent.dictionary(.properties) {
                 if let name = try archive.value(at: key).string { inherited.insert(name) }
             }
         }
         var result: [PropertyDescription] = []
         var listed: [String] = []
-        for (key, value) in try object.dictionary("NSProperties") {
+        for (key, value) in try object.dictionary(.properties) {
             guard let name = try archive.value(at: key).string else {
-                throw object.error("NSProperties", "the key object \(key) is not a string")
+                throw object.error(.properties, "the key object \(key) is not a string")
             }
             listed.append(name)
             let property = try archive.object(at: value)
             if property.className == "_NSPropertyDescriptionProxy" || inherited.contains(name) { continue }
-            guard try property.string("NSPropertyName") == name else {
-                throw property.error("NSPropertyName", "does not match its key '\(name)' in NSProperties")
+            guard try property.string(.propertyName) == name else {
+                throw property.error(.propertyName, "does not match its key '\(name)' in NSProperties")
             }
-            guard try property.reference("NSEntity") == object.index else {
-                throw property.error("NSEntity", "is not the entity that lists the property (object \(object.index))")
+            guard try property.reference(.entity) == object.index else {
+                throw property.error(.entity, "is not the entity that lists the property (object \(object.index))")
             }
             if let decoded = try self.property(property, name: name) { result.append(decoded) }
         }
@@ -277,23 +277,23 @@ struct CoreDataModelDecoder {
     /// this reader does not know (a newer Core Data's) or a fetched property
     /// whose request it cannot read: left out, so the store still opens.
     private func property(_ object: KeyedObject, name: String, depth: Int = 0) throws -> PropertyDescription? {
-        let packed = try object.int("_P") ?? 0
-        func flag(_ bit: Int, _ key: String) throws -> Bool {
+        let packed = try object.int(.packedFlags) ?? 0
+        func flag(_ bit: Int, _ key: FieldKey) throws -> Bool {
             packed != 0 ? packed & bit != 0 : try object.bool(key) ?? false
         }
         // Core Data reads `_P` instead of the keys it packs: where a bit
         // says a key is absent, the key is not looked for (a look for a
         // key an object lacks reads all its fields).
         func absent(_ bit: Int) -> Bool { packed != 0 && packed & bit != 0 }
-        let isOptional = try flag(0x2, "NSIsOptional")
-        let isTransient = try flag(0x8, "NSIsTransient")
+        let isOptional = try flag(0x2, .isOptional)
+        let isTransient = try flag(0x8, .isTransient)
         let property: PropertyDescription?
         if object.classes.contains("NSAttributeDescription") {
             property = try attribute(object, name: name, isOptional: isOptional, isTransient: isTransient,
                                      validated: !absent(0x10), depth: depth)
         } else if object.classes.contains("NSRelationshipDescription") {
             property = try relationship(object, name: name, isOptional: isOptional, isTransient: isTransient,
-                                        isOrdered: try flag(0x400, "NSIsOrdered"))
+                                        isOrdered: try flag(0x400, .isOrdered))
         } else if object.classes.contains("NSFetchedPropertyDescription") {
             property = try fetchedProperty(object, name: name, isOptional: isOptional)
         } else {
@@ -302,10 +302,10 @@ struct CoreDataModelDecoder {
         guard let property else { return nil }
         if !absent(0x40) { (property.userInfo, property.otherUserInfo) = try userInfo(object) }
         if !absent(0x80) {
-            property.versionHashModifier = try object.string("NSVersionHashModifier").flatMap { $0.isEmpty ? nil : $0 }
+            property.versionHashModifier = try object.string(.versionHashModifier).flatMap { $0.isEmpty ? nil : $0 }
         }
-        property.renamingIdentifier = try object.string("NSRenamingIdentifier").flatMap { $0 == name ? nil : $0 }
-        property.isIndexedBySpotlight = try flag(0x100, "NSIndexedBySpotlight")
+        property.renamingIdentifier = try object.string(.renamingIdentifier).flatMap { $0 == name ? nil : $0 }
+        property.isIndexedBySpotlight = try flag(0x100, .indexedBySpotlight)
         return property
     }
 
@@ -313,7 +313,7 @@ struct CoreDataModelDecoder {
     /// (`_P` says when it has none).
     private func attribute(_ object: KeyedObject, name: String, isOptional: Bool, isTransient: Bool,
                            validated: Bool = true, depth: Int) throws -> AttributeDescription {
-        let code = try object.int("NSAttributeType") ?? 0
+        let code = try object.int(.attributeType) ?? 0
         // A type this reader does not know (a newer Core Data's, such as
         // 2200) is read as Transformable: its column reads as whatever it
         // holds.
@@ -322,15 +322,15 @@ struct CoreDataModelDecoder {
         if type == .composite { attribute.elements = try compositeElements(object, depth: depth + 1) }
         // A default that is no single value of the type (a Transformable's
         // archived object, an array) is left out.
-        if try !holdsInstance(object, "NSDefaultValue"), let stored = try object.value("NSDefaultValue") {
+        if try !holdsInstance(object, .defaultValue), let stored = try object.value(.defaultValue) {
             attribute.defaultValue = try known {
                 let value = try ArchivedValues.value(stored, in: object, key: "NSDefaultValue")
                 return try ArchivedValues.value(value, as: type, in: object, key: "NSDefaultValue")
             } ?? .null
         }
-        attribute.valueTransformerName = try object.string("NSValueTransformerName")
-        attribute.isIndexed = try object.bool("NSIsIndexed") ?? false
-        let flags = try object.int("NSFlagsKey") ?? 0
+        attribute.valueTransformerName = try object.string(.valueTransformerName)
+        attribute.isIndexed = try object.bool(.isIndexed) ?? false
+        let flags = try object.int(.flags) ?? 0
         attribute.allowsExternalBinaryDataStorage = flags & 0x4 != 0
         attribute.preservesValueInHistoryOnDeletion = flags & 0x10 != 0
         if flags & 0x1 != 0 { attribute.maxValue = try oldBound(object, "NSMaxValueName", type) }
@@ -393,15 +393,15 @@ struct CoreDataModelDecoder {
     /// key holds one.
     private func compositeElements(_ object: KeyedObject, depth: Int) throws -> [AttributeDescription] {
         guard depth <= Self.maximumCompositeDepth else {
-            throw object.error("NSAttributeType", "composites nest more than \(Self.maximumCompositeDepth) deep")
+            throw object.error(.attributeType, "composites nest more than \(Self.maximumCompositeDepth) deep")
         }
         for key in try object.keys.sorted() {
-            guard let list = try referencedObject(object, key) else { continue }
+            guard let list = try referencedObject(object, FieldKey(key)) else { continue }
             guard list.classes.contains("NSArray"), !list.isDictionary else { continue }
             let items = try list.collectionElements().map { try archive.object(at: $0) }
             guard !items.isEmpty, items.allSatisfy({ $0.classes.contains("NSAttributeDescription") }) else { continue }
             return try items.compactMap { item in
-                guard let name = try item.string("NSPropertyName") else { throw item.error("NSPropertyName", "missing") }
+                guard let name = try item.string(.propertyName) else { throw item.error(.propertyName, "missing") }
                 return try property(item, name: name, depth: depth) as? AttributeDescription
             }
         }
@@ -410,7 +410,7 @@ struct CoreDataModelDecoder {
 
     /// `NSMinValueName` and `NSMaxValueName`: integers for integer and
     /// string types, reals (seconds for dates) for the others.
-    private func oldBound(_ object: KeyedObject, _ key: String, _ type: AttributeType) throws -> Value? {
+    private func oldBound(_ object: KeyedObject, _ key: FieldKey, _ type: AttributeType) throws -> Value? {
         switch type {
         case .integer16, .integer32, .integer64, .string, .binary:
             return try object.int(key).map { .int(Int64($0)) }
@@ -432,8 +432,8 @@ struct CoreDataModelDecoder {
     /// predicate with its message. A numeric warning on any other predicate
     /// has no message in mrq: it is kept with an empty one.
     private func readValidation(_ object: KeyedObject, into attribute: AttributeDescription) throws {
-        let predicates = try object.elements("NSValidationPredicates")
-        let warnings = try object.elements("NSValidationWarnings")
+        let predicates = try object.elements(.validationPredicates)
+        let warnings = try object.elements(.validationWarnings)
         var rules: [(format: String, message: String)] = []
         // A predicate with no warning has an empty one; a predicate mrq
         // cannot read (a custom selector, a block) is left out: validation
@@ -497,33 +497,33 @@ struct CoreDataModelDecoder {
 
     private func relationship(_ object: KeyedObject, name: String, isOptional: Bool, isTransient: Bool, isOrdered: Bool) throws -> RelationshipDescription {
         let destination: String
-        if let viaObject = try entityName(object, "NSDestinationEntity") {
-            if let named = try object.string("_NSDestinationEntityName"), named != viaObject {
-                throw object.error("_NSDestinationEntityName", "'\(named)' but NSDestinationEntity is '\(viaObject)'")
+        if let viaObject = try entityName(object, .destinationEntity) {
+            if let named = try object.string(.destinationEntityName), named != viaObject {
+                throw object.error(.destinationEntityName, "'\(named)' but NSDestinationEntity is '\(viaObject)'")
             }
             destination = viaObject
-        } else if let named = try object.string("_NSDestinationEntityName") {
+        } else if let named = try object.string(.destinationEntityName) {
             destination = named
         } else {
-            throw object.error("NSDestinationEntity", "relationship '\(name)' has no destination")
+            throw object.error(.destinationEntity, "relationship '\(name)' has no destination")
         }
         var inverse: String?
-        if let inverseObject = try object.object("NSInverseRelationship") {
+        if let inverseObject = try object.object(.inverseRelationship) {
             guard inverseObject.classes.contains("NSRelationshipDescription") else {
-                throw object.error("NSInverseRelationship", "object \(inverseObject.index) is an \(inverseObject.className)")
+                throw object.error(.inverseRelationship, "object \(inverseObject.index) is an \(inverseObject.className)")
             }
-            inverse = try inverseObject.string("NSPropertyName")
+            inverse = try inverseObject.string(.propertyName)
         } else {
-            inverse = try object.string("_NSInverseRelationshipName")
+            inverse = try object.string(.inverseRelationshipName)
         }
         // Counts are NSUIntegers, kept as the file states them: a count
         // past Int64.max (NSUIntegerMax for "no limit") is its bit
         // pattern, -1, which every check reads as no bound and the
         // version hash truncates as Core Data does.
-        let maxCount = try count(object, "NSMaxCount")
-        let minCount = try count(object, "NSMinCount")
+        let maxCount = try count(object, .maxCount)
+        let minCount = try count(object, .minCount)
         // A rule this reader does not know is Core Data's default, nullify.
-        let rule = CoreDataCodes.deleteRule(try object.int("NSDeleteRule") ?? 1) ?? .nullify
+        let rule = CoreDataCodes.deleteRule(try object.int(.deleteRule) ?? 1) ?? .nullify
         // Core Data's `isToMany` is `maxCount != 1`: 0 is unbounded.
         let isToMany = maxCount != 1
         let relationship = RelationshipDescription(
@@ -537,7 +537,7 @@ struct CoreDataModelDecoder {
     }
 
     /// An `NSUInteger` count field, 0 when absent.
-    private func count(_ object: KeyedObject, _ key: String) throws -> Int {
+    private func count(_ object: KeyedObject, _ key: FieldKey) throws -> Int {
         if case .double(let real)? = try object.value(key), real >= 0x1p63, real.rounded() == real {
             return real >= 0x1p64 ? -1 : Int(truncatingIfNeeded: UInt64(real))
         }
@@ -570,11 +570,11 @@ struct CoreDataModelDecoder {
             throw KeyedArchiveError("object \(request.index): the fetch request of '\(name)' is an \(request.className)")
         }
         var entity: String?
-        if let uid = try request.reference("NSEntity") {
-            entity = try archive.isObject(uid) ? try entityName(request, "NSEntity") : try archive.value(at: uid).string
+        if let uid = try request.reference(.entity) {
+            entity = try archive.isObject(uid) ? try entityName(request, .entity) : try archive.value(at: uid).string
         }
         guard let entityName = entity ?? fallbackEntity else {
-            throw request.error("NSEntity", "the fetch request of '\(name)' names no entity")
+            throw request.error(.entity, "the fetch request of '\(name)' names no entity")
         }
         var predicate: Predicates.Predicate?
         if let archived = try request.object("NSPredicate") {
@@ -591,7 +591,7 @@ struct CoreDataModelDecoder {
     /// `NSCompoundIndexes`): Core Data's API takes names or property
     /// descriptions, so an item is a string or an object with an
     /// `NSPropertyName`. A list naming something else is left out.
-    private func nameLists(_ object: KeyedObject, _ key: String) throws -> [[String]] {
+    private func nameLists(_ object: KeyedObject, _ key: FieldKey) throws -> [[String]] {
         guard let outer = try object.object(key), outer.isCollection, !outer.isDictionary else { return [] }
         var lists: [[String]] = []
         for uid in try outer.collectionElements() {
@@ -602,7 +602,7 @@ struct CoreDataModelDecoder {
             let names = try items.compactMap { item -> String? in
                 if try archive.isObject(item) {
                     let named = try archive.object(at: item)
-                    if named.classes.contains("NSPropertyDescription") { return try named.string("NSPropertyName") }
+                    if named.classes.contains("NSPropertyDescription") { return try named.string(.propertyName) }
                     return try named.scalarValue()?.string
                 }
                 return try archive.value(at: item).string
@@ -640,7 +640,7 @@ struct CoreDataModelDecoder {
             var expressions: [String: String] = [:]
             for elementUID in try index.elements("NSIndexElements") {
                 let element = try archive.object(at: elementUID)
-                guard let property = try element.string("NSPropertyName") else { continue }
+                guard let property = try element.string(.propertyName) else { continue }
                 if let expression = try expression(of: element) {
                     expressions[property] = expression
                 } else if !propertyNames.contains(property) {
@@ -676,10 +676,10 @@ struct CoreDataModelDecoder {
     /// the expression; nil when the element indexes a property.
     private func expression(of element: KeyedObject) throws -> String? {
         for key in try element.keys.sorted() {
-            guard let property = try referencedObject(element, key) else { continue }
+            guard let property = try referencedObject(element, FieldKey(key)) else { continue }
             guard property.classes.contains("NSExpressionDescription") else { continue }
             for field in try property.keys.sorted() {
-                guard let candidate = try referencedObject(property, field) else { continue }
+                guard let candidate = try referencedObject(property, FieldKey(field)) else { continue }
                 if candidate.classes.contains("NSExpression") {
                     return try known { try PredicateArchive.expressionFormat(candidate) } ?? ""
                 }
@@ -748,4 +748,35 @@ struct CoreDataModelDecoder {
     func template(_ value: Int, name: String) throws -> DecodedTemplate? {
         try known { try decodedFetchRequest(try archive.object(at: value), name: name) }
     }
+}
+
+extension FieldKey {
+    // The fields the decoder reads at every property and entity, their
+    // tags worked out once (mrq-bench w. corpus's largest model).
+    static let packedFlags = FieldKey("_P")
+    static let isOptional = FieldKey("NSIsOptional")
+    static let isTransient = FieldKey("NSIsTransient")
+    static let attributeType = FieldKey("NSAttributeType")
+    static let defaultValue = FieldKey("NSDefaultValue")
+    static let valueTransformerName = FieldKey("NSValueTransformerName")
+    static let isIndexed = FieldKey("NSIsIndexed")
+    static let flags = FieldKey("NSFlagsKey")
+    static let versionHashModifier = FieldKey("NSVersionHashModifier")
+    static let renamingIdentifier = FieldKey("NSRenamingIdentifier")
+    static let indexedBySpotlight = FieldKey("NSIndexedBySpotlight")
+    static let isOrdered = FieldKey("NSIsOrdered")
+    static let propertyName = FieldKey("NSPropertyName")
+    static let entity = FieldKey("NSEntity")
+    static let properties = FieldKey("NSProperties")
+    static let userInfo = FieldKey("NSUserInfo")
+    static let destinationEntity = FieldKey("NSDestinationEntity")
+    static let destinationEntityName = FieldKey("_NSDestinationEntityName")
+    static let inverseRelationship = FieldKey("NSInverseRelationship")
+    static let inverseRelationshipName = FieldKey("_NSInverseRelationshipName")
+    static let maxCount = FieldKey("NSMaxCount")
+    static let minCount = FieldKey("NSMinCount")
+    static let deleteRule = FieldKey("NSDeleteRule")
+    static let validationPredicates = FieldKey("NSValidationPredicates")
+    static let validationWarnings = FieldKey("NSValidationWarnings")
+    static let superentity = FieldKey("NSSuperentity")
 }
