@@ -349,6 +349,14 @@ public struct SchemaMapping: Sendable {
         return attributeColumns[owner.name]?[attribute]
     }
 
+    /// The column of `attribute`, one of `entity`'s (its own or a
+    /// parent's): found by the attribute itself where the mapping keeps it
+    /// so, else by name as `column(for:of:)` does.
+    package func column(of attribute: AttributeDescription, in entity: EntityDescription) -> AttributeColumn? {
+        if let column = storage.columnsByAttribute[ObjectIdentifier(attribute)] { return column }
+        return column(for: attribute.name, of: entity)
+    }
+
     /// The columns of the to-one relationship named `relationship` of
     /// `entity` (or of one of its parents), or nil when it is not a stored
     /// to-one.

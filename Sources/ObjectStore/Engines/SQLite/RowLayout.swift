@@ -70,7 +70,7 @@ package final class RowLayout {
         tableName = table.name.unquoted
         primaryKeyName = table.primaryKey.unquoted
         attributes = entity.attributes.map { attribute in
-            let column = mapping.column(for: attribute.name, of: entity)
+            let column = mapping.column(of: attribute, in: entity)
             return AttributeSlot(column: column.flatMap { position[$0.name] }, type: attribute.type,
                                  isExternal: mapping.layout == .coreData && attribute.allowsExternalBinaryDataStorage)
         }
