@@ -32,7 +32,7 @@ enum CorpusWorkloads {
         let target = store(fixtures)
         let objectsPerEntity = scale.smoke ? 40 : 400
         try makeStandIn(at: standInStore(fixtures), objectsPerEntity: objectsPerEntity)
-        if let (source, size) = largestReadableStore() {
+        if let (source, size) = largestReadableStore(probing: fixtures.directory.appendingPathComponent("corpus-probe")) {
             for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: source.path + suffix) {
                 try FileManager.default.copyItem(atPath: source.path + suffix, toPath: target.path + suffix)
             }
@@ -45,25 +45,45 @@ enum CorpusWorkloads {
     }
 
     /// The corpus store with the largest Z_MODELCACHE whose model mrq
-    /// reads and whose store it opens, with that cache's size.
-    static func largestReadableStore() -> (URL, Int)? {
+    /// reads and whose store it opens, with that cache's size. Each is
+    /// read through a copy in `probing`: SQLite opening a WAL-mode store
+    /// read-only (not immutable) makes a `-wal` and `-shm` beside it, and
+    /// the corpus's files stay as their repositories hold them.
+    static func largestReadableStore(probing folder: URL) -> (URL, Int)? {
         guard let walker = FileManager.default.enumerator(at: corpusFolder, includingPropertiesForKeys: nil) else { return nil }
+        defer { try? FileManager.default.removeItem(at: folder) }
         var candidates: [(URL, Int)] = []
         for case let url as URL in walker where !url.lastPathComponent.hasSuffix("-wal") && !url.lastPathComponent.hasSuffix("-shm") {
             guard let handle = try? FileHandle(forReadingFrom: url) else { continue }
             let header = (try? handle.read(upToCount: 16)) ?? Data()
             try? handle.close()
-            guard header == Data("SQLite format 3\0".utf8), let size = try? modelCacheSize(url), size > 0 else { continue }
+            guard header == Data("SQLite format 3\0".utf8), let copy = try? copyForReading(url, into: folder),
+                  let size = try? modelCacheSize(copy), size > 0 else { continue }
             candidates.append((url, size))
         }
         for (url, size) in candidates.sorted(by: { ($0.1, $0.0.path) > ($1.1, $1.0.path) }) {
-            guard let model = try? PersistentStoreCoordinator.storedModel(at: url) else { continue }
+            guard let copy = try? copyForReading(url, into: folder),
+                  let model = try? PersistentStoreCoordinator.storedModel(at: copy) else { continue }
             let coordinator = PersistentStoreCoordinator(model: model)
             var options = PersistentStoreOptions()
             options.readOnly = true
-            if (try? coordinator.addPersistentStore(type: .sqlite, at: url, options: options)) != nil { return (url, size) }
+            let opened = (try? coordinator.addPersistentStore(type: .sqlite, at: copy, options: options)) != nil
+            coordinator.removeStores()
+            if opened { return (url, size) }
         }
         return nil
+    }
+
+    /// A copy of `url` (with its `-wal` and `-shm`) alone in `folder`,
+    /// which is emptied first.
+    static func copyForReading(_ url: URL, into folder: URL) throws -> URL {
+        try? FileManager.default.removeItem(at: folder)
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        let copy = folder.appendingPathComponent(url.lastPathComponent)
+        for suffix in ["", "-wal", "-shm"] where FileManager.default.fileExists(atPath: url.path + suffix) {
+            try FileManager.default.copyItem(atPath: url.path + suffix, toPath: copy.path + suffix)
+        }
+        return copy
     }
 
     static func readOnly(_ url: URL) throws -> DatabaseQueue {
