@@ -148,6 +148,62 @@ import Predicates
         #expect(partners == [[.string("b"), .string("c")], [.string("a")], [.string("a")]])
     }
 
+    /// Join tables' key columns are unique across the model, as Core Data
+    /// names them (Viber's Contacts.data in mvt's test data): a name an
+    /// earlier join table took gets a numbered suffix, and a store laid out
+    /// so writes and reads its rows through those names.
+    @Test func joinKeyColumnsTakenByAnEarlierJoinTableGetANumber() throws {
+        let contact = EntityDescription(name: "ABContact")
+        contact.add(AttributeDescription(name: "name", type: .string))
+        contact.add(RelationshipDescription(name: "members", destination: "Member", inverse: "abContacts", isToMany: true))
+        contact.add(RelationshipDescription(name: "recentsLines", destination: "RecentsLine", inverse: "contacts", isToMany: true))
+        let member = EntityDescription(name: "Member")
+        member.add(AttributeDescription(name: "name", type: .string))
+        member.add(RelationshipDescription(name: "abContacts", destination: "ABContact", inverse: "members", isToMany: true))
+        member.add(RelationshipDescription(name: "recentsLines", destination: "RecentsLine", inverse: "members", isToMany: true))
+        let line = EntityDescription(name: "RecentsLine")
+        line.add(AttributeDescription(name: "name", type: .string))
+        line.add(RelationshipDescription(name: "contacts", destination: "ABContact", inverse: "recentsLines", isToMany: true))
+        line.add(RelationshipDescription(name: "members", destination: "Member", inverse: "recentsLines", isToMany: true))
+        let model = try ManagedObjectModel(entities: [contact, member, line])
+        let mapping = try SchemaMapping(model: model, layout: .coreData)
+        func columns(_ name: String, of entity: EntityDescription) -> [String] {
+            guard let join = mapping.joinTable(name, of: entity) else { return [] }
+            return [join.name.unquoted, join.sourceColumn.unquoted, join.destinationColumn.unquoted]
+        }
+        #expect(columns("members", of: contact) == ["Z_1MEMBERS", "Z_1ABCONTACTS", "Z_2MEMBERS"])
+        #expect(columns("recentsLines", of: contact) == ["Z_1RECENTSLINES", "Z_1CONTACTS", "Z_3RECENTSLINES"])
+        #expect(columns("recentsLines", of: member) == ["Z_2RECENTSLINES", "Z_2MEMBERS1", "Z_3RECENTSLINES1"])
+        #expect(columns("members", of: line) == ["Z_2RECENTSLINES", "Z_3RECENTSLINES1", "Z_2MEMBERS1"])
+
+        let url = Self.temporaryStore("Viber.sqlite")
+        var options = PersistentStoreOptions()
+        options.layout = .coreData
+        do {
+            let coordinator = PersistentStoreCoordinator(model: model)
+            try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+            let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+            let (ada, bob, line) = (context.insertObject(forEntityName: "Member"), context.insertObject(forEntityName: "Member"),
+                                    context.insertObject(forEntityName: "RecentsLine"))
+            (ada["name"], bob["name"], line["name"]) = (.string("ada"), .string("bob"), .string("line"))
+            line.add(ada, toKey: "members")
+            line.add(bob, toKey: "members")
+            try context.save()
+        }
+        let db = try Database(path: url.path, readOnly: true)
+        let names = try db.rows("SELECT name FROM pragma_table_info('Z_2RECENTSLINES') ORDER BY cid").compactMap { row -> String? in
+            if case .string(let name) = row[0] { return name }
+            return nil
+        }
+        #expect(names == ["Z_2MEMBERS1", "Z_3RECENTSLINES1"])
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let lines = try context.fetch(FetchRequest(entityName: "RecentsLine"))
+        #expect(lines.count == 1)
+        #expect(Set(lines.first?.objects(forKey: "members").map { $0["name"] } ?? []) == [.string("ada"), .string("bob")])
+    }
+
     /// Every fixture model lays out a new store in both layouts (the
     /// Everything model's self-inverse `partners` once failed in Core Data's).
     @Test(arguments: ["Everything.xcdatamodel", "NoOptional.xcdatamodel", "OldStyle.xcdatamodel",

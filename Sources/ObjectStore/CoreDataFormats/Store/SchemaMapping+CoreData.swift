@@ -29,7 +29,8 @@ import Predicates
 // - A many-to-many is a table `Z_<n><NAME>` of the side whose entity
 //   number is lower (an existing store's own table wins), with the two
 //   keys `Z_<n><INVERSE NAME>` (this side's rows) and `Z_<m><NAME>` (the
-//   destination's).
+//   destination's); a key name an earlier join table took (tables in
+//   entity order) gets 1, 2, … (mvt's Viber Contacts.data: Z_10MEMBERS1).
 
 /// What a Core Data store on disk already decided: its entity numbers
 /// (`Z_PRIMARYKEY`) and the names of its tables and columns. A mapping for
@@ -298,6 +299,23 @@ extension SchemaMapping {
                 entityColumn: Self.coreDataEntityColumn, versionColumn: SQLIdentifier(constant: "Z_OPT"), columns: columns)
         }
 
+        // Core Data names a join table's key columns uniquely across the
+        // model: a name an earlier join table took gets 1, 2, … (Viber's
+        // Contacts.data as mvt keeps it: Z_1MEMBERS has Z_10MEMBERS, so
+        // Z_10RECENTSLINES has Z_10MEMBERS1). Both sides of a table share
+        // its names, taken once, in entity order.
+        var joinColumnsTaken = Set<String>()
+        var joinKeysByTable: [String: (owner: String, other: String)] = [:]
+        func uniqueJoinColumn(_ name: String) -> String {
+            var candidate = name
+            var suffix = 1
+            while joinColumnsTaken.contains(candidate) {
+                candidate = name + String(suffix)
+                suffix += 1
+            }
+            joinColumnsTaken.insert(candidate)
+            return candidate
+        }
         for entity in order {
             for case let relationship as RelationshipDescription in entity.declaredProperties
             where relationship.isManyToMany && relationship.inverse != nil && !relationship.isTransient {
@@ -326,18 +344,24 @@ extension SchemaMapping {
                     ? (entity, relationship.name, destination, inverse.name)
                     : (inverseEntity, inverse.name, entity, relationship.name)
                 let ownerUpper = ownerName.uppercased()
-                let ownerKey = "Z_\(code(ownerEntity))\(otherName.uppercased())"
-                var otherKey = "Z_\(code(otherEntity))\(ownerUpper)"
+                let tableName = "Z_\(code(ownerEntity))\(ownerUpper)"
                 // A relationship that is its own inverse (partners ↔
                 // partners) would name both columns alike: the second takes
-                // Core Data's numbered suffix.
-                if otherKey == ownerKey { otherKey += "1" }
+                // the numbered suffix, as a name another table took does.
+                let ownerKey: String, otherKey: String
+                if let known = joinKeysByTable[tableName] {
+                    (ownerKey, otherKey) = known
+                } else {
+                    ownerKey = uniqueJoinColumn("Z_\(code(ownerEntity))\(otherName.uppercased())")
+                    otherKey = uniqueJoinColumn("Z_\(code(otherEntity))\(ownerUpper)")
+                    joinKeysByTable[tableName] = (ownerKey, otherKey)
+                }
                 let ownerOrdered = isOwner ? relationship.isOrdered : inverse.isOrdered
                 let otherOrdered = isOwner ? inverse.isOrdered : relationship.isOrdered
                 let ownerOrder = ownerOrdered ? "Z_FOK_" + otherKey.dropFirst(2) : nil
                 let otherOrder = otherOrdered ? "Z_FOK_" + ownerKey.dropFirst(2) : nil
                 let join = JoinTable(
-                    name: try SQLIdentifier("Z_\(code(ownerEntity))\(ownerUpper)"),
+                    name: try SQLIdentifier(tableName),
                     isOwner: isOwner,
                     sourceColumn: try SQLIdentifier(isOwner ? ownerKey : otherKey),
                     destinationColumn: try SQLIdentifier(isOwner ? otherKey : ownerKey),
