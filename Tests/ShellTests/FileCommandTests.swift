@@ -16,6 +16,7 @@ import Testing
         try shell.write("notes.txt", Data("my notes\n".utf8))
         try shell.write("binary.dat", Data([0x41, 0x0A, 0x7F, 0x45, 0x4C, 0x46, 0x00, 0x01]))
         try shell.write("latin1.mrq", Data([0x22, 0x63, 0x61, 0x66, 0xE9, 0x22, 0x0A]))
+        try shell.write("store.db", Data("SQLite format 3\0".utf8 + [0x10, 0x00, 0x01, 0x01]))
         #expect(shell.makeFIFO("fifo"))
         return shell
     }
@@ -105,6 +106,7 @@ import Testing
         (".read missing.mrq", "cannot read 'missing.mrq': no such file"),
         (".read binary.dat", "cannot read 'binary.dat': it is not a text file (a NUL byte on line 2)"),
         (".read latin1.mrq", "cannot read 'latin1.mrq': it is not UTF-8 text (line 1)"),
+        (".read store.db", "cannot read 'store.db': it is an SQLite database, not a script (open a store with --store FILE, or .open FILE at the prompt)"),
         (".read /dev/zero", "cannot read '/dev/zero': it is a device, not a file"),
         (".read", "usage: .read FILE"),
         ("import Person from \"adir\"", "cannot read 'adir': it is a directory, not a file"),

@@ -47,6 +47,19 @@ struct CommandLineTests {
         #expect(result.stdout == "")
     }
 
+    /// `sqlite3 file.db` opens the database; `mrq file.db` says that a
+    /// database is no script and how to open it, rather than calling it
+    /// "not a text file".
+    @Test func aDatabaseGivenAsAScriptSaysHowToOpenIt() throws {
+        let path = try MRQBinary.temporaryFile("", suffix: ".sqlite")
+        try Data("SQLite format 3\0".utf8 + [0x10, 0x00, 0x01, 0x01, 0x00]).write(to: URL(fileURLWithPath: path))
+        let result = try MRQBinary.run([path])
+        #expect(result.status == 65)
+        #expect(result.stderr.contains("it is an SQLite database, not a script (open a store with --store FILE, or .open FILE at the prompt)"),
+                "\(result.stderr)")
+        #expect(result.stdout == "")
+    }
+
     @Test(arguments: [
         (["--param", "novalue"], "expected name=value"),
         (["--param", "=x"], "is not a parameter name"),

@@ -131,8 +131,17 @@ package enum ShellFiles {
     /// would otherwise be run, and its bytes echoed in the errors).
     package static func readText(_ path: String, shownAs shown: String) throws(Problem) -> String {
         let data = try readData(path, shownAs: shown)
+        // `sqlite3 file.db` opens the database; `mrq file.db` would read it
+        // as a script: say what it is and how mrq opens it.
+        if data.starts(with: sqliteHeader) {
+            throw Problem(message: ShellDiagnostics.cannotRead(
+                shown, because: "it is an SQLite database, not a script (open a store with --store FILE, or .open FILE at the prompt)"))
+        }
         return try text(of: data, shownAs: shown)
     }
+
+    /// The first 16 bytes of every SQLite database file.
+    private static let sqliteHeader = Array("SQLite format 3\0".utf8)
 
     /// `data` as UTF-8 text, or the line where it stops being text.
     package static func text(of data: [UInt8], shownAs shown: String) throws(Problem) -> String {
