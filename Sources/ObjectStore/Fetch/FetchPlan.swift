@@ -22,6 +22,9 @@ package struct FetchPlan {
     /// sort key cannot be expressed in SQL. Written when a statement
     /// sorts (a count does not).
     package var order: SQL? { sortTerms.map { $0 + "t." + table.primaryKey.quoted } }
+    /// Whether SQL sorts the rows (`order` is not nil), asked without
+    /// writing the ORDER BY: a count and `explain` ask but sort nothing.
+    package var sortsInSQL: Bool { sortTerms != nil }
     /// The sort keys' ORDER BY terms, each followed by `, `; nil as `order`.
     private let sortTerms: SQL?
     /// Whether `order` sorts as `sortInMemory` does, so that SQL's sorted
