@@ -144,9 +144,14 @@ package struct SQLTranslator {
         self.storeNumber = store.storeNumber
         self.dialect = store.dialect
         self.mapping = store.mapping
-        self.root = Scope(alias: "t", entity: entity)
+        self.root = Scope(alias: Self.rowAlias, entity: entity)
         self.store = store
     }
+
+    /// The alias of the statement's own table (`FROM "Person" t`): the
+    /// root scope's, which the mapping's `AttributeColumn.inRow` is
+    /// written with.
+    static let rowAlias = "t"
 
     /// The store the SQL is for.
     private let store: any SQLStore

@@ -134,6 +134,16 @@ public struct SchemaMapping: Sendable {
         public let name: SQLIdentifier
         /// The attribute's type, which says how its values are encoded.
         public let type: AttributeType
+        /// The column as a statement's own row reads it, `t."name"`: made
+        /// once with the mapping, not for every comparison a predicate
+        /// makes on it (workload e, parse + translate).
+        let inRow: String
+
+        init(name: SQLIdentifier, type: AttributeType) {
+            self.name = name
+            self.type = type
+            inRow = SQLTranslator.columnSQL(alias: SQLTranslator.rowAlias, column: name)
+        }
     }
 
     /// Where a to-one relationship is stored: its foreign key and, when
