@@ -59,6 +59,10 @@ package struct FetchPlan {
             condition.append(filter)
         }
         if let predicate {
+            // Room for the values most predicates bind: the lists are made
+            // once, not grown at every doubling (workload e).
+            condition.reserveSlots(Self.typicalBindings)
+            translator.reserveBindings(Self.typicalBindings)
             residual = try translator.split(predicate, into: &condition)
         } else {
             residual = nil
@@ -96,6 +100,11 @@ package struct FetchPlan {
         for join in translator.joins { from += " " + join }
         self.from = from
     }
+
+    /// About the most values a typical WHERE condition binds and names
+    /// (`t."age" > ?1 AND (length(?2) > 0 AND substr(t."lastName", 1,
+    /// length(?2)) = ?2)`: two values, four slots); more grow as any do.
+    private static let typicalBindings = 8
 
     /// The types SQLite sorts in `ValueOrdering`'s order as stored.
     private static let sortsAsInMemory: Set<AttributeType> = [.integer16, .integer32, .integer64, .double, .float,

@@ -197,6 +197,11 @@ package struct SQLTranslator {
                        parameter: bindings.count)
     }
 
+    /// Makes room for `count` values bound without growing `bindings`.
+    mutating func reserveBindings(_ count: Int) {
+        bindings.reserveCapacity(bindings.count + count)
+    }
+
     /// Binds `value` instead as the `n`th value (from 1); returns its SQL.
     package mutating func rebind(_ n: Int, _ value: Value) -> SQL {
         bindings[n - 1] = value
