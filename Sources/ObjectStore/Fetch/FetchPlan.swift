@@ -96,7 +96,7 @@ package struct FetchPlan {
         orderReads = reads
         sortTerms = orderable ? terms : nil
         self.condition = translator.statement(restricts ? condition : translator.trueSQL)
-        var from = table.name.quoted + " t"
+        var from = table.fromItem
         for join in translator.joins { from += " " + join }
         self.from = from
     }
@@ -149,7 +149,9 @@ package struct FetchPlan {
             // page (OP_Count) instead of stepping every row; even `WHERE 1`
             // turns that off and makes counting a big table twice as slow.
             guard restricts else { return "SELECT COUNT(*) FROM " + from }
-            return condition.rendered(by: dialect, after: "SELECT COUNT(*) FROM ", from, restricts ? " WHERE " : "").text
+            // Without joins, the table's head as it is kept.
+            if from == table.fromItem { return condition.rendered(by: dialect, after: table.countHead).text }
+            return condition.rendered(by: dialect, after: "SELECT COUNT(*) FROM ", from, " WHERE ").text
         } else {
             let window = dialect.window(limit: limit, offset: offset)
             let sql: SQL = "SELECT COUNT(*) FROM (SELECT 1 FROM \(from) WHERE \(condition)\(window))\(dialect.derivedTableName)"

@@ -53,6 +53,12 @@ public struct SchemaMapping: Sendable {
         public let versionColumn: SQLIdentifier
         /// Every column after the three bookkeeping ones, in order.
         public let columns: [Column]
+        /// The table as a statement's own FROM item, `"Person" t`, and a
+        /// count's head over it, `SELECT COUNT(*) FROM "Person" t WHERE `:
+        /// made once with the mapping, not for every plan (workload e,
+        /// parse + translate).
+        let fromItem: String
+        let countHead: String
 
         init(name: SQLIdentifier, rootEntity: String, primaryKey: SQLIdentifier, entityColumn: SQLIdentifier?,
              versionColumn: SQLIdentifier, columns: [Column]) {
@@ -62,6 +68,8 @@ public struct SchemaMapping: Sendable {
             self.entityColumn = entityColumn
             self.versionColumn = versionColumn
             self.columns = columns
+            fromItem = name.quoted + " " + SQLTranslator.rowAlias
+            countHead = "SELECT COUNT(*) FROM " + fromItem + " WHERE "
         }
     }
 
