@@ -252,7 +252,8 @@ package struct SQLTranslator {
             try conditions(parts, separator: " OR ", in: scope, twoValued: twoValued, into: &out)
         case .comparison(let comparison):
             if twoValued {
-                out += dialect.twoValued(try self.comparison(comparison, in: scope))
+                let dialect = self.dialect
+                try dialect.writeTwoValued(into: &out) { try self.comparison(comparison, in: scope, into: &$0) }
             } else {
                 try self.comparison(comparison, in: scope, into: &out)
             }
@@ -298,12 +299,6 @@ package struct SQLTranslator {
     }
 
     // MARK: - Comparisons
-
-    private mutating func comparison(_ c: Comparison, in scope: Scope) throws -> SQL {
-        var sql = SQL()
-        try comparison(c, in: scope, into: &sql)
-        return sql
-    }
 
     /// Appends the condition for `c` to `out`.
     private mutating func comparison(_ c: Comparison, in scope: Scope, into out: inout SQL) throws {
