@@ -160,6 +160,11 @@ package struct PostgresDialect: SQLDialect {
     package var trueSQL: String { "TRUE" }
     package var falseSQL: String { "FALSE" }
     package func twoValued(_ sql: SQL) -> SQL { "COALESCE(\(sql), FALSE)" }
+    package func writeTwoValued(into out: inout SQL, _ write: (inout SQL) throws -> Void) rethrows {
+        out += "COALESCE("
+        try write(&out)
+        out += ", FALSE)"
+    }
     package func keptKey(_ key: String, present: String) -> String { present }
     package func same(_ a: SQL, _ b: SQL, _ equal: Bool) -> SQL { "\(a) IS \(equal ? "NOT " : "")DISTINCT FROM \(b)" }
     /// `[c]` and `[d]` are exact only on ASCII rows and let the rest

@@ -10,10 +10,10 @@ extension PostgresStore: SQLStore {
     package func fetchSnapshots(_ request: FetchRequest, entity: EntityDescription, predicate: Predicate?,
                                 windowed: Bool) throws -> StoreFetch {
         let plan = try FetchPlan(request: request, entity: entity, store: self, predicate: predicate)
-        let whole = windowed && plan.residual == nil && plan.order != nil
+        let whole = windowed && plan.residual == nil && plan.sortsInSQL
         let sql = plan.selectRows(store: self, limit: whole ? request.fetchLimit : 0, offset: whole ? request.fetchOffset : 0)
         return StoreFetch(snapshots: try snapshots(sql: sql, plan.bindings, root: plan.root), residual: plan.residual,
-                          isSorted: plan.order != nil)
+                          isSorted: plan.sortsInSQL)
     }
 
     package func forEachSnapshot(sql: String, bindings: [Value], root: EntityDescription,

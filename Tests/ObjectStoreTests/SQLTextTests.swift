@@ -115,7 +115,42 @@ import struct Predicates.Predicate
                     #expect(out == dialect.stringOperator(op, column.sql, parameter.sql, options: options))
                 }
             }
+            // A condition under NOT, written in place after what the
+            // buffer holds, with its slots where they were.
+            var inner: SQL = "t.\"age\" > "
+            inner.append(parameter)
+            var twoValued: SQL = "NOT ("
+            twoValued.appendParameter(.int(5))
+            dialect.writeTwoValued(into: &twoValued) { $0 += inner }
+            var expected: SQL = "NOT ("
+            expected.appendParameter(.int(5))
+            expected += dialect.twoValued(inner)
+            #expect(twoValued == expected)
         }
+    }
+
+    /// The texts the mapping keeps are those the translator and a plan
+    /// wrote for every comparison and plan: a column as the statement's
+    /// row reads it, the table as its FROM item, a count's head; and a
+    /// condition under NOT is written in place as it was returned.
+    @Test func keptTextsAreWhatWasWrittenEachTime() throws {
+        let (context, _) = try ChainFetchTests.people(count: 3)
+        let person = try #require(context.model.entity(named: "Person"))
+        let coordinator = try #require(context.persistentStoreCoordinator)
+        let mapping = try coordinator.sqlBackend(for: person, purpose: "test").mapping
+        let table = mapping.table(for: person)
+        #expect(table.fromItem == "\"Person\" t")
+        #expect(table.countHead == "SELECT COUNT(*) FROM \"Person\" t WHERE ")
+        for name in ["age", "name"] {
+            let column = try #require(mapping.column(for: name, of: person))
+            #expect(column.inRow == SQLTranslator.columnSQL(alias: "t", column: column.name))
+            #expect(column.inRow == "t.\"\(name)\"")
+        }
+        var request = FetchRequest(entityName: "Person", predicate: try Predicate(format: "NOT (age > 1 AND name != nil)"))
+        request.resultType = .count
+        #expect(try context.explain(request).sql
+                == "SELECT COUNT(*) FROM \"Person\" t WHERE NOT ((IFNULL(t.\"age\" > ?1, 0) AND IFNULL(t.\"name\" IS NOT NULL, 0)))")
+        #expect(try context.count(for: request) == 2)
     }
 
     @Test func keyListsAreFragmentsTheDialectWrites() {

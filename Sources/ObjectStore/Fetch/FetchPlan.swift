@@ -22,6 +22,9 @@ package struct FetchPlan {
     /// sort key cannot be expressed in SQL. Written when a statement
     /// sorts (a count does not).
     package var order: SQL? { sortTerms.map { $0 + "t." + table.primaryKey.quoted } }
+    /// Whether SQL sorts the rows (`order` is not nil), asked without
+    /// writing the ORDER BY: a count and `explain` ask but sort nothing.
+    package var sortsInSQL: Bool { sortTerms != nil }
     /// The sort keys' ORDER BY terms, each followed by `, `; nil as `order`.
     private let sortTerms: SQL?
     /// Whether `order` sorts as `sortInMemory` does, so that SQL's sorted
@@ -56,6 +59,10 @@ package struct FetchPlan {
             condition.append(filter)
         }
         if let predicate {
+            // Room for the values most predicates bind: the lists are made
+            // once, not grown at every doubling (workload e).
+            condition.reserveSlots(Self.typicalBindings)
+            translator.reserveBindings(Self.typicalBindings)
             residual = try translator.split(predicate, into: &condition)
         } else {
             residual = nil
@@ -89,10 +96,15 @@ package struct FetchPlan {
         orderReads = reads
         sortTerms = orderable ? terms : nil
         self.condition = translator.statement(restricts ? condition : translator.trueSQL)
-        var from = table.name.quoted + " t"
+        var from = table.fromItem
         for join in translator.joins { from += " " + join }
         self.from = from
     }
+
+    /// About the most values a typical WHERE condition binds and names
+    /// (`t."age" > ?1 AND (length(?2) > 0 AND substr(t."lastName", 1,
+    /// length(?2)) = ?2)`: two values, four slots); more grow as any do.
+    private static let typicalBindings = 8
 
     /// The types SQLite sorts in `ValueOrdering`'s order as stored.
     private static let sortsAsInMemory: Set<AttributeType> = [.integer16, .integer32, .integer64, .double, .float,
@@ -137,7 +149,9 @@ package struct FetchPlan {
             // page (OP_Count) instead of stepping every row; even `WHERE 1`
             // turns that off and makes counting a big table twice as slow.
             guard restricts else { return "SELECT COUNT(*) FROM " + from }
-            return condition.rendered(by: dialect, after: "SELECT COUNT(*) FROM ", from, restricts ? " WHERE " : "").text
+            // Without joins, the table's head as it is kept.
+            if from == table.fromItem { return condition.rendered(by: dialect, after: table.countHead).text }
+            return condition.rendered(by: dialect, after: "SELECT COUNT(*) FROM ", from, " WHERE ").text
         } else {
             let window = dialect.window(limit: limit, offset: offset)
             let sql: SQL = "SELECT COUNT(*) FROM (SELECT 1 FROM \(from) WHERE \(condition)\(window))\(dialect.derivedTableName)"

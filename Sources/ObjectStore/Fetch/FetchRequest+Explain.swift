@@ -171,7 +171,7 @@ extension ManagedObjectContext {
                 steps += loadingSteps(request, entity: entity, store: statement.store)
             }
             return FetchExplanation(steps: steps,
-                                    residual: statement.plan.residual, sortsInMemory: statement.plan.order == nil,
+                                    residual: statement.plan.residual, sortsInMemory: !statement.plan.sortsInSQL,
                                     mergesPendingChanges: statement.pending, windowsInMemory: statement.worksInMemory,
                                     havingResidual: nil, engine: statement.store.dialect.engine,
                                     readsInPages: paged)

@@ -143,7 +143,7 @@ extension ManagedObjectContext {
                                      merge: .countingDecided(plan.selectCountAmongKeys()))
                     : FetchStatement(kind: .count, sql: plan.selectCount(limit: limit, offset: offset), plan: plan, store: store, merge: .none)
             }
-            if !pending && wanting == .ids && plan.order != nil {
+            if !pending && wanting == .ids && plan.sortsInSQL {
                 return FetchStatement(kind: .ids, sql: plan.selectIDs(limit: limit, offset: offset), plan: plan, store: store, merge: .none)
             }
             if pending && plan.orderMatchesMemory && !plan.orderReads.contains(where: chainHasPendingChanges(affecting:)) {
@@ -151,7 +151,7 @@ extension ManagedObjectContext {
                                       plan: plan, store: store, merge: .excludingDecided(rows: limit > 0 ? offset + limit : 0))
             }
         }
-        let windowed = !(pending || plan.residual != nil || plan.order == nil)
+        let windowed = !(pending || plan.residual != nil || !plan.sortsInSQL)
         return FetchStatement(kind: .rows, sql: plan.selectRows(store: store, limit: windowed ? limit : 0, offset: windowed ? offset : 0),
                               plan: plan, store: store, merge: pending ? .inMemory : .none)
     }
@@ -219,7 +219,7 @@ extension ManagedObjectContext {
                 objects.append(register(snapshot, asFaults: asFaults))
             }
             if !inMemory { return objects }
-            sorted = plan.order != nil
+            sorted = plan.sortsInSQL
             if let residual = plan.residual {
                 objects = try objects.filter { try StatementInterrupt.check(); return try evaluator.evaluate(residual, on: $0) }
             }
@@ -393,7 +393,7 @@ struct FetchStatement {
     /// full (see `pagedMatches`): the rows come sorted, a residual decides
     /// which match, and a limit ends the reading.
     func readsInPages(_ request: FetchRequest) -> Bool {
-        !pending && plan.residual != nil && plan.order != nil && request.fetchLimit > 0
+        !pending && plan.residual != nil && plan.sortsInSQL && request.fetchLimit > 0
     }
 
     /// How many rows the first page of a paged read asks for: twice the
@@ -418,7 +418,7 @@ struct FetchStatement {
 
     /// Whether the answer is filtered, merged, sorted or windowed in memory
     /// after the SELECT (a window then in memory, or widened in SQL).
-    var worksInMemory: Bool { pending || kind == .rows && (plan.residual != nil || plan.order == nil) }
+    var worksInMemory: Bool { pending || kind == .rows && (plan.residual != nil || !plan.sortsInSQL) }
 }
 
 /// The results of a fetch: all loaded, or loaded batch by batch.

@@ -176,6 +176,14 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
 
     package static func + (lhs: String, rhs: SQL) -> SQL { SQL(sql: lhs) + rhs }
 
+    /// Makes room for `slots` more slots: a writer that knows about how
+    /// many values it writes (a plan's WHERE) grows its list once rather
+    /// than at every doubling. (Its text grows as it is written: room
+    /// reserved there cost more than the growing it saved.)
+    package mutating func reserveSlots(_ slots: Int) {
+        self.slots.reserveCapacity(self.slots.count + slots)
+    }
+
     /// Binds `value` here, as the dialect types it (or as `type`, a type of
     /// the dialect).
     package mutating func appendParameter(_ value: Value, type: String? = nil) {

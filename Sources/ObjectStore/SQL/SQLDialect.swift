@@ -100,6 +100,9 @@ package protocol SQLDialect: Sendable {
     var falseSQL: String { get }
     /// `sql` made two-valued: false where SQL says unknown.
     func twoValued(_ sql: SQL) -> SQL
+    /// Appends `twoValued(sql)` to `out`, `sql` being what `write`
+    /// appends: the condition under NOT is written where it goes.
+    func writeTwoValued(into out: inout SQL, _ write: (inout SQL) throws -> Void) rethrows
     /// The condition under which a to-one's key column `key` is shown as
     /// it is, given `present`, the condition that its row exists: a key
     /// naming a row that is gone reads as nil.

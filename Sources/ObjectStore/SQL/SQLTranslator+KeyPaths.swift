@@ -18,7 +18,7 @@ extension SQLTranslator {
         // The common case: one stored attribute of the scope's own entity
         // (only those have a column); anything else takes the long way.
         if path.count == 1, scope.variables.isEmpty, let column = mapping.column(for: path[0], of: scope.entity) {
-            return .attribute(Self.columnSQL(alias: scope.alias, column: column.name), column.type)
+            return .attribute(scope === root ? column.inRow : Self.columnSQL(alias: scope.alias, column: column.name), column.type)
         }
         var current = scope
         var components = path

@@ -144,9 +144,14 @@ package struct SQLTranslator {
         self.storeNumber = store.storeNumber
         self.dialect = store.dialect
         self.mapping = store.mapping
-        self.root = Scope(alias: "t", entity: entity)
+        self.root = Scope(alias: Self.rowAlias, entity: entity)
         self.store = store
     }
+
+    /// The alias of the statement's own table (`FROM "Person" t`): the
+    /// root scope's, which the mapping's `AttributeColumn.inRow` is
+    /// written with.
+    static let rowAlias = "t"
 
     /// The store the SQL is for.
     private let store: any SQLStore
@@ -190,6 +195,11 @@ package struct SQLTranslator {
         bindings.append(value)
         return Operand(form: .parameter(bindings.count), category: category, constant: constant, kind: kind,
                        parameter: bindings.count)
+    }
+
+    /// Makes room for `count` values bound without growing `bindings`.
+    mutating func reserveBindings(_ count: Int) {
+        bindings.reserveCapacity(bindings.count + count)
     }
 
     /// Binds `value` instead as the `n`th value (from 1); returns its SQL.
@@ -242,7 +252,8 @@ package struct SQLTranslator {
             try conditions(parts, separator: " OR ", in: scope, twoValued: twoValued, into: &out)
         case .comparison(let comparison):
             if twoValued {
-                out += dialect.twoValued(try self.comparison(comparison, in: scope))
+                let dialect = self.dialect
+                try dialect.writeTwoValued(into: &out) { try self.comparison(comparison, in: scope, into: &$0) }
             } else {
                 try self.comparison(comparison, in: scope, into: &out)
             }
@@ -288,12 +299,6 @@ package struct SQLTranslator {
     }
 
     // MARK: - Comparisons
-
-    private mutating func comparison(_ c: Comparison, in scope: Scope) throws -> SQL {
-        var sql = SQL()
-        try comparison(c, in: scope, into: &sql)
-        return sql
-    }
 
     /// Appends the condition for `c` to `out`.
     private mutating func comparison(_ c: Comparison, in scope: Scope, into out: inout SQL) throws {

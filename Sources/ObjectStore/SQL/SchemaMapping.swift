@@ -53,6 +53,12 @@ public struct SchemaMapping: Sendable {
         public let versionColumn: SQLIdentifier
         /// Every column after the three bookkeeping ones, in order.
         public let columns: [Column]
+        /// The table as a statement's own FROM item, `"Person" t`, and a
+        /// count's head over it, `SELECT COUNT(*) FROM "Person" t WHERE `:
+        /// made once with the mapping, not for every plan (workload e,
+        /// parse + translate).
+        let fromItem: String
+        let countHead: String
 
         init(name: SQLIdentifier, rootEntity: String, primaryKey: SQLIdentifier, entityColumn: SQLIdentifier?,
              versionColumn: SQLIdentifier, columns: [Column]) {
@@ -62,6 +68,8 @@ public struct SchemaMapping: Sendable {
             self.entityColumn = entityColumn
             self.versionColumn = versionColumn
             self.columns = columns
+            fromItem = name.quoted + " " + SQLTranslator.rowAlias
+            countHead = "SELECT COUNT(*) FROM " + fromItem + " WHERE "
         }
     }
 
@@ -134,6 +142,16 @@ public struct SchemaMapping: Sendable {
         public let name: SQLIdentifier
         /// The attribute's type, which says how its values are encoded.
         public let type: AttributeType
+        /// The column as a statement's own row reads it, `t."name"`: made
+        /// once with the mapping, not for every comparison a predicate
+        /// makes on it (workload e, parse + translate).
+        let inRow: String
+
+        init(name: SQLIdentifier, type: AttributeType) {
+            self.name = name
+            self.type = type
+            inRow = SQLTranslator.columnSQL(alias: SQLTranslator.rowAlias, column: name)
+        }
     }
 
     /// Where a to-one relationship is stored: its foreign key and, when

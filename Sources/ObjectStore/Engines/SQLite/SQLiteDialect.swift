@@ -109,6 +109,11 @@ package struct SQLiteDialect: SQLDialect {
     package var trueSQL: String { "1" }
     package var falseSQL: String { "0" }
     package func twoValued(_ sql: SQL) -> SQL { "IFNULL(\(sql), 0)" }
+    package func writeTwoValued(into out: inout SQL, _ write: (inout SQL) throws -> Void) rethrows {
+        out += "IFNULL("
+        try write(&out)
+        out += ", 0)"
+    }
     /// A value that is no key at all (text in a key column) is shown as
     /// the file holds it.
     package func keptKey(_ key: String, present: String) -> String { "(typeof(\(key)) <> 'integer' OR \(present))" }

@@ -9,11 +9,11 @@ extension SQLiteStore: StoreBackend {
     package func fetchSnapshots(_ request: FetchRequest, entity: EntityDescription, predicate: Predicate?,
                                 windowed: Bool) throws -> StoreFetch {
         let plan = try FetchPlan(request: request, entity: entity, store: self, predicate: predicate)
-        let whole = windowed && plan.residual == nil && plan.order != nil
+        let whole = windowed && plan.residual == nil && plan.sortsInSQL
         let sql = whole ? plan.selectRows(store: self, limit: request.fetchLimit, offset: request.fetchOffset)
             : plan.selectRows(store: self, limit: 0, offset: 0)
         let rows = try snapshots(sql: sql, bindings: plan.bindings, root: plan.root)
-        return StoreFetch(snapshots: rows, residual: plan.residual, isSorted: plan.order != nil)
+        return StoreFetch(snapshots: rows, residual: plan.residual, isSorted: plan.sortsInSQL)
     }
 
     package func prepareSave(_ changes: StoreChanges) throws -> any PreparedSave {
