@@ -72,7 +72,7 @@ enum HandArchive {
             let read = try fields.entries()
             #expect(read.map(\.key) == expected.entries.map(\.key), "object \(index): keys")
             for (key, value) in expected.entries {
-                #expect(try fields[key] == value, "object \(index), key \(key)")
+                #expect(try fields[FieldKey(key)] == value, "object \(index), key \(key)")
             }
             #expect(try fields["no such key"] == nil && !fields.contains("$classnam"))
         }
