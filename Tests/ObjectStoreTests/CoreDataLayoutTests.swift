@@ -61,6 +61,16 @@ import Predicates
         return url
     }
 
+    /// A context on the store at `url` in Core Data's layout, made with
+    /// `model` when new.
+    static func coreDataContext(_ model: ManagedObjectModel, at url: URL) throws -> ManagedObjectContext {
+        var options = PersistentStoreOptions()
+        options.layout = .coreData
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
+        return ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+    }
+
     static func temporaryStore(_ name: String = "Notes.sqlite") -> URL {
         let directory = FileManager.default.temporaryDirectory.appendingPathComponent("mrq-coredata-\(UUID().uuidString)")
         try? FileManager.default.createDirectory(at: directory, withIntermediateDirectories: true)
@@ -125,12 +135,8 @@ import Predicates
         let join = try #require(try SchemaMapping(model: model, layout: .coreData).joinTable("partners", of: maker))
         #expect(join.name.unquoted == "Z_1PARTNERS" && join.sourceColumn.unquoted == "Z_1PARTNERS" && join.destinationColumn.unquoted == "Z_1PARTNERS1")
         let url = Self.temporaryStore("Makers.sqlite")
-        var options = PersistentStoreOptions()
-        options.layout = .coreData
         do {
-            let coordinator = PersistentStoreCoordinator(model: model)
-            try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
-            let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+            let context = try Self.coreDataContext(model, at: url)
             let (a, b, c) = (context.insertObject(forEntityName: "Maker"), context.insertObject(forEntityName: "Maker"),
                              context.insertObject(forEntityName: "Maker"))
             (a["name"], b["name"], c["name"]) = (.string("a"), .string("b"), .string("c"))
@@ -138,9 +144,7 @@ import Predicates
             c.add(a, toKey: "partners")
             try context.save()
         }
-        let coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
-        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let context = try Self.coreDataContext(model, at: url)
         var request = FetchRequest(entityName: "Maker")
         request.sortDescriptors = [SortKey(keyPath: ["name"], ascending: true)]
         let makers = try context.fetch(request)
@@ -177,12 +181,8 @@ import Predicates
         #expect(columns("members", of: line) == ["Z_2RECENTSLINES", "Z_3RECENTSLINES1", "Z_2MEMBERS1"])
 
         let url = Self.temporaryStore("Viber.sqlite")
-        var options = PersistentStoreOptions()
-        options.layout = .coreData
         do {
-            let coordinator = PersistentStoreCoordinator(model: model)
-            try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
-            let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+            let context = try Self.coreDataContext(model, at: url)
             let (ada, bob, line) = (context.insertObject(forEntityName: "Member"), context.insertObject(forEntityName: "Member"),
                                     context.insertObject(forEntityName: "RecentsLine"))
             (ada["name"], bob["name"], line["name"]) = (.string("ada"), .string("bob"), .string("line"))
@@ -196,9 +196,7 @@ import Predicates
             return nil
         }
         #expect(names == ["Z_2MEMBERS1", "Z_3RECENTSLINES1"])
-        let coordinator = PersistentStoreCoordinator(model: model)
-        try coordinator.addPersistentStore(type: .sqlite, at: url, options: options)
-        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let context = try Self.coreDataContext(model, at: url)
         let lines = try context.fetch(FetchRequest(entityName: "RecentsLine"))
         #expect(lines.count == 1)
         #expect(Set(lines.first?.objects(forKey: "members").map { $0["name"] } ?? []) == [.string("ada"), .string("bob")])

@@ -195,7 +195,7 @@ package enum ShellFiles {
         guard kind(of: path) == .regular, let handle = FileHandle(forReadingAtPath: path) else { return }
         defer { try? handle.close() }
         let header = (try? handle.read(upToCount: 16)) ?? Data()
-        if header == Data("SQLite format 3\0".utf8) {
+        if header.starts(with: sqliteHeader) {
             throw Problem(message: ShellDiagnostics.cannotWrite(shown, because: "it is a SQLite database, which .output would empty"))
         }
     }

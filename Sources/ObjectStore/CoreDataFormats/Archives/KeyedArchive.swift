@@ -480,20 +480,16 @@ final class ArchiveClass {
 private final class ClassRecords {
     // Read at every object, by the one thread reading the archive, as
     // `ArchiveWork`'s counts are (mrq-bench w. corpus's largest model).
-    // By UID, made when the first record is read: an archive's objects
-    // are already in memory, and this is one reference per object.
-    @exclusivity(unchecked) private var records: [ArchiveClass?] = []
-    private let count: Int
+    // By UID: an archive's objects are already in memory, and this is
+    // one reference per object.
+    @exclusivity(unchecked) private var records: [ArchiveClass?]
 
-    init(objects count: Int) { self.count = count }
+    init(objects count: Int) { records = Array(repeating: nil, count: count) }
 
     /// The record at UID `index` (below the archive's object count).
     subscript(index: Int) -> ArchiveClass? {
-        get { records.isEmpty ? nil : records[index] }
-        set {
-            if records.isEmpty { records = Array(repeating: nil, count: count) }
-            records[index] = newValue
-        }
+        get { records[index] }
+        set { records[index] = newValue }
     }
 }
 
