@@ -139,10 +139,6 @@ open class ManagedObject: CustomStringConvertible {
         if let context { context.insert(self) }
     }
 
-    deinit {
-        managedObjectContext?.registered.remove(objectID, ifSameAs: ObjectIdentifier(self))
-    }
-
     /// A fault for `id`: no values until first accessed. Contexts make
     /// these for fetched rows and relationship destinations.
     public required init(fault id: ObjectID, context: ManagedObjectContext) {

@@ -1,12 +1,11 @@
 import Foundation
 
-/// The context's identity map: one object per ID, held without retaining
-/// it.
+/// The context's identity map: one object per ID.
 ///
 /// A context keeps its changed objects alive (in its change set), but not
-/// the clean ones: an object nobody uses any more leaves the map when it is
-/// deallocated, so iterating a million fetched rows keeps memory bounded,
-/// as Core Data's weakly held registered objects do.
+/// the clean ones: an object nobody uses any more leaves the map, so
+/// iterating a million fetched rows keeps memory bounded, as Core Data's
+/// weakly held registered objects do.
 ///
 /// IDs are grouped by what they share, the store and the inheritance
 /// hierarchy (a handful of groups in a context), and temporary IDs apart.
@@ -15,16 +14,20 @@ import Foundation
 /// temporary numbers of one context's inserts, so a lookup is two array
 /// indexings and a fetch streaming in 200,000 rows never rehashes.
 ///
-/// Safe against objects dying on any thread. The last reference to an
-/// object may go on a thread other than its context's queue (objects
-/// fetched in `performAndWait` and dropped outside it): its deinit then
-/// removes it from here while the queue may be looking it up. So every
-/// operation holds a lock, and the map holds weak references, whose load
-/// is nil once an object's deinit has begun: to the queue, that object is
-/// already gone. (Before, with unretained pointers, such a lookup revived
-/// it, and the process aborted with "deallocated with non-zero retain
-/// count", or the map was corrupted.) Nothing runs under the lock but the
-/// map's own bookkeeping: no object is made there.
+/// The map holds its objects strongly, and an object only the map holds
+/// counts as gone. Nobody can come to hold a registered object except
+/// through a reference they have or through the map, under its lock; so,
+/// under the lock, an object whose one strong reference is the map's
+/// (`isKnownUniquelyReferenced`) is unused and can never be used again:
+/// a lookup that finds one drops it and answers nil, exactly as a weak
+/// reference to a dead object would. Objects never unregister themselves:
+/// one let go on any thread only loses a reference, and the map drops
+/// the unused ones when it has grown to twice what its last sweep left
+/// (`sweep`), and before it lists or counts them. (Weak references cost
+/// a side table per object, allocated at its first registration and
+/// freed after it: about a tenth of an insert or a fetched row, workloads
+/// a, b, c, d and q.) Objects the map drops are released after its lock is
+/// let go: a subclass's deinit may look something up in the context.
 final class ObjectRegistry: @unchecked Sendable {
     /// What a table holds: the IDs of one hierarchy in one store,
     /// temporary or not. Kept apart from the tables, so that finding one
@@ -53,11 +56,39 @@ final class ObjectRegistry: @unchecked Sendable {
         mutex.deallocate()
     }
 
+    /// Objects found unused under the lock, released after it.
+    private var unused: [ManagedObject] = []
+    /// How many objects the map may hold before it sweeps the unused out.
+    private var sweepAt = ObjectRegistry.smallestSweep
+    private static let smallestSweep = 4096
+
     @inline(__always)
     private func locked<T>(_ body: () -> T) -> T {
         pthread_mutex_lock(mutex)
-        defer { pthread_mutex_unlock(mutex) }
-        return body()
+        let result = body()
+        guard !unused.isEmpty else {
+            pthread_mutex_unlock(mutex)
+            return result
+        }
+        let released = unused
+        unused = []
+        pthread_mutex_unlock(mutex)
+        withExtendedLifetime(released) {}
+        return result
+    }
+
+    /// Drops every unused object (under the lock), and sets the count at
+    /// which the next sweep comes: twice what is left, so that sweeping
+    /// costs a constant amount per registration.
+    private func sweep() {
+        for t in tables.indices { tables[t].removeUnused(into: &unused) }
+        sweepAt = Swift.max(Self.smallestSweep, 2 * tables.reduce(0) { $0 + $1.count })
+    }
+
+    /// Sweeps when the map has grown to `sweepAt` (under the lock).
+    @inline(__always)
+    private func sweepIfGrown() {
+        if tables[recent].count >= sweepAt || (tables.count > 1 && tables.reduce(0, { $0 + $1.count }) >= sweepAt) { sweep() }
     }
 
     /// The number an ID is filed under in its table: the row, or the
@@ -92,16 +123,17 @@ final class ObjectRegistry: @unchecked Sendable {
         get {
             locked {
                 guard let t = table(for: id, creating: false) else { return nil }
-                return tables[t].object(at: Self.key(id))
+                return tables[t].object(at: Self.key(id), unused: &unused)
             }
         }
         set {
             locked {
                 if let newValue {
                     let t = table(for: id, creating: true)!
-                    tables[t].insert(newValue, at: Self.key(id))
-                } else if let t = table(for: id, creating: false) {
-                    tables[t].removeValue(at: Self.key(id))
+                    tables[t].insert(newValue, at: Self.key(id), replaced: &unused)
+                    sweepIfGrown()
+                } else if let t = table(for: id, creating: false), let removed = tables[t].removeValue(at: Self.key(id)) {
+                    unused.append(removed)
                 }
             }
         }
@@ -116,62 +148,75 @@ final class ObjectRegistry: @unchecked Sendable {
         let key = Self.key(id)
         if let found: ManagedObject = locked({
             guard let t = table(for: id, creating: false) else { return nil }
-            return tables[t].object(at: key)
+            return tables[t].object(at: key, unused: &unused)
         }) {
             return found
         }
         let made = make()
         return locked {
             let t = table(for: id, creating: true)!
-            if let found = tables[t].object(at: key) { return found }
-            // Empty, or holding an object whose deinit has begun (which
-            // then leaves the new one in place: it removes only itself).
-            tables[t].insert(made, at: key)
+            if let found = tables[t].object(at: key, unused: &unused) { return found }
+            tables[t].insert(made, at: key, replaced: &unused)
+            sweepIfGrown()
             return made
         }
     }
 
+    /// Forgets the object registered for `id`, and returns it if it is in
+    /// use (one only the map held counts as gone).
     @discardableResult
     func removeValue(forKey id: ObjectID) -> ManagedObject? {
         locked {
-            guard let t = table(for: id, creating: false), let slot = tables[t].removeValue(at: Self.key(id)) else {
+            guard let t = table(for: id, creating: false), var removed = tables[t].removeValue(at: Self.key(id)) else {
                 return nil
             }
-            return slot.object
+            if isKnownUniquelyReferenced(&removed) {
+                unused.append(removed)
+                return nil
+            }
+            return removed
         }
     }
 
-    /// Called from the object's deinit, on whatever thread let it go:
-    /// forgets it if it is still the one registered under `id`.
+    /// Forgets the object registered under `id` if it is `object`.
     func remove(_ id: ObjectID, ifSameAs object: ObjectIdentifier) {
         locked {
-            guard let t = table(for: id, creating: false) else { return }
-            tables[t].removeValue(at: Self.key(id), ifSameAs: object)
+            guard let t = table(for: id, creating: false),
+                  let removed = tables[t].removeValue(at: Self.key(id), ifSameAs: object) else { return }
+            unused.append(removed)
         }
     }
 
-    /// Every registered object still alive.
+    /// Every registered object in use.
     var values: [ManagedObject] {
         locked {
+            sweep()
             var result: [ManagedObject] = []
             result.reserveCapacity(tables.reduce(0) { $0 + $1.count })
-            for table in tables {
-                table.forEach { slot in
-                    if let object = slot.object { result.append(object) }
-                }
-            }
+            for table in tables { table.forEach { result.append($0) } }
             return result
         }
     }
 
     var keys: [ObjectID] { values.map(\.objectID) }
-    var count: Int { locked { tables.reduce(0) { $0 + $1.count } } }
+    /// How many registered objects are in use.
+    var count: Int {
+        locked {
+            sweep()
+            return tables.reduce(0) { $0 + $1.count }
+        }
+    }
+
+    /// How many objects the map holds, unused ones included (no sweep).
+    var held: Int { locked { tables.reduce(0) { $0 + $1.count } } }
 
     func removeAll() {
         locked {
+            for table in tables { table.forEach { unused.append($0) } }
             tableKeys.removeAll()
             tables.removeAll()
             recent = 0
+            sweepAt = Self.smallestSweep
         }
     }
 }
@@ -185,20 +230,7 @@ final class ObjectRegistry: @unchecked Sendable {
 /// paged exactly when its page lies in the band: the band only grows, and
 /// never over a hashed number's page.
 struct RowPages {
-    /// One registered object: a weak reference (nil once its deinit has
-    /// begun, whatever thread that runs on) and its address, which
-    /// identifies it to its own deinit.
-    struct Entry {
-        weak var object: ManagedObject?
-        let address: UInt
-
-        init(_ object: ManagedObject) {
-            self.object = object
-            address = UInt(bitPattern: ObjectIdentifier(object))
-        }
-    }
-
-    typealias Slot = Entry?
+    typealias Slot = ManagedObject?
 
     static let pageShift = 10
     static let pageSize = 1 << pageShift
@@ -210,7 +242,7 @@ struct RowPages {
     private var pageCounts: [Int32] = []
     /// The page number of `pages[0]`.
     private var basePage = 0
-    private var hashed: [Int64: Entry] = [:]
+    private var hashed: [Int64: ManagedObject] = [:]
     private(set) var count = 0
 
     /// The index in `pages` of `key`'s page, when it lies in the band.
@@ -221,63 +253,63 @@ struct RowPages {
         return p >= 0 && p < pages.count ? p : nil
     }
 
-    subscript(key: Int64) -> Entry? {
-        get {
-            guard let p = pageIndex(key) else { return hashed[key] }
-            guard !pages[p].isEmpty else { return nil }
-            return pages[p][Int(key) & (Self.pageSize - 1)]
-        }
-        set {
-            if let newValue, let object = newValue.object { insert(object, at: key) } else { removeValue(at: key) }
-        }
+    /// The object at `key`, whether in use or not.
+    subscript(key: Int64) -> ManagedObject? {
+        guard let p = pageIndex(key) else { return hashed[key] }
+        guard !pages[p].isEmpty else { return nil }
+        return pages[p][Int(key) & (Self.pageSize - 1)]
     }
 
-    /// The live object at `key`: its weak reference loaded where it lies.
-    /// Mutating only to reach the slot in place: a copy of an entry copies
-    /// its weak reference, and a copy of a page or of the pages retains
-    /// them, on every lookup of every object a fetch registers.
+    /// The object at `key` if it is in use. One that only this map holds
+    /// is moved to `unused` and its slot emptied: it is gone. Read in
+    /// place (mutating): a copy of a page would retain it, and a copy of
+    /// the reference would make it look in use.
     @inline(__always)
-    mutating func object(at key: Int64) -> ManagedObject? {
-        guard let p = pageIndex(key) else { return hashed[key]?.object }
+    mutating func object(at key: Int64, unused: inout [ManagedObject]) -> ManagedObject? {
+        guard let p = pageIndex(key) else {
+            guard hashed[key] != nil else { return nil }
+            if isKnownUniquelyReferenced(&hashed[key]!) {
+                unused.append(hashed.removeValue(forKey: key)!)
+                count -= 1
+                return nil
+            }
+            return hashed[key]
+        }
         guard !pages[p].isEmpty else { return nil }
         let i = Int(key) & (Self.pageSize - 1)
-        return pages[p].withUnsafeMutableBufferPointer { $0[i]?.object }
+        let found: ManagedObject?? = pages[p].withUnsafeMutableBufferPointer { page in
+            guard page[i] != nil else { return .some(nil) }
+            if isKnownUniquelyReferenced(&page[i]!) { return nil }
+            return .some(page[i])
+        }
+        if let found { return found }
+        if let removed = removeValue(at: key) { unused.append(removed) }
+        return nil
     }
 
-    /// The address of the object at `key`, read in place (see above).
-    @inline(__always)
-    private mutating func address(at key: Int64) -> UInt? {
-        guard let p = pageIndex(key) else { return hashed[key]?.address }
-        guard !pages[p].isEmpty else { return nil }
-        let i = Int(key) & (Self.pageSize - 1)
-        return pages[p].withUnsafeMutableBufferPointer { $0[i]?.address }
-    }
-
-    /// Files `object` at `key`, in place of any object there.
-    mutating func insert(_ object: ManagedObject, at key: Int64) {
+    /// Files `object` at `key`; an object it replaces goes to `replaced`.
+    mutating func insert(_ object: ManagedObject, at key: Int64, replaced: inout [ManagedObject]) {
         guard let (p, i) = place(for: key) else {
-            if hashed.updateValue(Entry(object), forKey: key) == nil { count += 1 }
+            if let old = hashed.updateValue(object, forKey: key) { replaced.append(old) } else { count += 1 }
             return
         }
-        if address(at: key) == nil {
+        var old: Slot = object
+        swap(&old, &pages[p][i])
+        if let old { replaced.append(old) } else {
             pageCounts[p] += 1
             count += 1
         }
-        // Made in its slot: a copy of an entry copies its weak reference.
-        pages[p][i] = Entry(object)
     }
 
-    /// Removes the object at `key` if it is `object`.
-    mutating func removeValue(at key: Int64, ifSameAs object: ObjectIdentifier) {
-        // Compared by address: the object may be mid-deinit, and must not
-        // be retained.
-        if address(at: key) == UInt(bitPattern: object) {
-            removeValue(at: key)
-        }
+    /// Removes and returns the object at `key` if it is `object`.
+    mutating func removeValue(at key: Int64, ifSameAs object: ObjectIdentifier) -> ManagedObject? {
+        guard let found = self[key], ObjectIdentifier(found) == object else { return nil }
+        return removeValue(at: key)
     }
 
+    /// Removes and returns the object at `key`.
     @discardableResult
-    mutating func removeValue(at key: Int64) -> Entry? {
+    mutating func removeValue(at key: Int64) -> ManagedObject? {
         guard let p = pageIndex(key) else {
             let removed = hashed.removeValue(forKey: key)
             if removed != nil { count -= 1 }
@@ -285,14 +317,35 @@ struct RowPages {
         }
         guard !pages[p].isEmpty else { return nil }
         let i = Int(key) & (Self.pageSize - 1)
-        // Moved out, not copied (with its weak reference).
-        var removed: Entry?
+        // Moved out, not copied.
+        var removed: Slot = nil
         swap(&removed, &pages[p][i])
         guard let removed else { return nil }
         pageCounts[p] -= 1
         count -= 1
         if pageCounts[p] == 0 { pages[p] = [] }
         return removed
+    }
+
+    /// Moves every object only this map holds to `unused`.
+    mutating func removeUnused(into unused: inout [ManagedObject]) {
+        for p in pages.indices where !pages[p].isEmpty {
+            var left = pageCounts[p]
+            pages[p].withUnsafeMutableBufferPointer { page in
+                for i in page.indices where page[i] != nil && isKnownUniquelyReferenced(&page[i]!) {
+                    unused.append(page[i]!)
+                    page[i] = nil
+                    left -= 1
+                }
+            }
+            count -= Int(pageCounts[p] - left)
+            pageCounts[p] = left
+            if left == 0 { pages[p] = [] }
+        }
+        for key in Array(hashed.keys) where isKnownUniquelyReferenced(&hashed[key]!) {
+            unused.append(hashed.removeValue(forKey: key)!)
+            count -= 1
+        }
     }
 
     /// Where `key` is stored for writing: its page (made, and the band
@@ -343,10 +396,10 @@ struct RowPages {
         return hashed.keys.contains { $0 >= 0 && range.contains(Int($0 >> Int64(Self.pageShift))) }
     }
 
-    func forEach(_ body: (Entry) -> Void) {
+    func forEach(_ body: (ManagedObject) -> Void) {
         for page in pages where !page.isEmpty {
-            for case let slot? in page { body(slot) }
+            for case let object? in page { body(object) }
         }
-        for value in hashed.values { body(value) }
+        for object in hashed.values { body(object) }
     }
 }

@@ -1,0 +1,139 @@
+import Foundation
+import Testing
+@testable import ObjectStore
+import Predicates
+
+/// A item whose deinit asks its context for the registered objects: the
+/// identity map must not release it while holding its lock.
+final class LookingItem: ManagedObject {
+    nonisolated(unsafe) static var context: ManagedObjectContext?
+    nonisolated(unsafe) static var lookedUp = 0
+
+    override class var entityName: String { "Item" }
+
+    deinit {
+        if let context = Self.context {
+            _ = context.registered[objectID]
+            Self.lookedUp += 1
+        }
+    }
+}
+
+/// The identity map holds its objects strongly and counts one only it
+/// holds as gone (see `ObjectRegistry`): what users see must be what
+/// weak references gave them.
+@Suite(.serialized) struct RegistryHoldingTests {
+    static func model() throws -> ManagedObjectModel {
+        let item = EntityDescription(name: "Item")
+        item.add(AttributeDescription(name: "rank", type: .integer64, isOptional: false, defaultValue: .int(0)))
+        item.add(AttributeDescription(name: "name", type: .string))
+        return try ManagedObjectModel(entities: [item])
+    }
+
+    static func store(items: Int, model: ManagedObjectModel) throws -> PersistentStoreCoordinator {
+        let coordinator = PersistentStoreCoordinator(model: model)
+        try coordinator.addSQLiteStore(at: nil)
+        let setup = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        for i in 0..<items {
+            let item = setup.insertObject(forEntityName: "Item")
+            item["rank"] = .int(Int64(i))
+            item["name"] = .string("item \(i)")
+        }
+        try setup.save()
+        return coordinator
+    }
+
+    @Test func anObjectNobodyHoldsIsGoneAndARefetchSeesTheRowAsItIsNow() throws {
+        let coordinator = try Self.store(items: 3, model: try Self.model())
+        let reader = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let writer = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        var request = FetchRequest(entityName: "Item", predicate: try Predicate(format: "rank == 1"))
+        request.returnsObjectsAsFaults = false
+        var first: ManagedObject? = try #require(try reader.fetch(request).first)
+        #expect(first?["name"] == .string("item 1"))
+        let id = try #require(first?.objectID)
+        let address = ObjectIdentifier(try #require(first))
+        #expect(reader.registered[id] === first)
+        first = nil
+        // Only the map holds it: gone, to lookups and to the lists.
+        #expect(reader.registered[id] == nil)
+        #expect(reader.registeredObjects.isEmpty)
+        #expect(reader.registered.count == 0)
+
+        // Another context changes the row; the reader, which dropped its
+        // object, fetches the row as it is now, not its old values.
+        let other = try #require(try writer.fetch(request).first)
+        other["name"] = .string("renamed")
+        try writer.save()
+        var again: ManagedObject? = try #require(try reader.fetch(request).first)
+        #expect(again?["name"] == .string("renamed"))
+        // Dropped again, then found by the map's own lookup: still gone.
+        again = nil
+        #expect(reader.registered[id] == nil)
+        _ = address
+    }
+
+    @Test func anObjectInUseIsFoundAndOneInUseOnlyElsewhereIsKept() throws {
+        let coordinator = try Self.store(items: 5, model: try Self.model())
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let held = try context.fetch(FetchRequest(entityName: "Item"))
+        #expect(held.count == 5)
+        #expect(context.registeredObjects.count == 5)
+        for object in held { #expect(context.registered[object.objectID] === object) }
+        // Changed objects are held by the context's changes: kept when the
+        // user lets them go.
+        var changed: ManagedObject? = context.insertObject(forEntityName: "Item")
+        let insertedID = try #require(changed?.objectID)
+        changed = nil
+        #expect(context.registered[insertedID] != nil)
+        #expect(context.registeredObjects.count == 6)
+        withExtendedLifetime(held) {}
+    }
+
+    @Test func streamingThroughManyRowsKeepsTheMapSmall() throws {
+        let coordinator = try Self.store(items: 3_000, model: try Self.model())
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        var most = 0
+        for round in 0..<12 {
+            // Each round's objects are dropped before the next fetch:
+            // without sweeping, the map would hold all 3,000 of them after
+            // the first, and never let any go.
+            var request = FetchRequest(entityName: "Item", predicate: try Predicate(format: "rank >= %d AND rank < %d", round * 250, round * 250 + 250))
+            request.returnsObjectsAsFaults = false
+            let objects = try context.fetch(request)
+            #expect(objects.count == 250)
+            most = max(most, context.registered.held)
+        }
+        // Never more than a sweep's worth beyond what is in use.
+        #expect(most <= 4096 + 250)
+        #expect(context.registered.count == 0)
+        #expect(context.registered.held == 0)
+    }
+
+    @Test func aMapOfManyObjectsSweepsWhenItHasGrown() throws {
+        let model = try Self.model()
+        let coordinator = try Self.store(items: 20_000, model: model)
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        for start in stride(from: 0, to: 20_000, by: 1_000) {
+            let request = FetchRequest(entityName: "Item", predicate: try Predicate(format: "rank >= %d AND rank < %d", start, start + 1_000))
+            #expect(try context.fetch(request).count == 1_000)
+            // Dropped at once; the map sweeps them out as it grows.
+            #expect(context.registered.held <= 2 * 4096)
+        }
+    }
+
+    @Test(.timeLimit(.minutes(1))) func aDeinitThatLooksInTheContextDoesNotDeadlock() throws {
+        let model = try Self.model()
+        try model.register(LookingItem.self)
+        let coordinator = try Self.store(items: 50, model: model)
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        LookingItem.context = context
+        LookingItem.lookedUp = 0
+        defer { LookingItem.context = nil }
+        #expect(try context.fetch(FetchRequest(entityName: "Item")).count == 50)
+        // The objects, held only by the map now, are dropped by these
+        // lookups and lists; each one's deinit looks in the map.
+        #expect(context.registeredObjects.isEmpty)
+        #expect(LookingItem.lookedUp == 50)
+    }
+}
