@@ -290,9 +290,23 @@ struct PostgresSaveWriter {
     /// once.
     private func assignPrimaryKeys() throws -> [Int64] {
         var positions: [SQLIdentifier: [Int]] = [:]
-        for (n, snapshot) in changes.inserted.enumerated() {
-            positions[mapping.table(for: snapshot.id.entity).name, default: []].append(n)
+        // Inserts come in runs of one entity: its table is looked up once
+        // a run, not hashed by name for every row.
+        var run: (entity: EntityDescription, table: SQLIdentifier)?
+        var runPositions: [Int] = []
+        func endRun() {
+            if let run, !runPositions.isEmpty { positions[run.table, default: []].append(contentsOf: runPositions) }
+            runPositions.removeAll(keepingCapacity: true)
         }
+        for (n, snapshot) in changes.inserted.enumerated() {
+            let entity = snapshot.id.entity
+            if run?.entity !== entity {
+                endRun()
+                run = (entity, mapping.table(for: entity).name)
+            }
+            runPositions.append(n)
+        }
+        endRun()
         var keys = [Int64](repeating: 0, count: changes.inserted.count)
         for (table, indices) in positions {
             // One row of one array: 100,000 keys in one value, not rows.

@@ -18,7 +18,7 @@ public struct PermanentIDs: Sendable, Sequence {
     /// One store's part: its objects in save order and their rows. (A
     /// class: a lookup per saved object and per foreign key then holds one
     /// reference, not a retained copy of each table.)
-    private final class Part: Sendable {
+    fileprivate final class Part: Sendable {
         let temporaries: [ObjectID]
         let keys: [Int64]
         let store: StoreNumber
@@ -120,9 +120,19 @@ public struct PermanentIDs: Sendable, Sequence {
     }
 
     /// Every pair, temporary first, in save order.
-    public func makeIterator() -> AnyIterator<(temporary: ObjectID, permanent: ObjectID)> {
-        var part = 0, position = 0
-        return AnyIterator { [parts] in
+    public func makeIterator() -> Iterator { Iterator(parts: parts) }
+
+    /// The pairs of a save in order, part by part (a plain iterator: a save
+    /// of 100,000 objects walks them several times; workloads a and q).
+    public struct Iterator: IteratorProtocol {
+        private let parts: [Part]
+        private var part = 0
+        private var position = 0
+
+        fileprivate init(parts: [Part]) { self.parts = parts }
+
+        /// The next pair, or nil after the last.
+        public mutating func next() -> (temporary: ObjectID, permanent: ObjectID)? {
             while part < parts.count {
                 if position < parts[part].keys.count {
                     defer { position += 1 }
