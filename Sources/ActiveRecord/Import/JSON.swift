@@ -110,9 +110,12 @@ struct JSONParser {
     let bytes: UnsafeBufferPointer<UInt8>
     var position: Int
     var depth = 0
-    /// Per depth, how many members the last object there had: the next
-    /// one (a row of the same shape) reserves as many at once.
-    var memberCounts: [Int] = []
+    /// Per depth, the keys of the last object there: the next one (a row
+    /// of the same shape) reserves as many members at once and takes its
+    /// keys from here when its text spells the same ones.
+    var shapes: [JSONObjectShape] = []
+    /// Whether objects take their keys from the last object at their depth.
+    var remembersShapes = true
 
     init(bytes: UnsafeBufferPointer<UInt8>, position: Int) {
         self.bytes = bytes
@@ -125,9 +128,12 @@ struct JSONParser {
     }
 
     /// The whole document as one value.
-    static func parseDocument(_ bytes: [UInt8]) throws -> JSON {
+    /// `remembersShapes` false reads every key afresh (the reference the
+    /// shape tests compare with).
+    static func parseDocument(_ bytes: [UInt8], remembersShapes: Bool = true) throws -> JSON {
         try bytes.withUnsafeBufferPointer { buffer in
             var parser = JSONParser(bytes: buffer, position: start(of: bytes))
+            parser.remembersShapes = remembersShapes
             return try parser.parseDocumentRest()
         }
     }
@@ -187,36 +193,89 @@ struct JSONParser {
         position += count
     }
 
+    /// Objects this shallow remember their keys for the next object at
+    /// the same depth.
+    private static let shapeDepth = 8
+
     mutating func parseObject() throws -> JSON {
         depth += 1
         defer { depth -= 1 }
         guard depth < 512 else { throw error("nested too deeply") }
         position += 1
         var members = JSONObjectBuilder()
-        if depth < 8 {
-            while memberCounts.count <= depth { memberCounts.append(0) }
-            members.reserve(memberCounts[depth])
+        let remembers = remembersShapes && depth < Self.shapeDepth
+        if remembers {
+            while shapes.count <= depth { shapes.append(JSONObjectShape()) }
+            members.reserve(shapes[depth].memberCount)
         }
         skipWhitespace()
-        if position < bytes.count, bytes[position] == UInt8(ascii: "}") { position += 1; return .object(members.object) }
+        if position < bytes.count, bytes[position] == UInt8(ascii: "}") {
+            position += 1
+            if remembers, shapes[depth].memberCount != 0 { shapes[depth].memberCount = 0 }
+            return .object(members.object)
+        }
+        // While every key so far is the remembered shape's key at the same
+        // place, the next one is checked against the shape's next key by
+        // its bytes, and is new to the object (the shape's keys differ).
+        var onShape = remembers
+        // The keys of an object that leaves the shape, while they are all
+        // plain and distinct: the shape for the next object.
+        var newShape: JSONObjectShape?
+        var index = 0
         while true {
             skipWhitespace()
             guard position < bytes.count, bytes[position] == UInt8(ascii: "\"") else { throw error("expected a key string") }
-            let key = try parseString()
-            skipWhitespace()
-            guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':' after key") }
-            position += 1
-            members.add(key, try parseValue())
+            if onShape, let (key, end) = shapes[depth].key(index, in: bytes, at: position + 1) {
+                position = end
+                skipWhitespace()
+                guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':' after key") }
+                position += 1
+                members.append(key, try parseValue())
+            } else {
+                if onShape {
+                    onShape = false
+                    newShape = shapes[depth].prefix(index)
+                }
+                let keyStart = position + 1
+                let (key, plain) = try parseKey()
+                let keyEnd = position - 1
+                skipWhitespace()
+                guard position < bytes.count, bytes[position] == UInt8(ascii: ":") else { throw error("expected ':' after key") }
+                position += 1
+                if members.add(key, try parseValue()), plain {
+                    newShape?.append(key, UnsafeBufferPointer(rebasing: bytes[keyStart..<keyEnd]))
+                } else {
+                    newShape = nil
+                }
+            }
+            index += 1
             skipWhitespace()
             guard position < bytes.count else { throw error("unexpected end of input in object") }
             if bytes[position] == UInt8(ascii: ",") { position += 1; continue }
             if bytes[position] == UInt8(ascii: "}") {
                 position += 1
-                if depth < 8 { memberCounts[depth] = members.count }
+                if remembers {
+                    if let newShape {
+                        shapes[depth] = newShape
+                    } else if !onShape {
+                        shapes[depth] = JSONObjectShape()
+                    }
+                    if shapes[depth].memberCount != members.count { shapes[depth].memberCount = members.count }
+                }
                 return .object(members.object)
             }
             throw error("expected ',' or '}' in object")
         }
+    }
+
+    /// A key string: its text, and whether the document wrote it plainly
+    /// (no escape), so that its bytes are its text.
+    mutating func parseKey() throws -> (String, plain: Bool) {
+        let start = position + 1
+        let key = try parseString()
+        // A plain string's closing quote is the first after its start.
+        let plain = !UnsafeBufferPointer(rebasing: bytes[start..<(position - 1)]).contains(UInt8(ascii: "\\"))
+        return (key, plain)
     }
 
     mutating func parseArray() throws -> JSON {

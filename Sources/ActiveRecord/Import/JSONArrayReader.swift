@@ -17,8 +17,8 @@ public final class JSONArrayReader {
     private let bytes: [UInt8]
     private var position = 0
     private var state: State
-    /// The parser's member counts, kept from element to element.
-    private var memberCounts: [Int] = []
+    /// The parser's object shapes, kept from element to element.
+    private var shapes: [JSONObjectShape] = []
 
     private enum State {
         /// Inside the top-level array; `first` before its first element.
@@ -52,15 +52,15 @@ public final class JSONArrayReader {
     /// The next element, or nil after the last.
     public func next() throws -> JSON? {
         let (bytes, state, start) = (self.bytes, self.state, position)
-        var counts = memberCounts
-        memberCounts = []
+        var shapes = self.shapes
+        self.shapes = []
         var next = state
         var end = start
-        defer { (memberCounts, position, self.state) = (counts, end, next) }
+        defer { (self.shapes, position, self.state) = (shapes, end, next) }
         return try bytes.withUnsafeBufferPointer { buffer in
             var parser = JSONParser(bytes: buffer, position: start)
-            parser.memberCounts = counts
-            defer { (end, counts) = (parser.position, parser.memberCounts) }
+            swap(&parser.shapes, &shapes)
+            defer { (end, shapes) = (parser.position, parser.shapes) }
             switch state {
             case .done:
                 return nil

@@ -176,14 +176,32 @@ struct JSONObjectBuilder {
     /// A bit per (length, first byte, last byte) class of the keys so far:
     /// a new key whose bit is clear cannot repeat one, and needs no search.
     private var seen: UInt64 = 0
+    /// How many of the members (the first ones) `seen` has counted:
+    /// `append` leaves its keys to be counted when `add` needs them.
+    private var counted = 0
 
-    mutating func add(_ key: String, _ value: JSON) {
-        let bit: UInt64 = 1 << UInt64(Self.keyClass(key) & 63)
+    /// Adds a member; false when `key` repeated an earlier key, whose
+    /// value it replaced.
+    @discardableResult
+    mutating func add(_ key: String, _ value: JSON) -> Bool {
+        while counted < members.count {
+            seen |= Self.bit(members[counted].key)
+            counted += 1
+        }
+        let bit = Self.bit(key)
         if seen & bit != 0, let position = members.firstIndex(where: { $0.key == key }) {
             members[position].value = value
-            return
+            return false
         }
         seen |= bit
+        members.append((key, value))
+        counted += 1
+        return true
+    }
+
+    /// Adds a member whose key the caller knows is new to the object.
+    @inline(__always)
+    mutating func append(_ key: String, _ value: JSON) {
         members.append((key, value))
     }
 
@@ -197,10 +215,66 @@ struct JSONObjectBuilder {
     }
 
     @inline(__always)
+    private static func bit(_ key: String) -> UInt64 {
+        1 << UInt64(keyClass(key) & 63)
+    }
+
+    @inline(__always)
     private static func keyClass(_ key: String) -> Int {
         let utf8 = key.utf8
         guard let first = utf8.first else { return 0 }
         let last = utf8[utf8.index(before: utf8.endIndex)]
         return utf8.count &* 7 &+ Int(first) &* 3 &+ Int(last)
+    }
+}
+
+/// The keys of the last object the parser read at one depth, with the
+/// bytes the document spelled them with: the next object there (a row of
+/// an array of objects, which repeat the same keys) compares its keys'
+/// bytes with these and shares their strings instead of making new ones.
+/// Only plain keys (no escape) of an object whose keys all differ are
+/// kept, so bytes that match one, closing quote included, are that key.
+struct JSONObjectShape {
+    /// The keys, in order, all different.
+    private var keys: [String] = []
+    /// The keys' bytes, one after another.
+    private var text: [UInt8] = []
+    /// Where each key's bytes end in `text`.
+    private var ends: [Int] = []
+    /// How many members the object had (counting any key not kept).
+    var memberCount = 0
+
+    /// The key at `index` and the position after its closing quote, when
+    /// the text at `position` (after an opening quote) is that key and its
+    /// closing quote.
+    @inline(__always)
+    func key(_ index: Int, in bytes: UnsafeBufferPointer<UInt8>, at position: Int) -> (String, Int)? {
+        guard index < keys.count else { return nil }
+        let start = index == 0 ? 0 : ends[index - 1]
+        let length = ends[index] - start
+        guard length < bytes.count - position, bytes[position + length] == UInt8(ascii: "\"") else { return nil }
+        let same = text.withUnsafeBufferPointer { text in
+            UnsafeBufferPointer(rebasing: bytes[position..<(position + length)])
+                .elementsEqual(UnsafeBufferPointer(rebasing: text[start..<(start + length)]))
+        }
+        return same ? (keys[index], position + length + 1) : nil
+    }
+
+    /// The first `count` keys.
+    func prefix(_ count: Int) -> JSONObjectShape {
+        var shape = JSONObjectShape()
+        guard count > 0 else { return shape }
+        shape.keys = Array(keys[..<count])
+        shape.ends = Array(ends[..<count])
+        shape.text = Array(text[..<ends[count - 1]])
+        return shape
+    }
+
+    /// Adds a key after the others, with the bytes the document wrote it
+    /// with (no escape in them).
+    mutating func append(_ key: String, _ bytes: UnsafeBufferPointer<UInt8>) {
+        keys.append(key)
+        text.append(contentsOf: bytes)
+        ends.append(text.count)
     }
 }
