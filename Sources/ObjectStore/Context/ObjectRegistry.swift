@@ -27,7 +27,10 @@ import Foundation
 /// a side table per object, allocated at its first registration and
 /// freed after it: about a tenth of an insert or a fetched row, workloads
 /// a, b, c, d and q.) Objects the map drops are released after its lock is
-/// let go: a subclass's deinit may look something up in the context.
+/// let go: a subclass's deinit may look something up in the context. (A
+/// user's own weak reference to an object is loaded on the context's
+/// queue, as every use of its objects is, so it cannot race the map's
+/// check, which runs on that queue too.)
 final class ObjectRegistry: @unchecked Sendable {
     /// What a table holds: the IDs of one hierarchy in one store,
     /// temporary or not. Kept apart from the tables, so that finding one
