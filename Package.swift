@@ -97,7 +97,7 @@ let package = Package(
         // The PostgreSQL store's own tests; each starts or shares a
         // throwaway cluster on loopback.
         .testTarget(name: "PostgresTests", dependencies: ["ObjectStore", "ObjectStorePostgres", "Predicates", "StoreTestSupport"]),
-        .testTarget(name: "ActiveRecordTests", dependencies: ["ActiveRecord", "ObjectStore", "ObjectStorePostgres", "PostgresTestServer"]),
+        .testTarget(name: "ActiveRecordTests", dependencies: ["ActiveRecord", "ObjectStore", "ObjectStorePostgres", "PostgresTestServer", "StoreTestSupport"]),
         .testTarget(name: "ShellTests", dependencies: ["Shell", "PostgresTestServer"], exclude: ["Transcripts"]),
         .testTarget(name: "mrqTests", dependencies: ["Shell", "ObjectStore", "PostgresTestServer", "EvidenceFixtures"]),
     ],

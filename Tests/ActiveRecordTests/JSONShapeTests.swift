@@ -1,6 +1,7 @@
 import Foundation
 import Testing
 @testable import ActiveRecord
+import StoreTestSupport
 
 /// The parser takes an object's keys from the previous object at the same
 /// depth when their bytes match: rows read so must be the rows a fresh
@@ -88,25 +89,13 @@ import Testing
         #expect(shared?.description == fresh?.description)
     }
 
-    // MARK: Against Foundation
-
-    /// A fixed-seed generator, so that a failure repeats.
-    private struct SplitMix: RandomNumberGenerator {
-        var state: UInt64
-        mutating func next() -> UInt64 {
-            state &+= 0x9E37_79B9_7F4A_7C15
-            var z = state
-            z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-            z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-            return z ^ (z >> 31)
-        }
-    }
+    // MARK: Random documents
 
     private static let pieces = ["a", "id", "name", "é", "日本", "😀", "\"", "\\", "/", "\n", "\t", "\u{1}", " ", "x y", "\u{7F}", "\u{10FFFF}"]
 
     /// A string as JSON text, some characters escaped (surrogate pairs
     /// for those outside the BMP), others written as they are.
-    private static func quoted(_ string: String, _ rng: inout SplitMix) -> String {
+    private static func quoted(_ string: String, _ rng: inout SplitMix64) -> String {
         var text = "\""
         for scalar in string.unicodeScalars {
             let escape = Bool.random(using: &rng)
@@ -126,11 +115,11 @@ import Testing
         return text + "\""
     }
 
-    private static func randomString(_ rng: inout SplitMix) -> String {
+    private static func randomString(_ rng: inout SplitMix64) -> String {
         (0..<Int.random(in: 0...4, using: &rng)).map { _ in pieces.randomElement(using: &rng)! }.joined()
     }
 
-    private static func randomNumber(_ rng: inout SplitMix) -> String {
+    private static func randomNumber(_ rng: inout SplitMix64) -> String {
         switch Int.random(in: 0..<7, using: &rng) {
         case 0: return String(Int64.random(in: Int64.min...Int64.max, using: &rng))
         case 1: return String(Int.random(in: -1000...1000, using: &rng))
@@ -144,7 +133,7 @@ import Testing
     }
 
     /// A random document: arrays of objects that mostly share keys.
-    private static func randomValue(_ rng: inout SplitMix, depth: Int) -> String {
+    private static func randomValue(_ rng: inout SplitMix64, depth: Int) -> String {
         let kind = depth > 3 ? Int.random(in: 0..<5, using: &rng) : Int.random(in: 0..<8, using: &rng)
         switch kind {
         case 0: return ["null", "true", "false"].randomElement(using: &rng)!
@@ -169,7 +158,7 @@ import Testing
     /// not the reference here: on Linux it reads long decimals as
     /// NSDecimalNumber, whose doubles differ from correctly rounded ones.)
     @Test func randomDocumentsReadAsWithoutShapes() throws {
-        var rng = SplitMix(state: 35)
+        var rng = SplitMix64(seed: 35)
         for _ in 0..<400 {
             let text = Self.randomValue(&rng, depth: 0)
             let fresh = try JSONParser.parseDocument(Array(text.utf8), remembersShapes: false)
