@@ -89,14 +89,18 @@ final class ObjectRegistry: @unchecked Sendable {
     /// costs a constant amount per registration.
     private func sweep() {
         for t in tables.indices { tables[t].removeUnused(into: &unused) }
-        sweepAt = Swift.max(Self.smallestSweep, 2 * tables.reduce(0) { $0 + $1.count })
+        sweepAt = Swift.max(Self.smallestSweep, 2 * filed)
     }
 
     /// Sweeps when the map has grown to `sweepAt` (under the lock).
     @inline(__always)
     private func sweepIfGrown() {
-        if tables[recent].count >= sweepAt || (tables.count > 1 && tables.reduce(0, { $0 + $1.count }) >= sweepAt) { sweep() }
+        if filed >= sweepAt { sweep() }
     }
+
+    /// How many objects the tables hold, in use or not (under the lock; a
+    /// handful of tables).
+    private var filed: Int { tables.reduce(0) { $0 + $1.count } }
 
     /// The number an ID is filed under in its table: the row, or the
     /// temporary number (temporary primary keys are negated).
@@ -200,7 +204,7 @@ final class ObjectRegistry: @unchecked Sendable {
         locked {
             sweep()
             var result: [ManagedObject] = []
-            result.reserveCapacity(tables.reduce(0) { $0 + $1.count })
+            result.reserveCapacity(filed)
             for table in tables { table.forEach { result.append($0) } }
             return result
         }
@@ -211,12 +215,12 @@ final class ObjectRegistry: @unchecked Sendable {
     var count: Int {
         locked {
             sweep()
-            return tables.reduce(0) { $0 + $1.count }
+            return filed
         }
     }
 
     /// How many objects the map holds, unused ones included (no sweep).
-    var held: Int { locked { tables.reduce(0) { $0 + $1.count } } }
+    var held: Int { locked { filed } }
 
     func removeAll() {
         locked {
