@@ -43,7 +43,7 @@ package struct FetchPlan {
     let dialect: SQLDialect
 
     /// The plan of `request` over `entity` in `store`.
-    package init(request: FetchRequest, entity: EntityDescription, store: any SQLStore, predicate: Predicate?) throws {
+    package init(request: borrowing FetchRequest, entity: EntityDescription, store: any SQLStore, predicate: Predicate?) throws {
         self.entity = entity
         dialect = store.dialect
         self.root = entity.rootEntity
@@ -95,7 +95,9 @@ package struct FetchPlan {
         orderMatchesMemory = orderable && matchesMemory
         orderReads = reads
         sortTerms = orderable ? terms : nil
-        self.condition = translator.statement(restricts ? condition : translator.trueSQL)
+        // Written from the translator's parts, not through its methods: a
+        // call on it here made a copy of the whole translator.
+        self.condition = (restricts ? condition : SQL.always(true, dialect.trueSQL)).binding(translator.bindings)
         var from = table.fromItem
         for join in translator.joins { from += " " + join }
         self.from = from
@@ -151,7 +153,7 @@ package struct FetchPlan {
             guard restricts else { return "SELECT COUNT(*) FROM " + from }
             // Without joins, the table's head as it is kept.
             if from == table.fromItem { return condition.rendered(by: dialect, after: table.countHead).text }
-            return condition.rendered(by: dialect, after: "SELECT COUNT(*) FROM ", from, " WHERE ").text
+            return condition.rendered(by: dialect, after: "SELECT COUNT(*) FROM " + from + " WHERE ").text
         } else {
             let window = dialect.window(limit: limit, offset: offset)
             let sql: SQL = "SELECT COUNT(*) FROM (SELECT 1 FROM \(from) WHERE \(condition)\(window))\(dialect.derivedTableName)"

@@ -273,18 +273,18 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
     /// let (text, values) = sql.rendered(by: store.dialect)
     /// ```
     ///
-    /// `head`, pieces of SQL text of mrq's own without slots, is written
-    /// before it (`SELECT COUNT(*) FROM `, the FROM clause, ` WHERE `
-    /// before a condition): the statement is written once, into one
-    /// buffer, not composed as SQL or a String first.
-    package func rendered(by dialect: some SQLDialect, after head: String...,
+    /// `head`, SQL text of mrq's own without slots, is written before it
+    /// (`SELECT COUNT(*) FROM "Person" t WHERE ` before a condition): the
+    /// statement is written once, into one buffer, not composed as SQL
+    /// first.
+    package func rendered(by dialect: some SQLDialect, after head: String = "",
                           explained: Bool = false) -> (text: String, bindings: [Value]) {
         guard !slots.isEmpty || !head.isEmpty else { return (text, bindings) }
         // The head, the text's bytes between the slots, and each slot as
         // the dialect writes it, into one buffer: one String made at the end.
         var out: [UInt8] = []
-        out.reserveCapacity(head.reduce(0) { $0 + $1.utf8.count } + text.utf8.count + 6 * slots.count)
-        for piece in head { out.append(contentsOf: piece.utf8) }
+        out.reserveCapacity(head.utf8.count + text.utf8.count + 6 * slots.count)
+        out.append(contentsOf: head.utf8)
         var text = self.text
         text.withUTF8 { source in
             var at = 0

@@ -41,13 +41,17 @@ package protocol SQLStore: StoreBackend {
                      coordinator: PersistentStoreCoordinator, listing: StatementList?) throws -> [ObjectID]
 }
 
+extension SQLStore {
+    package var sqlStore: (any SQLStore)? { self }
+}
+
 extension PersistentStoreCoordinator {
     /// The SQL store answering for `entity` (for any entity when nil), for
     /// what only SQL answers (dictionary fetches, batch requests); throws
     /// when another kind of store, or several stores, hold it.
     func sqlBackend(for entity: EntityDescription?, purpose: String) throws -> any SQLStore {
         let stores = entity.map { self.stores(for: $0) } ?? backends
-        guard stores.count == 1, let store = stores[0] as? any SQLStore else {
+        guard stores.count == 1, let store = stores[0].sqlStore else {
             let kinds = stores.map(\.storeType.rawValue).joined(separator: ", ")
             throw StoreError(.misuse, "\(purpose) needs one SQLite or PostgreSQL store\(entity.map { " for \($0.name)" } ?? ""); "
                              + (stores.isEmpty ? "there is none" : "found: \(kinds)"))
@@ -58,6 +62,6 @@ extension PersistentStoreCoordinator {
     /// The only store serving `entity` when it answers in SQL: SQL
     /// answers the whole fetch there.
     func soleSQLStore(for entity: EntityDescription, includesSubentities: Bool = true) -> (any SQLStore)? {
-        soleStore(for: entity, includesSubentities: includesSubentities) as? any SQLStore
+        soleStore(for: entity, includesSubentities: includesSubentities)?.sqlStore
     }
 }

@@ -17,7 +17,9 @@ extension SQLTranslator {
             case text(String)
             /// The `n`th value (from 1) of the translator's bindings alone.
             case parameter(Int)
-            case sql(SQL)
+            /// Boxed: the rare form, kept out of the operand's size (every
+            /// operand is copied as it is passed along).
+            indirect case sql(SQL)
         }
 
         var form: Form

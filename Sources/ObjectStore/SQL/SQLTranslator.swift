@@ -329,6 +329,12 @@ package struct SQLTranslator {
     /// `prefix` (to-one hops), the to-many relationship, and what follows.
     func toManySplit(_ path: [String], in scope: Scope) throws -> (prefix: [String], relationship: RelationshipDescription, owner: EntityDescription, rest: [String])? {
         var entity = scope.entity
+        // The common case, one key of the scope's own entity: no copy of
+        // the path, one lookup.
+        if path.count == 1, scope.variables.isEmpty {
+            guard let relationship = entity.relationship(named: path[0]), relationship.isToMany else { return nil }
+            return ([], relationship, entity, [])
+        }
         var components = path
         if let first = components.first, let variableScope = scope.variables[first] {
             entity = variableScope.entity

@@ -96,6 +96,10 @@ public protocol PersistentStore: AnyObject, Sendable {
 package protocol StoreBackend: PersistentStore {
     var model: ManagedObjectModel { get }
 
+    /// The store as one that answers in SQL, or nil: asked at every fetch,
+    /// so a witness, not a dynamic cast (a conformance lookup per fetch).
+    var sqlStore: (any SQLStore)? { get }
+
     /// Candidate rows for a fetch of `entity`. With `windowed`, the store
     /// applies the request's limit and offset when it can answer it whole.
     func fetchSnapshots(_ request: FetchRequest, entity: EntityDescription, predicate: Predicate?,
@@ -168,6 +172,10 @@ package protocol StoreBackend: PersistentStore {
     /// one source at a time (`destinations(of:from:)`).
     func prefetchRows(of relationship: RelationshipDescription, sourceEntity: EntityDescription,
                       sources: [Int64]) throws -> [(owner: Int64, snapshot: Snapshot)]?
+}
+
+extension StoreBackend {
+    package var sqlStore: (any SQLStore)? { nil }
 }
 
 extension StoreBackend {

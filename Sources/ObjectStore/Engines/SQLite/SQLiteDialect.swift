@@ -131,7 +131,7 @@ package struct SQLiteDialect: SQLDialect {
             return translator.bound(.double(NSDecimalNumber(decimal: d).doubleValue), category: .number, constant: value)
         case .uuid(let u): return translator.bound(stored(u, layout: translator.mapping.layout), category: .uuid, constant: value)
         case .url(let u): return translator.bound(.string(u.absoluteString), category: .url, constant: value)
-        case .null: return SQLTranslator.Operand(sql: SQL(sql: "NULL"), category: .unknown, constant: value)
+        case .null: return SQLTranslator.Operand(form: .text("NULL"), category: .unknown, constant: value)
         default: return translator.bound(value, category: SQLTranslator.category(of: value), constant: value)
         }
     }
