@@ -439,4 +439,33 @@ import Testing
         #expect(lookup.index(of: "a5000") == nil)
         #expect(lookup.index(of: "") == nil)
     }
+
+    /// The slot table answers as a dictionary of the same names does, for
+    /// names of every shape (short ones a string keeps inline, long ones,
+    /// non-ASCII ones, the empty name) and for keys made every way a
+    /// caller makes them (a literal's copy, a substring's, one built
+    /// character by character), whether present or not.
+    @Test func slotTablesAnswerAsADictionaryDoes() {
+        var random = SplitMix64(seed: 0x51_07)
+        let pieces = ["a", "Z", "é", "名", "_", "0", "🙂", "firstName", "x" + String(repeating: "y", count: 14), "ß"]
+        func name() -> String {
+            (0..<Int.random(in: 0...4, using: &random)).map { _ in pieces.randomElement(using: &random)! }.joined()
+        }
+        for _ in 0..<300 {
+            var names: [String] = []
+            for _ in 0..<Int.random(in: 0...40, using: &random) {
+                let candidate = name()
+                if !names.contains(candidate) { names.append(candidate) }
+            }
+            let reference = Dictionary(uniqueKeysWithValues: names.enumerated().map { ($1, $0) })
+            let lookup = SlotLookup(names)
+            for key in names + (0..<20).map({ _ in name() }) {
+                let rebuilt = String(key.reversed().reversed())
+                let sliced = String(("<" + key + ">").dropFirst().dropLast())
+                for form in [key, rebuilt, sliced] {
+                    #expect(lookup.index(of: form) == reference[key], "\(names) \(form)")
+                }
+            }
+        }
+    }
 }

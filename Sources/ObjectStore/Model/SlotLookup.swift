@@ -58,11 +58,25 @@ struct SlotLookup: Sendable {
 
     @inline(__always)
     private static func quickHash(_ key: String) -> Int {
+        // The bytes where the string keeps them (a short string's inline
+        // words, a native string's buffer), read once: walking the UTF-8
+        // view by index checks the representation at every step, and this
+        // runs at every read of a property by name (workloads b, c, a).
+        if let hash = key.utf8.withContiguousStorageIfAvailable({ bytes in
+            guard let first = bytes.first, let last = bytes.last else { return 0 }
+            return quickHash(count: bytes.count, first: first, last: last)
+        }) {
+            return hash
+        }
         let utf8 = key.utf8
         let count = utf8.count
-        guard count > 0 else { return 0 }
-        let last = utf8[utf8.index(utf8.startIndex, offsetBy: count - 1)]
-        return (count &* 0x2F) ^ (Int(utf8.first!) &* 0x9) ^ (Int(last) &* 0x241)
+        guard count > 0, let first = utf8.first else { return 0 }
+        return quickHash(count: count, first: first, last: utf8[utf8.index(utf8.startIndex, offsetBy: count - 1)])
+    }
+
+    @inline(__always)
+    private static func quickHash(count: Int, first: UInt8, last: UInt8) -> Int {
+        (count &* 0x2F) ^ (Int(first) &* 0x9) ^ (Int(last) &* 0x241)
     }
 
     /// FNV-1a over every byte.
