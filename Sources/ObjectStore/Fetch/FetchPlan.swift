@@ -43,7 +43,7 @@ package struct FetchPlan {
     let dialect: SQLDialect
 
     /// The plan of `request` over `entity` in `store`.
-    package init(request: borrowing FetchRequest, entity: EntityDescription, store: any SQLStore, predicate: Predicate?) throws {
+    package init(request: borrowing FetchRequest, entity: EntityDescription, store: any SQLStore, predicate: __shared Predicate?) throws {
         self.entity = entity
         dialect = store.dialect
         self.root = entity.rootEntity

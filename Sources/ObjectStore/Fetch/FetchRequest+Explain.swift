@@ -157,15 +157,16 @@ extension ManagedObjectContext {
             let values = statement.bindings.map { FetchExplanation.Binding.value($0) }
             let paged = parent == nil && statement.readsInPages(request)
             let sql = statement.firstSQL(request, paged: paged)
-            var steps: [FetchExplanation.Step] = []
+            // Each list made whole, once (not grown step by step).
+            var steps: [FetchExplanation.Step]
             switch statement.merge {
             case .excludingDecided(let rows):
-                steps.append(.init(sql: sql, bindings: values + (rows > 0 ? [.rowsPlusPendingChanges(rows)] : []), purpose: purpose))
+                steps = [.init(sql: sql, bindings: values + (rows > 0 ? [.rowsPlusPendingChanges(rows)] : []), purpose: purpose)]
             case .countingDecided(let changedSQL):
-                steps.append(.init(sql: sql, bindings: values, purpose: purpose))
-                steps.append(.init(sql: changedSQL, bindings: values + [.keysOfPendingChanges], purpose: "changed"))
+                steps = [.init(sql: sql, bindings: values, purpose: purpose),
+                         .init(sql: changedSQL, bindings: values + [.keysOfPendingChanges], purpose: "changed")]
             case .none, .inMemory:
-                steps.append(.init(sql: sql, bindings: values, purpose: purpose))
+                steps = [.init(sql: sql, bindings: values, purpose: purpose)]
             }
             if request.resultType == .managedObject {
                 steps += loadingSteps(request, entity: entity, store: statement.store)

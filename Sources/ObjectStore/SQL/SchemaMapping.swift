@@ -171,7 +171,18 @@ public struct SchemaMapping: Sendable {
     /// fetch plan and save, and a copy then retains one reference instead
     /// of six dictionaries. Written only while the mapping is made.
     final class Storage: @unchecked Sendable {
-        var tables: [String: Table] = [:]  // by root entity name
+        private(set) var tables: [String: Table] = [:]  // by root entity name
+        /// The same tables by root entity object: one pointer hashed at
+        /// every fetch and save, not the entity's name. Holds the entity
+        /// too: a freed entity's address could otherwise be reused by
+        /// another model's entity, which would find this table.
+        private(set) var tablesByRoot: [ObjectIdentifier: (root: EntityDescription, table: Table)] = [:]
+
+        /// Records `table`, the table of the hierarchy under `root`.
+        func addTable(_ table: Table, root: EntityDescription) {
+            tables[root.name] = table
+            tablesByRoot[ObjectIdentifier(root)] = (root, table)
+        }
         var attributeColumns: [String: [String: AttributeColumn]] = [:]  // entity → attribute → column
         /// The same columns by attribute object: one pointer hashed where a
         /// predicate's key names an attribute, not two names.
@@ -288,10 +299,10 @@ public struct SchemaMapping: Sendable {
                     }
                 }
             }
-            storage.tables[root.name] = Table(
+            storage.addTable(Table(
                 name: try uniqueTable(root.name), rootEntity: root.name, primaryKey: primaryKey,
                 entityColumn: hasSubentities ? SQLIdentifier(constant: "_ent") : nil,
-                versionColumn: SQLIdentifier(constant: "_opt"), columns: columns)
+                versionColumn: SQLIdentifier(constant: "_opt"), columns: columns), root: root)
         }
         // Join tables: one per many-to-many pair (named after the side that
         // sorts first, so both sides share it) and per inverse-less to-many.
@@ -348,7 +359,10 @@ public struct SchemaMapping: Sendable {
     /// The table holding `entity`'s rows: its inheritance root's table.
     /// The entity must be of the mapped model.
     public func table(for entity: EntityDescription) -> Table {
-        tables[entity.rootEntity.name]!
+        let root = entity.rootEntity
+        if let found = storage.tablesByRoot[ObjectIdentifier(root)], found.root === root { return found.table }
+        // By name for an entity of another instance of the model.
+        return tables[root.name]!
     }
 
     /// Every table, by name.

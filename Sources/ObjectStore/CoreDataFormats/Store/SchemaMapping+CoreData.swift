@@ -294,9 +294,9 @@ extension SchemaMapping {
                     storage.attributeColumns[entity.name, default: [:]].merge(columns) { $1 }
                 }
             }
-            storage.tables[root.name] = Table(
+            storage.addTable(Table(
                 name: try SQLIdentifier(Self.coreDataName(root.name)), rootEntity: root.name, primaryKey: primaryKey,
-                entityColumn: Self.coreDataEntityColumn, versionColumn: SQLIdentifier(constant: "Z_OPT"), columns: columns)
+                entityColumn: Self.coreDataEntityColumn, versionColumn: SQLIdentifier(constant: "Z_OPT"), columns: columns), root: root)
         }
 
         // Core Data names a join table's key columns uniquely across the
