@@ -43,7 +43,7 @@ package struct FetchPlan {
     let dialect: SQLDialect
 
     /// The plan of `request` over `entity` in `store`.
-    package init(request: borrowing FetchRequest, entity: EntityDescription, store: any SQLStore, predicate: __shared Predicate?) throws {
+    package init(request: borrowing FetchRequest, entity: EntityDescription, store: any SQLStore, predicate: borrowing Predicate?) throws {
         self.entity = entity
         dialect = store.dialect
         self.root = entity.rootEntity
@@ -58,7 +58,7 @@ package struct FetchPlan {
                                           mapping: mapping) {
             condition.append(filter)
         }
-        if let predicate {
+        if let predicate = copy predicate {
             // Room for the values most predicates bind: the lists are made
             // once, not grown at every doubling (workload e).
             condition.reserveSlots(Self.typicalBindings)
