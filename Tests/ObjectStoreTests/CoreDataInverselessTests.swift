@@ -67,6 +67,24 @@ import Testing
         return result
     }
 
+    /// A mapping finds a hierarchy's table by its root entity object, and
+    /// by name for an entity of another instance of the same model (a
+    /// migration's models, a model loaded twice), in both layouts; a
+    /// sub-entity finds its root's table.
+    @Test func aTableIsFoundByTheEntityAndByNameForAnotherInstanceOfTheModel() throws {
+        let model = try Self.model()
+        let twin = try Self.model()
+        for layout in [SchemaMapping.Layout.mrq, .coreData] {
+            let mapping = try SchemaMapping(model: model, layout: layout)
+            for name in ["Book", "GraphicNovel", "Page"] {
+                let own = mapping.table(for: try #require(model.entity(named: name)))
+                let other = mapping.table(for: try #require(twin.entity(named: name)))
+                #expect(own === other, "\(layout) \(name)")
+                #expect(own.rootEntity == (name == "Page" ? "Page" : "Book"))
+            }
+        }
+    }
+
     @Test func theToManyIsAKeyInTheDestinationsTableNotAJoinTable() throws {
         let model = try Self.model()
         let mapping = try SchemaMapping(model: model, layout: .coreData)
