@@ -109,12 +109,13 @@ public struct FetchExplanation: Sendable {
     }
 
     /// The last (main) statement's SQL.
-    public var sql: String { steps.last?.sql ?? "" }
+    public var sql: String { steps.isEmpty ? "" : steps[steps.count - 1].sql }
 
     /// The last statement's bound values (the keys found before as a
     /// string placeholder).
     public var bindings: [Value] {
-        (steps.last?.bindings ?? []).map {
+        guard !steps.isEmpty else { return [] }
+        return steps[steps.count - 1].bindings.map {
             if case .value(let v) = $0 { return v }
             return .string("[…]")
         }

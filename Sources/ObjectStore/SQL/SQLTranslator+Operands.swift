@@ -40,17 +40,33 @@ extension SQLTranslator {
         package var category: Category
         /// A bound constant (for null checks and type decisions).
         package var constant: Value?
+        /// What only an object operand has, boxed: most operands are a
+        /// column or a constant, and every operand is copied as it is
+        /// passed along (mrq-bench e. parse).
+        private final class ObjectFacts {
+            let entity: EntityDescription?
+            let object: ObjectID?
+            let presence: String?
+
+            init(entity: EntityDescription?, object: ObjectID?, presence: String?) {
+                self.entity = entity
+                self.object = object
+                self.presence = presence
+            }
+        }
+
+        private let facts: ObjectFacts?
         /// For an object (a to-one's foreign key, an object variable): the
         /// entity it belongs to.
-        var entity: EntityDescription?
+        var entity: EntityDescription? { facts?.entity }
         /// For an object constant (an object given for `%@`, an object
         /// variable): its ID. Its primary key is bound only when a row of
         /// this store can be the object.
-        var object: ObjectID?
+        var object: ObjectID? { facts?.object }
         /// For a to-one's foreign key that may name a row that is gone:
         /// the condition that its row exists (an EXISTS, binding nothing),
         /// which stands for `IS NOT NULL`.
-        var presence: String?
+        var presence: String? { facts?.presence }
         package var kind: NumberKind = .unknown
         /// For a bound constant whose SQL is its parameter alone: the
         /// number of that parameter among the translator's bindings, so
@@ -69,9 +85,8 @@ extension SQLTranslator {
             self.form = form
             self.category = category
             self.constant = constant
-            self.entity = entity
-            self.object = object
-            self.presence = presence
+            facts = entity == nil && object == nil && presence == nil
+                ? nil : ObjectFacts(entity: entity, object: object, presence: presence)
             self.kind = kind
             self.parameter = parameter
         }
