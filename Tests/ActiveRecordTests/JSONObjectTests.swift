@@ -109,6 +109,27 @@ import Predicates
         #expect(people.map { $0["note"] } == [.null, .null, .null, .string("n"), .null])
     }
 
+    @Test func stringValuesDecodeAsStringDecodingDoesAtEveryLength() throws {
+        // Strings of up to 15 bytes are built in place, longer ones on the
+        // heap: each reads as String(decoding:as:) reads its bytes, invalid
+        // UTF-8 replaced, whether ASCII, not, or broken.
+        let pieces: [[UInt8]] = [
+            [], Array("a".utf8), Array("fifteen bytes!!".utf8), Array("sixteen bytes!!!".utf8),
+            Array("é".utf8), Array("naïve café crème brûlée".utf8), [0xFF], [0x61, 0xC3],
+            Array("fourteen bytes".utf8) + [0xE2, 0x82], Array(repeating: 0x7A, count: 40) + [0xF0, 0x9F],
+        ]
+        for piece in pieces {
+            let document = Array("[\"".utf8) + piece + Array("\", {\"k\": \"".utf8) + piece + Array("\"}]".utf8)
+            let json = try JSON(data: Data(document))
+            let expected = String(decoding: piece, as: UTF8.self)
+            #expect(json == .array([.string(expected), .object(["k": .string(expected)])]), "\(piece)")
+            let reader = JSONArrayReader(bytes: document)
+            #expect(try reader.next() == .string(expected), "\(piece)")
+            #expect(try reader.next()?["k"] == .string(expected), "\(piece)")
+            #expect(try reader.next() == nil)
+        }
+    }
+
     @Test func rowsWithMembersInAnotherOrderImportTheSameValues() throws {
         // The second row moves every key: the remembered positions miss,
         // and the values must still land in the right attributes.

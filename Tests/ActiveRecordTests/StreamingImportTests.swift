@@ -53,7 +53,14 @@ import Testing
         var random = SystemRandomNumberGenerator()
         var texts = ["0", "-0", "9223372036854775807", "-9223372036854775808", "9223372036854775808", "1e22", "1e23",
                      "0.1", "123456789012345678901234", "4.35", "1.7976931348623157e308", "5e-324", "2.5E-3", "-12.75e+2",
-                     "0.30000000000000004", "100000000000000000000000", "123.456e-10"]
+                     "0.30000000000000004", "100000000000000000000000", "123.456e-10",
+                     "999999999999999999", "-999999999999999999", "1000000000000000000", "-1000000000000000000",
+                     "007", "-007", "000000000000000000000012", "12E2", "12e-1", "-0.0", "0e0"]
+        // Integers of every length around the 18 digits read directly.
+        for length in 1...20 {
+            let digits = String((0..<length).map { _ in Character(String(Int.random(in: 0...9, using: &random))) })
+            texts += [digits, "-" + digits]
+        }
         for _ in 0..<2000 {
             let digits = String(UInt64.random(in: 0...UInt64.max, using: &random) % 10_000_000_000_000_000)
             let point = Int.random(in: 0...digits.count, using: &random)
@@ -70,6 +77,8 @@ import Testing
                 #expect(parsed == .double(Double(text)!), "\(text)")
             }
         }
+        // Inside an array, each number ends at its delimiter.
+        #expect(try JSON(parsing: "[12,-7 ,0,5e1,3.0,-0]") == .array([.int(12), .int(-7), .int(0), .double(50), .double(3), .int(0)]))
     }
 
     @Test func csvRecordsFollowRFC4180() throws {

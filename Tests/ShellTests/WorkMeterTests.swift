@@ -50,6 +50,30 @@ import Testing
         #expect(recorder.reports.last! == nil)
     }
 
+    @Test func anOutputThatShowsNoProgressGetsNoneAndNoTotalIsCounted() throws {
+        final class Hidden: ShellOutput {
+            var reports = 0
+            func write(_ text: String) {}
+            func writeError(_ text: String) {}
+            func progress(_ progress: WorkProgress?) { reports += 1 }
+            var showsProgress: Bool { false }
+        }
+        let harness = try ShellHarness()
+        for (base, shows) in [(Hidden() as ShellOutput, false), (Recorder() as ShellOutput, true)] {
+            var counted = 0
+            let meter = WorkMeter(action: "imported", output: OutputSink(base: base, session: harness.session), showAfter: 0)
+            meter.countTotal = { counted += 1; return 1000 }
+            for _ in 0..<1000 { try meter.advance() }
+            meter.finish()
+            #expect(counted == (shows ? 1 : 0))
+            if let hidden = base as? Hidden { #expect(hidden.reports == 0) }
+            if let recorder = base as? Recorder {
+                #expect(recorder.reports.compactMap { $0 }.allSatisfy { $0.total == 1000 })
+                #expect(recorder.reports.count >= 2)
+            }
+        }
+    }
+
     @Test func meterStopsOnInterrupt() throws {
         let harness = try ShellHarness()
         let sink = OutputSink(base: Recorder(), session: harness.session)

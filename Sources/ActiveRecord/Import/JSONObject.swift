@@ -1,3 +1,5 @@
+import Foundation
+
 /// A JSON object's members, in the order the document gives them.
 ///
 /// ```swift
@@ -15,54 +17,40 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// One member: its key and its value.
     public typealias Member = (key: String, value: JSON)
 
-    /// One reference, so that copying a JSON value (which the importer
-    /// does for every member it reads) retains one object.
-    private final class Storage: @unchecked Sendable {
-        // Read for every member the importer reads; written only through
-        // a JSONObject that holds the sole reference (`makeUnique`), so
-        // no two accesses overlap: they skip the runtime's exclusivity
-        // bookkeeping (mrq-bench d. import).
-        @exclusivity(unchecked) fileprivate var members: [Member]
-        /// Positions by key, for objects too large to search member by member.
-        @exclusivity(unchecked) fileprivate var positions: [String: Int]?
-
-        init(_ members: [Member]) {
-            self.members = members
-            indexKeysIfLarge()
-        }
-
-        init(copying other: Storage) {
-            members = other.members
-            positions = other.positions
-        }
-
-        func indexKeysIfLarge() {
-            guard positions == nil, members.count > JSONObject.searchLimit else { return }
-            var index: [String: Int] = [:]
-            index.reserveCapacity(members.count)
-            for (position, member) in members.enumerated() { index[member.key] = position }
-            positions = index
-        }
+    /// One member as the object keeps it: a struct rather than the
+    /// `Member` tuple, so that an array of them is destroyed by compiled
+    /// code, not the runtime's generic walk over a tuple's elements (a
+    /// shell import frees every row it parsed: mrq-bench m. shell import).
+    struct Entry: Sendable {
+        let key: String
+        var value: JSON
     }
 
-    private var storage: Storage
+    /// The members in document order: for an object of at most
+    /// `searchLimit` members the only reference, so that copying a JSON
+    /// value (which the importer does for every member it reads) retains
+    /// one object, and parsing a row allocates one.
+    private var entries: [Entry]
+    /// Positions by key, for objects too large to search member by member.
+    private var positions: [String: Int]?
 
     /// Objects with more members than this keep an index of their keys.
-    fileprivate static let searchLimit = 16
+    private static let searchLimit = 16
 
     /// An empty object.
     public init() {
-        storage = Storage([])
+        entries = []
     }
 
     /// Members whose keys are known to differ, in order (the parser's).
-    init(uniqueMembers members: [Member]) {
-        storage = Storage(members)
+    init(uniqueEntries entries: [Entry]) {
+        self.entries = entries
+        indexKeysIfLarge()
     }
 
     /// The members of `dictionary`, ordered by key.
     public init(_ dictionary: [String: JSON]) {
-        self.init(uniqueMembers: dictionary.sorted { $0.key < $1.key }.map { ($0.key, $0.value) })
+        self.init(uniqueEntries: dictionary.sorted { $0.key < $1.key }.map { Entry(key: $0.key, value: $0.value) })
     }
 
     public init(dictionaryLiteral elements: (String, JSON)...) {
@@ -70,46 +58,53 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         for (key, value) in elements { self[key] = value }
     }
 
+    private mutating func indexKeysIfLarge() {
+        guard positions == nil, entries.count > Self.searchLimit else { return }
+        var index: [String: Int] = [:]
+        index.reserveCapacity(entries.count)
+        for (position, entry) in entries.enumerated() { index[entry.key] = position }
+        positions = index
+    }
+
     /// The keys, in document order.
-    public var keys: [String] { storage.members.map(\.key) }
+    public var keys: [String] { entries.map(\.key) }
     /// The values, in the order of `keys`.
-    public var values: [JSON] { storage.members.map(\.value) }
+    public var values: [JSON] { entries.map(\.value) }
     /// How many members the object has.
-    public var count: Int { storage.members.count }
+    public var count: Int { entries.count }
     /// True when the object has no members.
-    public var isEmpty: Bool { storage.members.isEmpty }
+    public var isEmpty: Bool { entries.isEmpty }
 
     /// The members as a dictionary.
     public var dictionary: [String: JSON] {
-        Dictionary(storage.members.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
+        Dictionary(entries.map { ($0.key, $0.value) }, uniquingKeysWith: { _, last in last })
     }
 
     /// The position of `key` among the members.
     public func index(forKey key: String) -> Int? {
-        if let positions = storage.positions { return positions[key] }
-        return storage.members.firstIndex { $0.key == key }
+        if let positions { return positions[key] }
+        return entries.firstIndex { $0.key == key }
     }
 
     /// The value of `key`; setting a new key appends it, setting nil removes
     /// it.
     public subscript(key: String) -> JSON? {
-        get { index(forKey: key).map { storage.members[$0].value } }
+        get { index(forKey: key).map { entries[$0].value } }
         set {
-            makeUnique()
             if let position = index(forKey: key) {
                 if let newValue {
-                    storage.members[position].value = newValue
+                    entries[position].value = newValue
                 } else {
-                    storage.members.remove(at: position)
-                    storage.positions = nil
-                    storage.indexKeysIfLarge()
+                    entries.remove(at: position)
+                    positions = nil
+                    indexKeysIfLarge()
                 }
             } else if let newValue {
-                storage.members.append((key, newValue))
-                if storage.positions != nil {
-                    storage.positions![key] = storage.members.count - 1
+                entries.append(Entry(key: key, value: newValue))
+                if positions != nil {
+                    positions?[key] = entries.count - 1
                 } else {
-                    storage.indexKeysIfLarge()
+                    indexKeysIfLarge()
                 }
             }
         }
@@ -119,40 +114,56 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
     /// to where the key was found.
     @inline(__always)
     public func value(forKey key: String, near hint: inout Int) -> JSON? {
-        let members = storage.members
-        if hint < members.count, members[hint].key == key { return members[hint].value }
+        if hint < entries.count, entries[hint].key == key { return entries[hint].value }
         guard let position = index(forKey: key) else { return nil }
         hint = position
-        return members[position].value
+        return entries[position].value
     }
 
     /// Whether the members' keys are `keys`, in that order.
     func hasKeys(_ keys: [String]) -> Bool {
-        let members = storage.members
-        guard members.count == keys.count else { return false }
-        for i in members.indices where members[i].key != keys[i] { return false }
+        guard entries.count == keys.count else { return false }
+        for i in entries.indices where entries[i].key != keys[i] { return false }
         return true
     }
 
     /// The value of the member at `position`.
     @inline(__always)
     func value(at position: Int) -> JSON {
-        storage.members[position].value
+        entries[position].value
     }
 
-    private mutating func makeUnique() {
-        if !isKnownUniquelyReferenced(&storage) { storage = Storage(copying: storage) }
+    /// Walks the members in document order.
+    public struct Iterator: IteratorProtocol {
+        private var base: IndexingIterator<[Entry]>
+
+        fileprivate init(_ entries: [Entry]) {
+            base = entries.makeIterator()
+        }
+
+        /// The next member, or nil after the last.
+        public mutating func next() -> Member? {
+            base.next().map { ($0.key, $0.value) }
+        }
     }
 
-    public func makeIterator() -> IndexingIterator<[Member]> {
-        storage.members.makeIterator()
+    /// An iterator over the members, in document order.
+    public func makeIterator() -> Iterator {
+        Iterator(entries)
     }
 
     public static func == (a: JSONObject, b: JSONObject) -> Bool {
         guard a.count == b.count else { return false }
-        if a.storage === b.storage { return true }
+        if a.sharesMembers(with: b) { return true }
         for (key, value) in a where b[key] != value { return false }
         return true
+    }
+
+    /// Whether both objects hold the one array of members (a copy).
+    private func sharesMembers(with other: JSONObject) -> Bool {
+        entries.withUnsafeBufferPointer { mine in
+            other.entries.withUnsafeBufferPointer { theirs in mine.baseAddress == theirs.baseAddress }
+        }
     }
 
     /// Order-independent, as equality is.
@@ -172,7 +183,7 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 /// Gathers a parsed object's members, keeping the last value of a key
 /// given twice in its first place.
 struct JSONObjectBuilder {
-    private var members: [JSONObject.Member] = []
+    private var members: [JSONObject.Entry] = []
     /// A bit per (length, first byte, last byte) class of the keys so far:
     /// a new key whose bit is clear cannot repeat one, and needs no search.
     private var seen: UInt64 = 0
@@ -194,7 +205,7 @@ struct JSONObjectBuilder {
             return false
         }
         seen |= bit
-        members.append((key, value))
+        members.append(JSONObject.Entry(key: key, value: value))
         counted += 1
         return true
     }
@@ -202,10 +213,10 @@ struct JSONObjectBuilder {
     /// Adds a member whose key the caller knows is new to the object.
     @inline(__always)
     mutating func append(_ key: String, _ value: JSON) {
-        members.append((key, value))
+        members.append(JSONObject.Entry(key: key, value: value))
     }
 
-    var object: JSONObject { JSONObject(uniqueMembers: members) }
+    var object: JSONObject { JSONObject(uniqueEntries: members) }
 
     var count: Int { members.count }
 
@@ -253,9 +264,11 @@ struct JSONObjectShape {
         let start = index == 0 ? 0 : ends[index - 1]
         let length = ends[index] - start
         guard length < bytes.count - position, bytes[position + length] == UInt8(ascii: "\"") else { return nil }
-        let same = text.withUnsafeBufferPointer { text in
-            UnsafeBufferPointer(rebasing: bytes[position..<(position + length)])
-                .elementsEqual(UnsafeBufferPointer(rebasing: text[start..<(start + length)]))
+        // memcmp: the generic elementsEqual walked both sides through
+        // iterators, ~200 instructions a key (mrq-bench m. shell import).
+        let same = length == 0 || text.withUnsafeBufferPointer { text in
+            guard let document = bytes.baseAddress, let spelled = text.baseAddress else { return false }
+            return memcmp(document + position, spelled + start, length) == 0
         }
         return same ? (keys[index], position + length + 1) : nil
     }

@@ -55,6 +55,10 @@ public protocol ShellOutput: AnyObject {
     /// terminal (see ``WorkProgress``). Outputs that show none keep the
     /// default, which ignores it.
     func progress(_ progress: WorkProgress?)
+    /// Whether `progress(_:)` shows anything. When false, a session works
+    /// out no progress to report: a JSON import then skips reading the
+    /// rest of its file for the bar's total. The default is true.
+    var showsProgress: Bool { get }
 }
 
 /// How far a long statement has got: rows imported, fetched or printed,
@@ -116,4 +120,8 @@ extension ShellOutput {
 
     /// The default never closes.
     public var isClosed: Bool { false }
+
+    /// By default, progress is reported (and shown or not by
+    /// `progress(_:)`).
+    public var showsProgress: Bool { true }
 }

@@ -572,4 +572,7 @@ final class OutputSink {
         guard paged?.isPaging != true else { return }
         base.progress(progress)
     }
+
+    /// Whether the session's output shows progress at all.
+    var showsProgress: Bool { base.showsProgress }
 }

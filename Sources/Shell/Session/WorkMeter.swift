@@ -55,6 +55,9 @@ final class WorkMeter {
         let now = DispatchTime.now().uptimeNanoseconds
         guard now >= nextReport else { return }
         nextReport = now + Self.interval
+        // Nothing to show (standard error is not a terminal): no total
+        // to count either.
+        guard output.showsProgress else { return }
         if !shown, total == nil, let countTotal { total = countTotal() }
         shown = true
         output.progress(WorkProgress(action: action, done: done, total: total,
