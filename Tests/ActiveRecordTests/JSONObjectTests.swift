@@ -130,6 +130,27 @@ import Predicates
         }
     }
 
+    @Test func stringsEndEscapeAndFailAtEveryOffset() throws {
+        // A closing quote, an escape, a control character or the end of the
+        // input is found wherever it falls, after plain ASCII and
+        // multi-byte text of every length up to 19 (a scan that reads
+        // strings in words must stop exactly where the byte loop does).
+        for fill in ["a", "é", "~"] {
+            for offset in 0..<20 {
+                let before = String(repeating: fill, count: offset)
+                let plain = Array("[\"\(before)\", \"\(before)\\n\(before)\\u00e9\\\"\"]".utf8)
+                #expect(try JSON(data: Data(plain)) == .array([.string(before), .string(before + "\n" + before + "é\"")]),
+                        "\(fill) \(offset)")
+                let control = Array("[\"\(before)".utf8) + [0x09] + Array("x\"]".utf8)
+                let error = #expect(throws: JSONSyntaxError.self) { try JSON(data: Data(control)) }
+                #expect(error?.message == "control character in string")
+                #expect(error?.column == 3 + before.count, "\(fill) \(offset)")
+                let unterminated = Array("[\"\(before)".utf8)
+                #expect(throws: JSONSyntaxError.self) { try JSON(data: Data(unterminated)) }
+            }
+        }
+    }
+
     @Test func rowsWithMembersInAnotherOrderImportTheSameValues() throws {
         // The second row moves every key: the remembered positions miss,
         // and the values must still land in the right attributes.
