@@ -177,12 +177,6 @@ public struct SchemaMapping: Sendable {
         /// too: a freed entity's address could otherwise be reused by
         /// another model's entity, which would find this table.
         private(set) var tablesByRoot: [ObjectIdentifier: (root: EntityDescription, table: Table)] = [:]
-
-        /// Records `table`, the table of the hierarchy under `root`.
-        func addTable(_ table: Table, root: EntityDescription) {
-            tables[root.name] = table
-            tablesByRoot[ObjectIdentifier(root)] = (root, table)
-        }
         var attributeColumns: [String: [String: AttributeColumn]] = [:]  // entity → attribute → column
         /// The same columns by attribute object: one pointer hashed where a
         /// predicate's key names an attribute, not two names.
@@ -198,6 +192,13 @@ public struct SchemaMapping: Sendable {
         func add(_ column: AttributeColumn, for attribute: AttributeDescription, of entity: EntityDescription) {
             attributeColumns[entity.name, default: [:]][attribute.name] = column
             columnsByAttribute[ObjectIdentifier(attribute)] = column
+        }
+
+        /// Records `table`, the table of the hierarchy under `root`, by
+        /// name and by root.
+        func addTable(_ table: Table, root: EntityDescription) {
+            tables[root.name] = table
+            tablesByRoot[ObjectIdentifier(root)] = (root, table)
         }
     }
 
@@ -360,7 +361,8 @@ public struct SchemaMapping: Sendable {
     /// The entity must be of the mapped model.
     public func table(for entity: EntityDescription) -> Table {
         let root = entity.rootEntity
-        if let found = storage.tablesByRoot[ObjectIdentifier(root)], found.root === root { return found.table }
+        // The map holds its roots, so an address found there is this root.
+        if let found = storage.tablesByRoot[ObjectIdentifier(root)] { return found.table }
         // By name for an entity of another instance of the model.
         return tables[root.name]!
     }

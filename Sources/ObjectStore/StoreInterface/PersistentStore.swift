@@ -176,9 +176,6 @@ package protocol StoreBackend: PersistentStore {
 
 extension StoreBackend {
     package var sqlStore: (any SQLStore)? { nil }
-}
-
-extension StoreBackend {
     package func takeNotices() -> [String] { [] }
     package var location: URL? { url }
     package var savesFirst: Bool { false }
