@@ -329,27 +329,22 @@ package struct SQLTranslator {
     /// `prefix` (to-one hops), the to-many relationship, and what follows.
     func toManySplit(_ path: [String], in scope: Scope) throws -> (prefix: [String], relationship: RelationshipDescription, owner: EntityDescription, rest: [String])? {
         var entity = scope.entity
-        // The common case, one key of the scope's own entity: no copy of
-        // the path, one lookup.
-        if path.count == 1, scope.variables.isEmpty {
-            guard let relationship = entity.relationship(named: path[0]), relationship.isToMany else { return nil }
-            return ([], relationship, entity, [])
-        }
-        var components = path
-        if let first = components.first, let variableScope = scope.variables[first] {
+        // Walked in place (no copy of the path): a SUBQUERY variable first
+        // starts at its own entity (looked up only where there are any:
+        // a lookup hashes the name).
+        var start = 0
+        let variables = scope.variables
+        if !variables.isEmpty, let first = path.first, let variableScope = variables[first] {
             entity = variableScope.entity
-            components.removeFirst()
+            start = 1
         }
-        for (i, key) in components.enumerated() {
-            if let relationship = entity.relationship(named: key) {
-                if relationship.isToMany {
-                    return (Array(path.prefix(path.count - components.count + i)), relationship, entity, Array(components[(i + 1)...]))
-                }
-                guard let destination = relationship.destination else { return nil }
-                entity = destination
-            } else {
-                return nil
+        for i in start..<path.count {
+            guard let relationship = entity.relationship(named: path[i]) else { return nil }
+            if relationship.isToMany {
+                return (Array(path[..<i]), relationship, entity, Array(path[(i + 1)...]))
             }
+            guard let destination = relationship.destination else { return nil }
+            entity = destination
         }
         return nil
     }
