@@ -61,7 +61,7 @@ package struct FetchPlan {
         if let predicate = copy predicate {
             // Room for the values most predicates bind: the lists are made
             // once, not grown at every doubling (workload e).
-            condition.reserveSlots(Self.typicalBindings)
+            condition.reserve(slots: Self.typicalBindings, bytes: Self.typicalConditionBytes)
             translator.reserveBindings(Self.typicalBindings)
             residual = try translator.split(predicate, into: &condition)
         } else {
@@ -107,6 +107,9 @@ package struct FetchPlan {
     /// (`t."age" > ?1 AND (length(?2) > 0 AND substr(t."lastName", 1,
     /// length(?2)) = ?2)`: two values, four slots); more grow as any do.
     private static let typicalBindings = 8
+    /// About the longest WHERE condition a typical predicate writes
+    /// (three comparisons, one of them a string operator).
+    private static let typicalConditionBytes = 160
 
     /// The types SQLite sorts in `ValueOrdering`'s order as stored.
     private static let sortsAsInMemory: Set<AttributeType> = [.integer16, .integer32, .integer64, .double, .float,

@@ -23,8 +23,10 @@ import Predicates
 /// Text appended is SQL text of mrq's own: identifiers come in as
 /// ``SQLIdentifier``s (quoted) and values only as parameters.
 package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
-    /// The text around the slots.
-    package private(set) var text: String
+    /// The text around the slots, as UTF-8: appended to as bytes (a
+    /// String's append checks its representation at every call) and made
+    /// a String once, when a dialect writes the statement.
+    private var text: [UInt8]
     /// Where values go in `text`, in order; each slot's offset counts
     /// from `slotBase`.
     private(set) var slots: [Slot]
@@ -60,7 +62,7 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
 
     /// Empty SQL.
     package init() {
-        text = ""
+        text = []
         slots = []
         bindings = []
     }
@@ -84,7 +86,7 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
 
     /// `text`, SQL of mrq's own holding no slot.
     package init(sql text: String) {
-        self.text = text
+        self.text = Array(text.utf8)
         slots = []
         bindings = []
     }
@@ -92,7 +94,7 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
     /// `text` whose parameters are written already (`?1`, … in the order
     /// of `bindings`), with their values.
     package init(written text: String, bindings: [Value]) {
-        self.text = text
+        self.text = Array(text.utf8)
         slots = []
         self.bindings = bindings
     }
@@ -105,9 +107,7 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
     package struct Interpolation: StringInterpolationProtocol {
         var sql = SQL()
         package init(literalCapacity: Int, interpolationCount: Int) {
-            // Up to 15 bytes a String holds inline: reserve only beyond.
-            let estimate = literalCapacity + 12 * interpolationCount
-            if estimate > 15 { sql.text.reserveCapacity(estimate) }
+            sql.text.reserveCapacity(literalCapacity + 12 * interpolationCount)
         }
         package mutating func appendLiteral(_ literal: String) { sql.append(literal) }
         /// SQL, its values with it.
@@ -127,7 +127,7 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
     package mutating func append(_ text: String) {
         guard !text.isEmpty else { return }
         truth = nil
-        self.text += text
+        self.text.appendUTF8(of: text)
     }
 
     /// Appends `other`: its values after these, its slots after this text.
@@ -139,10 +139,10 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
         truth = nil
         if !other.slots.isEmpty && slots.isEmpty && bindings.isEmpty {
             // Text only so far: `other`'s slots move by its length as they are.
-            slotBase = text.utf8.count + other.slotBase
+            slotBase = text.count + other.slotBase
             slots = other.slots
         } else if !other.slots.isEmpty {
-            let offset = text.utf8.count + other.slotBase - slotBase
+            let offset = text.count + other.slotBase - slotBase
             let shift = bindings.count
             for var slot in other.slots {
                 slot.offset += offset
@@ -155,7 +155,7 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
                 slots.append(slot)
             }
         }
-        text += other.text
+        text.append(contentsOf: other.text)
         if bindings.isEmpty { bindings = other.bindings } else { bindings += other.bindings }
     }
 
@@ -176,19 +176,19 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
 
     package static func + (lhs: String, rhs: SQL) -> SQL { SQL(sql: lhs) + rhs }
 
-    /// Makes room for `slots` more slots: a writer that knows about how
-    /// many values it writes (a plan's WHERE) grows its list once rather
-    /// than at every doubling. (Its text grows as it is written: room
-    /// reserved there cost more than the growing it saved.)
-    package mutating func reserveSlots(_ slots: Int) {
+    /// Makes room for `slots` more slots and `bytes` more bytes of text: a
+    /// writer that knows about how much it writes (a plan's WHERE) grows
+    /// its lists once rather than at every doubling.
+    package mutating func reserve(slots: Int, bytes: Int) {
         self.slots.reserveCapacity(self.slots.count + slots)
+        text.reserveCapacity(text.count + bytes)
     }
 
     /// Binds `value` here, as the dialect types it (or as `type`, a type of
     /// the dialect).
     package mutating func appendParameter(_ value: Value, type: String? = nil) {
         truth = nil
-        slots.append(Slot(offset: text.utf8.count - slotBase, kind: .parameter(bindings.count, type: type)))
+        slots.append(Slot(offset: text.count - slotBase, kind: .parameter(bindings.count, type: type)))
         bindings.append(value)
     }
 
@@ -196,7 +196,7 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
     /// its values by their place (see the type's notes).
     mutating func appendSlot(for index: Int, type: String? = nil) {
         truth = nil
-        slots.append(Slot(offset: text.utf8.count - slotBase, kind: .parameter(index, type: type)))
+        slots.append(Slot(offset: text.count - slotBase, kind: .parameter(index, type: type)))
     }
 
     /// Where the SQL ends now: `truncate(to:)` goes back there. A
@@ -210,13 +210,11 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
     }
 
     /// The end of the SQL as it stands.
-    var mark: Mark { Mark(bytes: text.utf8.count, slots: slots.count, bindings: bindings.count, truth: truth) }
+    var mark: Mark { Mark(bytes: text.count, slots: slots.count, bindings: bindings.count, truth: truth) }
 
     /// Drops what was appended after `mark`.
     mutating func truncate(to mark: Mark) {
-        if text.utf8.count > mark.bytes {
-            text.removeSubrange(text.utf8.index(text.utf8.startIndex, offsetBy: mark.bytes)...)
-        }
+        if text.count > mark.bytes { text.removeSubrange(mark.bytes...) }
         if slots.count > mark.slots { slots.removeSubrange(mark.slots...) }
         if bindings.count > mark.bindings { bindings.removeSubrange(mark.bindings...) }
         truth = mark.truth
@@ -279,35 +277,32 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
     /// first.
     package func rendered(by dialect: some SQLDialect, after head: String = "",
                           explained: Bool = false) -> (text: String, bindings: [Value]) {
-        guard !slots.isEmpty || !head.isEmpty else { return (text, bindings) }
+        guard !slots.isEmpty || !head.isEmpty else { return (String(decoding: text, as: UTF8.self), bindings) }
         // The head, the text's bytes between the slots, and each slot as
         // the dialect writes it, into one buffer: one String made at the end.
         var out: [UInt8] = []
-        out.reserveCapacity(head.utf8.count + text.utf8.count + 6 * slots.count)
-        out.append(contentsOf: head.utf8)
-        var text = self.text
-        text.withUTF8 { source in
-            var at = 0
-            for slot in slots {
-                let offset = slot.offset + slotBase
-                out.append(contentsOf: UnsafeBufferPointer(rebasing: source[at..<offset]))
-                at = offset
-                switch slot.kind {
-                case .parameter(let index, let type):
-                    if let type {
-                        out.append(contentsOf: dialect.parameter(index + 1, type: type).utf8)
-                    } else {
-                        dialect.writeParameter(index + 1, of: bindings.indices.contains(index) ? bindings[index] : .null, to: &out)
-                    }
-                case .later(let n, let type):
-                    out.append(contentsOf: dialect.parameter(bindings.count + n + 1, type: type).utf8)
-                case .keys(let values, _, let numbered):
-                    out.append(contentsOf: dialect.keyList(parameters: (values.lowerBound + 1)..<(values.upperBound + 1),
-                                                           numbered: numbered, explained: explained).utf8)
+        out.reserveCapacity(head.utf8.count + text.count + 6 * slots.count)
+        out.appendUTF8(of: head)
+        var at = 0
+        for slot in slots {
+            let offset = slot.offset + slotBase
+            out.append(contentsOf: text[at..<offset])
+            at = offset
+            switch slot.kind {
+            case .parameter(let index, let type):
+                if let type {
+                    out.append(contentsOf: dialect.parameter(index + 1, type: type).utf8)
+                } else {
+                    dialect.writeParameter(index + 1, of: bindings.indices.contains(index) ? bindings[index] : .null, to: &out)
                 }
+            case .later(let n, let type):
+                out.append(contentsOf: dialect.parameter(bindings.count + n + 1, type: type).utf8)
+            case .keys(let values, _, let numbered):
+                out.append(contentsOf: dialect.keyList(parameters: (values.lowerBound + 1)..<(values.upperBound + 1),
+                                                       numbered: numbered, explained: explained).utf8)
             }
-            out.append(contentsOf: UnsafeBufferPointer(rebasing: source[at...]))
         }
+        out.append(contentsOf: text[at...])
         return (String(decoding: out, as: UTF8.self), bindings)
     }
 
@@ -327,6 +322,16 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
             }
         }
         return result
+    }
+}
+
+extension Array where Element == UInt8 {
+    /// Appends `string`'s UTF-8 from its storage in one copy (appending its
+    /// `utf8` view went through the generic sequence path: ~160
+    /// instructions a fragment, workload e).
+    mutating func appendUTF8(of string: String) {
+        var string = string
+        string.withUTF8 { append(contentsOf: $0) }
     }
 }
 
