@@ -91,7 +91,7 @@ import struct Predicates.Predicate
     /// write what its returning hooks return.
     @Test func operandsAndWritingHooksWriteWhatTheirSQLWould() {
         let column = SQLTranslator.Operand(form: .text("t.\"name\""), category: .string)
-        let parameter = SQLTranslator.Operand(form: .parameter(2), category: .string, parameter: 2)
+        let parameter = SQLTranslator.Operand(form: .parameter(2, written: "?2"), category: .string, parameter: 2)
         for operand in [column, parameter] {
             var written: SQL = "x = "
             written.append(operand)
@@ -211,6 +211,54 @@ import struct Predicates.Predicate
         request.predicate = try Predicate(format: refused)
         #expect(try context.explain(request).sql.hasSuffix(" FROM \"Person\" t WHERE 1 ORDER BY t.\"_pk\""))
         #expect(try context.count(for: request) == 8)
+    }
+
+    /// The translator writes each parameter's text where it puts it (no
+    /// pass over the slots when the statement is written); SQL with values
+    /// of its own put before moves them, and the statement then writes them
+    /// again with their new numbers: the same text, whichever way the SQL
+    /// was composed, in both dialects.
+    @Test func writtenParametersAreWrittenAgainWhenMoved() throws {
+        let (context, _) = try ChainFetchTests.people(count: 3)
+        let person = try #require(context.model.entity(named: "Person"))
+        let store = try #require(context.persistentStoreCoordinator).sqlBackend(for: person, purpose: "test")
+        var translator = SQLTranslator(store: store, entity: person)
+        let fragment = try translator.condition(for: try Predicate(format: "age > 3 AND name BEGINSWITH 'p' AND age != 2"))
+        let condition = translator.statement(fragment)
+        #expect(condition.bindings == [.int(3), .string("p"), .int(2)])
+        let alone = "(t.\"age\" > ?1 AND (length(?2) > 0 AND substr(t.\"name\", 1, length(?2)) = ?2) AND t.\"age\" IS NOT ?3)"
+        #expect(condition.rendered(by: SQLiteDialect()).text == alone)
+        #expect(condition.rendered(by: SQLiteDialect(), after: "SELECT 1 WHERE ").text == "SELECT 1 WHERE " + alone)
+        // The same condition after 0 to 3 values of an UPDATE's own, and
+        // as SQL with unwritten slots (`appendParameter`) says it is.
+        for before in 0...3 {
+            var update: SQL = "UPDATE x SET "
+            var expected = ""
+            for i in 0..<before {
+                update += i == 0 ? "a = " : ", a = "
+                update.appendParameter(.int(Int64(10 + i)))
+                expected += (i == 0 ? "a = " : ", a = ") + "?\(i + 1)"
+            }
+            update += " WHERE "
+            update += condition
+            let (text, values) = update.rendered(by: SQLiteDialect())
+            let moved = alone.replacingOccurrences(of: "?3", with: "?\(before + 3)")
+                .replacingOccurrences(of: "?2", with: "?\(before + 2)").replacingOccurrences(of: "?1", with: "?\(before + 1)")
+            #expect(text == "UPDATE x SET \(expected) WHERE " + moved)
+            #expect(values == (0..<before).map { .int(Int64(10 + $0)) } + [.int(3), .string("p"), .int(2)])
+        }
+        // PostgreSQL writes a value's type with its number: a moved
+        // parameter keeps its type under its new number.
+        let postgres = PostgresDialect()
+        var written = SQL()
+        written += "t.name = "
+        written.appendSlot(for: 0, written: postgres.parameter(1, of: .string("p")))
+        written = written.binding([.string("p")])
+        #expect(written.rendered(by: postgres).text == "t.name = CAST($1 AS text)")
+        var after = SQL.parameter(.int(1))
+        after += " AND "
+        after += written
+        #expect(after.rendered(by: postgres).text == "CAST($1 AS bigint) AND t.name = CAST($2 AS text)")
     }
 
     /// `SQL.truncate(to:)` drops text, slots and values appended after

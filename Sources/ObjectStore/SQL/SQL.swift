@@ -13,12 +13,15 @@ import Predicates
 /// ```
 ///
 /// A slot names a value by its place in `bindings`: appending one SQL to
-/// another appends its values and moves its slots after the first's, so
-/// no parameter is ever numbered before the statement is whole, and no
-/// text is read back to renumber one. A fragment the translator writes
+/// another appends its values and moves its slots after the first's, and
+/// no text is read back to renumber one. A fragment the translator writes
 /// for one statement refers to the translator's values (it holds none of
 /// its own) and so can stand twice in the statement for the same value
-/// (`length(?3) > 0 AND substr(x, 1, length(?3)) = ?3`).
+/// (`length(?3) > 0 AND substr(x, 1, length(?3)) = ?3`). The translator
+/// writes each parameter's text as it goes, for the place its value has
+/// (`Kind.written`): a statement whose parameters kept their places (a
+/// plan's WHERE after a head binding nothing) is its text as it stands;
+/// one moved by values put before it is written again from its slot.
 ///
 /// Text appended is SQL text of mrq's own: identifiers come in as
 /// ``SQLIdentifier``s (quoted) and values only as parameters.
@@ -51,6 +54,12 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
         /// `bindings[index]`, typed as the dialect types its value, or as
         /// `type` (a type of the dialect) when given.
         case parameter(Int, type: String?)
+        /// `bindings[index]` as `.parameter`, whose text the translator
+        /// wrote already (`length` bytes at the slot), numbered as the
+        /// parameter `written` (its index then): the text stands as long as
+        /// the parameter keeps that place, and is written again only when
+        /// SQL put before it with values of its own has moved it.
+        case written(Int, type: String?, written: Int, length: Int)
         /// The `n`th value (from 0) bound after all of the statement's
         /// own, when it runs (a LIMIT, keys found then), as `type`.
         case later(Int, type: String)
@@ -148,6 +157,8 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
                 slot.offset += offset
                 switch slot.kind {
                 case .parameter(let index, let type): slot.kind = .parameter(index + shift, type: type)
+                case .written(let index, let type, let written, let length):
+                    slot.kind = .written(index + shift, type: type, written: written, length: length)
                 case .keys(let values, let count, let numbered):
                     slot.kind = .keys((values.lowerBound + shift)..<(values.upperBound + shift), count: count, numbered: numbered)
                 case .later: break
@@ -197,6 +208,17 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
     mutating func appendSlot(for index: Int, type: String? = nil) {
         truth = nil
         slots.append(Slot(offset: text.count - slotBase, kind: .parameter(index, type: type)))
+    }
+
+    /// A slot for the value another holds at `index`, with `parameter`,
+    /// the text the dialect writes for it there, written now: a statement
+    /// whose parameters all keep their places is written without a pass
+    /// over its slots (`rendered`).
+    mutating func appendSlot(for index: Int, type: String? = nil, written parameter: String) {
+        truth = nil
+        slots.append(Slot(offset: text.count - slotBase,
+                          kind: .written(index, type: type, written: index, length: parameter.utf8.count)))
+        text.appendUTF8(of: parameter)
     }
 
     /// Where the SQL ends now: `truncate(to:)` goes back there. A
@@ -277,7 +299,11 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
     /// first.
     package func rendered(by dialect: some SQLDialect, after head: String = "",
                           explained: Bool = false) -> (text: String, bindings: [Value]) {
-        guard !slots.isEmpty || !head.isEmpty else { return (String(decoding: text, as: UTF8.self), bindings) }
+        if slots.allSatisfy(\.keepsItsText) {
+            // Every parameter written already where it stands: the head and
+            // the text, as they are, in one String.
+            return (String(joining: head, text), bindings)
+        }
         // The head, the text's bytes between the slots, and each slot as
         // the dialect writes it, into one buffer: one String made at the end.
         var out: [UInt8] = []
@@ -290,11 +316,11 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
             at = offset
             switch slot.kind {
             case .parameter(let index, let type):
-                if let type {
-                    out.append(contentsOf: dialect.parameter(index + 1, type: type).utf8)
-                } else {
-                    dialect.writeParameter(index + 1, of: bindings.indices.contains(index) ? bindings[index] : .null, to: &out)
-                }
+                write(index, type: type, by: dialect, to: &out)
+            case .written(let index, let type, let written, let length):
+                guard index != written else { continue }
+                at += length
+                write(index, type: type, by: dialect, to: &out)
             case .later(let n, let type):
                 out.append(contentsOf: dialect.parameter(bindings.count + n + 1, type: type).utf8)
             case .keys(let values, _, let numbered):
@@ -304,6 +330,16 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
         }
         out.append(contentsOf: text[at...])
         return (String(decoding: out, as: UTF8.self), bindings)
+    }
+
+    /// The `index`th value's parameter as `dialect` writes it, typed as
+    /// `type` when given.
+    private func write(_ index: Int, type: String?, by dialect: some SQLDialect, to out: inout [UInt8]) {
+        if let type {
+            out.append(contentsOf: dialect.parameter(index + 1, type: type).utf8)
+        } else {
+            dialect.writeParameter(index + 1, of: bindings.indices.contains(index) ? bindings[index] : .null, to: &out)
+        }
     }
 
     /// The values as `explain` lists them: each list of keys as its count.
@@ -322,6 +358,28 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
             }
         }
         return result
+    }
+}
+
+extension SQL.Slot {
+    /// Whether the slot's text is in the SQL's text already, as it is to
+    /// be written: a parameter the translator wrote, still at its place.
+    var keepsItsText: Bool {
+        if case .written(let index, _, let written, _) = kind { return index == written }
+        return false
+    }
+}
+
+extension String {
+    /// `head` followed by the UTF-8 `bytes`, made once.
+    init(joining head: String, _ bytes: [UInt8]) {
+        var head = head
+        self = head.withUTF8 { first in
+            String(unsafeUninitializedCapacity: first.count + bytes.count) { buffer in
+                let end = buffer.initialize(fromContentsOf: first)
+                return UnsafeMutableBufferPointer(rebasing: buffer[end...]).initialize(fromContentsOf: bytes) + end
+            }
+        }
     }
 }
 

@@ -15,8 +15,9 @@ extension SQLTranslator {
         enum Form {
             /// SQL text of mrq's own without slots: a column, `alias.key`.
             case text(String)
-            /// The `n`th value (from 1) of the translator's bindings alone.
-            case parameter(Int)
+            /// The `n`th value (from 1) of the translator's bindings alone,
+            /// and its parameter as the dialect writes it.
+            case parameter(Int, written: String)
             /// Boxed: the rare form, kept out of the operand's size (every
             /// operand is copied as it is passed along).
             indirect case sql(SQL)
@@ -28,9 +29,9 @@ extension SQLTranslator {
             get {
                 switch form {
                 case .text(let text): return SQL(sql: text)
-                case .parameter(let n):
+                case .parameter(let n, let written):
                     var sql = SQL()
-                    sql.appendSlot(for: n - 1)
+                    sql.appendSlot(for: n - 1, written: written)
                     return sql
                 case .sql(let sql): return sql
                 }
@@ -257,7 +258,7 @@ extension SQL {
     package mutating func append(_ operand: SQLTranslator.Operand) {
         switch operand.form {
         case .text(let text): append(text)
-        case .parameter(let n): appendSlot(for: n - 1)
+        case .parameter(let n, let written): appendSlot(for: n - 1, written: written)
         case .sql(let sql): append(sql)
         }
     }

@@ -185,15 +185,24 @@ package struct SQLTranslator {
     mutating func bind(_ value: Value, type: String? = nil) -> SQL {
         bindings.append(value)
         var sql = SQL()
-        sql.appendSlot(for: bindings.count - 1, type: type)
+        sql.appendSlot(for: bindings.count - 1, type: type, written: parameter(bindings.count, of: value, type: type))
         return sql
+    }
+
+    /// The `n`th parameter (from 1) as the dialect writes it, holding
+    /// `value`, typed as `type` when given: written where the translator
+    /// puts it, once (see `SQL.Kind.written`).
+    func parameter(_ n: Int, of value: Value, type: String? = nil) -> String {
+        if let type { return dialect.parameter(n, type: type) }
+        return dialect.parameter(n, of: value)
     }
 
     /// `value` bound as a constant operand: its parameter, remembered
     /// (see `Operand.parameter`).
     package mutating func bound(_ value: Value, category: Category, constant: Value?, kind: NumberKind = .unknown) -> Operand {
         bindings.append(value)
-        return Operand(form: .parameter(bindings.count), category: category, constant: constant, kind: kind,
+        return Operand(form: .parameter(bindings.count, written: parameter(bindings.count, of: value)), category: category,
+                       constant: constant, kind: kind,
                        parameter: bindings.count)
     }
 
@@ -206,7 +215,7 @@ package struct SQLTranslator {
     package mutating func rebind(_ n: Int, _ value: Value) -> SQL {
         bindings[n - 1] = value
         var sql = SQL()
-        sql.appendSlot(for: n - 1)
+        sql.appendSlot(for: n - 1, written: parameter(n, of: value))
         return sql
     }
 

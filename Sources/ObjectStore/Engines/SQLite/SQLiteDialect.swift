@@ -49,8 +49,17 @@ package struct SQLiteDialect: SQLDialect {
 
     // MARK: Statements
 
-    package func parameter(_ number: Int, of value: Value) -> String { "?" + String(number) }
-    package func parameter(_ number: Int, type: String) -> String { "?" + String(number) }
+    package func parameter(_ number: Int, of value: Value) -> String { Self.parameter(number) }
+    package func parameter(_ number: Int, type: String) -> String { Self.parameter(number) }
+
+    /// `?n`: the first parameters' texts made once (a number's text is
+    /// made digit by digit; the translator writes one for every value it
+    /// binds, mrq-bench e. parse).
+    private static func parameter(_ number: Int) -> String {
+        numbered.indices.contains(number) ? numbered[number] : "?" + String(number)
+    }
+
+    private static let numbered: [String] = (0..<64).map { "?" + String($0) }
     package func writeParameter(_ number: Int, of value: Value, to out: inout [UInt8]) {
         out.append(UInt8(ascii: "?"))
         out.appendDecimal(number)
