@@ -40,7 +40,9 @@ extension SQLTranslator {
         }
         package var category: Category
         /// A bound constant (for null checks and type decisions).
-        package var constant: Value?
+        // `Optional<…>`, set by the initializers alone, as
+        // `FetchRequest.predicate` (a `Value?` is nil first, then assigned).
+        package var constant: Optional<Value>
         /// What only an object operand has, boxed: most operands are a
         /// column or a constant, and every operand is copied as it is
         /// passed along (mrq-bench e. parse).
