@@ -79,7 +79,7 @@ extension ManagedObjectContext {
 extension ManagedObject {
     /// Sets the attribute at `index` in `entity.attributes`, as
     /// `setAttributeValue(_:forKey:)` does, without looking up its name.
-    package func setAttributeValue(_ value: Value, at index: Int) {
+    package func setAttributeValue(_ value: consuming Value, at index: Int) {
         setAttribute(at: index, to: value)
     }
 
@@ -97,9 +97,10 @@ extension ManagedObject {
     /// `takesValuesSilently`, where `setAttributeValue(_:at:)` would
     /// record nothing either.
     @inline(__always)
-    package func storeSilently(_ value: Value, at index: Int) {
+    package func storeSilently(_ value: consuming Value, at index: Int) {
         let type = entity.attributeTypes[index]
-        values[index] = type.accepts(value) ? value : (try? type.coerce(value)) ?? value
+        if !type.accepts(value), let converted = try? type.coerce(value) { value = converted }
+        values[index] = value
     }
 }
 

@@ -140,6 +140,12 @@ package struct SaveWriter {
         package let converted: [Int: AttributeDescription]
         /// To-one slots, and whether each also binds an entity column.
         let toOne: [(slot: Int, withEntity: Bool)]
+        /// Where each attribute's short string is copied to be bound in
+        /// place (`Statement.bindInPlace`), `Statement.shortStringRoom`
+        /// bytes per attribute: alive, and each part unchanged, from its
+        /// binding until the row is stepped. `write` clears the bindings
+        /// before letting go of the statement.
+        let rooms: UnsafeMutablePointer<UInt8>
 
         init(statement: Statement, entityCode: Int64?, attributes: [Int], converted: [Int: AttributeDescription],
              toOne: [(slot: Int, withEntity: Bool)]) {
@@ -148,6 +154,13 @@ package struct SaveWriter {
             self.attributes = attributes
             self.converted = converted
             self.toOne = toOne
+            let size = max(1, attributes.count * Statement.shortStringRoom)
+            rooms = .allocate(capacity: size)
+            rooms.initialize(repeating: 0, count: size)
+        }
+
+        deinit {
+            rooms.deallocate()
         }
 
         /// Inserts `rows`, all of this statement's entity, with their
@@ -176,13 +189,15 @@ package struct SaveWriter {
                 if let entityCode { try bind(.int(entityCode)) }
                 try bind(.int(rows[row].version))
                 try rows[row].values.withUnsafeBufferPointer { values in
+                    var room = rooms
                     for i in attributes {
                         if !converted.isEmpty, let attribute = converted[i] {
                             try statement.bind(mapping.stored(values[i], for: attribute), at: position)
                         } else {
-                            try statement.bindInPlace(values.baseAddress! + i, at: position)
+                            try statement.bindInPlace(values.baseAddress! + i, at: position, room: room)
                         }
                         position += 1
+                        room += Statement.shortStringRoom
                     }
                 }
                 for (i, withEntity) in toOne {
