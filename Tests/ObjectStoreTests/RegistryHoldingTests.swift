@@ -88,6 +88,24 @@ final class LookingItem: ManagedObject {
         withExtendedLifetime(held) {}
     }
 
+    /// A fetch registers each row after decoding the next (loading its
+    /// slot ahead): rows sorted against their keys come back in order, as
+    /// the objects already registered where there are some.
+    @Test func rowsSortedAgainstTheirKeysAreRegisteredInOrderOncePerID() throws {
+        let coordinator = try Self.store(items: 3_000, model: try Self.model())
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let some = try context.fetch(FetchRequest(entityName: "Item", predicate: try Predicate(format: "rank >= 1000 AND rank < 1500")))
+        let byID = Dictionary(uniqueKeysWithValues: some.map { ($0.objectID, $0) })
+        var request = FetchRequest(entityName: "Item")
+        request.sortDescriptors = try SortSpec.parse("rank:NO")
+        let all = try context.fetch(request)
+        #expect(all.map { $0["rank"] } == (0..<3000).reversed().map { .int(Int64($0)) })
+        #expect(Set(all.map { ObjectIdentifier($0) }).count == 3000)
+        for object in all where byID[object.objectID] != nil { #expect(byID[object.objectID] === object) }
+        #expect(context.registered.count == 3000)
+        withExtendedLifetime(some) {}
+    }
+
     @Test func streamingThroughManyRowsKeepsTheMapSmall() throws {
         let coordinator = try Self.store(items: 3_000, model: try Self.model())
         let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
@@ -116,6 +134,29 @@ final class LookingItem: ManagedObject {
             let request = FetchRequest(entityName: "Item", predicate: try Predicate(format: "rank >= %d AND rank < %d", start, start + 1_000))
             #expect(try context.fetch(request).count == 1_000)
             // Dropped at once; the map sweeps them out as it grows.
+            #expect(context.registered.held <= 2 * 4096)
+        }
+    }
+
+    @Test func aSweepThatFreesLittleLetsTheMapGrowFourTimesBeforeTheNext() throws {
+        let coordinator = try Self.store(items: 11_000, model: try Self.model())
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        var first: FetchResults? = try context.fetch(FetchRequest(entityName: "Item", predicate: try Predicate(format: "rank < 5000")))
+        #expect(first?.count == 5_000)
+        // Swept at 4,096 while the fetch held every object: nothing freed,
+        // so the next sweep comes at four times what was left (16,384),
+        // not twice (8,192, which would have freed the 5,000 let go here).
+        first = nil
+        var second: FetchResults? = try context.fetch(FetchRequest(entityName: "Item", predicate: try Predicate(format: "rank >= 5000")))
+        #expect(second?.count == 6_000)
+        #expect(context.registered.held == 11_000)
+        #expect(context.registered.count == 6_000)
+        second = nil
+        // That sweep freed most: the next comes at twice what it left.
+        #expect(context.registered.count == 0)
+        for start in stride(from: 0, to: 11_000, by: 1_000) {
+            let request = FetchRequest(entityName: "Item", predicate: try Predicate(format: "rank >= %d AND rank < %d", start, start + 1_000))
+            #expect(try context.fetch(request).count == 1_000)
             #expect(context.registered.held <= 2 * 4096)
         }
     }

@@ -123,4 +123,30 @@ import Testing
         rows.removeUnused(into: &unused)
         #expect(rows.count == 0 && unused.count == 1000)
     }
+
+    /// The map's end lets go of every object it holds, paged or hashed,
+    /// and of nothing else.
+    @Test func releasingAllLetsGoOfEveryObject() {
+        var rows = RowPages()
+        var unused: [ManagedObject] = []
+        weak var paged: ManagedObject?
+        weak var hashed: ManagedObject?
+        let kept = ManagedObject(entity: entity, insertInto: nil)
+        do {
+            let first = ManagedObject(entity: entity, insertInto: nil)
+            let second = ManagedObject(entity: entity, insertInto: nil)
+            paged = first
+            hashed = second
+            rows.insert(first, at: 2_000, replaced: &unused)
+            rows.insert(second, at: -4, replaced: &unused)
+            rows.insert(kept, at: 2_001, replaced: &unused)
+        }
+        #expect(paged != nil && hashed != nil && rows.count == 3)
+        rows.releaseAll()
+        #expect(paged == nil && hashed == nil)
+        #expect(rows.count == 0 && rows[2_001] == nil && rows[-4] == nil)
+        // Still usable after.
+        rows.insert(kept, at: 2_001, replaced: &unused)
+        #expect(rows[2_001] === kept && rows.count == 1 && unused.isEmpty)
+    }
 }

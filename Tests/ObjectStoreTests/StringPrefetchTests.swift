@@ -45,4 +45,20 @@ import Testing
         let first = try #require(snapshot.values.withUnsafeBufferPointer { $0.baseAddress.map(UnsafeRawPointer.init) })
         #expect(first - list == 32)
     }
+
+    /// The identity map loads a slot ahead from its page's address, read
+    /// from the bits of the page's array; a sweep loads objects' headers
+    /// from the bits of their slots.
+    @Test func aPagesSlotAndAnObjectAreFoundFromTheirBits() throws {
+        let person = try #require(try TestModels.people().entity(named: "Person"))
+        let object = ManagedObject(entity: person, insertInto: nil)
+        var page = ContiguousArray<ManagedObject?>(repeating: nil, count: RowPages.pageSize)
+        page[700] = object
+        let storage = try #require(withUnsafePointer(to: &page) { Prefetch.storageAddress(ofArrayAt: $0) })
+        let slot = try #require(page.withUnsafeBufferPointer { $0.baseAddress.map { UnsafeRawPointer($0 + 700) } })
+        #expect(storage + 32 + 700 * MemoryLayout<ManagedObject?>.stride == slot)
+        let found = page.withUnsafeBufferPointer { Prefetch.storageAddress(ofArrayAt: UnsafeRawPointer($0.baseAddress! + 700)) }
+        #expect(found == UnsafeRawPointer(Unmanaged.passUnretained(object).toOpaque()))
+        #expect(page.withUnsafeBufferPointer { Prefetch.storageAddress(ofArrayAt: UnsafeRawPointer($0.baseAddress! + 1)) } == nil)
+    }
 }

@@ -455,10 +455,12 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
         return snapshots.map { register($0, asFaults: asFaults) }
     }
 
-    /// Registers or refreshes one object from its row (see above).
-    func register(_ snapshot: consuming Snapshot, asFaults: Bool) -> ManagedObject {
+    /// Registers or refreshes one object from its row (see above);
+    /// `nextKey` is the key of the row of its table registered after it,
+    /// if known.
+    func register(_ snapshot: consuming Snapshot, asFaults: Bool, nextKey: Int64? = nil) -> ManagedObject {
         let id = snapshot.id
-        let object = registered.object(for: id) { objectClass(for: id.entity).init(fault: id, context: self) }
+        let object = registered.object(for: id, nextKey: nextKey) { objectClass(for: id.entity).init(fault: id, context: self) }
         if object.isFault {
             if asFaults {
                 object.version = snapshot.version

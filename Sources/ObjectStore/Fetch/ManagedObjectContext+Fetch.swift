@@ -215,9 +215,15 @@ extension ManagedObjectContext {
             // one query in all, as Core Data's row cache gives.
             let asFaults = !inMemory && request.returnsObjectsAsFaults && request.relationshipKeyPathsForPrefetching.isEmpty
             objects = []
+            // Each row is registered once the next is decoded, and the
+            // next one's slot in the map loads meanwhile: rows sorted by
+            // anything but their key come in no order of key.
+            var previous: Snapshot?
             try statement.store.forEachSnapshot(sql: statement.sql, bindings: plan.bindings, root: plan.root) { snapshot in
-                objects.append(register(snapshot, asFaults: asFaults))
+                if let row = previous.take() { objects.append(register(row, asFaults: asFaults, nextKey: snapshot.id.primaryKey)) }
+                previous = snapshot
             }
+            if let row = previous.take() { objects.append(register(row, asFaults: asFaults)) }
             if !inMemory { return objects }
             sorted = plan.sortsInSQL
             if let residual = plan.residual {
