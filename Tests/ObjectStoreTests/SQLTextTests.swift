@@ -261,6 +261,34 @@ import struct Predicates.Predicate
         #expect(after.rendered(by: postgres).text == "CAST($1 AS bigint) AND t.name = CAST($2 AS text)")
     }
 
+    /// A conjunct refused after it joined a table (`team.b == 'x' OR …`
+    /// joins Team before its division is refused) takes its join and the
+    /// join's alias back with it: a later conjunct over the same key path
+    /// joins the table again, as its own.
+    @Test func refusedConjunctTakesItsJoinBack() throws {
+        let coordinator = PersistentStoreCoordinator(model: ContextModelTests.model)
+        try coordinator.addPersistentStore(type: .inMemory, at: nil, options: PersistentStoreOptions())
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let named = context.insertObject(forEntityName: "Team")
+        named["b"] = .string("x")
+        let unnamed = context.insertObject(forEntityName: "Team")
+        for (a, team) in [(1, named), (2, unnamed), (3, nil)] as [(Int64, ManagedObject?)] {
+            let item = context.insertObject(forEntityName: "Item")
+            item["a"] = .int(a)
+            if let team { item.setObject(team, forKey: "team") }
+        }
+        try context.save()
+        let refused = "(team.b == 'x' OR (a + 1) / (a + 1) > 1)"
+        for format in ["\(refused) AND team.b != nil", "team.b != nil AND \(refused) AND team.b != 'y'"] {
+            var request = FetchRequest(entityName: "Item", predicate: try Predicate(format: format))
+            request.resultType = .count
+            let plan = try context.explain(request)
+            #expect(plan.sql.components(separatedBy: "LEFT JOIN").count == 2, "one join: \(plan.sql)")
+            #expect(plan.residual == (try Predicate(format: refused)))
+            #expect(try context.count(for: request) == 1)
+        }
+    }
+
     /// `SQL.truncate(to:)` drops text, slots and values appended after
     /// the mark, and gives back what `truth` was.
     @Test func truncatingGoesBackToTheMark() {

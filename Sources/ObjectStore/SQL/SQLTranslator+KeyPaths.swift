@@ -78,8 +78,8 @@ extension SQLTranslator {
                 }
                 let joined = newAlias()
                 let table = mapping.table(for: destination)
-                current.joins.append("LEFT JOIN \(table.name) \(joined) ON \(joined).\(mapping.primaryKey) = \(fk)")
-                current.joinAliases[prefix] = (joined, destination)
+                current.addJoin("LEFT JOIN \(table.name) \(joined) ON \(joined).\(mapping.primaryKey) = \(fk)",
+                                prefix: prefix, alias: joined, entity: destination)
                 alias = joined
             }
             entity = destination

@@ -59,13 +59,11 @@ extension SQLTranslator {
     mutating func translate(conjunct: Predicate, into out: inout SQL) throws -> Bool {
         let savedBindings = bindings.count
         let savedJoins = (root.joins.count, aliasCounter)
-        let savedAliases = root.joinAliases
         let mark = out.mark
         func rollBack() {
             bindings.removeSubrange(savedBindings...)
-            root.joins.removeSubrange(savedJoins.0...)
+            root.dropJoins(after: savedJoins.0)
             aliasCounter = savedJoins.1
-            root.joinAliases = savedAliases
             out.truncate(to: mark)
         }
         polarity = dialect.approximates ? true : nil

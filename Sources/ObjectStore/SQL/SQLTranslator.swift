@@ -51,8 +51,13 @@ package struct SQLTranslator {
     final class Scope {
         let alias: String
         let entity: EntityDescription
-        var joins: [String] = []
-        var joinAliases: [String: (alias: String, entity: EntityDescription)] = [:]
+        private(set) var joins: [String] = []
+        /// Each join's alias and entity, by the key path prefix it follows.
+        private(set) var joinAliases: [String: (alias: String, entity: EntityDescription)] = [:]
+        /// The prefixes of `joins`, in their order: what `dropJoins` takes
+        /// out of `joinAliases` (a conjunct refused goes back without a
+        /// copy of the map made for every conjunct).
+        private var joinPrefixes: [String] = []
         /// SUBQUERY variables visible here, by name.
         var variables: [String: Scope]
 
@@ -60,6 +65,22 @@ package struct SQLTranslator {
             self.alias = alias
             self.entity = entity
             self.variables = variables
+        }
+
+        /// Adds `join`, which follows the key path `prefix` to `entity`
+        /// as `alias`.
+        func addJoin(_ join: String, prefix: String, alias: String, entity: EntityDescription) {
+            joins.append(join)
+            joinPrefixes.append(prefix)
+            joinAliases[prefix] = (alias, entity)
+        }
+
+        /// Drops the joins after the first `count`, and their aliases.
+        func dropJoins(after count: Int) {
+            guard joins.count > count else { return }
+            for prefix in joinPrefixes[count...] { joinAliases[prefix] = nil }
+            joins.removeSubrange(count...)
+            joinPrefixes.removeSubrange(count...)
         }
     }
 
