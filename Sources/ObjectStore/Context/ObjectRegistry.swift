@@ -380,15 +380,11 @@ struct RowPages {
     mutating func removeUnused(into unused: inout [ManagedObject]) {
         for p in pages.indices where !pages[p].isEmpty {
             var left = pageCounts[p]
-            pages[p].withUnsafeMutableBufferPointer { page in
-                for i in 0..<Swift.min(Self.ahead, page.count) { Prefetch.object(at: page.baseAddress! + i) }
-                for i in page.indices {
-                    if i + Self.ahead < page.count { Prefetch.object(at: page.baseAddress! + i + Self.ahead) }
-                    guard page[i] != nil, isKnownUniquelyReferenced(&page[i]!) else { continue }
-                    unused.append(page[i]!)
-                    page[i] = nil
-                    left -= 1
-                }
+            Self.forEachSlotLoadingAhead(of: &pages[p]) { slot in
+                guard slot != nil, isKnownUniquelyReferenced(&slot!) else { return }
+                unused.append(slot!)
+                slot = nil
+                left -= 1
             }
             count -= Int(pageCounts[p] - left)
             pageCounts[p] = left
@@ -400,17 +396,24 @@ struct RowPages {
         }
     }
 
+    /// Runs `body` on each slot of `page` in order, the header of the
+    /// object `ahead` slots on loading meanwhile.
+    @inline(__always)
+    private static func forEachSlotLoadingAhead(of page: inout ContiguousArray<Slot>, _ body: (inout Slot) -> Void) {
+        page.withUnsafeMutableBufferPointer { page in
+            for i in 0..<Swift.min(ahead, page.count) { Prefetch.object(at: page.baseAddress! + i) }
+            for i in page.indices {
+                if i + ahead < page.count { Prefetch.object(at: page.baseAddress! + i + ahead) }
+                body(&page[i])
+            }
+        }
+    }
+
     /// Lets go of every object, in key order, loading their headers ahead
     /// (see `ahead`): the map's end, when its context goes.
     mutating func releaseAll() {
         for p in pages.indices where !pages[p].isEmpty {
-            pages[p].withUnsafeMutableBufferPointer { page in
-                for i in 0..<Swift.min(Self.ahead, page.count) { Prefetch.object(at: page.baseAddress! + i) }
-                for i in page.indices {
-                    if i + Self.ahead < page.count { Prefetch.object(at: page.baseAddress! + i + Self.ahead) }
-                    page[i] = nil
-                }
-            }
+            Self.forEachSlotLoadingAhead(of: &pages[p]) { $0 = nil }
             pages[p] = []
             pageCounts[p] = 0
         }
