@@ -203,6 +203,21 @@ public struct SchemaMapping: Sendable {
     }
 
     let storage = Storage()
+    /// The maps read at every fetch and key path, as the builders left
+    /// them: constants, read without the dynamic exclusivity check every
+    /// read of a class's `var` pays (mrq-bench e. parse).
+    final class Lookups: @unchecked Sendable {
+        let tablesByRoot: [ObjectIdentifier: (root: EntityDescription, table: Table)]
+        let columnsByAttribute: [ObjectIdentifier: AttributeColumn]
+
+        init(_ storage: Storage? = nil) {
+            tablesByRoot = storage?.tablesByRoot ?? [:]
+            columnsByAttribute = storage?.columnsByAttribute ?? [:]
+        }
+    }
+
+    /// Made once the builders are done (see `Lookups`).
+    private(set) var lookups = Lookups()
     private var tables: [String: Table] { storage.tables }
     private var attributeColumns: [String: [String: AttributeColumn]] { storage.attributeColumns }
     private var toOneColumns: [String: [String: ToOneColumns]] { storage.toOneColumns }
@@ -230,6 +245,7 @@ public struct SchemaMapping: Sendable {
             primaryKey = SQLIdentifier(constant: "Z_PK")
             try buildCoreData(model, existing: existing)
         }
+        lookups = Lookups(storage)
     }
 
     private func buildReadable(_ model: ManagedObjectModel) throws {
@@ -362,7 +378,7 @@ public struct SchemaMapping: Sendable {
     public func table(for entity: EntityDescription) -> Table {
         let root = entity.rootEntity
         // The map holds its roots, so an address found there is this root.
-        if let found = storage.tablesByRoot[ObjectIdentifier(root)] { return found.table }
+        if let found = lookups.tablesByRoot[ObjectIdentifier(root)] { return found.table }
         // By name for an entity of another instance of the model.
         return tables[root.name]!
     }
@@ -378,7 +394,7 @@ public struct SchemaMapping: Sendable {
     /// transient one.
     public func column(for attribute: String, of entity: EntityDescription) -> AttributeColumn? {
         guard let found = entity.attribute(named: attribute) else { return nil }
-        if let column = storage.columnsByAttribute[ObjectIdentifier(found)] { return column }
+        if let column = lookups.columnsByAttribute[ObjectIdentifier(found)] { return column }
         guard let owner = found.entity else { return nil }
         return attributeColumns[owner.name]?[attribute]
     }
@@ -387,7 +403,7 @@ public struct SchemaMapping: Sendable {
     /// parent's): found by the attribute itself where the mapping keeps it
     /// so, else by name as `column(for:of:)` does.
     package func column(of attribute: AttributeDescription, in entity: EntityDescription) -> AttributeColumn? {
-        if let column = storage.columnsByAttribute[ObjectIdentifier(attribute)] { return column }
+        if let column = lookups.columnsByAttribute[ObjectIdentifier(attribute)] { return column }
         return column(for: attribute.name, of: entity)
     }
 
