@@ -449,14 +449,19 @@ extension ManagedObjectContext {
             if isRoot { object.version = object.state == .inserted ? 1 : object.version + 1 }
             object.state = .clean
             object.changedRelationshipSet.removeAll()
-            // Shares the object's values and slots: no copy.
-            let snapshot = unheld && !wantsPayload ? nil : currentSnapshot(of: object)
+            // A snapshot shares the object's values and slots: no copy. When
+            // the notification carries none, it is built where it is kept:
+            // a local one assigned and then let go of cost a retain and a
+            // release of each of its references (mrq-bench a. insert).
             if unheld {
                 object.setContext(nil)
-            } else {
-                object.committed = snapshot
+                guard wantsPayload else { return }
+            } else if !wantsPayload {
+                object.committed = currentSnapshot(of: object)
+                return
             }
-            guard wantsPayload, let snapshot else { return }
+            let snapshot = currentSnapshot(of: object)
+            if !unheld { object.committed = snapshot }
             snapshots[object.objectID] = snapshot
             for (i, slot) in object.relationshipSlots.enumerated() {
                 if case .toMany(let ids) = slot { toMany[object.objectID, default: [:]][i] = ids.ids }

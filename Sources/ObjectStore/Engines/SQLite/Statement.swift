@@ -64,8 +64,17 @@ package final class Statement {
     /// d. import).
     package func bindInPlace(_ value: UnsafePointer<Value>, at index: Int32,
                              room: UnsafeMutablePointer<UInt8>) throws {
-        guard case .string(let s) = value.pointee else {
-            return try bind(value.pointee, at: index)
+        // Numbers, dates and booleans are bound from the slot:
+        // reading the whole value out first made a copy of it and let it
+        // go after, for every value (mrq-bench a. insert).
+        let s: String
+        switch value.pointee {
+        case .int(let i): return try check(sqlite3_bind_int64(handle, index, i))
+        case .double(let d): return try check(sqlite3_bind_double(handle, index, d))
+        case .bool(let b): return try check(sqlite3_bind_int64(handle, index, b ? 1 : 0))
+        case .date(let date): return try check(sqlite3_bind_double(handle, index, date.timeIntervalSinceReferenceDate))
+        case .string(let string): s = string
+        default: return try bind(value.pointee, at: index)
         }
         let rc = s.utf8.withContiguousStorageIfAvailable { bytes -> Int32? in
             guard let base = bytes.baseAddress, !bytes.isEmpty else { return nil }
@@ -83,6 +92,12 @@ package final class Statement {
             }
         } ?? nil
         guard let rc else { return try bind(value.pointee, at: index) }
+        try check(rc)
+    }
+
+    /// Throws the error of a binding that failed.
+    @inline(__always)
+    private func check(_ rc: Int32) throws {
         guard rc == SQLITE_OK else { throw database.error(rc, sql: sql) }
     }
 
