@@ -203,17 +203,11 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
         bindings.append(value)
     }
 
-    /// A slot for the value another holds: the translator's fragments name
-    /// its values by their place (see the type's notes).
-    mutating func appendSlot(for index: Int, type: String? = nil) {
-        truth = nil
-        slots.append(Slot(offset: text.count - slotBase, kind: .parameter(index, type: type)))
-    }
-
-    /// A slot for the value another holds at `index`, with `parameter`,
-    /// the text the dialect writes for it there, written now: a statement
-    /// whose parameters all keep their places is written without a pass
-    /// over its slots (`rendered`).
+    /// A slot for the value another holds at `index` (the translator's
+    /// fragments name its values by their place: see the type's notes),
+    /// with `parameter`, the text the dialect writes for it there, written
+    /// now: a statement whose parameters all keep their places is written
+    /// without a pass over its slots (`rendered`).
     mutating func appendSlot(for index: Int, type: String? = nil, written parameter: String) {
         truth = nil
         slots.append(Slot(offset: text.count - slotBase,
