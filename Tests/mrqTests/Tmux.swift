@@ -58,8 +58,35 @@ final class Tmux {
             if exited { return status }
             usleep(20_000)
         }
-        Issue.record("timed out waiting for the program to exit; screen:\n\(try screen().joined(separator: "\n"))", sourceLocation: sourceLocation)
+        Issue.record("timed out waiting for the program to exit; \(programState()); screen:\n\(try screen().joined(separator: "\n"))", sourceLocation: sourceLocation)
         return nil
+    }
+
+    /// What the program in the pane is doing, for a timeout's message:
+    /// its process state and the kernel function it waits in (`n_tty_read`
+    /// with nothing typed pending is a key that never arrived), and its
+    /// terminal's line discipline mode (canonical or raw, echo).
+    func programState() -> String {
+        guard let fields = try? tmux(["list-panes", "-t", target, "-F", "#{pane_pid} #{pane_tty}"])
+            .split(separator: "\n").first?.split(separator: " ").map(String.init), fields.count == 2 else {
+            return "pane unknown"
+        }
+        let (pid, tty) = (fields[0], fields[1])
+        let stat = (try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8))?
+            .split(separator: ")").last?.split(separator: " ").first.map(String.init) ?? "?"
+        let wchan = (try? String(contentsOfFile: "/proc/\(pid)/wchan", encoding: .utf8)) ?? "?"
+        var mode = "terminal mode unknown"
+        let descriptor = open(tty, O_RDONLY | O_NOCTTY | O_NONBLOCK)
+        if descriptor >= 0 {
+            defer { close(descriptor) }
+            var settings = termios()
+            if tcgetattr(descriptor, &settings) == 0 {
+                let canonical = settings.c_lflag & tcflag_t(ICANON) != 0
+                let echo = settings.c_lflag & tcflag_t(ECHO) != 0
+                mode = "\(canonical ? "canonical" : "raw")\(echo ? ", echo" : "")"
+            }
+        }
+        return "pid \(pid) state \(stat) waiting in \(wchan.isEmpty ? "-" : wchan), \(tty) \(mode)"
     }
 
     /// The visible screen, trailing blanks trimmed from each line and
@@ -84,7 +111,7 @@ final class Tmux {
         var lines = try screen()
         while !condition(lines) {
             guard Date() < deadline else {
-                Issue.record("timed out waiting for \(description); screen:\n\(lines.joined(separator: "\n"))",
+                Issue.record("timed out waiting for \(description); \(programState()); screen:\n\(lines.joined(separator: "\n"))",
                              sourceLocation: sourceLocation)
                 return lines
             }
@@ -100,24 +127,46 @@ final class Tmux {
         try waitFor("last line '\(line)'", sourceLocation: sourceLocation) { $0.last == line }
     }
 
-    /// Runs one tmux client command and returns its standard output.
+    /// Runs one tmux client command and returns its standard output; throws
+    /// what the client said when it fails. A client that could not reach
+    /// the server (its socket's backlog full on a loaded machine) sent
+    /// nothing, so it is run again, up to five times.
+    @discardableResult
+    private func tmux(_ arguments: [String]) throws -> String {
+        var attempt = 1
+        while true {
+            let (status, output, error) = try runClient(arguments)
+            if status == 0 { return output }
+            if error.contains("error connecting to"), attempt < 5 {
+                attempt += 1
+                usleep(100_000)
+                continue
+            }
+            throw TmuxClientFailure(arguments: arguments, status: status, message: error)
+        }
+    }
+
+    /// Runs one tmux client: its exit status, standard output and error.
     ///
     /// Not through Foundation's `Process`: the first command forks the tmux
     /// server, which would inherit the descriptors `Process` watches to see
     /// its child exit (and any pipe another test has open), and hang them.
     /// So this spawns tmux directly with only stdin, stdout and stderr open,
-    /// no signals blocked, and stdout going to a temporary file.
-    @discardableResult
-    private func tmux(_ arguments: [String]) throws -> String {
+    /// no signals blocked, and stdout and stderr going to temporary files.
+    private func runClient(_ arguments: [String]) throws -> (status: Int32, output: String, error: String) {
         let outputPath = NSTemporaryDirectory() + "mrq-tmux-\(UUID().uuidString)"
-        defer { try? FileManager.default.removeItem(atPath: outputPath) }
+        let errorPath = outputPath + "-error"
+        defer {
+            try? FileManager.default.removeItem(atPath: outputPath)
+            try? FileManager.default.removeItem(atPath: errorPath)
+        }
 
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
         posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
         posix_spawn_file_actions_addopen(&actions, 1, outputPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
-        posix_spawn_file_actions_addopen(&actions, 2, "/dev/null", O_WRONLY, 0)
+        posix_spawn_file_actions_addopen(&actions, 2, errorPath, O_WRONLY | O_CREAT | O_TRUNC, 0o600)
         closeInheritedDescriptors(&actions)
 
         var attributes = posix_spawnattr_t()
@@ -141,7 +190,12 @@ final class Tmux {
         guard spawned == 0 else { throw POSIXError(POSIXErrorCode(rawValue: spawned) ?? .EIO) }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) == -1 && errno == EINTR {}
-        return (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? ""
+        // WIFEXITED and WEXITSTATUS are macros Swift does not import: a
+        // signal's number in the low 7 bits, else the exit code above them.
+        let exitCode = status & 0x7f == 0 ? (status >> 8) & 0xff : 128 + status & 0x7f
+        return (exitCode,
+                (try? String(contentsOfFile: outputPath, encoding: .utf8)) ?? "",
+                (try? String(contentsOfFile: errorPath, encoding: .utf8)) ?? "")
     }
 
     /// Adds "close every descriptor from 3 up" to `actions`: glibc's
@@ -157,5 +211,16 @@ final class Tmux {
         for descriptor in open.compactMap({ Int32($0) }) where descriptor > 2 {
             posix_spawn_file_actions_addclose(&actions, descriptor)
         }
+    }
+}
+
+/// A tmux client that exited with a failure, and what it said.
+struct TmuxClientFailure: Error, CustomStringConvertible {
+    let arguments: [String]
+    let status: Int32
+    let message: String
+
+    var description: String {
+        "tmux \(arguments.joined(separator: " ")) exited with \(status): \(message)"
     }
 }
