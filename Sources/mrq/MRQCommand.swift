@@ -241,6 +241,7 @@ struct MRQCommand: ParsableCommand {
         if !unsaved.isEmpty {
             output.writeError("mrq: \(Self.unsavedMessage(unsaved))\n")
         }
+        session.prepareForExit()
         if failed { throw ExitCode(65) }
         if !unsaved.isEmpty { throw ExitCode(Self.unsavedChangesStatus) }
         if output.failure != nil { throw ExitCode(74) }

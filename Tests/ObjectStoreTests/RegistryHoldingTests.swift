@@ -43,6 +43,42 @@ final class LookingItem: ManagedObject {
         return coordinator
     }
 
+    /// At a process's end (mrq after its last statement) a context leaves
+    /// its objects to the exit instead of letting go of each: they outlive
+    /// the context, unreleased, and the map is empty; the store still
+    /// closes when the context and coordinator go, its log checkpointed.
+    @Test func objectsLeftToTheProcessExitOutliveTheirContextAndTheStoreStillCloses() throws {
+        let path = TestModels.temporaryStorePath()
+        defer { try? FileManager.default.removeItem(atPath: URL(fileURLWithPath: path).deletingLastPathComponent().path) }
+        weak var left: ManagedObject?
+        do {
+            let coordinator = PersistentStoreCoordinator(model: try Self.model())
+            try coordinator.addSQLiteStore(at: URL(fileURLWithPath: path))
+            let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+            var items: [ManagedObject] = []
+            for i in 0..<3 {
+                let item = context.insertObject(forEntityName: "Item")
+                item["rank"] = .int(Int64(i))
+                items.append(item)
+            }
+            try context.save()
+            left = items[0]
+            #expect(context.registeredObjects.count == 3)
+            context.leaveObjectsToProcessExit()
+            #expect(context.registeredObjects.isEmpty)
+            #expect(context.registered.count == 0)
+            items = []
+        }
+        // The context and its coordinator are gone; the objects are not.
+        #expect(left != nil)
+        #expect(!OpenConnections.filenames().contains(path))
+        #expect(!FileManager.default.fileExists(atPath: path + "-wal"))
+        let reopened = PersistentStoreCoordinator(model: try Self.model())
+        try reopened.addSQLiteStore(at: URL(fileURLWithPath: path))
+        let reader = ManagedObjectContext(concurrencyType: .confined, coordinator: reopened)
+        #expect(try reader.count(for: FetchRequest(entityName: "Item")) == 3)
+    }
+
     @Test func anObjectNobodyHoldsIsGoneAndARefetchSeesTheRowAsItIsNow() throws {
         let coordinator = try Self.store(items: 3, model: try Self.model())
         let reader = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)

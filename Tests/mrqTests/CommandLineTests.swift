@@ -213,6 +213,32 @@ struct CommandLineTests {
         #expect(count.stdout.contains("│     1 │"))
     }
 
+    // MARK: - The end of a run
+
+    /// A run leaves the objects it imported to the process's end (the
+    /// kernel frees them at once), and still closes what it opened: the
+    /// store, its log checkpointed and gone, and an `.output` file,
+    /// written in full.
+    @Test func aRunEndsWithItsStoreClosedAndItsOutputWritten() throws {
+        let directory = NSTemporaryDirectory() + "mrq-end-\(UUID().uuidString)"
+        try FileManager.default.createDirectory(atPath: directory, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let departments = (0..<300).map { "{\"name\": \"D\($0)\"}" }.joined(separator: ",")
+        try "[\(departments)]".write(toFile: directory + "/d.json", atomically: true, encoding: .utf8)
+        let store = directory + "/s.sqlite"
+        let result = try MRQBinary.run([
+            "--model", Self.model, "--store", store, "-c", "import Department from \"\(directory)/d.json\"", "-c", "save",
+            "-c", ".output \(directory)/out.txt", "-c", "count Department",
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        #expect(result.stdout == "imported 300 Department objects\nsaved 300 changes\n")
+        #expect(!FileManager.default.fileExists(atPath: store + "-wal"))
+        #expect(!FileManager.default.fileExists(atPath: store + "-shm"))
+        #expect(try String(contentsOfFile: directory + "/out.txt", encoding: .utf8).contains("│   300 │"))
+        let count = try MRQBinary.run(["--store", store, "-c", "count Department"])
+        #expect(count.stdout.contains("│   300 │"))
+    }
+
     // MARK: - Standard output that takes no more
 
     /// Was a SIGILL: FileHandle.write is a try! on Linux.

@@ -223,6 +223,14 @@ public final class ManagedObjectContext: @unchecked Sendable, CustomStringConver
     /// here; unchanged ones stay only while your program holds them.
     public var registeredObjects: [ManagedObject] { registered.values }
 
+    /// Leaves the objects this context holds to the end of the process
+    /// instead of letting go of each when the context goes: for a process
+    /// about to exit (mrq after its last statement), where taking a large
+    /// graph apart object by object is work the kernel then does at once
+    /// (200,000 imported people: 85 ms, 5.6% of mrq-bench m. shell
+    /// import). Use the context for nothing afterwards but to let it go.
+    package func leaveObjectsToProcessExit() { registered.leaveToProcessExit() }
+
     /// The objects inserted and not saved yet, in the order they were
     /// inserted (Core Data's `insertedObjects`).
     public var insertedObjects: [ManagedObject] { changedObjects(in: .inserted) }

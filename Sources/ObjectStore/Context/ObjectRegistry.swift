@@ -54,6 +54,25 @@ final class ObjectRegistry: @unchecked Sendable {
         pthread_mutex_init(mutex, nil)
     }
 
+    /// Empties the map without letting go of its objects: they stay in
+    /// memory, unreachable, until the process ends and the kernel takes
+    /// its memory back at once. Only for a process about to exit.
+    func leaveToProcessExit() {
+        pthread_mutex_lock(mutex)
+        let left = tables
+        tables = []
+        tableKeys = []
+        recent = 0
+        pthread_mutex_unlock(mutex)
+        _ = Unmanaged.passRetained(LeftToProcessExit(left))
+    }
+
+    /// A map's tables, never released (see `leaveToProcessExit`).
+    private final class LeftToProcessExit {
+        let tables: [RowPages]
+        init(_ tables: [RowPages]) { self.tables = tables }
+    }
+
     deinit {
         for t in tables.indices { tables[t].releaseAll() }
         pthread_mutex_destroy(mutex)

@@ -34,6 +34,18 @@ public protocol ShellSessionProtocol: AnyObject {
     var quitRequested: Bool { get set }
 
     var renderOptions: RenderOptions { get set }
+
+    /// Called once, after the last statement, when the process is about
+    /// to exit: the session may leave what only takes memory to the end
+    /// of the process, rather than free it piece by piece. Whatever holds
+    /// a file, a connection or a temporary folder is still closed when
+    /// the session goes. The session runs nothing afterwards.
+    func prepareForExit()
+}
+
+extension ShellSessionProtocol {
+    /// Leaves everything to the session's own teardown.
+    public func prepareForExit() {}
 }
 
 /// Where a session writes: results to `write`, diagnostics to

@@ -54,6 +54,15 @@ public final class ShellSession: ShellSessionProtocol {
     public private(set) var openingReport: [String] = []
     /// Set by `.quit` and `.exit`.
     public var quitRequested = false
+
+    /// Leaves the context's objects to the process's end (a large import's
+    /// graph is freed by the kernel at exit, not object by object); the
+    /// stores, outputs and temporary folders still close as the session
+    /// goes, since the objects keep none of them.
+    public func prepareForExit() {
+        context.leaveObjectsToProcessExit()
+    }
+
     /// Throws when Ctrl-C asked the running statement to stop; tests put
     /// their own in (the real flag is the whole process's).
     var checkInterrupt: () throws -> Void = StatementInterrupt.check
