@@ -155,7 +155,12 @@ open class ManagedObject: CustomStringConvertible {
 
     /// A fault for `id`: no values until first accessed. Contexts make
     /// these for fetched rows and relationship destinations.
-    public required init(fault id: ObjectID, context: ManagedObjectContext) {
+    ///
+    /// The context is borrowed, not taken: the object keeps only its
+    /// `hearing`, and a context's retain and release go through its side
+    /// table (it is held weakly), a slow path once per fetched row
+    /// (mrq-bench b. fetch).
+    public required init(fault id: ObjectID, context: borrowing ManagedObjectContext) {
         self.entity = id.entity
         // A fault stands for a saved object: it was inserted long ago.
         self.record = Record(
