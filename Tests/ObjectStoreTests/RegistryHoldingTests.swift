@@ -211,4 +211,60 @@ final class LookingItem: ManagedObject {
         #expect(context.registeredObjects.isEmpty)
         #expect(LookingItem.lookedUp == 50)
     }
+
+    // An object reaches its context through the context's one shared
+    // `ChangeHearing`, which holds the context weakly: these pin down that
+    // the object still holds its context as a weak reference did.
+
+    @Test func anObjectKeepsNoContextAliveAndReadsNilOnceItIsGone() throws {
+        let coordinator = try Self.store(items: 3, model: try Self.model())
+        var context: ManagedObjectContext? = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        weak let watched = context
+        var request = FetchRequest(entityName: "Item")
+        request.returnsObjectsAsFaults = false
+        let objects = Array(try #require(context).fetch(request))
+        #expect(objects.count == 3)
+        #expect(objects.allSatisfy { $0.managedObjectContext === context })
+        context = nil
+        #expect(watched == nil)
+        #expect(objects.allSatisfy { $0.managedObjectContext == nil })
+        // Filled before the context went: the values stay.
+        #expect(Set(objects.map { $0["name"] }) == [.string("item 0"), .string("item 1"), .string("item 2")])
+    }
+
+    @Test func aFaultHoldingItsRowFillsWhileItsContextLivesAndNotAfter() throws {
+        let coordinator = try Self.store(items: 2, model: try Self.model())
+        var context: ManagedObjectContext? = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let sorted = [SortKey(keyPath: ["rank"], ascending: true)]
+        let objects = Array(try #require(context).fetch(FetchRequest(entityName: "Item", sortDescriptors: sorted)))
+        #expect(objects.count == 2 && objects.allSatisfy(\.isFault))
+        // Filled from the row it was fetched with.
+        #expect(objects[0]["name"] == .string("item 0"))
+        #expect(!objects[0].isFault)
+        // The context goes: the other fault is not filled, as when it had
+        // a weak reference of its own that read nil.
+        context = nil
+        #expect(objects[1].isFault)
+        #expect(objects[1]["name"] == .null)
+        #expect(objects[1].isFault)
+        #expect(objects[0]["name"] == .string("item 0"))
+    }
+
+    @Test func anObjectThatLeftItsContextReadsNilWhileTheContextLives() throws {
+        let coordinator = try Self.store(items: 1, model: try Self.model())
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let item = context.insertObject(forEntityName: "Item")
+        #expect(item.managedObjectContext === context)
+        try context.save()
+        #expect(item.managedObjectContext === context)
+        context.delete(item)
+        try context.save()
+        // Its delete saved: it has left the context.
+        #expect(item.managedObjectContext == nil)
+        let other = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        let fetched = try #require(try other.fetch(FetchRequest(entityName: "Item")).first)
+        #expect(fetched.managedObjectContext === other)
+        other.reset()
+        #expect(fetched.managedObjectContext == nil)
+    }
 }

@@ -50,18 +50,20 @@ open class ManagedObject: CustomStringConvertible {
     /// it: its delete was saved, its unsaved insert was deleted or undone,
     /// or the context was reset. The context is held weakly, as in Core
     /// Data: keep a reference to the context yourself.
-    public private(set) weak var managedObjectContext: ManagedObjectContext?
+    public final var managedObjectContext: ManagedObjectContext? {
+        hearing?.context
+    }
 
-    /// Joins `context` (or leaves, with nil); takes its `hearing` along
-    /// without loading the weak reference back.
+    /// Joins `context` (or leaves, with nil): the object holds the
+    /// context's `hearing`, which holds the context weakly.
     @inline(__always)
     func setContext(_ context: ManagedObjectContext?) {
-        managedObjectContext = context
         hearing = context?.hearing
     }
-    /// The context's `hearing`: whether it must hear of every change of an
-    /// object already in its change set, read without loading the weak
-    /// reference (which costs more than the rest of a write).
+    /// The context's `hearing`, shared by its objects: the way to the
+    /// context, and whether it must hear of every change of an object
+    /// already in its change set, read without loading the context's
+    /// weak reference (which costs more than the rest of a write).
     private final var hearing: ChangeHearing? {
         get { record.hearing }
         set { record.hearing = newValue }
@@ -153,13 +155,17 @@ open class ManagedObject: CustomStringConvertible {
 
     /// A fault for `id`: no values until first accessed. Contexts make
     /// these for fetched rows and relationship destinations.
-    public required init(fault id: ObjectID, context: ManagedObjectContext) {
+    ///
+    /// The context is borrowed, not taken: the object keeps only its
+    /// `hearing`, and a context's retain and release go through its side
+    /// table (it is held weakly), a slow path once per fetched row
+    /// (mrq-bench b. fetch).
+    public required init(fault id: ObjectID, context: borrowing ManagedObjectContext) {
         self.entity = id.entity
         // A fault stands for a saved object: it was inserted long ago.
         self.record = Record(
             objectID: id, hearing: context.hearing, values: [], relationshipSlots: id.entity.faultSlots,
             isFault: true, hasAwokenFromInsert: true)
-        self.managedObjectContext = context
     }
 
     /// A typed subclass names its entity: its class name by default.
@@ -275,7 +281,29 @@ open class ManagedObject: CustomStringConvertible {
     /// Loads the object's values if it is a fault.
     @inline(__always)
     func willAccessValues() {
-        if isFault { managedObjectContext?.fulfillFault(self) }
+        if isFault { fireFault() }
+    }
+
+    /// Fills a fault: from the row it was fetched with, if it holds one
+    /// and its context is still there (without loading the context's weak
+    /// reference), else through its context.
+    private func fireFault() {
+        if committed != nil, let hearing, hearing.isOpen {
+            fillFromFetchedRow()
+        } else {
+            managedObjectContext?.fulfillFault(self)
+        }
+    }
+
+    /// Fills a fault fetched with its row (`committed`) from that row.
+    func fillFromFetchedRow() {
+        guard let committed else { return }
+        values = committed.values
+        for (i, relationship) in entity.relationships.enumerated() where relationship.isToOne {
+            relationshipSlots[i] = .toOne(committed.toOneID(at: i))
+        }
+        isFault = false
+        awakeFromFetch()
     }
 
     // MARK: - Attribute access
