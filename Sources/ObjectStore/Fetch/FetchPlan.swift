@@ -45,17 +45,19 @@ package struct FetchPlan {
     /// The plan of `request` over `entity` in `store`.
     package init(request: borrowing FetchRequest, entity: EntityDescription, store: any SQLStore, predicate: borrowing Predicate?) throws {
         self.entity = entity
-        dialect = store.dialect
         self.root = entity.rootEntity
-        let mapping = store.mapping
-        table = mapping.table(for: entity)
+        // The store's mapping and dialect, read once (by the translator):
+        // each read through the store copies the mapping (four retains)
+        // and the dialect (workload e).
         var translator = SQLTranslator(store: store, entity: entity)
-        translator.objectVariables = request.objectVariables
+        dialect = translator.dialect
+        table = translator.mapping.table(for: entity)
+        if !request.objectVariables.isEmpty { translator.objectVariables = request.objectVariables }
         // The WHERE condition, written in one buffer: the entity filter,
         // then each conjunct SQL runs.
         var condition = SQL()
         if let filter = Self.entityFilter(entity: entity, table: table, includesSubentities: request.includesSubentities,
-                                          mapping: mapping) {
+                                          mapping: translator.mapping) {
             condition.append(filter)
         }
         if let predicate = copy predicate {
@@ -97,7 +99,9 @@ package struct FetchPlan {
         sortTerms = orderable ? terms : nil
         // Written from the translator's parts, not through its methods: a
         // call on it here made a copy of the whole translator.
-        self.condition = (restricts ? condition : SQL.always(true, dialect.trueSQL)).binding(translator.bindings)
+        // The buffer written moved into the plan, not copied.
+        self.condition = restricts ? (consume condition).binding(translator.bindings)
+            : SQL.always(true, dialect.trueSQL).binding(translator.bindings)
         var from = table.fromItem
         for join in translator.joins { from += " " + join }
         self.from = from

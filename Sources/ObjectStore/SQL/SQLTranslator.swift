@@ -51,35 +51,67 @@ package struct SQLTranslator {
     final class Scope {
         let alias: String
         let entity: EntityDescription
-        private(set) var joins: [String] = []
+        /// The joins, in order.
+        var joins: [String] { joinList }
         /// Each join's alias and entity, by the key path prefix it follows.
-        private(set) var joinAliases: [String: (alias: String, entity: EntityDescription)] = [:]
+        var joinAliases: [String: (alias: String, entity: EntityDescription)] { aliasesByPrefix }
+        // The joins' storage: read at every conjunct and plan, changed
+        // only through `addJoin` and `dropJoins`, which keep no access
+        // open while they call out; read without the runtime's
+        // exclusivity bookkeeping (mrq-bench e. parse ×20).
+        @exclusivity(unchecked) private var joinList: [String] = []
+        @exclusivity(unchecked) private var aliasesByPrefix: [String: (alias: String, entity: EntityDescription)] = [:]
         /// The prefixes of `joins`, in their order: what `dropJoins` takes
         /// out of `joinAliases` (a conjunct refused goes back without a
         /// copy of the map made for every conjunct).
         private var joinPrefixes: [String] = []
-        /// SUBQUERY variables visible here, by name.
-        var variables: [String: Scope]
+        /// The SUBQUERY variables of the scopes around this one, by name.
+        /// Constants (as `variable` is), so that reading them takes no
+        /// dynamic exclusivity check: every key path asks (workload e).
+        private let outerVariables: [String: Scope]
+        /// The SUBQUERY variable naming this scope's own row, if any. Kept
+        /// apart from `outerVariables`: a scope in its own map would keep
+        /// itself alive.
+        let variable: String?
 
-        init(alias: String, entity: EntityDescription, variables: [String: Scope] = [:]) {
+        init(alias: String, entity: EntityDescription, variables: [String: Scope] = [:], variable: String? = nil) {
             self.alias = alias
             self.entity = entity
-            self.variables = variables
+            self.outerVariables = variables
+            self.variable = variable
+        }
+
+        /// Whether any SUBQUERY variable is visible here.
+        var hasVariables: Bool { variable != nil || !outerVariables.isEmpty }
+
+        /// The scope the SUBQUERY variable `name` reads, if one is visible here.
+        func variable(_ name: String) -> Scope? {
+            if let variable, variable == name { return self }
+            return outerVariables.isEmpty ? nil : outerVariables[name]
+        }
+
+        /// Every SUBQUERY variable visible here, by name: those of a scope
+        /// inside this one.
+        var variables: [String: Scope] {
+            guard let variable else { return outerVariables }
+            var all = outerVariables
+            all[variable] = self
+            return all
         }
 
         /// Adds `join`, which follows the key path `prefix` to `entity`
         /// as `alias`.
         func addJoin(_ join: String, prefix: String, alias: String, entity: EntityDescription) {
-            joins.append(join)
+            joinList.append(join)
             joinPrefixes.append(prefix)
-            joinAliases[prefix] = (alias, entity)
+            aliasesByPrefix[prefix] = (alias, entity)
         }
 
         /// Drops the joins after the first `count`, and their aliases.
         func dropJoins(after count: Int) {
-            guard joins.count > count else { return }
-            for prefix in joinPrefixes[count...] { joinAliases[prefix] = nil }
-            joins.removeSubrange(count...)
+            guard joinList.count > count else { return }
+            for prefix in joinPrefixes[count...] { aliasesByPrefix[prefix] = nil }
+            joinList.removeSubrange(count...)
             joinPrefixes.removeSubrange(count...)
         }
     }
@@ -363,8 +395,7 @@ package struct SQLTranslator {
         // starts at its own entity (looked up only where there are any:
         // a lookup hashes the name).
         var start = 0
-        let variables = scope.variables
-        if !variables.isEmpty, let first = path.first, let variableScope = variables[first] {
+        if scope.hasVariables, let first = path.first, let variableScope = scope.variable(first) {
             entity = variableScope.entity
             start = 1
         }
@@ -439,14 +470,15 @@ package struct SQLTranslator {
 
     /// The FROM clause and correlation of a subquery over a to-many.
     /// The returned scope's joins must be placed after the FROM item.
+    /// `variable` names the subquery's row (a SUBQUERY's variable).
     mutating func toManyFrom(_ prefix: [String], relationship: RelationshipDescription, owner: EntityDescription,
-                                     in scope: Scope) throws -> ToManyFrom {
+                             in scope: Scope, variable: String? = nil) throws -> ToManyFrom {
         guard let destination = relationship.destination else { throw Untranslatable(reason: "no destination") }
         let ownerColumn: String
         var nullableOwner: String?
         if prefix.isEmpty {
             ownerColumn = "\(scope.alias).\(mapping.primaryKey)"
-        } else if let variableScope = scope.variables[prefix[0]], prefix.count == 1 {
+        } else if prefix.count == 1, let variableScope = scope.variable(prefix[0]) {
             ownerColumn = "\(variableScope.alias).\(mapping.primaryKey)"
         } else {
             let resolved = try resolve(prefix, in: scope)
@@ -456,7 +488,7 @@ package struct SQLTranslator {
             nullableOwner = ownerColumn
         }
         let alias = newAlias()
-        let inner = Scope(alias: alias, entity: destination, variables: scope.variables)
+        let inner = Scope(alias: alias, entity: destination, variables: scope.variables, variable: variable)
         let destinationTable = mapping.table(for: destination)
         var entityFilter = ""
         if let entityColumn = destinationTable.entityColumn, destination.rootEntity !== destination {
