@@ -24,7 +24,8 @@ package struct FetchPlan {
     package var order: SQL? { sortTerms.map { $0 + "t." + table.primaryKey.quoted } }
     /// Whether SQL sorts the rows (`order` is not nil), asked without
     /// writing the ORDER BY: a count and `explain` ask but sort nothing.
-    package var sortsInSQL: Bool { sortTerms != nil }
+    /// (Kept, not compared: `sortTerms != nil` copied the terms to ask.)
+    package let sortsInSQL: Bool
     /// The sort keys' ORDER BY terms, each followed by `, `; nil as `order`.
     private let sortTerms: SQL?
     /// Whether `order` sorts as `sortInMemory` does, so that SQL's sorted
@@ -97,6 +98,7 @@ package struct FetchPlan {
         orderMatchesMemory = orderable && matchesMemory
         orderReads = reads
         sortTerms = orderable ? terms : nil
+        sortsInSQL = orderable
         // Written from the translator's parts, not through its methods: a
         // call on it here made a copy of the whole translator.
         // The buffer written moved into the plan, not copied.

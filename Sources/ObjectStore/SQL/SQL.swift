@@ -139,6 +139,13 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
         self.text.appendUTF8(of: text)
     }
 
+    /// Appends the decimal digits of `number`, not negative (a code, a
+    /// count of mrq's own), without making a String of them.
+    package mutating func append(number: Int) {
+        truth = nil
+        text.appendDecimal(number)
+    }
+
     /// Appends `other`: its values after these, its slots after this text.
     package mutating func append(_ other: SQL) {
         if isEmpty && bindings.isEmpty {
