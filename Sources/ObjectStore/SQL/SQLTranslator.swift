@@ -538,7 +538,7 @@ package struct SQLTranslator {
         if c.op == .utiConformsTo || c.op == .utiEquals {
             return try scalarComparisonSQL(try Self.uniformTypeComparison(c), in: scope, rhsScope: rhsScope, into: &out)
         }
-        if c.op == .between { return try between(c, in: scope, rhsScope: rhsScope) }
+        if c.op == .between { return try between(c, in: scope, rhsScope: rhsScope, into: &out) }
         if c.op == .in { return try membership(c, in: scope, rhsScope: rhsScope, into: &out) }
         var lhs = try operand(c.lhs, in: scope)
         var rhs = try operand(c.rhs, in: rhsScope)
@@ -672,7 +672,7 @@ package struct SQLTranslator {
         }
     }
 
-    private mutating func between(_ c: Comparison, in scope: Scope, rhsScope: Scope) throws -> SQL {
+    private mutating func between(_ c: Comparison, in scope: Scope, rhsScope: Scope, into out: inout SQL) throws -> SQL? {
         guard case .aggregate(let bounds) = c.rhs.kind, bounds.count == 2 else {
             throw Untranslatable(reason: "BETWEEN needs two constant bounds")
         }
@@ -692,7 +692,13 @@ package struct SQLTranslator {
            let l = dialect.folded(low.sql, c.options), let h = dialect.folded(high.sql, c.options) {
             return "\(v) BETWEEN \(l) AND \(h)"
         }
-        return "\(value.sql) BETWEEN \(dialect.ordered(low.sql, value)) AND \(dialect.ordered(high.sql, value))"
+        // Written where it goes, each side as it stands (mrq-bench e. parse ×20).
+        out.append(value)
+        out += " BETWEEN "
+        dialect.writeOrdered(low, value, into: &out)
+        out += " AND "
+        dialect.writeOrdered(high, value, into: &out)
+        return nil
     }
 
     private mutating func membership(_ c: Comparison, in scope: Scope, rhsScope: Scope, into out: inout SQL) throws -> SQL? {
