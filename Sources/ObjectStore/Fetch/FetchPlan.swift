@@ -24,7 +24,8 @@ package struct FetchPlan {
     package var order: SQL? { sortTerms.map { $0 + "t." + table.primaryKey.quoted } }
     /// Whether SQL sorts the rows (`order` is not nil), asked without
     /// writing the ORDER BY: a count and `explain` ask but sort nothing.
-    package var sortsInSQL: Bool { sortTerms != nil }
+    /// (Kept, not compared: `sortTerms != nil` copied the terms to ask.)
+    package let sortsInSQL: Bool
     /// The sort keys' ORDER BY terms, each followed by `, `; nil as `order`.
     private let sortTerms: SQL?
     /// Whether `order` sorts as `sortInMemory` does, so that SQL's sorted
@@ -45,17 +46,19 @@ package struct FetchPlan {
     /// The plan of `request` over `entity` in `store`.
     package init(request: borrowing FetchRequest, entity: EntityDescription, store: any SQLStore, predicate: borrowing Predicate?) throws {
         self.entity = entity
-        dialect = store.dialect
         self.root = entity.rootEntity
-        let mapping = store.mapping
-        table = mapping.table(for: entity)
+        // The store's mapping and dialect, read once (by the translator):
+        // each read through the store copies the mapping (four retains)
+        // and the dialect (workload e).
         var translator = SQLTranslator(store: store, entity: entity)
-        translator.objectVariables = request.objectVariables
+        dialect = translator.dialect
+        table = translator.mapping.table(for: entity)
+        if !request.objectVariables.isEmpty { translator.objectVariables = request.objectVariables }
         // The WHERE condition, written in one buffer: the entity filter,
         // then each conjunct SQL runs.
         var condition = SQL()
         if let filter = Self.entityFilter(entity: entity, table: table, includesSubentities: request.includesSubentities,
-                                          mapping: mapping) {
+                                          mapping: translator.mapping) {
             condition.append(filter)
         }
         if let predicate = copy predicate {
@@ -95,9 +98,12 @@ package struct FetchPlan {
         orderMatchesMemory = orderable && matchesMemory
         orderReads = reads
         sortTerms = orderable ? terms : nil
+        sortsInSQL = orderable
         // Written from the translator's parts, not through its methods: a
         // call on it here made a copy of the whole translator.
-        self.condition = (restricts ? condition : SQL.always(true, dialect.trueSQL)).binding(translator.bindings)
+        // The buffer written moved into the plan, not copied.
+        self.condition = restricts ? (consume condition).binding(translator.bindings)
+            : SQL.always(true, dialect.trueSQL).binding(translator.bindings)
         var from = table.fromItem
         for join in translator.joins { from += " " + join }
         self.from = from

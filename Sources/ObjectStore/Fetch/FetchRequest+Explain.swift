@@ -38,7 +38,20 @@ public struct FetchExplanation: Sendable {
         /// The statement, with numbered parameters.
         public let sql: String
         /// The values bound to `?1`, `?2`, … (`$1`, `$2`, … in PostgreSQL)
-        public let bindings: [Binding]
+        public var bindings: [Binding] {
+            switch storage {
+            case .values(let values): return values.map { .value($0) }
+            case .bindings(let bindings): return bindings
+            }
+        }
+        /// The bindings as given: a statement's values known now (most
+        /// statements) are kept as the plan holds them, not copied into a
+        /// list of ``Binding``s no caller may read (workload e).
+        private let storage: Storage
+        private enum Storage: Sendable {
+            case values([Value])
+            case bindings([Binding])
+        }
         /// What the statement is for: `count`, `rows`, `ids`, `keys`
         /// (the saved matches of a dictionary fetch), `dictionaries`,
         /// `changed` (how many of the saved objects with unsaved changes a
@@ -52,8 +65,28 @@ public struct FetchExplanation: Sendable {
 
         package init(sql: String, bindings: [Binding], purpose: String) {
             self.sql = sql
-            self.bindings = bindings
+            self.storage = .bindings(bindings)
             self.purpose = purpose
+        }
+
+        /// A statement whose bindings are `values`, all known now.
+        package init(sql: String, values: [Value], purpose: String) {
+            self.sql = sql
+            self.storage = .values(values)
+            self.purpose = purpose
+        }
+
+        /// The values bound, with a string placeholder for those known
+        /// only when the statement runs.
+        var values: [Value] {
+            switch storage {
+            case .values(let values): return values
+            case .bindings(let bindings):
+                return bindings.map {
+                    if case .value(let v) = $0 { return v }
+                    return .string("[…]")
+                }
+            }
         }
     }
 
@@ -115,10 +148,7 @@ public struct FetchExplanation: Sendable {
     /// string placeholder).
     public var bindings: [Value] {
         guard !steps.isEmpty else { return [] }
-        return steps[steps.count - 1].bindings.map {
-            if case .value(let v) = $0 { return v }
-            return .string("[…]")
-        }
+        return steps[steps.count - 1].values
     }
 }
 
@@ -155,19 +185,21 @@ extension ManagedObjectContext {
             case .ids: purpose = "ids"
             case .rows: purpose = "rows"
             }
-            let values = statement.bindings.map { FetchExplanation.Binding.value($0) }
+            let values = statement.bindings
             let paged = parent == nil && statement.readsInPages(request)
             let sql = statement.firstSQL(request, paged: paged)
             // Each list made whole, once (not grown step by step).
             var steps: [FetchExplanation.Step]
             switch statement.merge {
             case .excludingDecided(let rows):
-                steps = [.init(sql: sql, bindings: values + (rows > 0 ? [.rowsPlusPendingChanges(rows)] : []), purpose: purpose)]
+                steps = rows > 0
+                    ? [.init(sql: sql, bindings: values.map { .value($0) } + [.rowsPlusPendingChanges(rows)], purpose: purpose)]
+                    : [.init(sql: sql, values: values, purpose: purpose)]
             case .countingDecided(let changedSQL):
-                steps = [.init(sql: sql, bindings: values, purpose: purpose),
-                         .init(sql: changedSQL, bindings: values + [.keysOfPendingChanges], purpose: "changed")]
+                steps = [.init(sql: sql, values: values, purpose: purpose),
+                         .init(sql: changedSQL, bindings: values.map { .value($0) } + [.keysOfPendingChanges], purpose: "changed")]
             case .none, .inMemory:
-                steps = [.init(sql: sql, bindings: values, purpose: purpose)]
+                steps = [.init(sql: sql, values: values, purpose: purpose)]
             }
             if request.resultType == .managedObject {
                 steps += loadingSteps(request, entity: entity, store: statement.store)
@@ -219,7 +251,7 @@ extension ManagedObjectContext {
         let (first, plan) = try dictionaryStatements(request, entity: entity, store: store)
         var steps: [FetchExplanation.Step] = []
         if let first {
-            steps.append(.init(sql: first.sql, bindings: first.bindings.map { .value($0) }, purpose: "keys"))
+            steps.append(.init(sql: first.sql, values: first.bindings, purpose: "keys"))
         }
         steps.append(.init(sql: plan.sql, bindings: plan.bindings.enumerated().map { i, value in
             i == plan.keysBinding ? .keysFoundBefore : .value(value)

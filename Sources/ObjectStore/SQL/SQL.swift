@@ -139,6 +139,13 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
         self.text.appendUTF8(of: text)
     }
 
+    /// Appends the decimal digits of `number`, not negative (a code, a
+    /// count of mrq's own), without making a String of them.
+    package mutating func append(number: Int) {
+        truth = nil
+        text.appendDecimal(number)
+    }
+
     /// Appends `other`: its values after these, its slots after this text.
     package mutating func append(_ other: SQL) {
         if isEmpty && bindings.isEmpty {
@@ -262,7 +269,7 @@ package struct SQL: Sendable, Equatable, ExpressibleByStringInterpolation {
 
     /// The values of a fragment written for `translator`'s statement,
     /// which names them by place: the statement's SQL.
-    func binding(_ values: [Value]) -> SQL {
+    consuming func binding(_ values: [Value]) -> SQL {
         var sql = self
         sql.bindings = values
         return sql
@@ -381,7 +388,11 @@ extension Array where Element == UInt8 {
     /// Appends `string`'s UTF-8 from its storage in one copy (appending its
     /// `utf8` view went through the generic sequence path: ~160
     /// instructions a fragment, workload e).
+    /// Read in place where the string allows (a native or small one
+    /// does), without the copy `withUTF8` makes of the string to borrow
+    /// it mutably: one retain and release less a fragment.
     mutating func appendUTF8(of string: String) {
+        if string.utf8.withContiguousStorageIfAvailable({ append(contentsOf: $0) }) != nil { return }
         var string = string
         string.withUTF8 { append(contentsOf: $0) }
     }

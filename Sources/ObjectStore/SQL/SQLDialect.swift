@@ -157,6 +157,9 @@ package protocol SQLDialect: Sendable {
     /// LIKE or MATCHES with `options`.
     func like(_ c: Comparison, _ text: SQLTranslator.Operand, _ pattern: SQLTranslator.Operand, options: Comparison.Options,
               in translator: inout SQLTranslator) throws -> SQL
+    /// Appends `like(c, text, pattern, options:, in:)` to `out`.
+    func writeLike(_ c: Comparison, _ text: SQLTranslator.Operand, _ pattern: SQLTranslator.Operand,
+                   options: Comparison.Options, in translator: inout SQLTranslator, into out: inout SQL) throws
 }
 
 extension SQLDialect {
@@ -173,6 +176,11 @@ extension SQLDialect {
     package func writeStringOperator(_ op: Comparison.Operator, _ text: SQLTranslator.Operand, _ needle: SQLTranslator.Operand,
                                      options: Comparison.Options, into out: inout SQL) {
         out += stringOperator(op, text.sql, needle.sql, options: options)
+    }
+
+    package func writeLike(_ c: Comparison, _ text: SQLTranslator.Operand, _ pattern: SQLTranslator.Operand,
+                           options: Comparison.Options, in translator: inout SQLTranslator, into out: inout SQL) throws {
+        out += try like(c, text, pattern, options: options, in: &translator)
     }
 
     package func writeParameter(_ number: Int, of value: Value, to out: inout [UInt8]) {

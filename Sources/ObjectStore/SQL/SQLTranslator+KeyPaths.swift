@@ -17,12 +17,12 @@ extension SQLTranslator {
     mutating func resolve(_ path: [String], in scope: Scope, range: SourceRange = .unknown) throws -> Resolved {
         // The common case: one stored attribute of the scope's own entity
         // (only those have a column); anything else takes the long way.
-        if path.count == 1, scope.variables.isEmpty, let column = mapping.column(for: path[0], of: scope.entity) {
+        if path.count == 1, !scope.hasVariables, let column = mapping.column(for: path[0], of: scope.entity) {
             return .attribute(scope === root ? column.inRow : Self.columnSQL(alias: scope.alias, column: column.name), column.type)
         }
         var current = scope
         var components = path
-        if let first = components.first, let variableScope = scope.variables[first] {
+        if let first = components.first, let variableScope = scope.variable(first) {
             current = variableScope
             components.removeFirst()
             if components.isEmpty {
@@ -142,7 +142,7 @@ extension SQLTranslator {
                 return Operand(form: .text(sql), category: .object, entity: destination, presence: presence)
             }
         case .variable(let name):
-            if let variableScope = scope.variables[name] {
+            if let variableScope = scope.variable(name) {
                 return Operand(sql: "\(variableScope.alias).\(mapping.primaryKey)", category: .object, entity: variableScope.entity)
             }
             if case .object(let id)? = objectVariables[name] { return objectOperand(id) }
@@ -153,7 +153,7 @@ extension SQLTranslator {
         case .evaluatedObject:
             return Operand(sql: "\(scope.alias).\(mapping.primaryKey)", category: .object, entity: scope.entity)
         case .member(let base, let path):
-            if case .variable(let name) = base.kind, scope.variables[name] != nil {
+            if case .variable(let name) = base.kind, scope.variable(name) != nil {
                 return try operand(Expression(.keyPath([name] + path), range: expression.range), in: scope)
             }
             throw Untranslatable(reason: "key path on an expression")

@@ -165,16 +165,16 @@ extension SQLTranslator {
             // the outer variable's row.
             var collectionPath = collection.keyPathComponents
             if collectionPath == nil, case .member(let memberBase, let rest) = collection.kind,
-               case .variable(let name) = memberBase.kind, scope.variables[name] != nil {
+               case .variable(let name) = memberBase.kind, scope.variable(name) != nil {
                 collectionPath = [name] + rest
             }
             guard op == .count, key.isEmpty, let path = collectionPath,
                   let split = try toManySplit(path, in: scope), split.rest.isEmpty else {
                 throw Untranslatable(reason: "SUBQUERY form")
             }
-            let to = try toManyFrom(split.prefix, relationship: split.relationship, owner: split.owner, in: scope)
+            let to = try toManyFrom(split.prefix, relationship: split.relationship, owner: split.owner, in: scope,
+                                    variable: variable)
             let (from, correlation, inner) = (to.from, to.correlation, to.scope)
-            inner.variables[variable] = inner
             let saved = polarity
             polarity = nil
             defer { polarity = saved }

@@ -186,15 +186,7 @@ package struct SQLiteDialect: SQLDialect {
     package func writeStringOperator(_ op: Comparison.Operator, _ text: SQLTranslator.Operand, _ needle: SQLTranslator.Operand,
                                      options: Comparison.Options, into out: inout SQL) {
         if !options.isEmpty {
-            out += "mrq_string("
-            out += String(SQLFunctions.code(for: op))
-            out += ", "
-            out.append(text)
-            out += ", "
-            out.append(needle)
-            out += ", "
-            out += String(options.rawValue)
-            out += ")"
+            writeStringFunction(op, text, needle, options: options, into: &out)
             return
         }
         out += "(length("
@@ -230,6 +222,30 @@ package struct SQLiteDialect: SQLDialect {
 
     package func like(_ c: Comparison, _ text: SQLTranslator.Operand, _ pattern: SQLTranslator.Operand, options: Comparison.Options,
                       in translator: inout SQLTranslator) throws -> SQL {
-        "mrq_string(\(SQLFunctions.code(for: c.op)), \(text.sql), \(pattern.sql), \(options.rawValue))"
+        var sql = SQL()
+        writeStringFunction(c.op, text, pattern, options: options, into: &sql)
+        return sql
+    }
+
+    /// `like` written in place: no SQL made for either operand, nor a
+    /// String for the numbers (mrq-bench e. parse).
+    package func writeLike(_ c: Comparison, _ text: SQLTranslator.Operand, _ pattern: SQLTranslator.Operand,
+                           options: Comparison.Options, in translator: inout SQLTranslator, into out: inout SQL) throws {
+        writeStringFunction(c.op, text, pattern, options: options, into: &out)
+    }
+
+    /// `mrq_string(code, text, other, options)`: the string operator `op`
+    /// run by mrq's SQL function, as the evaluator runs it.
+    private func writeStringFunction(_ op: Comparison.Operator, _ text: SQLTranslator.Operand, _ other: SQLTranslator.Operand,
+                                     options: Comparison.Options, into out: inout SQL) {
+        out += "mrq_string("
+        out.append(number: SQLFunctions.code(for: op))
+        out += ", "
+        out.append(text)
+        out += ", "
+        out.append(other)
+        out += ", "
+        out.append(number: Int(options.rawValue))
+        out += ")"
     }
 }
