@@ -17,7 +17,13 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
     /// The model every store of the coordinator holds objects of.
     public let model: ManagedObjectModel
     private let lock = NSLock()
-    private var _stores: [any StoreBackend] = []
+    private var _stores: [any StoreBackend] = [] {
+        didSet { wholeModelStores = _stores.count == 1 && _stores[0].configurationName == nil ? _stores : nil }
+    }
+    /// `_stores` when it is one store of the whole model (the usual stack,
+    /// which holds every entity), else nil: what every fetch asks first,
+    /// answered without asking the store (mrq-bench e. parse).
+    private var wholeModelStores: [any StoreBackend]?
     /// Store identifiers chosen for inserted objects, by temporary ID.
     private var assignments: [ObjectID: String] = [:]
     private var contexts: [ManagedObjectContext.Weak] = []
@@ -244,9 +250,8 @@ public final class PersistentStoreCoordinator: @unchecked Sendable {
 
     /// The stores holding objects of `entity` (or of its sub-entities).
     func stores(for entity: EntityDescription, includesSubentities: Bool = true) -> [any StoreBackend] {
+        if let whole = lock.withLock({ wholeModelStores }) { return whole }
         let all = backends
-        // One store of the whole model (the usual stack) holds everything.
-        if all.count == 1 && all[0].configurationName == nil { return all }
         let kinds = includesSubentities ? entity.selfAndDescendants : [entity]
         return all.filter { store in kinds.contains { store.holds($0) } }
     }
