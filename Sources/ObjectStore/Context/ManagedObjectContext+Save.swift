@@ -480,7 +480,12 @@ extension ManagedObjectContext {
         /// object keeps its ID and its place in the map.
         func takeOutIfUnheld(_ object: inout ManagedObject) -> Bool {
             guard object.objectID.isTemporaryID else { return false }
-            registered.remove(object.objectID, ifSameAs: ObjectIdentifier(object))
+            // Taken out as still in use (this pass holds it): the map
+            // hands its reference back rather than keeping it for release
+            // after its lock, which made an array for each object.
+            if let removed = registered.removeValue(forKey: object.objectID), removed !== object {
+                registered[removed.objectID] = removed
+            }
             if isKnownUniquelyReferenced(&object) { return true }
             if let permanent = permanentIDs[object.objectID] { object.objectID = permanent }
             registered[object.objectID] = object
