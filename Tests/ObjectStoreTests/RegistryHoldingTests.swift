@@ -124,6 +124,36 @@ final class LookingItem: ManagedObject {
         withExtendedLifetime(held) {}
     }
 
+    /// A save lets go of the new objects only the map held, there and
+    /// then; one the caller holds stays, filed under its permanent ID.
+    @Test func aSavedInsertNobodyHoldsLeavesTheMapAndOneHeldIsFiledUnderItsRow() throws {
+        let coordinator = try Self.store(items: 0, model: try Self.model())
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        for i in 0..<3 {
+            let item = context.insertObject(forEntityName: "Item")
+            item["rank"] = .int(Int64(i))
+        }
+        let held = context.insertObject(forEntityName: "Item")
+        held["rank"] = .int(7)
+        held["name"] = .string("held")
+        #expect(context.registered.held == 4)
+        try context.save()
+        // Only the held object is left in the map, under its row.
+        #expect(context.registered.held == 1)
+        #expect(!held.objectID.isTemporaryID)
+        #expect(context.registered[held.objectID] === held)
+        #expect(context.object(with: held.objectID) === held)
+        #expect(held.managedObjectContext === context)
+        #expect(!held.hasChanges)
+        // The others were written, and come back from their rows.
+        let all = try context.fetch(FetchRequest(entityName: "Item", sortDescriptors: try SortSpec.parse("rank")))
+        #expect(all.map { $0["rank"] } == [.int(0), .int(1), .int(2), .int(7)])
+        #expect(all.last === held)
+        held["name"] = .string("changed")
+        try context.save()
+        #expect(context.registered[held.objectID] === held)
+    }
+
     /// A fetch registers each row after decoding the next (loading its
     /// slot ahead): rows sorted against their keys come back in order, as
     /// the objects already registered where there are some.

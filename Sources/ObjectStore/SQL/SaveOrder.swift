@@ -64,11 +64,29 @@ package struct SaveOrder {
 
     /// The inserted rows' positions in `changes.inserted`, parents first,
     /// each entity's in their order.
+    ///
+    /// Ranks are few (one per hierarchy the save inserts): the rows are
+    /// grouped by rank in two passes, each row's rank asked for once per
+    /// run of one entity. A comparison sort asked for two ranks (two names
+    /// hashed) at each of its n log n comparisons, 3.5% of an import whose
+    /// people and departments come interleaved (mrq-bench d. import).
     package func insertOrder(_ inserted: [Snapshot]) -> [Int] {
-        inserted.indices.sorted { a, b in
-            let (x, y) = (insertRank(inserted[a].id.entity), insertRank(inserted[b].id.entity))
-            return x != y ? x < y : a < b
+        var rowRanks: [Int] = []
+        rowRanks.reserveCapacity(inserted.count)
+        var last: (entity: ObjectIdentifier, rank: Int)?
+        for i in inserted.indices {
+            let entity = inserted[i].id.entity
+            if last?.entity != ObjectIdentifier(entity) { last = (ObjectIdentifier(entity), insertRank(entity)) }
+            rowRanks.append(last!.rank)
         }
+        let distinct = Set(rowRanks).sorted()
+        // Rows of one rank keep their order: one pass per rank.
+        var positions: [Int] = []
+        positions.reserveCapacity(inserted.count)
+        for rank in distinct {
+            for i in rowRanks.indices where rowRanks[i] == rank { positions.append(i) }
+        }
+        return positions
     }
 
     /// Whether the rows of every hierarchy the save inserts are already in
