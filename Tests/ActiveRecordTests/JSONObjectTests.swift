@@ -173,3 +173,34 @@ import Predicates
         return try Importer(context: context).importArray(try JSON(parsing: text), into: model.entity(named: "Person")!)
     }
 }
+
+/// The importer's memory of nested data seen again (`EntityPlan`) is filed
+/// by object address: it holds each object until the import call ends, so
+/// no object can be freed meanwhile and leave its address, and its data,
+/// to a new one.
+@Suite struct NestedDataSeenAgainTests {
+    @Test func anObjectNotedIsHeldUntilTheImportCallEnds() throws {
+        let department = EntityDescription(name: "Department")
+        department.add(AttributeDescription(name: "name", type: .string))
+        _ = try ManagedObjectModel(entities: [department])
+        let plan = EntityPlan(entity: department, key: nil, attributes: [], relationships: [])
+        let data: JSONObject = ["name": .string("Eng")]
+        weak var noted: ManagedObject?
+        do {
+            let object = ManagedObject(entity: department, insertInto: nil)
+            plan.noteImport(data, into: object, generation: 1)
+            noted = object
+        }
+        // Nothing else holds it: the plan does, for the rest of the call.
+        do {
+            let held = try #require(noted)
+            #expect(plan.isUnchanged(held, by: data, generation: 1))
+            #expect(!plan.isUnchanged(held, by: ["name": .string("Ops")], generation: 1))
+        }
+        // The next import call forgets it, and lets it go.
+        let other = ManagedObject(entity: department, insertInto: nil)
+        #expect(!plan.isUnchanged(other, by: data, generation: 2))
+        withExtendedLifetime(other) {}
+        #expect(noted == nil)
+    }
+}

@@ -208,8 +208,11 @@ final class EntityPlan {
     /// again, as a department is in every one of its people, would change
     /// nothing, and `isUnchanged` says so with one comparison instead of
     /// importing it again. Asked for every object imported (mrq-bench
-    /// d. import).
-    @exclusivity(unchecked) private var lastData: [ObjectIdentifier: JSONObject] = [:]
+    /// d. import). Each object is held until the call ends: filed by its
+    /// address, one freed meanwhile (a save in a progress callback lets
+    /// go of new objects nobody holds) could leave its address, and its
+    /// data, to a new object.
+    @exclusivity(unchecked) private var lastData: [ObjectIdentifier: (object: ManagedObject, data: JSONObject)] = [:]
     @exclusivity(unchecked) private var lastDataGeneration = -1
 
     private func startGeneration(_ generation: Int) {
@@ -223,7 +226,7 @@ final class EntityPlan {
     func isUnchanged(_ object: ManagedObject, by data: JSONObject, generation: Int) -> Bool {
         startGeneration(generation)
         guard !lastData.isEmpty, let last = lastData[ObjectIdentifier(object)] else { return false }
-        return last == data
+        return last.data == data
     }
 
     /// Notes that `data` was just imported into `object`, or with nil that
@@ -231,7 +234,7 @@ final class EntityPlan {
     func noteImport(_ data: JSONObject?, into object: ManagedObject, generation: Int) {
         startGeneration(generation)
         if let data {
-            lastData[ObjectIdentifier(object)] = data
+            lastData[ObjectIdentifier(object)] = (object, data)
         } else if !lastData.isEmpty {
             lastData[ObjectIdentifier(object)] = nil
         }
