@@ -701,6 +701,18 @@ package struct SQLTranslator {
         return nil
     }
 
+    /// An IN list's item and the subject `value`, made comparable as
+    /// `==` makes its sides: nil is refused, categories reconciled.
+    private mutating func membershipItem(_ element: Expression, of value: Operand, in scope: Scope) throws
+        -> (subject: Operand, item: Operand) {
+        var item = try operand(element, in: scope)
+        if item.isNullConstant { throw Untranslatable(reason: "nil inside IN") }
+        var subject = value
+        try reconcile(&subject, &item, op: .equal)
+        try checkCategories(subject, item, op: .equal)
+        return (subject, item)
+    }
+
     private mutating func membership(_ c: Comparison, in scope: Scope, rhsScope: Scope, into out: inout SQL) throws -> SQL? {
         switch c.rhs.kind {
         case .variable(let name) where objectVariables[name] != nil:
@@ -730,11 +742,7 @@ package struct SQLTranslator {
                 out.append(value)
                 out += " IN ("
                 for (i, element) in elements.enumerated() {
-                    var item = try operand(element, in: rhsScope)
-                    if item.isNullConstant { throw Untranslatable(reason: "nil inside IN") }
-                    var subject = value
-                    try reconcile(&subject, &item, op: .equal)
-                    try checkCategories(subject, item, op: .equal)
+                    var (subject, item) = try membershipItem(element, of: value, in: rhsScope)
                     guard try dialect.prepare(&subject, &item, c, in: &self).undecided == nil else {
                         throw Untranslatable(reason: "IN decided in memory")
                     }
@@ -750,11 +758,7 @@ package struct SQLTranslator {
             var items = SQL()
             var undecided: [SQL] = []
             for (i, element) in elements.enumerated() {
-                var item = try operand(element, in: rhsScope)
-                if item.isNullConstant { throw Untranslatable(reason: "nil inside IN") }
-                var subject = value
-                try reconcile(&subject, &item, op: .equal)
-                try checkCategories(subject, item, op: .equal)
+                var (subject, item) = try membershipItem(element, of: value, in: rhsScope)
                 // PostgreSQL's [c] [d]: the subject lowered, each item folded.
                 let prepared = try dialect.prepare(&subject, &item, c, in: &self)
                 if let folding = prepared.undecided { (head, undecided) = (subject.sql, folding) }
