@@ -100,3 +100,30 @@ extension PermanentIDsTests {
         #expect(order.isInInsertOrder(positions.map { reordered.inserted[$0] }))
     }
 }
+
+extension PermanentIDsTests {
+    /// A save across more hierarchies than a pass per rank suits (a chain
+    /// of twelve entities, each naming the one before): the inserts still
+    /// come parents first, rows of one entity in their order.
+    @Test func insertOrderAcrossManyRanksIsParentsFirstAndStable() throws {
+        let entities = (0..<12).map { EntityDescription(name: "E\($0)") }
+        for (i, entity) in entities.enumerated() {
+            entity.add(AttributeDescription(name: "n", type: .integer64, defaultValue: .int(0)))
+            if i > 0 { entity.add(RelationshipDescription(name: "parent", destination: "E\(i - 1)")) }
+        }
+        let model = try ManagedObjectModel(entities: entities)
+        let mapping = try SchemaMapping(model: model)
+        let named = { (i: Int) in try #require(model.entity(named: "E\(i)")) }
+        // Children before parents, two rounds, interleaved.
+        let made = try (0..<2).flatMap { _ in try (0..<12).reversed().map(named) }
+        var changes = StoreChanges()
+        changes.inserted = made.map { Snapshot(id: .temporary(for: $0), version: 1, values: $0.defaultValues, links: $0.emptySlots) }
+        let order = SaveOrder(changes, mapping: mapping)
+        let positions = order.insertOrder(changes.inserted)
+        #expect(positions.count == 24 && Set(positions).count == 24)
+        #expect(order.isInInsertOrder(positions.map { changes.inserted[$0] }))
+        #expect(positions.map { changes.inserted[$0].id.entity.name } == (0..<12).flatMap { ["E\($0)", "E\($0)"] })
+        // Stable: each entity's two rows in their first order.
+        #expect(positions == (0..<12).flatMap { [11 - $0, 23 - $0] })
+    }
+}

@@ -80,6 +80,11 @@ package struct SaveOrder {
             rowRanks.append(last!.rank)
         }
         let distinct = Set(rowRanks).sorted()
+        // Many ranks (a save across many hierarchies): a pass per rank
+        // would cost rows × ranks; sorted by the ranks found once instead.
+        if distinct.count > 8 {
+            return rowRanks.indices.sorted { (rowRanks[$0], $0) < (rowRanks[$1], $1) }
+        }
         // Rows of one rank keep their order: one pass per rank.
         var positions: [Int] = []
         positions.reserveCapacity(inserted.count)
