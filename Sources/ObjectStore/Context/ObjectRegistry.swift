@@ -58,12 +58,10 @@ final class ObjectRegistry: @unchecked Sendable {
     /// memory, unreachable, until the process ends and the kernel takes
     /// its memory back at once. Only for a process about to exit.
     func leaveToProcessExit() {
-        pthread_mutex_lock(mutex)
-        let left = tables
-        tables = []
-        tableKeys = []
-        recent = 0
-        pthread_mutex_unlock(mutex)
+        let left = locked { () -> [RowPages] in
+            defer { (tables, tableKeys, recent) = ([], [], 0) }
+            return tables
+        }
         _ = Unmanaged.passRetained(LeftToProcessExit(left))
     }
 
