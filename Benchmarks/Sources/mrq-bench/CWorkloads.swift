@@ -33,6 +33,35 @@ enum CWorkloads {
         try query(runs) { bench_c_filter(fixtures.personStore.path, &$0) }
     }
 
+    /// p's floor: raw C, `threads` threads each on its own connection
+    /// running the query of mrq's task of the same number, against one
+    /// thread alone timed in turn with it in the same process (the
+    /// measurement's baseline), as mrq's rows are. On a machine of `n`
+    /// cores, `threads / n` is perfect scaling; what SQLite itself gets
+    /// here is the bound mrq's 8 tasks can reach.
+    static func cityReads(_ scale: Scale, _ fixtures: Fixtures, runs: Int, threads: Int32) throws -> Measurement {
+        var result = bench_result()
+        func round(_ count: Int32) throws -> Double {
+            var rc: Int32 = 0
+            let seconds = try time(wall: true) { rc = bench_c_city_reads(fixtures.personStore.path, count, Int32(APIWorkloads.fetchesPerTask), &result) }
+            try cCheck(rc)
+            return seconds
+        }
+        _ = try round(threads)   // untimed: the file's pages into the OS cache
+        var times: [Double] = [], alone: [Double] = []
+        for run in 0..<runs {
+            if run % 2 == 1 { alone.append(try round(1)) }
+            times.append(try round(threads))
+            let rows = result.rows, checksum = result.checksum
+            if run % 2 == 0 { alone.append(try round(1)) }
+            result.rows = rows
+            result.checksum = checksum
+        }
+        return Measurement(times: times, rows: result.rows, checksum: result.checksum, peakKB: 0,
+                           note: "SQLite's own scaling: \(threads) threads × \(APIWorkloads.fetchesPerTask) fetches against 1 thread alone",
+                           baseline: median(alone))
+    }
+
     static func memory(_ scale: Scale, _ fixtures: Fixtures, runs: Int) throws -> Measurement {
         try query(runs) { bench_c_scan(fixtures.millionStore.path, &$0) }
     }

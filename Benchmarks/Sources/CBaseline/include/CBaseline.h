@@ -55,6 +55,12 @@ int bench_c_fetch(const char *path, bench_result *result);
 /// firstName, in the SQL mrq generates for it, read into structs.
 int bench_c_filter(const char *path, bench_result *result);
 
+/// p. `threads` threads at once, each on its own connection, each running
+/// `fetches` times the query mrq's task of the same number runs (a city,
+/// ages 30–39, by last and first name), reading every row into structs:
+/// how far SQLite itself scales on this machine.
+int bench_c_city_reads(const char *path, int32_t threads, int32_t fetches, bench_result *result);
+
 /// d. Inserts the departments, then `count` people pointing at them, into
 /// the import model's layout, in one transaction.
 int bench_c_import(const char *path, const bench_person *people, int64_t count);
