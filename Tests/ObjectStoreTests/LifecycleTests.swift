@@ -221,6 +221,34 @@ enum LifecycleModel {
         #expect(deny.description == "Dossier: cannot delete Dossier: its 'notes' still has 1 object (delete rule Deny)")
     }
 
+    /// An insert deleted before any save leaves its context, as in Core
+    /// Data (`managedObjectContext` reads nil, deleting it again does
+    /// nothing); undoing the delete, one by one or as one action, brings
+    /// it back into the context, to be saved.
+    @Test func aDeletedInsertLeavesItsContextAndUndoBringsItBack() throws {
+        let context = try LifecycleModel.context()
+        context.undoManager = UndoManager()
+        let n = note(in: context)
+        context.undoManager?.endUndoGrouping()
+        context.delete(n)
+        #expect(n.managedObjectContext == nil)
+        #expect(!context.insertedObjects.contains { $0 === n })
+        context.delete(n)
+        #expect(n.managedObjectContext == nil)
+        context.undoManager?.endUndoGrouping()
+        context.undoManager?.undo()
+        #expect(n.managedObjectContext === context)
+        #expect(n.isInserted && !n.isDeleted)
+        try context.undoingAsOneAction { context.delete(n) }
+        #expect(n.managedObjectContext == nil)
+        context.undoManager?.undo()
+        #expect(n.managedObjectContext === context)
+        #expect(n.isInserted)
+        try context.save()
+        #expect(n.managedObjectContext === context && !n.isInserted)
+        #expect(try context.count(for: FetchRequest(entityName: "Note")) == 1)
+    }
+
     /// An insert deleted before any save leaves the context; under Deny
     /// its notes kept pointing at it, and reading their folder then
     /// trapped (a fault for an object that exists nowhere).

@@ -220,6 +220,8 @@ extension ManagedObjectContext {
     /// the context, and every inverse pointing at it is cleared whatever
     /// the rule.
     public func delete(_ object: ManagedObject) {
+        // A deleted insert has left its context: deleting it again does nothing.
+        if object.state == .deleted && object.managedObjectContext == nil { return }
         precondition(object.managedObjectContext === self, "the object belongs to another context")
         guard object.state != .deleted else { return }
         object.willAccessValues()
@@ -259,11 +261,19 @@ extension ManagedObjectContext {
         registered[object.objectID] = nil
         changed.remove(object)
         committedToMany[ObjectIdentifier(object)] = nil
+        // As in Core Data, the object's context reads nil from here; an
+        // undo puts it back (a bulk undo by its checkpoint's record).
+        object.setContext(nil)
         guard bulkUndo == nil else { return }
-        registerUndo(on: object) { context in
-            context.registered[object.objectID] = object
-            context.renameSavedIDs(inRelationshipsOf: object)
-            context.markChanged(object)
+        // Not `registerUndo(on:)`: the object is in no context now, and
+        // this undo (the group's first, being its last) is what brings it
+        // back, before the others of the delete run.
+        undoManager?.registerUndo { [weak self, object] in
+            guard let self, object.managedObjectContext == nil else { return }
+            object.setContext(self)
+            self.registered[object.objectID] = object
+            self.renameSavedIDs(inRelationshipsOf: object)
+            self.markChanged(object)
         }
     }
 
