@@ -129,6 +129,27 @@ enum Lexeme: Equatable {
         #expect(tokens[4].range.start.offset == 13)
     }
 
+    /// Names and strings of every length around a small String's 15
+    /// bytes, ASCII or not, are read whole from the source.
+    @Test func namesAndStringsOfEveryLengthAreReadWhole() throws {
+        for length in 1...20 {
+            for letter in ["a", "é", "語"] {
+                let name = String(repeating: letter, count: length)
+                let source = "\(name) == '\(name)' AND #\(name) != \"\(name)x\""
+                #expect(try kinds(source) == [.identifier(name), .other(.equal), .string(name), .keyword(.and),
+                                              .identifier(name), .other(.notEqual), .string(name + "x"), .end])
+            }
+        }
+    }
+
+    /// Blanks other than a newline each move one column; a newline starts
+    /// the next line at column 1.
+    @Test func blanksMoveOneColumnEach() throws {
+        let tokens = try Lexer.tokenize("a \t\u{0B}\u{0C}\r b\n \tc")
+        #expect(tokens[1].range.start == SourceLocation(line: 1, column: 8, offset: 7))
+        #expect(tokens[2].range.start == SourceLocation(line: 2, column: 3, offset: 11))
+    }
+
     @Test(arguments: [
         ("a ~ b", "unexpected character '~'", 2, 3),
         ("'abc", "unterminated string", 0, 4),
