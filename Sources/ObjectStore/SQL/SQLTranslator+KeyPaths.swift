@@ -77,7 +77,7 @@ extension SQLTranslator {
             if let existing = current.joinAliases[prefix] {
                 alias = existing.alias
             } else {
-                guard current.joins.count < Self.maximumJoins else {
+                guard current.joinCount < Self.maximumJoins else {
                     throw Untranslatable(reason: "more joins than SQLite takes in one query")
                 }
                 let joined = newAlias()

@@ -53,6 +53,9 @@ package struct SQLTranslator {
         let entity: EntityDescription
         /// The joins, in order.
         var joins: [String] { joinList }
+        /// How many joins there are, asked at every conjunct: without
+        /// taking the list (a retain and a release).
+        var joinCount: Int { joinList.count }
         /// Each join's alias and entity, by the key path prefix it follows.
         var joinAliases: [String: (alias: String, entity: EntityDescription)] { aliasesByPrefix }
         // The joins' storage: read at every conjunct and plan, changed
