@@ -142,6 +142,28 @@ enum Lexeme: Equatable {
         }
     }
 
+    /// A decimal literal is the double `Double(text)` reads, to the bit:
+    /// those of up to 15 digits without an exponent (divided exactly in
+    /// the lexer) and longer ones or with an exponent (parsed as text).
+    @Test func decimalLiteralsAreTheDoublesTheirTextIs() throws {
+        var generator = SystemRandomNumberGenerator()
+        var texts = ["500.5", "250.25", "0.1", "0.3", "0.2", "1.7976931348623", "999999999999999.9",
+                     "99999999999999.9", "0.000000000000001", "0.00000000000001", "123456789012.345",
+                     "1234567890123.456", "9007199254740.993", "007.50", "1.5e3", "2.5E-3", "1e22"]
+        for _ in 0..<3_000 {
+            let digits = Int.random(in: 2...18, using: &generator)
+            let text = String((0..<digits).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
+            let point = Int.random(in: 1..<digits, using: &generator)
+            texts.append(String(text.prefix(point)) + "." + String(text.dropFirst(point)))
+        }
+        for text in texts {
+            let tokens = try Lexer.tokenize(text)
+            let expected = try #require(Double(text))
+            #expect(tokens.count == 2 && tokens[0].kind == .double, "\(text)")
+            #expect(tokens[0].doubleValue.bitPattern == expected.bitPattern, "\(text)")
+        }
+    }
+
     /// Blanks other than a newline each move one column; a newline starts
     /// the next line at column 1.
     @Test func blanksMoveOneColumnEach() throws {
