@@ -176,7 +176,15 @@ public struct Token: Sendable, Hashable {
     static func slice(_ source: String, _ lo: Int, _ hi: Int) -> String {
         if let text = source.utf8.withContiguousStorageIfAvailable({ buffer -> String in
             let lo = min(max(0, lo), buffer.count), hi = min(max(lo, hi), buffer.count)
-            return String(decoding: UnsafeBufferPointer(rebasing: buffer[lo..<hi]), as: UTF8.self)
+            let bytes = UnsafeBufferPointer(rebasing: buffer[lo..<hi])
+            // Most names and strings fit a small String: made this way, one
+            // of ASCII bytes is taken as it is, where `String(decoding:)`
+            // validated it first (~100 instructions a name, workload e).
+            // Any other text is checked and repaired as `decoding` does.
+            if bytes.count <= 15 {
+                return String(unsafeUninitializedCapacity: bytes.count) { $0.initialize(fromContentsOf: bytes) }
+            }
+            return String(decoding: bytes, as: UTF8.self)
         }) {
             return text
         }

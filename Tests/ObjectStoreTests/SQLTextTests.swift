@@ -153,6 +153,35 @@ import struct Predicates.Predicate
         #expect(try context.count(for: request) == 2)
     }
 
+    /// The row's column a key of one attribute resolves to is the
+    /// mapping's column as the row reads it, in both layouts, for
+    /// attributes declared, inherited and declared twice under one name
+    /// (`port`); nil for what is no attribute.
+    @Test func rowColumnIsTheColumnAsTheRowReadsIt() throws {
+        let model = try CoreDataLayoutTests.model()
+        for layout in [SchemaMapping.Layout.mrq, .coreData] {
+            let mapping = try SchemaMapping(model: model, layout: layout)
+            var checked = 0
+            for entity in model.entities {
+                for attribute in entity.attributes {
+                    let column = try #require(mapping.column(for: attribute.name, of: entity))
+                    let row = try #require(mapping.rowColumn(for: attribute.name, of: entity))
+                    #expect(row.sql == column.inRow && row.type == column.type, "\(entity.name).\(attribute.name)")
+                    #expect(row.sql == "t." + column.name.quoted)
+                    checked += 1
+                }
+                for name in ["notes", "account", "nothing"] {
+                    #expect(mapping.rowColumn(for: name, of: entity) == nil)
+                }
+            }
+            #expect(checked == 19)
+        }
+        let mapping = try SchemaMapping(model: model, layout: .coreData)
+        let local = try #require(model.entity(named: "localAccount"))
+        #expect(mapping.rowColumn(for: "port", of: local)?.sql == "t.\"ZPORT1\"")
+        #expect(mapping.rowColumn(for: "name", of: local)?.sql == "t.\"ZNAME\"")
+    }
+
     @Test func keyListsAreFragmentsTheDialectWrites() {
         let sqlite = SQLiteDialect()
         var sql: SQL = "UPDATE \(SQLIdentifier(constant: "Person")) SET x = "

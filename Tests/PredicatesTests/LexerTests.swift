@@ -129,6 +129,49 @@ enum Lexeme: Equatable {
         #expect(tokens[4].range.start.offset == 13)
     }
 
+    /// Names and strings of every length around a small String's 15
+    /// bytes, ASCII or not, are read whole from the source.
+    @Test func namesAndStringsOfEveryLengthAreReadWhole() throws {
+        for length in 1...20 {
+            for letter in ["a", "é", "語"] {
+                let name = String(repeating: letter, count: length)
+                let source = "\(name) == '\(name)' AND #\(name) != \"\(name)x\""
+                #expect(try kinds(source) == [.identifier(name), .other(.equal), .string(name), .keyword(.and),
+                                              .identifier(name), .other(.notEqual), .string(name + "x"), .end])
+            }
+        }
+    }
+
+    /// A decimal literal is the double `Double(text)` reads, to the bit:
+    /// those of up to 15 digits without an exponent (divided exactly in
+    /// the lexer) and longer ones or with an exponent (parsed as text).
+    @Test func decimalLiteralsAreTheDoublesTheirTextIs() throws {
+        var generator = SystemRandomNumberGenerator()
+        var texts = ["500.5", "250.25", "0.1", "0.3", "0.2", "1.7976931348623", "999999999999999.9",
+                     "99999999999999.9", "0.000000000000001", "0.00000000000001", "123456789012.345",
+                     "1234567890123.456", "9007199254740.993", "007.50", "1.5e3", "2.5E-3", "1e22"]
+        for _ in 0..<3_000 {
+            let digits = Int.random(in: 2...18, using: &generator)
+            let text = String((0..<digits).map { _ in Character(String(Int.random(in: 0...9, using: &generator))) })
+            let point = Int.random(in: 1..<digits, using: &generator)
+            texts.append(String(text.prefix(point)) + "." + String(text.dropFirst(point)))
+        }
+        for text in texts {
+            let tokens = try Lexer.tokenize(text)
+            let expected = try #require(Double(text))
+            #expect(tokens.count == 2 && tokens[0].kind == .double, "\(text)")
+            #expect(tokens[0].doubleValue.bitPattern == expected.bitPattern, "\(text)")
+        }
+    }
+
+    /// Blanks other than a newline each move one column; a newline starts
+    /// the next line at column 1.
+    @Test func blanksMoveOneColumnEach() throws {
+        let tokens = try Lexer.tokenize("a \t\u{0B}\u{0C}\r b\n \tc")
+        #expect(tokens[1].range.start == SourceLocation(line: 1, column: 8, offset: 7))
+        #expect(tokens[2].range.start == SourceLocation(line: 2, column: 3, offset: 11))
+    }
+
     @Test(arguments: [
         ("a ~ b", "unexpected character '~'", 2, 3),
         ("'abc", "unterminated string", 0, 4),

@@ -47,8 +47,8 @@ public struct FetchExplanation: Sendable {
         /// The bindings as given: a statement's values known now (most
         /// statements) are kept as the plan holds them, not copied into a
         /// list of ``Binding``s no caller may read (workload e).
-        private let storage: Storage
-        private enum Storage: Sendable {
+        fileprivate let storage: Storage
+        fileprivate enum Storage: Sendable {
             case values([Value])
             case bindings([Binding])
         }
@@ -148,6 +148,9 @@ public struct FetchExplanation: Sendable {
     /// string placeholder).
     public var bindings: [Value] {
         guard !steps.isEmpty else { return [] }
+        // The stored values read where they are: through `values` the
+        // whole step was copied out of the list first (workload e).
+        if case .values(let values) = steps[steps.count - 1].storage { return values }
         return steps[steps.count - 1].values
     }
 }

@@ -17,8 +17,12 @@ extension SQLTranslator {
     mutating func resolve(_ path: [String], in scope: Scope, range: SourceRange = .unknown) throws -> Resolved {
         // The common case: one stored attribute of the scope's own entity
         // (only those have a column); anything else takes the long way.
-        if path.count == 1, !scope.hasVariables, let column = mapping.column(for: path[0], of: scope.entity) {
-            return .attribute(scope === root ? column.inRow : Self.columnSQL(alias: scope.alias, column: column.name), column.type)
+        if path.count == 1, !scope.hasVariables {
+            if scope === root {
+                if let column = mapping.rowColumn(for: path[0], of: scope.entity) { return .attribute(column.sql, column.type) }
+            } else if let column = mapping.column(for: path[0], of: scope.entity) {
+                return .attribute(Self.columnSQL(alias: scope.alias, column: column.name), column.type)
+            }
         }
         var current = scope
         var components = path
@@ -73,7 +77,7 @@ extension SQLTranslator {
             if let existing = current.joinAliases[prefix] {
                 alias = existing.alias
             } else {
-                guard current.joins.count < Self.maximumJoins else {
+                guard current.joinCount < Self.maximumJoins else {
                     throw Untranslatable(reason: "more joins than SQLite takes in one query")
                 }
                 let joined = newAlias()

@@ -58,7 +58,7 @@ extension SQLTranslator {
     /// not within SQLite's limits on parameters.
     mutating func translate(conjunct: Predicate, into out: inout SQL) throws -> Bool {
         let savedBindings = bindings.count
-        let savedJoins = (root.joins.count, aliasCounter)
+        let savedJoins = (root.joinCount, aliasCounter)
         let mark = out.mark
         func rollBack() {
             bindings.removeSubrange(savedBindings...)
