@@ -104,13 +104,26 @@ public final class Importer {
             try afterBatch(1)
             return count
         }
+        // The next batches parse on another core while this one imports;
+        // stopped before returning, however the import ends.
+        reader.startReadingAhead(chunk: max(1, options.batchSize))
+        defer { reader.stopReadingAhead() }
         var count = 0
         var batch: [JSON] = []
+        // After the first batch, room for the keys of about as many more
+        // as the rest of the text holds: growing as they come would
+        // rehash all the keys seen so far at each doubling.
+        var reserved = false
         try importBatches(into: entity, expected: 0, next: { _, size in
-            batch.removeAll(keepingCapacity: true)
-            while batch.count < size, let element = try reader.next() { batch.append(element) }
+            try reader.nextElements(size, replacing: &batch)
             return batch.isEmpty ? nil : batch[...]
-        }, each: { _ in count += 1 }, afterBatch: afterBatch)
+        }, each: { _ in count += 1 }, afterBatch: { done in
+            if !reserved, let index = plan(for: entity).key, let more = reader.estimatedRemainingCount() {
+                reserved = true
+                index.reserve(more)
+            }
+            try afterBatch(done)
+        })
         return count
     }
 
@@ -183,6 +196,9 @@ public final class Importer {
         for step in plan.relationships {
             if let index = step.destinationKey { try seedPending(index) }
         }
+        // A store that held none of the entity when the call began holds
+        // none of the items: their keys are not looked for (once each).
+        let asksStore = try plan.key.map { try mayHaveSaved($0) } ?? false
         // The items' own keys rarely repeat: a list, without hashing them
         // again. Related keys repeat (a department per person): a set each.
         var keysWanted: [Value] = []
@@ -196,7 +212,7 @@ public final class Importer {
         for item in items {
             let key = plan.key.flatMap { try? keyValue(of: item, $0) }
             keys.append(key)
-            if let key, !key.isNull, let index = plan.key, index[key] == nil { keysWanted.append(key) }
+            if asksStore, let key, !key.isNull, let index = plan.key, index[key] == nil { keysWanted.append(key) }
             guard case .object = item else { continue }
             for step in plan.relationships {
                 guard let index = step.destinationKey, let related = lookup(item, keys: step.keys)?.json else { continue }
@@ -211,7 +227,7 @@ public final class Importer {
         }
         // The items' keys are looked for as prefetched (`findOrCreate`):
         // `asked` serves the related ones.
-        if let index = plan.key, !keysWanted.isEmpty, try mayHaveSaved(index) {
+        if let index = plan.key, !keysWanted.isEmpty {
             let found = try context.savedObjects(of: index.entity, where: index.attribute.name, in: keysWanted)
             index.add(found)
         }
