@@ -196,9 +196,10 @@ public final class Importer {
         for step in plan.relationships {
             if let index = step.destinationKey { try seedPending(index) }
         }
-        // A store that held none of the entity when the call began holds
-        // none of the items: their keys are not looked for (once each).
-        let asksStore = try plan.key.map { try mayHaveSaved($0) } ?? false
+        // Whether the store may hold the items' objects, asked at the
+        // first key not known: once it says no (it held none of the entity
+        // when the call began), the other keys are not looked up here.
+        var asksStore: Bool?
         // The items' own keys rarely repeat: a list, without hashing them
         // again. Related keys repeat (a department per person): a set each.
         var keysWanted: [Value] = []
@@ -212,7 +213,10 @@ public final class Importer {
         for item in items {
             let key = plan.key.flatMap { try? keyValue(of: item, $0) }
             keys.append(key)
-            if asksStore, let key, !key.isNull, let index = plan.key, index[key] == nil { keysWanted.append(key) }
+            if asksStore != false, let key, !key.isNull, let index = plan.key, index[key] == nil {
+                if asksStore == nil { asksStore = try mayHaveSaved(index) }
+                if asksStore == true { keysWanted.append(key) }
+            }
             guard case .object = item else { continue }
             for step in plan.relationships {
                 guard let index = step.destinationKey, let related = lookup(item, keys: step.keys)?.json else { continue }
@@ -283,6 +287,13 @@ public final class Importer {
     /// not known is in neither the store nor the context.
     private func findOrCreate(_ entity: EntityDescription, key: Value?, index: KeyIndex?, prefetched: Bool = false) throws -> (ManagedObject, isNew: Bool) {
         guard let key, !key.isNull, let index else { return (try create(entity), true) }
+        // Prefetched, the key is known or new: found or made with one
+        // hash of it, not a look-up and then an insert.
+        if prefetched, !entity.isAbstract {
+            let (object, isNew) = index.object(for: key) { context.insertObject(of: entity) }
+            if isNew { object.setAttributeValue(key, at: index.step.index) }
+            return (object, isNew)
+        }
         if let object = index[key] { return (object, false) }
         // Not prefetched (a nested level): ask once.
         if !prefetched, index.pendingSeen != generation {

@@ -336,7 +336,9 @@ private final class ReadAhead: @unchecked Sendable {
         var used: [JSON] = []
         swap(&used, &elements)
         condition.lock()
-        if !used.isEmpty { spent.append(used) }
+        // Moved, not copied: a copy let go of here after the thread let
+        // go of its own would free the chunk on this thread after all.
+        if !used.isEmpty { spent.append(consume used) }
         while waiting.isEmpty { condition.wait() }
         let item = waiting[0].item
         if case .elements(let chunk) = item {
