@@ -26,6 +26,7 @@ import Testing
     static func reader(_ text: String, readingAhead: Bool = true) -> JSONArrayReader {
         let reader = JSONArrayReader(bytes: Array(text.utf8))
         reader.readAheadMinimum = readingAhead ? 0 : .max
+        reader.readsAheadWithoutIdleCore = readingAhead
         return reader
     }
 
@@ -44,6 +45,7 @@ import Testing
         let text = Self.text(1003)
         let reader = Self.reader(text)
         reader.startReadingAhead(chunk: 10)
+        #expect(reader.isReadingAhead)
         var remaining: [Int] = []
         var elements: [JSON] = []
         while case let chunk = try reader.nextElements(10), !chunk.isEmpty {
@@ -86,9 +88,11 @@ import Testing
         guard case .array(let whole) = try JSON(parsing: text) else { Issue.record("not an array"); return }
         let reader = Self.reader(text)
         reader.startReadingAhead(chunk: 7)
+        #expect(reader.isReadingAhead)
         #expect(try reader.nextElements(7) == Array(whole[0..<7]))
         #expect(try reader.nextElements(7) == Array(whole[7..<14]))
         reader.stopReadingAhead()
+        #expect(!reader.isReadingAhead)
         #expect(try reader.next() == whole[14])
         #expect(reader.remainingCount() == 300 - 15)
         // Starting again reads on from there.
