@@ -12,7 +12,8 @@ import Foundation
 /// A document that is not an array reads as one element. Syntax errors
 /// come from `next()` when it reaches them, with the line and column.
 /// (A class: a progress report can ask for `remainingCount()` while an
-/// import reads.)
+/// import reads, and the importer's read-ahead thread parses what comes
+/// next: see `startReadingAhead`.)
 public final class JSONArrayReader {
     private let bytes: [UInt8]
     /// Where the next element starts, and the parser's object shapes.
