@@ -183,6 +183,20 @@ private func importOne(_ text: String, _ entity: String = "Person", options: Imp
         #expect(context.insertedObjects.count == 1)
     }
 
+    /// Keys met again, in the same batch or a later one, find the object
+    /// the first made (found or made with one hash of the key), which
+    /// keeps the last row's values.
+    @Test func duplicatesAcrossBatchesBecomeOneObject() throws {
+        let (context, model) = try setup()
+        let importer = Importer(context: context)
+        importer.options.batchSize = 3
+        let text = "[" + (0..<10).map { #"{"id": \#($0 % 4), "age": \#($0)}"# }.joined(separator: ",") + "]"
+        let count = try importer.importArray(from: JSONArrayReader(bytes: Array(text.utf8)), into: model.entity(named: "Person")!)
+        #expect(count == 10)
+        #expect(context.insertedObjects.count == 4)
+        #expect(Set(context.insertedObjects.map { $0["age"] }) == [.int(8), .int(9), .int(6), .int(7)])
+    }
+
     @Test func toManyFromFourObjectsThenEmptyObjectThenNull() throws {
         let (context, model) = try setup()
         let person = model.entity(named: "Person")!

@@ -159,6 +159,24 @@ import Testing
         #expect(shell.count("Department") == 1)
     }
 
+    /// A file is read whole, straight into an array of its size: every
+    /// byte, for any size, and from a descriptor part-read only what is
+    /// left.
+    @Test func aFileReadsAsItsBytes() throws {
+        let shell = try ShellHarness()
+        var random = SystemRandomNumberGenerator()
+        for size in [0, 1, 65_535, 65_536 * 3 + 7, 300_001] {
+            let bytes = (0..<size).map { _ in UInt8.random(in: 0...255, using: &random) }
+            try shell.write("bytes.bin", Data(bytes))
+            #expect(try ShellFiles.readData(shell.path("bytes.bin"), shownAs: "bytes.bin") == bytes, "\(size)")
+            guard size > 10 else { continue }
+            let descriptor = open(shell.path("bytes.bin"), O_RDONLY)
+            defer { close(descriptor) }
+            #expect(lseek(descriptor, 10, SEEK_SET) == 10)
+            #expect(try ShellFiles.readAll(descriptor: descriptor, shownAs: "bytes.bin") == Array(bytes[10...]), "\(size)")
+        }
+    }
+
     /// What the store commands check, without pointing SQLite at a device
     /// (as root, a bug here would replace /dev/null).
     @Test func devicesAreNeitherStoresNorSaveAsTargets() {

@@ -111,6 +111,46 @@ import Testing
         #expect(shell.count("Person") == 0)
     }
 
+    /// A file large enough to be parsed ahead on another thread while
+    /// the rows before import: a syntax error late in it still says
+    /// where, nothing of the import is kept, and the next import runs.
+    @Test func aSyntaxErrorLateInALargeFileImportsNothing() throws {
+        let shell = try ShellHarness()
+        let good = Self.people(12000)
+        #expect(good.utf8.count > 1 << 20)
+        var text = good
+        text.insert(contentsOf: "}", at: text.index(text.endIndex, offsetBy: -4))
+        try shell.write("broken.json", Data(text.utf8))
+        try shell.write("people.json", Data(good.utf8))
+        let result = shell.run(#"import Person from "broken.json""#)
+        #expect(!result.ok)
+        #expect(result.errors.contains("broken.json:12001:"), "\(result.errors)")
+        #expect(result.errors.contains("expected ',' or ']' in array"))
+        #expect(shell.count("Person") == 0)
+        #expect(shell.count("Department") == 0)
+        #expect(!shell.session.context.hasChanges)
+        #expect(shell.run(#"import Person from "people.json""#).text.contains("imported 12000 Person objects"))
+        #expect(shell.count("Person") == 12000)
+    }
+
+    /// Ctrl-C while the rows after are parsed ahead: the import stops,
+    /// nothing of it is left, and the same file imports whole after.
+    @Test func ctrlCStopsALargeImportReadAhead() throws {
+        let shell = try ShellHarness()
+        try shell.write("people.json", Data(Self.people(12000).utf8))
+        var checks = 0
+        shell.session.checkInterrupt = {
+            checks += 1
+            if checks > 3 { throw StoreError(.interrupted, "interrupted") }
+        }
+        let stopped = shell.run(#"import Person from "people.json""#)
+        #expect(stopped.errors.contains("interrupted"))
+        shell.session.checkInterrupt = {}
+        #expect(shell.count("Person") == 0)
+        #expect(!shell.session.context.hasChanges)
+        #expect(shell.run(#"import Person from "people.json""#).text.contains("imported 12000 Person objects"))
+    }
+
     /// A document with one object imports it; an empty array nothing.
     @Test func oneObjectOrNone() throws {
         let shell = try ShellHarness()

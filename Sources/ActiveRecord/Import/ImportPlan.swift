@@ -284,6 +284,18 @@ final class KeyIndex {
         set { known[key] = newValue }
     }
 
+    /// The object known for `key`, or else the one `make` makes, known
+    /// for it from then on: the key is hashed once.
+    @inline(__always)
+    func object(for key: Value, orMake make: () -> ManagedObject) -> (ManagedObject, isNew: Bool) {
+        var isNew = false
+        // The subscript's `default:` inserts what it makes when it is
+        // accessed in place (inout), in the slot its one look-up found.
+        func inPlace(_ object: inout ManagedObject) -> ManagedObject { object }
+        let object = inPlace(&known[key, default: { isNew = true; return make() }()])
+        return (object, isNew)
+    }
+
     /// Adds the objects `found` by key; one already known stays.
     func add(_ found: [Value: ManagedObject]) {
         known.merge(found) { a, _ in a }

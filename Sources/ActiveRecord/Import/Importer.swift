@@ -91,6 +91,12 @@ public final class Importer {
     /// to stop. Returns how many objects were imported. A document that
     /// is not an array imports as `importArray` would import it.
     ///
+    /// A large array (1 MB of text or more) is parsed a few batches ahead
+    /// on a thread of its own when a core is idle. It changes nothing you
+    /// see: a syntax error stops the import before the batch it falls in,
+    /// with its line and column, as reading in turn does, and however the
+    /// call ends the thread has stopped when it returns.
+    ///
     /// ```swift
     /// let reader = JSONArrayReader(bytes: Array(data))
     /// let count = try importer.importArray(from: reader, into: person) { done in print(done) }
@@ -104,13 +110,26 @@ public final class Importer {
             try afterBatch(1)
             return count
         }
+        // The next batches parse on another core while this one imports;
+        // stopped before returning, however the import ends.
+        reader.startReadingAhead(chunk: max(1, options.batchSize))
+        defer { reader.stopReadingAhead() }
         var count = 0
         var batch: [JSON] = []
+        // After the first batch, room for the keys of about as many more
+        // as the rest of the text holds: growing as they come would
+        // rehash all the keys seen so far at each doubling.
+        var reserved = false
         try importBatches(into: entity, expected: 0, next: { _, size in
-            batch.removeAll(keepingCapacity: true)
-            while batch.count < size, let element = try reader.next() { batch.append(element) }
+            try reader.nextElements(size, replacing: &batch)
             return batch.isEmpty ? nil : batch[...]
-        }, each: { _ in count += 1 }, afterBatch: afterBatch)
+        }, each: { _ in count += 1 }, afterBatch: { done in
+            if !reserved, let index = plan(for: entity).key, let more = reader.estimatedRemainingCount() {
+                reserved = true
+                index.reserve(more)
+            }
+            try afterBatch(done)
+        })
         return count
     }
 
@@ -183,6 +202,10 @@ public final class Importer {
         for step in plan.relationships {
             if let index = step.destinationKey { try seedPending(index) }
         }
+        // Whether the store may hold the items' objects, asked at the
+        // first key not known: once it says no (it held none of the entity
+        // when the call began), the other keys are not looked up here.
+        var asksStore: Bool?
         // The items' own keys rarely repeat: a list, without hashing them
         // again. Related keys repeat (a department per person): a set each.
         var keysWanted: [Value] = []
@@ -196,7 +219,10 @@ public final class Importer {
         for item in items {
             let key = plan.key.flatMap { try? keyValue(of: item, $0) }
             keys.append(key)
-            if let key, !key.isNull, let index = plan.key, index[key] == nil { keysWanted.append(key) }
+            if asksStore != false, let key, !key.isNull, let index = plan.key, index[key] == nil {
+                if asksStore == nil { asksStore = try mayHaveSaved(index) }
+                if asksStore == true { keysWanted.append(key) }
+            }
             guard case .object = item else { continue }
             for step in plan.relationships {
                 guard let index = step.destinationKey, let related = lookup(item, keys: step.keys)?.json else { continue }
@@ -211,7 +237,7 @@ public final class Importer {
         }
         // The items' keys are looked for as prefetched (`findOrCreate`):
         // `asked` serves the related ones.
-        if let index = plan.key, !keysWanted.isEmpty, try mayHaveSaved(index) {
+        if let index = plan.key, !keysWanted.isEmpty {
             let found = try context.savedObjects(of: index.entity, where: index.attribute.name, in: keysWanted)
             index.add(found)
         }
@@ -267,6 +293,13 @@ public final class Importer {
     /// not known is in neither the store nor the context.
     private func findOrCreate(_ entity: EntityDescription, key: Value?, index: KeyIndex?, prefetched: Bool = false) throws -> (ManagedObject, isNew: Bool) {
         guard let key, !key.isNull, let index else { return (try create(entity), true) }
+        // Prefetched, the key is known or new: found or made with one
+        // hash of it, not a look-up and then an insert.
+        if prefetched, !entity.isAbstract {
+            let (object, isNew) = index.object(for: key) { context.insertObject(of: entity) }
+            if isNew { object.setAttributeValue(key, at: index.step.index) }
+            return (object, isNew)
+        }
         if let object = index[key] { return (object, false) }
         // Not prefetched (a nested level): ask once.
         if !prefetched, index.pendingSeen != generation {

@@ -109,20 +109,39 @@ package enum ShellFiles {
 
     /// Everything left to read from an open descriptor (standard input).
     package static func readAll(descriptor: Int32, shownAs shown: String) throws(Problem) -> [UInt8] {
+        func failure(_ code: Int32) -> Problem {
+            // EINTR is Ctrl-C while a pipe keeps us waiting.
+            Problem(message: ShellDiagnostics.cannotRead(shown, because: code == EINTR ? "interrupted" : reason(code)))
+        }
         var data: [UInt8] = []
-        // A file's size, read at once: growing by doubling would hold up
-        // to twice the file (49 MB of JSON read into 98).
+        // A file's size, read at once straight into the array: growing by
+        // doubling would hold up to twice the file (49 MB of JSON read
+        // into 98), and a buffer between would copy it all once more. A
+        // file that grows meanwhile is read on below; one that shrinks
+        // ends where it ends.
         var info = stat()
-        if fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG { data.reserveCapacity(Int(info.st_size)) }
+        if fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG, info.st_size > 0 {
+            let size = Int(info.st_size)
+            var code: Int32 = 0
+            data = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+                guard let base = buffer.baseAddress else { return }
+                while initialized < size {
+                    let count = read(descriptor, base + initialized, size - initialized)
+                    if count <= 0 {
+                        if count < 0 { code = errno }
+                        return
+                    }
+                    initialized += count
+                }
+            }
+            if code != 0 { throw failure(code) }
+            if data.count < size { return data }
+        }
         var buffer = [UInt8](repeating: 0, count: 64 * 1024)
         while true {
             let count = buffer.withUnsafeMutableBytes { read(descriptor, $0.baseAddress, $0.count) }
             if count == 0 { return data }
-            if count < 0 {
-                // EINTR is Ctrl-C while a pipe keeps us waiting.
-                let code = errno
-                throw Problem(message: ShellDiagnostics.cannotRead(shown, because: code == EINTR ? "interrupted" : reason(code)))
-            }
+            if count < 0 { throw failure(errno) }
             data.append(contentsOf: buffer[0..<count])
         }
     }
