@@ -41,6 +41,20 @@ import Testing
         return (chunks, nil)
     }
 
+    /// `MRQ_JSON_READ_AHEAD=0` keeps a reader reading in turn, however
+    /// idle the machine (mrq-bench's instruction counts rely on it).
+    @Test func theEnvironmentCanTurnTheReadAheadOff() throws {
+        let text = Self.text(50)
+        let reader = JSONArrayReader(bytes: Array(text.utf8))
+        reader.readAheadMinimum = 0
+        setenv("MRQ_JSON_READ_AHEAD", "0", 1)
+        reader.startReadingAhead(chunk: 10)
+        unsetenv("MRQ_JSON_READ_AHEAD")
+        #expect(!reader.isReadingAhead)
+        guard case .array(let whole) = try JSON(parsing: text) else { Issue.record("not an array"); return }
+        #expect(try Self.chunks(reader, 10).elements.flatMap { $0 } == whole)
+    }
+
     @Test func readingAheadGivesWhatReadingInTurnGives() throws {
         let text = Self.text(1003)
         let reader = Self.reader(text)

@@ -51,7 +51,7 @@ struct ManualTests {
         let statuses = section("EXIT STATUS")
         for status in ["0", "64", "65", "70", "74", "75"] { #expect(statuses.contains(".B \(status)\n"), "exit status \(status)") }
         let environment = section("ENVIRONMENT")
-        for variable in ["NO_COLOR", "MRQ_HISTORY", "PAGER", "MRQ_LOG_LEVEL"] { #expect(environment.contains(".B \(variable)\n"), "\(variable)") }
+        for variable in ["NO_COLOR", "MRQ_HISTORY", "PAGER", "MRQ_JSON_READ_AHEAD", "MRQ_LOG_LEVEL"] { #expect(environment.contains(".B \(variable)\n"), "\(variable)") }
         #expect(section("FILES").contains("~/.mrq_history"))
         let version = try MRQBinary.run(["--version"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
         #expect(manual.contains(".TH MRQ 1 ") && manual.contains("\"mrq \(version)\""), "the manual's version is \(version)")

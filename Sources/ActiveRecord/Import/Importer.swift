@@ -95,7 +95,8 @@ public final class Importer {
     /// on a thread of its own when a core is idle. It changes nothing you
     /// see: a syntax error stops the import before the batch it falls in,
     /// with its line and column, as reading in turn does, and however the
-    /// call ends the thread has stopped when it returns.
+    /// call ends the thread has stopped when it returns. Set
+    /// `MRQ_JSON_READ_AHEAD=0` in the environment to always read in turn.
     ///
     /// ```swift
     /// let reader = JSONArrayReader(bytes: Array(data))

@@ -202,19 +202,23 @@ extension JSONArrayReader {
     func startReadingAhead(chunk: Int) {
         guard ahead == nil, case .array = cursor.state, chunk > 0,
               bytes.count - cursor.position >= readAheadMinimum,
-              readsAheadWithoutIdleCore || Self.hasIdleCore() else { return }
+              readsAheadWithoutIdleCore || Self.mayReadAhead() else { return }
         let ahead = ReadAhead(from: cursor)
         self.ahead = ahead
         ahead.start(bytes, chunk: chunk)
     }
 
-    /// Whether a core is likely free for a read-ahead: this process may
-    /// run on more than one, and the last minute's load leaves one of
-    /// them idle. On a busy machine the thread only takes turns with the
-    /// importer, and the rows it hands over cost the importer more to
-    /// reach than their parse saved: 10-15% slower (200k rows, load 3-5
-    /// on 2 cores).
-    private static func hasIdleCore() -> Bool {
+    /// Whether a read-ahead may start: with `MRQ_JSON_READ_AHEAD=0` in
+    /// the environment never (the parse then always takes turns with the
+    /// import, as mrq-bench's instruction counts need: callgrind counts
+    /// only the measured thread), else when a core is likely free: this
+    /// process may run on more than one, and the last minute's load
+    /// leaves one of them idle. On a busy machine the thread only takes
+    /// turns with the importer, and the rows it hands over cost the
+    /// importer more to reach than their parse saved: 10-15% slower (200k
+    /// rows, load 3-5 on 2 cores).
+    private static func mayReadAhead() -> Bool {
+        if let setting = getenv("MRQ_JSON_READ_AHEAD"), String(cString: setting) == "0" { return false }
         let cores = ProcessInfo.processInfo.activeProcessorCount
         guard cores > 1 else { return false }
         var load = [0.0]
