@@ -239,7 +239,7 @@ enum LifecycleModel {
         context.undoManager?.undo()
         #expect(n.managedObjectContext === context)
         #expect(n.isInserted && !n.isDeleted)
-        try context.undoingAsOneAction { context.delete(n) }
+        context.undoingAsOneAction { context.delete(n) }
         #expect(n.managedObjectContext == nil)
         context.undoManager?.undo()
         #expect(n.managedObjectContext === context)
