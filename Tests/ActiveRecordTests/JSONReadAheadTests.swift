@@ -41,6 +41,24 @@ import Testing
         return (chunks, nil)
     }
 
+    /// The estimate of what is left follows the elements read so far,
+    /// but never asks for more than one element per 32 bytes left: tiny
+    /// first elements before one huge value must not make room for many
+    /// times the text.
+    @Test func theEstimateOfWhatIsLeftIsBoundedByTheTextLeft() throws {
+        let even = JSONArrayReader(bytes: Array(Self.text(1000).utf8))
+        let first = try even.nextElements(100)
+        #expect(first.count == 100)
+        let estimate = try #require(even.estimatedRemainingCount())
+        #expect(estimate > 800 && estimate < 1200)
+        let huge = "[" + String(repeating: "1,", count: 100) + "\"" + String(repeating: "x", count: 1_000_000) + "\"]"
+        let skewed = JSONArrayReader(bytes: Array(huge.utf8))
+        #expect(try skewed.nextElements(100).count == 100)
+        let bounded = try #require(skewed.estimatedRemainingCount())
+        #expect(bounded <= 1_000_002 / 32)
+        #expect(bounded > 0)
+    }
+
     /// `MRQ_JSON_READ_AHEAD=0` keeps a reader reading in turn, however
     /// idle the machine (mrq-bench's instruction counts rely on it).
     @Test func theEnvironmentCanTurnTheReadAheadOff() throws {

@@ -140,14 +140,23 @@ public final class JSONArrayReader {
 
     /// About how many elements `next()` has yet to return, judged by the
     /// bytes those read so far took, with no scan (room to make for them,
-    /// not a count to show); nil before the first.
+    /// not a count to show); nil before the first. At most one for every
+    /// `estimateBytesPerElement` bytes left: a text whose first elements
+    /// are tiny and whose rest is one huge value must not have room made
+    /// for many times what the text itself takes.
     func estimatedRemainingCount() -> Int? {
         let (queued, reached) = ahead?.progress() ?? (0, cursor)
         guard case .array = reached.state else { return queued }
         let taken = reached.position - firstElement
         guard reached.read > 0, taken > 0 else { return nil }
-        return queued + Int(Double(bytes.count - reached.position) * Double(reached.read) / Double(taken))
+        let left = bytes.count - reached.position
+        let estimate = Double(left) * Double(reached.read) / Double(taken)
+        return queued + min(Int(estimate), left / Self.estimateBytesPerElement)
     }
+
+    /// The fewest bytes an element is taken to need by
+    /// `estimatedRemainingCount` (a keyed object, `{"id":1},`, takes 9).
+    static let estimateBytesPerElement = 32
 
     /// How many elements the text from `position` holds in `state`.
     private static func count(in bytes: [UInt8], from position: Int, _ state: State) -> Int {
