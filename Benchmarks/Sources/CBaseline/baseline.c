@@ -254,10 +254,14 @@ static void *city_reads(void *argument) {
     city_job *job = argument;
     sqlite3 *db = NULL;
     if ((job->rc = open_db(job->path, &db)) != SQLITE_OK) return NULL;
+    // Eight connections opening at once may find another one building
+    // the WAL's index: wait for it, as mrq's connections do.
+    sqlite3_busy_timeout(db, 5000);
     sqlite3_stmt *stmt = NULL;
     job->rc = sqlite3_prepare_v2(db,
         "SELECT " SELECT_LIST " FROM \"Person\" t WHERE t.\"city\" IS ?1 AND t.\"age\" BETWEEN ?2 AND ?3 "
         "ORDER BY t.\"lastName\", t.\"firstName\", t._pk", -1, &stmt, NULL);
+    if (job->rc != SQLITE_OK) job->rc = fail(db, job->rc, "prepare");
     static const int CITY_TASKS = 8;   // the cities mrq's tasks ask for, in its order
     for (int32_t f = 0; f < job->fetches && job->rc == SQLITE_OK; f++) {
         bench_result one = {0};
