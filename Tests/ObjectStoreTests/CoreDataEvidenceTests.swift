@@ -2,6 +2,7 @@ import Foundation
 import Testing
 @testable import ObjectStore
 import Predicates
+import Synchronization
 
 /// Reading a Core Data store as an examiner does, from a copy of the store
 /// and its log: the data still in the log is read, and nothing is written
@@ -70,5 +71,30 @@ import Predicates
         options.immutable = immutable
         #expect(try Self.titles(url, options).contains("only in the log"))
         #expect(try OpeningTests.snapshot(directory) == before)
+    }
+
+    /// Another connection, closing last, folds the log in and deletes it
+    /// between the reader's look at the files and its copy of the log: the
+    /// reader looks again and reads the store as it is then, with the
+    /// log's note (this failed with "cannot read '…-wal'").
+    @Test func aLogFoldedInBetweenLookingAndCopyingIsLookedAtAgain() throws {
+        let (directory, url) = try Self.copiedStore()
+        defer { try? FileManager.default.removeItem(at: directory) }
+        let folded = Mutex(false)
+        StoreFiles.afterLooking.withLock {
+            $0[url.path] = {
+                if let db = try? Database(path: url.path), (try? db.execute("PRAGMA wal_checkpoint(TRUNCATE)")) != nil {
+                    folded.withLock { $0 = true }
+                }
+                try? FileManager.default.removeItem(atPath: url.path + "-wal")
+                try? FileManager.default.removeItem(atPath: url.path + "-shm")
+            }
+        }
+        defer { StoreFiles.afterLooking.withLock { $0[url.path] = nil } }
+        var options = PersistentStoreOptions()
+        options.readOnly = true
+        #expect(try Self.titles(url, options).contains("only in the log"))
+        #expect(folded.withLock { $0 })
+        #expect(Set(try OpeningTests.snapshot(directory).keys) == ["Notes.sqlite"])
     }
 }

@@ -214,12 +214,15 @@ package final class Database: @unchecked Sendable {
     }
 
     deinit {
-        if let lockedFile { LockingConnections.remove(lockedFile) }
         OpenConnections.remove(handle)
         statementCache.removeAll()
         sqlite3_trace_v2(handle, 0, nil, nil)
         if foundLog && !hasWritten { mrq_keep_wal_on_close(handle) }
         sqlite3_close_v2(handle)
+        // Only now: closing last, the connection folds its log in and
+        // deletes it, and until then the store is open here — a reader
+        // told otherwise would copy a log that is going away.
+        if let lockedFile { LockingConnections.remove(lockedFile) }
     }
 
     /// Runs one or more statements with no parameters.

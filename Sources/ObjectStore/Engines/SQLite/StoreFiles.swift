@@ -144,18 +144,46 @@ package enum StoreFiles {
     /// A store nobody had open when it was opened is read as a file
     /// nothing writes: a process that starts writing it afterwards is not
     /// seen (open it read-write, or again, to see that).
+    ///
+    /// A log or journal that goes between the look and the copy (a
+    /// connection closing last, here or in another process, folds its log
+    /// in and deletes it) is looked at again: the store is read as it is
+    /// then, up to a few times before the error is reported.
     static func readingMode(_ path: String, immutable: Bool) throws -> ReadingMode {
+        var attempt = 1
+        while true {
+            do {
+                return try readingModeOnce(path, immutable: immutable)
+            } catch let vanished as SideFileVanished {
+                guard attempt < 4 else { throw cannotRead(vanished.path, ENOENT) }
+                attempt += 1
+            }
+        }
+    }
+
+    private static func readingModeOnce(_ path: String, immutable: Bool) throws -> ReadingMode {
         let files = try inspect(path)
         guard let main = files.main else { return .readOnly }  // SQLite says it cannot open it
         if immutable || main.st_size == 0 { return .immutable }
         if isOpen(files.base, main) { return .readOnly }
         let journal = try journalState(files)
         if files.logHasData || journal.isHot {
+            afterLooking.withLock { $0.removeValue(forKey: path) }?()
             return .snapshot(try snapshot(path, files, journal: journal))
         }
         if files.sides.isEmpty, try !isWALStore(path) { return .readOnly }
         return .immutable
     }
+
+    /// A side file seen by `inspect` that was gone when it was read.
+    private struct SideFileVanished: Error {
+        let path: String
+    }
+
+    /// Tests: run once for the store at a path between looking at its files
+    /// and copying its log or journal, to move them as another connection
+    /// could in between.
+    package static let afterLooking = Mutex<[String: @Sendable () -> Void]>([:])
 
     /// Whether opening `path` read-write would change anything beside
     /// the store before any write: nobody has it open and a side file is
@@ -245,7 +273,12 @@ package enum StoreFiles {
 
     private static func journalState(_ files: Inspection) throws -> JournalState {
         guard let size = files.size("-journal"), size > 0 else { return JournalState() }
-        let descriptor = try openSide(files.base + "-journal")
+        let descriptor: Int32
+        do {
+            descriptor = try openSide(files.base + "-journal")
+        } catch is SideFileVanished {
+            return JournalState()  // rolled back or committed since: none now
+        }
         defer { close(descriptor) }
         var state = JournalState()
         var first: UInt8 = 0
@@ -268,9 +301,14 @@ package enum StoreFiles {
 
     /// A side file opened for reading only, never following a link and
     /// never waiting on a pipe; refused unless it is a regular file.
+    /// One that is gone (`inspect` saw it: another connection removed it
+    /// since) throws `SideFileVanished`, to look again.
     private static func openSide(_ path: String) throws -> Int32 {
         let descriptor = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC)
-        guard descriptor >= 0 else { throw cannotRead(path, errno) }
+        guard descriptor >= 0 else {
+            if errno == ENOENT { throw SideFileVanished(path: path) }
+            throw cannotRead(path, errno)
+        }
         var info = stat()
         guard fstat(descriptor, &info) == 0, info.st_mode & S_IFMT == S_IFREG else {
             close(descriptor)
