@@ -352,10 +352,37 @@ if ProcessInfo.processInfo.environment["MRQ_BENCH_CHILD"] != nil {
     exit(70)
 }
 
-let scale: Scale = arguments.contains("--smoke") ? .smokeRun : .full
+/// The suite's usage: its first lines' comment, for `--help` and a
+/// mistyped argument (which must not start a seven-minute run).
+let suiteUsage = """
+    usage: mrq-bench [--smoke] [--only WORKLOAD,...]
+           mrq-bench --compare BASE-MRQ-BENCH [--workloads a,c,e] [--rounds N] [--scale NAME] [--runs N]
+           mrq-bench --instructions BASELINE-FILE [--update] [--tolerance PERCENT]
+    workloads: \(Set(rows.map { String($0.key.split(separator: "/")[0]) }).sorted().joined(separator: ", "))
+
+    """
+var scale: Scale = .full
 var only: Set<String>?
-if let i = arguments.firstIndex(of: "--only"), i + 1 < arguments.count {
-    only = Set(arguments[i + 1].split(separator: ",").map(String.init))
+var index = 1
+while index < arguments.count {
+    switch arguments[index] {
+    case "--smoke": scale = .smokeRun
+    case "--only" where index + 1 < arguments.count:
+        index += 1
+        only = Set(arguments[index].split(separator: ",").map(String.init))
+        let known = Set(rows.map { String($0.key.split(separator: "/")[0]) })
+        if let unknown = only?.subtracting(known).sorted(), !unknown.isEmpty {
+            FileHandle.standardError.write("mrq-bench: no workload named \(unknown.joined(separator: ", "))\n\(suiteUsage)".data(using: .utf8)!)
+            exit(64)
+        }
+    case "--help", "-h":
+        print(suiteUsage, terminator: "")
+        exit(0)
+    default:
+        FileHandle.standardError.write("mrq-bench: unknown argument '\(arguments[index])'\n\(suiteUsage)".data(using: .utf8)!)
+        exit(64)
+    }
+    index += 1
 }
 do {
     let met = try runSuite(scale: scale, only: only)
