@@ -55,6 +55,7 @@ final class PostgresCluster {
         directory = String(decoding: template.dropLast().map { UInt8(bitPattern: $0) }, as: UTF8.self)
         if let account { chown(directory, account.uid, account.gid) }
         port = try Self.freePort()
+        watchOwner()
         do {
             try run("initdb", ["-D", "\(directory)/data", "-U", "mrq", "-A", "trust", "-E", "UTF8", "--locale=C", "--no-sync"])
             let settings = """
@@ -85,6 +86,25 @@ final class PostgresCluster {
         try? FileManager.default.removeItem(atPath: directory)
     }
 
+    /// Starts a process, apart from this one's session, that waits for
+    /// this process to end, then stops the server and deletes the
+    /// directory: `stop()` for a run interrupted (Ctrl-C) or crashed,
+    /// which would leave the server running.
+    private func watchOwner() {
+        let data = "\(directory)/data"
+        let script = """
+            while kill -0 \(getpid()) 2>/dev/null; do sleep 1; done
+            pid=$(head -n 1 '\(data)/postmaster.pid' 2>/dev/null)
+            if [ -n "$pid" ] && [ "$(readlink /proc/$pid/cwd)" = '\(data)' ]; then
+                kill -QUIT "$pid"
+                while [ "$(readlink /proc/$pid/cwd)" = '\(data)' ]; do sleep 0.1; done
+            fi
+            rm -rf '\(directory)'
+            """
+        guard let setsid = ["/usr/bin/setsid", "/bin/setsid"].first(where: FileManager.default.isExecutableFile) else { return }
+        _ = try? Self.spawn([setsid, "/bin/sh", "-c", script], output: "/dev/null", wait: false)
+    }
+
     /// Runs one of the server programs (as `account` under root); throws
     /// with its output and the server's log when it fails.
     private func run(_ tool: String, _ arguments: [String]) throws {
@@ -108,10 +128,10 @@ final class PostgresCluster {
     }
 
     /// Runs `command` with its output to the file `output` and its input
-    /// from /dev/null, and waits for it. By posix_spawn rather than
-    /// Foundation's Process, which would wait for the server `pg_ctl`
+    /// from /dev/null, and waits for it (not the watchdog: `wait` false).
+    /// By posix_spawn rather than Foundation's Process, which would wait for the server `pg_ctl`
     /// leaves running to let go of the descriptors it was handed.
-    private static func spawn(_ command: [String], output: String) throws -> Int32 {
+    private static func spawn(_ command: [String], output: String, wait: Bool = true) throws -> Int32 {
         var actions = posix_spawn_file_actions_t()
         posix_spawn_file_actions_init(&actions)
         defer { posix_spawn_file_actions_destroy(&actions) }
@@ -123,6 +143,7 @@ final class PostgresCluster {
         var pid: pid_t = 0
         let spawned = posix_spawn(&pid, command[0], &actions, nil, argv, environ)
         guard spawned == 0 else { throw BenchError("cannot run \(command[0]): \(String(cString: strerror(spawned)))") }
+        guard wait else { return 0 }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         return status
