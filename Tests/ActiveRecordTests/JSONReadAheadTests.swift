@@ -60,8 +60,9 @@ import Testing
     }
 
     /// `MRQ_JSON_READ_AHEAD=0` keeps a reader reading in turn, however
-    /// idle the machine (mrq-bench's instruction counts rely on it).
-    @Test func theEnvironmentCanTurnTheReadAheadOff() throws {
+    /// idle the machine (mrq-bench's instruction counts rely on it);
+    /// `MRQ_JSON_READ_AHEAD=1` reads ahead however busy.
+    @Test func theEnvironmentCanTurnTheReadAheadOffOrOn() throws {
         let text = Self.text(50)
         let reader = JSONArrayReader(bytes: Array(text.utf8))
         reader.readAheadMinimum = 0
@@ -71,6 +72,18 @@ import Testing
         #expect(!reader.isReadingAhead)
         guard case .array(let whole) = try JSON(parsing: text) else { Issue.record("not an array"); return }
         #expect(try Self.chunks(reader, 10).elements.flatMap { $0 } == whole)
+        // `MRQ_JSON_READ_AHEAD=1` reads ahead whatever the load (here
+        // with a load that would allow it or not: the setting decides).
+        // In this test, not one of its own: the two settings would race
+        // in one process's environment.
+        let forced = JSONArrayReader(bytes: Array(text.utf8))
+        forced.readAheadMinimum = 0
+        setenv("MRQ_JSON_READ_AHEAD", "1", 1)
+        forced.startReadingAhead(chunk: 10)
+        unsetenv("MRQ_JSON_READ_AHEAD")
+        #expect(forced.isReadingAhead)
+        #expect(try Self.chunks(forced, 10).elements.flatMap { $0 } == whole)
+        #expect(try forced.next() == nil)
     }
 
     @Test func readingAheadGivesWhatReadingInTurnGives() throws {

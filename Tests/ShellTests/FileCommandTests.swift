@@ -177,6 +177,28 @@ import Testing
         }
     }
 
+    /// A file large enough for its buffer to be advised into 2 MB pages
+    /// reads as its bytes too: from the start, and from a descriptor
+    /// part-read (the buffer then starts at another offset in its pages).
+    @Test func aLargeFileReadIntoLargePagesReadsAsItsBytes() throws {
+        let shell = try ShellHarness()
+        let size = ShellFiles.largePagesMinimum + 3 * (2 << 20) + 4_097
+        let bytes = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
+            var state: UInt64 = 0x9E37_79B9_7F4A_7C15
+            for n in 0..<size {
+                state = state &* 6_364_136_223_846_793_005 &+ 1_442_695_040_888_963_407
+                buffer[n] = UInt8(truncatingIfNeeded: state >> 56)
+            }
+            initialized = size
+        }
+        try shell.write("large.bin", Data(bytes))
+        #expect(try ShellFiles.readData(shell.path("large.bin"), shownAs: "large.bin") == bytes)
+        let descriptor = open(shell.path("large.bin"), O_RDONLY)
+        defer { close(descriptor) }
+        #expect(lseek(descriptor, 4_095, SEEK_SET) == 4_095)
+        #expect(try ShellFiles.readAll(descriptor: descriptor, shownAs: "large.bin") == Array(bytes[4_095...]))
+    }
+
     /// What the store commands check, without pointing SQLite at a device
     /// (as root, a bug here would replace /dev/null).
     @Test func devicesAreNeitherStoresNorSaveAsTargets() {

@@ -96,7 +96,8 @@ public final class Importer {
     /// see: a syntax error stops the import before the batch it falls in,
     /// with its line and column, as reading in turn does, and however the
     /// call ends the thread has stopped when it returns. Set
-    /// `MRQ_JSON_READ_AHEAD=0` in the environment to always read in turn.
+    /// `MRQ_JSON_READ_AHEAD=0` in the environment to always read in turn,
+    /// `MRQ_JSON_READ_AHEAD=1` to read ahead whatever the machine's load.
     ///
     /// ```swift
     /// let reader = JSONArrayReader(bytes: Array(data))

@@ -220,14 +220,22 @@ extension JSONArrayReader {
     /// Whether a read-ahead may start: with `MRQ_JSON_READ_AHEAD=0` in
     /// the environment never (the parse then always takes turns with the
     /// import, as mrq-bench's instruction counts need: callgrind counts
-    /// only the measured thread), else when a core is likely free: this
+    /// only the measured thread), with `MRQ_JSON_READ_AHEAD=1` always (to
+    /// profile or time the read-ahead on a busy machine, where the load
+    /// would turn it off), else when a core is likely free: this
     /// process may run on more than one, and the last minute's load
     /// leaves one of them idle. On a busy machine the thread only takes
     /// turns with the importer, and the rows it hands over cost the
     /// importer more to reach than their parse saved: 10-15% slower (200k
     /// rows, load 3-5 on 2 cores).
     private static func mayReadAhead() -> Bool {
-        if let setting = getenv("MRQ_JSON_READ_AHEAD"), String(cString: setting) == "0" { return false }
+        if let setting = getenv("MRQ_JSON_READ_AHEAD") {
+            switch String(cString: setting) {
+            case "0": return false
+            case "1": return true
+            default: break
+            }
+        }
         let cores = ProcessInfo.processInfo.activeProcessorCount
         guard cores > 1 else { return false }
         var load = [0.0]

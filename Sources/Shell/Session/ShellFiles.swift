@@ -125,6 +125,7 @@ package enum ShellFiles {
             var code: Int32 = 0
             data = [UInt8](unsafeUninitializedCapacity: size) { buffer, initialized in
                 guard let base = buffer.baseAddress else { return }
+                adviseLargePages(base, size)
                 while initialized < size {
                     let count = read(descriptor, base + initialized, size - initialized)
                     if count <= 0 {
@@ -144,6 +145,26 @@ package enum ShellFiles {
             if count < 0 { throw failure(errno) }
             data.append(contentsOf: buffer[0..<count])
         }
+    }
+
+    /// Files at least this large are read into 2 MB pages where the
+    /// kernel has them (`adviseLargePages`).
+    static let largePagesMinimum = 8 << 20
+
+    /// Asks the kernel to back a large buffer about to be filled whole
+    /// with 2 MB pages (transparent huge pages, where enabled): reading a
+    /// 49 MB file into 4 KB pages takes 12,000 page faults, each zeroing
+    /// its page and then copied over (mrq-bench m. shell import: the read
+    /// took 27 ms of which 15 ms were those faults; freeing it 3 ms more).
+    /// Only advice: where the kernel has no such pages, or they are
+    /// turned off, the buffer is filled as before.
+    private static func adviseLargePages(_ base: UnsafeMutablePointer<UInt8>, _ size: Int) {
+        guard size >= largePagesMinimum else { return }
+        let page = 2 << 20
+        let start = (Int(bitPattern: base) + page - 1) / page * page
+        let end = (Int(bitPattern: base) + size) / page * page
+        guard end > start, let aligned = UnsafeMutableRawPointer(bitPattern: start) else { return }
+        _ = madvise(aligned, end - start, MADV_HUGEPAGE)
     }
 
     /// The text of a script file: UTF-8, without NUL bytes (a binary file
