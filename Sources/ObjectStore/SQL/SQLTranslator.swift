@@ -405,6 +405,9 @@ package struct SQLTranslator {
             start = 1
         }
         for i in start..<path.count {
+            // The last key splits the path only as a to-many: without one
+            // on its entity, no lookup (most key paths are one attribute).
+            if i == path.count - 1 && !entity.hasToManyRelationships { return nil }
             guard let relationship = entity.relationship(named: path[i]) else { return nil }
             if relationship.isToMany {
                 return (Array(path[..<i]), relationship, entity, Array(path[(i + 1)...]))
