@@ -28,7 +28,7 @@ public struct Parser {
     var placeholderCount = 0
     /// SUBQUERYs parsed so far, by starting token and depth (see
     /// `parseSubquery`).
-    var subqueries: [Int: (result: Result<Expression, SyntaxError>, end: Int)] = [:]
+    var subqueries: [Int: (result: Result<Expression, SyntaxError>, end: Int)] = .init()
     /// How many times a SUBQUERY was parsed rather than found there.
     var subqueriesParsed = 0
 

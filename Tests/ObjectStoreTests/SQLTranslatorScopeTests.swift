@@ -60,6 +60,42 @@ import struct Predicates.Predicate
         #expect(plan.steps[0].bindings == [.value(.int(30)), .value(.string("x")), .value(.int(1))])
     }
 
+    /// An entity knows whether it has a to-many (its own or inherited),
+    /// which spares the translator a lookup at a key path's last key; a
+    /// to-many on a sub-entity's parent, or at the end of a to-one hop,
+    /// still makes a quantified condition.
+    @Test func aToManyInheritedOrAfterAHopStillQuantifies() throws {
+        let department = EntityDescription(name: "Department")
+        department.add(AttributeDescription(name: "name", type: .string))
+        let division = EntityDescription(name: "Division", parent: "Department")
+        let employee = EntityDescription(name: "Employee")
+        employee.add(AttributeDescription(name: "age", type: .integer64))
+        department.add(RelationshipDescription(name: "staff", destination: "Employee", inverse: "department", isToMany: true))
+        employee.add(RelationshipDescription(name: "department", destination: "Department", inverse: "staff"))
+        let model = try ManagedObjectModel(entities: [department, division, employee])
+        #expect(department.hasToManyRelationships)
+        #expect(division.hasToManyRelationships)
+        #expect(!employee.hasToManyRelationships)
+        let coordinator = PersistentStoreCoordinator(model: model)
+        let folder = FileManager.default.temporaryDirectory.appendingPathComponent("tomany-\(UUID().uuidString)")
+        try FileManager.default.createDirectory(at: folder, withIntermediateDirectories: true)
+        defer { try? FileManager.default.removeItem(at: folder) }
+        try coordinator.addPersistentStore(type: .sqlite, at: folder.appendingPathComponent("s.sqlite"), options: PersistentStoreOptions())
+        let context = ManagedObjectContext(concurrencyType: .confined, coordinator: coordinator)
+        for (entity, format) in [("Division", "ANY staff.age > 30"), ("Division", "staff.age > 30"),
+                                 ("Employee", "ANY department.staff.age > 30")] {
+            var request = FetchRequest(entityName: entity, predicate: try Predicate(format: format))
+            request.resultType = .count
+            let plan = try context.explain(request)
+            #expect(plan.residual == nil, "\(format)")
+            #expect(plan.sql.contains("EXISTS (SELECT 1 FROM \"Employee\""), "\(format): \(plan.sql)")
+        }
+        // Without a to-many, a quantifier has nothing to range over.
+        var request = FetchRequest(entityName: "Employee", predicate: try Predicate(format: "ANY age > 30"))
+        request.resultType = .count
+        #expect(try context.explain(request).residual != nil)
+    }
+
     /// A step's bindings read the same whether it was made from values or
     /// from bindings; values known only when it runs read as a placeholder.
     @Test func explanationStepsGiveTheirBindingsEitherWay() {

@@ -80,7 +80,7 @@ public struct FetchRequest: Sendable {
     ///
     /// In Swift, an object or ID given for `%@` does the same without a
     /// variable: `Predicate(format: "department == %@", sales)`.
-    public var objectVariables: [String: ObjectVariable] = [:]
+    public var objectVariables: [String: ObjectVariable] = .init()
 
     /// A request for the objects of `entityName` matching `predicate` (all
     /// of them for nil), in the order of `sortDescriptors` (in no

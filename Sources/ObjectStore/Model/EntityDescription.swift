@@ -63,8 +63,15 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
     /// Every relationship, inherited ones first.
     public internal(set) var relationships: [RelationshipDescription] {
         get { layout.relationships }
-        set { layout.relationships = newValue }
+        set {
+            layout.relationships = newValue
+            layout.hasToMany = newValue.contains { $0.isToMany }
+        }
     }
+    /// Whether any of `relationships` is to-many, kept with them: the SQL
+    /// translator asks at every key path whether it goes through one, and
+    /// an entity without any needs no lookup by name (mrq-bench e. parse).
+    var hasToManyRelationships: Bool { layout.hasToMany }
     /// Every fetched property, inherited ones first.
     public internal(set) var fetchedProperties: [FetchedPropertyDescription] = []
     /// Every composite attribute, inherited ones first. A composite has no
@@ -119,6 +126,7 @@ public final class EntityDescription: @unchecked Sendable, CustomStringConvertib
         var subentities: [EntityDescription] = []
         var attributes: [AttributeDescription] = []
         var relationships: [RelationshipDescription] = []
+        var hasToMany = false
         var attributeSlots = SlotLookup()
         var relationshipSlots = SlotLookup()
         var faultSlots: [RelationshipSlot] = []

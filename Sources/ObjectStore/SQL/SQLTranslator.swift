@@ -63,7 +63,10 @@ package struct SQLTranslator {
         // open while they call out; read without the runtime's
         // exclusivity bookkeeping (mrq-bench e. parse ×20).
         @exclusivity(unchecked) private var joinList: [String] = []
-        @exclusivity(unchecked) private var aliasesByPrefix: [String: (alias: String, entity: EntityDescription)] = [:]
+        // `.init()` rather than `[:]` here and below: an empty dictionary
+        // literal is a call (~20 instructions), made for every plan's
+        // translator (mrq-bench e. parse); `init()` is the empty singleton.
+        @exclusivity(unchecked) private var aliasesByPrefix: [String: (alias: String, entity: EntityDescription)] = .init()
         /// The prefixes of `joins`, in their order: what `dropJoins` takes
         /// out of `joinAliases` (a conjunct refused goes back without a
         /// copy of the map made for every conjunct).
@@ -77,7 +80,7 @@ package struct SQLTranslator {
         /// itself alive.
         let variable: String?
 
-        init(alias: String, entity: EntityDescription, variables: [String: Scope] = [:], variable: String? = nil) {
+        init(alias: String, entity: EntityDescription, variables: [String: Scope] = .init(), variable: String? = nil) {
             self.alias = alias
             self.entity = entity
             self.outerVariables = variables
@@ -161,10 +164,11 @@ package struct SQLTranslator {
     let root: Scope
     /// Names that stand for SQL expressions in the root scope: the fetched
     /// properties of a dictionary request, for its HAVING predicate.
-    var namedColumns: [String: (sql: SQL, category: Category, kind: NumberKind)] = [:]
+    // (`.init()`, not `[:]`: see `Scope.aliasesByPrefix`.)
+    var namedColumns: [String: (sql: SQL, category: Category, kind: NumberKind)] = .init()
     /// The request's object variables: `$d` reads as the object's primary
     /// key, compared with a to-one's foreign key.
-    var objectVariables: [String: ObjectVariable] = [:]
+    var objectVariables: [String: ObjectVariable] = .init()
     package internal(set) var bindings: [Value] = []
     var aliasCounter = 0
     /// How deep the SQL written so far nests at this point.
@@ -405,6 +409,9 @@ package struct SQLTranslator {
             start = 1
         }
         for i in start..<path.count {
+            // The last key splits the path only as a to-many: without one
+            // on its entity, no lookup (most key paths are one attribute).
+            if i == path.count - 1 && !entity.hasToManyRelationships { return nil }
             guard let relationship = entity.relationship(named: path[i]) else { return nil }
             if relationship.isToMany {
                 return (Array(path[..<i]), relationship, entity, Array(path[(i + 1)...]))

@@ -207,18 +207,22 @@ public struct SchemaMapping: Sendable {
     /// them: constants, read without the dynamic exclusivity check every
     /// read of a class's `var` pays (mrq-bench e. parse).
     final class Lookups: @unchecked Sendable {
-        let tablesByRoot: [ObjectIdentifier: (root: EntityDescription, table: Table)]
+        // Identity tables where a predicate's translation looks up (at
+        // every plan and key path), not dictionaries: no SipHash of an
+        // address there (see `IdentityTable`).
+        let tablesByRoot: IdentityTable<(root: EntityDescription, table: Table)>
         let columnsByAttribute: [ObjectIdentifier: AttributeColumn]
         /// Each column as the statement's own row reads it (`t."age"`),
         /// with its type: what a key path of one attribute resolves to,
         /// copied out as one String (a whole `AttributeColumn` copied out
         /// and destroyed cost ~150 instructions a key path, workload e).
-        let rowColumnsByAttribute: [ObjectIdentifier: (sql: String, type: AttributeType)]
+        let rowColumnsByAttribute: IdentityTable<(sql: String, type: AttributeType)>
 
         init(_ storage: Storage? = nil) {
-            tablesByRoot = storage?.tablesByRoot ?? [:]
-            columnsByAttribute = storage?.columnsByAttribute ?? [:]
-            rowColumnsByAttribute = columnsByAttribute.mapValues { ($0.inRow, $0.type) }
+            let columns = storage?.columnsByAttribute ?? [:]
+            tablesByRoot = IdentityTable(storage?.tablesByRoot ?? [:])
+            columnsByAttribute = columns
+            rowColumnsByAttribute = IdentityTable(columns) { ($0.inRow, $0.type) }
         }
     }
 
