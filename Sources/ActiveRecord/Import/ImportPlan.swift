@@ -285,12 +285,26 @@ final class KeyIndex {
     }
 
     /// The object known for `key`, or else the one `make` makes, known
-    /// for it from then on: the key is hashed once.
+    /// for it from then on.
+    ///
+    /// `plain`: `make` runs no code of the user's (the entity's objects
+    /// are plain `ManagedObject`s, with no `init` or `awakeFromInsert` of
+    /// a subclass): the object is made inside the dictionary's in-place
+    /// `default:` access, which inserts it in the slot its one look-up
+    /// found. Otherwise it is made outside any access to the index, and
+    /// inserted with a second hash: a subclass's `awakeFromInsert` may
+    /// import again through the same importer, adding to this very
+    /// dictionary, which would move the storage the outer access writes
+    /// to (`known` skips the exclusivity check that would stop it).
     @inline(__always)
-    func object(for key: Value, orMake make: () -> ManagedObject) -> (ManagedObject, isNew: Bool) {
+    func object(for key: Value, plain: Bool, orMake make: () -> ManagedObject) -> (ManagedObject, isNew: Bool) {
+        guard plain else {
+            if let found = known[key] { return (found, false) }
+            let made = make()
+            known[key] = made
+            return (made, true)
+        }
         var isNew = false
-        // The subscript's `default:` inserts what it makes when it is
-        // accessed in place (inout), in the slot its one look-up found.
         func inPlace(_ object: inout ManagedObject) -> ManagedObject { object }
         let object = inPlace(&known[key, default: { isNew = true; return make() }()])
         return (object, isNew)

@@ -298,7 +298,8 @@ public final class Importer {
         // Prefetched, the key is known or new: found or made with one
         // hash of it, not a look-up and then an insert.
         if prefetched, !entity.isAbstract {
-            let (object, isNew) = index.object(for: key) { context.insertObject(of: entity) }
+            let plain = context.makesPlainObjects(of: entity)
+            let (object, isNew) = index.object(for: key, plain: plain) { context.insertObject(of: entity) }
             if isNew { object.setAttributeValue(key, at: index.step.index) }
             return (object, isNew)
         }

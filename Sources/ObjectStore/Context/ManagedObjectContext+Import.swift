@@ -11,6 +11,13 @@ extension ManagedObjectContext {
         objectClass(for: entity).init(entity: entity, insertInto: self)
     }
 
+    /// Whether `insertObject(of:)` makes a plain `ManagedObject` for
+    /// `entity`, running no subclass's `init` or `awakeFromInsert`: no
+    /// code of the user's.
+    package func makesPlainObjects(of entity: EntityDescription) -> Bool {
+        objectClass(for: entity) == ManagedObject.self
+    }
+
     /// Whether a saved object of `entity` (or its sub-entities) may exist
     /// for `savedObjects` to find: false only when this context reads its
     /// stores directly and they hold none — one row's look, so that an
