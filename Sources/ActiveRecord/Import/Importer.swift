@@ -296,7 +296,8 @@ public final class Importer {
     private func findOrCreate(_ entity: EntityDescription, key: Value?, index: KeyIndex?, prefetched: Bool = false) throws -> (ManagedObject, isNew: Bool) {
         guard let key, !key.isNull, let index else { return (try create(entity), true) }
         // Prefetched, the key is known or new: found or made with one
-        // hash of it, not a look-up and then an insert.
+        // hash of it when the object is a plain one (a subclass's, whose
+        // code may import again, is made outside the index: two hashes).
         if prefetched, !entity.isAbstract {
             let plain = context.makesPlainObjects(of: entity)
             let (object, isNew) = index.object(for: key, plain: plain) { context.insertObject(of: entity) }
